@@ -1,0 +1,89 @@
+// Package parkers holds parkbench's thread-parker backends behind the
+// interfaces of Rust's parking_lot_core (ThreadParkerT) and of token parkers
+// (crossbeam's Parker, Rust std's thread::park).
+//
+// Two contracts live here.
+//
+// ThreadParker is parking_lot_core's ThreadParkerT, the per-thread object the
+// parking lot puts to sleep. It has no memory of its own: an unpark is only
+// seen by a park that was prepared before it. The lot calls, in order,
+//
+//	PreparePark()           before the thread is queued, under the queue lock
+//	Park() / ParkUntil(d)   after the queue lock is released
+//	TimedOut()              under the queue lock, after ParkUntil returned false
+//
+// and the waker calls
+//
+//	h := UnparkLock()       under the queue lock: marks the thread unparked
+//	h.Unpark()              after the queue lock is released: the syscall
+//
+// Marking under the lock and waking after it is what lets a thread be woken
+// without the waker holding the bucket lock across a syscall.
+//
+// TokenParker is the crossbeam / std contract: Unpark may come first and leaves
+// one token (not cumulative); the next Park consumes it and returns at once.
+//
+// Every backend is described by a Backend value in the registry (All, Lookup,
+// Default). Backends that cannot run on this OS or build are still registered,
+// with the reason, so that `parkbench list` can say why.
+package parkers
+
+import "time"
+
+// ThreadParker is one thread's parker, as parking_lot_core's ThreadParkerT.
+// A ThreadParker belongs to one thread: only that thread calls PreparePark,
+// Park, ParkUntil and TimedOut. UnparkLock may be called by any thread.
+type ThreadParker interface {
+	// PreparePark arms the parker: a later Park blocks until an UnparkLock
+	// that happens after this call. Called by the owner before it is queued.
+	PreparePark()
+	// Park blocks until UnparkLock has been called after PreparePark.
+	// It never returns spuriously.
+	Park()
+	// ParkUntil blocks until unparked or until deadline passes; it reports
+	// true if it was unparked and false if it timed out.
+	ParkUntil(deadline time.Time) bool
+	// TimedOut is called under the queue lock after ParkUntil returned false.
+	// It reports true if the thread really timed out, false if an unpark
+	// raced in after the timeout (the thread must then treat itself as
+	// unparked: the waker already dequeued it).
+	TimedOut() bool
+	// UnparkLock is called under the queue lock. It marks the thread as
+	// unparked and returns the handle that performs the wake once the queue
+	// lock has been released.
+	UnparkLock() UnparkHandle
+}
+
+// UnparkHandle performs the wake after the queue lock is released.
+type UnparkHandle interface {
+	Unpark()
+}
+
+// TokenParker is a parker with a token (crossbeam Parker, std thread::park):
+// Unpark may precede Park; one pending token makes the next Park return at
+// once. Tokens do not accumulate.
+type TokenParker interface {
+	// Park blocks until a token is available, and consumes it.
+	Park()
+	// ParkDeadline blocks until a token is available or the deadline
+	// passes. It reports whether it returned because of a token (std's
+	// futex parker cannot tell a timeout from a spurious wake; see its
+	// documentation).
+	ParkDeadline(deadline time.Time) bool
+	// Unpark makes a token available, waking the parked thread if any.
+	// Any thread may call it.
+	Unpark()
+}
+
+// Kind says what level a backend works at.
+type Kind string
+
+const (
+	// KindThread is a ThreadParker that blocks the OS thread (or spins it).
+	KindThread Kind = "thread"
+	// KindToken is a TokenParker that blocks the OS thread.
+	KindToken Kind = "token"
+	// KindGoroutine is a Go-native mechanism (channel, sync.Cond): it parks
+	// the goroutine in the Go scheduler, not the thread in the kernel.
+	KindGoroutine Kind = "goroutine"
+)

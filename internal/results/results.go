@@ -1,0 +1,164 @@
+// Package results defines parkbench's result file: one versioned JSON document
+// per run, holding the machine, the options, every round of every
+// configuration with its HDR histogram, the probes, the claims and the
+// warnings. Experiments return *Experiment values; commands wrap them in a
+// File and write it; report, compare and plot read Files back.
+//
+// Figures are kept in Metrics maps keyed by the names below, so that report
+// and compare treat every experiment the same way. Times are nanoseconds.
+package results
+
+import "time"
+
+// Format identifies a parkbench result file; Version is bumped on any change
+// that an older reader would misread.
+const (
+	Format  = "parkbench-result"
+	Version = 1
+)
+
+// File is one run of parkbench: one or more experiments on one machine.
+type File struct {
+	Format      string        `json:"format"`
+	Version     int           `json:"version"`
+	Tool        Tool          `json:"tool"`
+	Started     time.Time     `json:"started"`
+	Finished    time.Time     `json:"finished"`
+	Command     []string      `json:"command"`
+	Machine     Machine       `json:"machine"`
+	Experiments []*Experiment `json:"experiments"`
+	Warnings    []string      `json:"warnings,omitempty"`
+}
+
+// Tool is the parkbench build that produced a file.
+type Tool struct {
+	Version   string `json:"version"`
+	Commit    string `json:"commit,omitempty"`
+	Modified  bool   `json:"modified,omitempty"`
+	GoVersion string `json:"go_version"`
+}
+
+// Machine describes where a run happened.
+type Machine struct {
+	Hostname       string     `json:"hostname"`
+	Slug           string     `json:"slug"`
+	OS             string     `json:"os"`
+	Arch           string     `json:"arch"`
+	Kernel         string     `json:"kernel,omitempty"`
+	CPUModel       string     `json:"cpu_model,omitempty"`
+	LogicalCPUs    int        `json:"logical_cpus"`
+	Virtualization string     `json:"virtualization,omitempty"`
+	ClockSource    string     `json:"clock_source,omitempty"`
+	Governor       string     `json:"cpu_governor,omitempty"`
+	GoVersion      string     `json:"go_version"`
+	LoadAvg        [3]float64 `json:"load_avg"`
+}
+
+// Experiment is what one experiment returns: its options, the runtime
+// settings it ran under, one Config per implementation x placement x
+// parameter, and the claims evaluated from the numbers.
+type Experiment struct {
+	// Name is the subcommand: latency, selfwake, herd, timeout, stacks.
+	Name     string            `json:"name"`
+	Options  map[string]string `json:"options"`
+	Runtime  Runtime           `json:"runtime"`
+	Configs  []*Config         `json:"configs"`
+	Claims   []Claim           `json:"claims,omitempty"`
+	Warnings []string          `json:"warnings,omitempty"`
+	// Notes are free-form explanations an experiment wants rendered
+	// (stacks uses them for its per-mechanism explanation).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Runtime records the Go runtime settings of the measured window.
+type Runtime struct {
+	GOMAXPROCS   int     `json:"gomaxprocs"`
+	GCPercent    int     `json:"gc_percent"` // -1 = GC off during measurement
+	GCCycles     uint32  `json:"gc_cycles"`  // GC cycles that ran inside measured windows
+	LockOSThread bool    `json:"lock_os_thread"`
+	SyscallMode  string  `json:"syscall_mode,omitempty"` // "syscall" (scheduler-aware) or "raw"
+	AllocsPerOp  float64 `json:"allocs_per_op"`          // heap allocations per measured op
+	CgoEnabled   bool    `json:"cgo_enabled"`
+}
+
+// Config is one measured configuration (an implementation at a placement
+// and parameters) with its rounds (or repeats).
+type Config struct {
+	// Key identifies the configuration across files: impl[/placement][/k=v...].
+	Key       string            `json:"key"`
+	Impl      string            `json:"impl"`
+	Kind      string            `json:"kind"` // parkers.Kind, or "c-reference"
+	Placement string            `json:"placement,omitempty"`
+	Params    map[string]string `json:"params,omitempty"`
+	Probe     *Probe            `json:"probe,omitempty"`
+	Foreign   *Foreign          `json:"foreign,omitempty"`
+	Rounds    []Round           `json:"rounds"`
+	// Summary is the median over rounds of each metric.
+	Summary  map[string]float64 `json:"summary"`
+	Warnings []string           `json:"warnings,omitempty"`
+	// Detail holds experiment-specific text (stacks: wchan, syscall, ...).
+	Detail map[string]string `json:"detail,omitempty"`
+}
+
+// Round is one round (latency, selfwake) or repeat (herd).
+type Round struct {
+	Metrics map[string]float64 `json:"metrics"`
+	// Histogram is hdrhistogram-go's Encode (V2 compressed, base64) of the
+	// round's samples in nanoseconds; empty when the round has none.
+	Histogram string `json:"histogram,omitempty"`
+}
+
+// Probe is measured right before a configuration: the floor the figures are
+// judged against. Hosts shift, so figures compare only within a probe range.
+type Probe struct {
+	SpinOneWayNs float64 `json:"spin_one_way_ns"` // pinned spin ping-pong, one-way median
+	SyscallNs    float64 `json:"syscall_ns"`      // one getppid-class syscall
+	CPUs         [2]int  `json:"cpus"`            // where the spin probe ran
+}
+
+// Foreign is CPU used by other processes while a configuration ran.
+type Foreign struct {
+	// Fraction of all CPU time in the window used by other processes.
+	Fraction float64 `json:"fraction"`
+	// SameCPUFraction: unpinned runs, fraction of wakes where waker and
+	// woken ran on the same CPU; -1 when not measured.
+	SameCPUFraction float64 `json:"same_cpu_fraction"`
+}
+
+// Claim is one of the study's claims, evaluated from the numbers just measured.
+type Claim struct {
+	ID        string `json:"id"`
+	Statement string `json:"statement"`
+	// Verdict is one of Holds, DoesNotHold, NotEvaluated.
+	Verdict  string `json:"verdict"`
+	Evidence string `json:"evidence"`
+}
+
+// Claim verdicts.
+const (
+	Holds        = "holds"
+	DoesNotHold  = "does not hold"
+	NotEvaluated = "not evaluated"
+)
+
+// Metric names shared by experiments, report, compare and plot. Times in ns.
+const (
+	MMin         = "min_ns"
+	MMedian      = "median_ns"
+	MP99         = "p99_ns"
+	MP999        = "p999_ns"
+	MMax         = "max_ns"
+	MSamples     = "samples"
+	MNoSleep     = "no_sleep_waits"      // waits that returned without sleeping
+	MCtxSwSelf   = "ctxsw_self_per_rt"   // RUSAGE_SELF context switches per round trip
+	MCtxSwThread = "ctxsw_thread_per_rt" // participants' RUSAGE_THREAD switches per round trip
+	MNsPerPair   = "ns_per_pair"         // selfwake
+	MFirstNs     = "first_ns"            // herd: notify -> first waiter holds the lock
+	MTotalNs     = "total_ns"            // herd: notify -> last release
+	MReturn      = "notify_return"       // herd: notify's return value (-1: none)
+	MCtxSwProc   = "ctxsw_process"       // herd: RUSAGE_SELF switches in the repeat
+	MCtxSwParts  = "ctxsw_participants"  // herd: sum of participants' RUSAGE_THREAD switches
+	MUnparked    = "unparked"            // herd lot: UnparkResult counts
+	MRequeued    = "requeued"
+	MOvershootNs = "overshoot_ns" // timeout: how late past the deadline
+)
