@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -15,12 +16,53 @@ const (
 	exitInterrupted = 130
 )
 
+// commandMakers are the subcommands; each command file registers its
+// constructor from init, so commands stay independent of one another.
+var commandMakers []func() *cobra.Command
+
+func register(mk func() *cobra.Command) { commandMakers = append(commandMakers, mk) }
+
+// usageError marks bad input (exit status 2).
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+// usagef returns a bad-input error.
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// exitError carries a specific exit status (1: regression or failed run,
+// 130: interrupted) with an optional message.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "parkbench",
-		Short:         "Measure thread park/wake latency across parker implementations",
+		Use:   "parkbench",
+		Short: "Measure thread park/wake latency across parker implementations",
+		Long: `parkbench measures how long it takes to put a thread to sleep and wake it
+up, by every mechanism real synchronisation libraries use (futex, pthread
+condvars, Windows WaitOnAddress and keyed events, crossbeam and std token
+parkers, a Go port of Rust's parking_lot), and reproduces the study's
+experiments: E12 wake latency (latency, selfwake) and E6 notify_all with N
+waiters (herd).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
+	})
+	for _, mk := range commandMakers {
+		root.AddCommand(mk())
 	}
 	return root
 }
@@ -28,9 +70,42 @@ func newRoot() *cobra.Command {
 func execute(args []string) int {
 	root := newRoot()
 	root.SetArgs(args)
-	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "parkbench:", err)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(os.Stderr, "parkbench:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(os.Stderr, "parkbench:", err)
+	var ue usageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
 		return exitUsage
 	}
-	return exitOK
+	return exitFailed
+}
+
+// isCobraUsage recognises cobra's own argument errors (unknown command,
+// wrong number of arguments), which it returns as plain errors.
+func isCobraUsage(err error) bool {
+	s := err.Error()
+	for _, p := range []string{"unknown command", "accepts ", "requires at least", "unknown flag", "unknown shorthand", "invalid argument"} {
+		if len(s) >= len(p) && contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
 }
