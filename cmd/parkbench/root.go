@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -92,18 +93,8 @@ func execute(args []string) int {
 // isCobraUsage recognises cobra's own argument errors (unknown command,
 // wrong number of arguments), which it returns as plain errors.
 func isCobraUsage(err error) bool {
-	s := err.Error()
 	for _, p := range []string{"unknown command", "accepts ", "requires at least", "unknown flag", "unknown shorthand", "invalid argument"} {
-		if len(s) >= len(p) && contains(s, p) {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
+		if strings.Contains(err.Error(), p) {
 			return true
 		}
 	}
