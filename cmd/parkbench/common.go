@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/parkbench/parkbench/internal/experiments"
+	"github.com/parkbench/parkbench/internal/machine"
+	"github.com/parkbench/parkbench/internal/report"
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// outputFlags are the flags every measuring command shares.
+type outputFlags struct {
+	format string
+	out    string
+	quiet  bool
+}
+
+func addOutputFlags(cmd *cobra.Command, of *outputFlags) {
+	cmd.Flags().StringVar(&of.format, "format", "table", "output on stdout: "+strings.Join(report.Formats, "|"))
+	cmd.Flags().StringVarP(&of.out, "out", "o", "", "write the result file (versioned JSON) to `FILE`; written only when the run completes")
+	cmd.Flags().BoolVarP(&of.quiet, "quiet", "q", false, "no progress on stderr")
+}
+
+// check validates the output flags before anything is measured.
+func (of *outputFlags) check() error {
+	if !slices.Contains(report.Formats, of.format) {
+		return usagef("invalid --format %q: valid formats are %s", of.format, strings.Join(report.Formats, ", "))
+	}
+	if of.out != "" {
+		st, err := os.Stat(of.out)
+		if err == nil && st.IsDir() {
+			return usagef("--out %s is a directory; give a file name", of.out)
+		}
+		dir := "."
+		if i := strings.LastIndexByte(of.out, '/'); i >= 0 {
+			dir = of.out[:i+1]
+		}
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return usagef("--out %s: directory %s does not exist", of.out, dir)
+		}
+	}
+	return nil
+}
+
+// newFile starts a result file for this run.
+func newFile(cmd *cobra.Command) *results.File {
+	return &results.File{
+		Format:  results.Format,
+		Version: results.Version,
+		Tool:    results.CurrentTool(),
+		Started: time.Now().UTC(),
+		Command: append([]string{"parkbench"}, os.Args[1:]...),
+		Machine: machine.Describe(),
+	}
+}
+
+// emit renders the finished file on stdout and writes --out atomically.
+func emit(cmd *cobra.Command, of *outputFlags, f *results.File) error {
+	f.Finished = time.Now().UTC()
+	if err := report.Render(cmd.OutOrStdout(), f, of.format); err != nil {
+		return err
+	}
+	if of.out != "" {
+		if err := results.WriteFile(of.out, f); err != nil {
+			return fmt.Errorf("writing %s: %w", of.out, err)
+		}
+		if !of.quiet {
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", of.out)
+		}
+	}
+	return nil
+}
+
+// signalContext is cancelled on SIGINT or SIGTERM. Experiments check it
+// between configurations and rounds, restore what they changed (affinity is
+// per retired thread; GOMAXPROCS and GC through runenv) and return
+// context.Canceled; nothing is written then.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// runErr maps an experiment error to the exit status: interrupted (130),
+// bad input that only the experiment could detect (2), or failure (1).
+func runErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) {
+		return exitError{exitInterrupted, errors.New("interrupted; no result written")}
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		return err
+	}
+	return exitError{exitFailed, err}
+}
+
+// progress returns a progress reporter on stderr: a one-line bar rewritten
+// in place when stderr is a terminal, nothing otherwise or with --quiet.
+func progress(cmd *cobra.Command, of *outputFlags) experiments.Progress {
+	errw := cmd.ErrOrStderr()
+	fd, ok := errw.(interface{ Fd() uintptr })
+	if of.quiet || !ok || !term.IsTerminal(int(fd.Fd())) {
+		return nil
+	}
+	start := time.Now()
+	return func(done, total int, label string) {
+		drawBar(errw, done, total, label, time.Since(start))
+	}
+}
+
+func drawBar(w io.Writer, done, total int, label string, elapsed time.Duration) {
+	const width = 24
+	if total <= 0 {
+		total = 1
+	}
+	n := done * width / total
+	if len(label) > 40 {
+		label = label[:40]
+	}
+	fmt.Fprintf(w, "\r\033[K[%s%s] %d/%d %s %s", strings.Repeat("=", n), strings.Repeat(" ", width-n), done, total, elapsed.Truncate(time.Second), label)
+	if done >= total {
+		fmt.Fprint(w, "\r\033[K")
+	}
+}
+
+// splitList parses a comma list flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// checkCount refuses counts outside [lo, hi] with a clear message.
+func checkCount(flag string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return usagef("invalid --%s %d: must be between %d and %d", flag, v, lo, hi)
+	}
+	return nil
+}
