@@ -105,6 +105,10 @@ func runErr(err error) error {
 	if errors.As(err, &ue) {
 		return err
 	}
+	var oe *experiments.OptionError
+	if errors.As(err, &oe) {
+		return usageError{err}
+	}
 	return exitError{exitFailed, err}
 }
 

@@ -5,7 +5,10 @@
 // *results.Experiment. Experiments never print: commands render.
 package experiments
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // Progress is told how far an experiment is; label names the configuration
 // running. It may be nil.
@@ -19,3 +22,16 @@ func (p Progress) report(done, total int, label string) {
 
 // interrupted reports whether ctx has been cancelled (SIGINT / SIGTERM).
 func interrupted(ctx context.Context) bool { return ctx.Err() != nil }
+
+// OptionError is bad input only an experiment can detect (an unknown
+// implementation, one not available here, a placement this machine cannot
+// do). Commands turn it into exit status 2.
+type OptionError struct{ Err error }
+
+func (e *OptionError) Error() string { return e.Err.Error() }
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// badOption returns an *OptionError.
+func badOption(format string, a ...any) error {
+	return &OptionError{fmt.Errorf(format, a...)}
+}
