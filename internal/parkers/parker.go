@@ -87,3 +87,13 @@ const (
 	// the goroutine in the Go scheduler, not the thread in the kernel.
 	KindGoroutine Kind = "goroutine"
 )
+
+// WaitCounter is implemented by the kernel-sleeping backends. It counts, for
+// the owner thread, the waits that really blocked and the ones that returned
+// at once without sleeping (already unparked, or the kernel refused to sleep
+// because the word had changed: EAGAIN). Each backend's WaitCounts says
+// exactly what it counts. The counters are plain fields written only by the
+// owner thread: read them from the owner, or after joining it.
+type WaitCounter interface {
+	WaitCounts() (blocked, immediate uint64)
+}

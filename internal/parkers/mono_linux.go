@@ -1,0 +1,22 @@
+//go:build linux
+
+package parkers
+
+import (
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+func init() {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts) == nil {
+		setMonoBase(time.Duration(ts.Nano()))
+	}
+}
+
+// monoAbs is monoAbsNs as a timespec.
+func monoAbs(deadline time.Time) (unix.Timespec, bool) {
+	ns, ok := monoAbsNs(deadline)
+	return unix.NsecToTimespec(ns), ok
+}

@@ -1,0 +1,325 @@
+//go:build unix && cgo
+
+package parkers
+
+/*
+#cgo linux CFLAGS: -D_GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
+
+// Wait kinds; keep in step with waitKind in pthread_clock.go.
+enum { PB_CHECK = 0, PB_FOREVER, PB_ABS_MONO, PB_ABS_WALL, PB_CLOCK_MONO, PB_REL_NP };
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 30))
+#define PB_HAVE_CLOCKWAIT 1
+#endif
+
+// The parker's C half. It is malloc'd, never Go memory: a pthread mutex and
+// condvar must not move after initialisation, and C code keeps pointers to
+// them; the Go garbage collector neither moves nor scans it.
+typedef struct {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int should_park; // guarded by m, except in prepare (see Go side)
+} pb_parker;
+
+// The wait kind parking_lot's unix.rs uses on this OS: a CLOCK_MONOTONIC
+// condattr except where pthread_condattr_setclock is missing (Apple, and
+// upstream also excludes Android), where it is CLOCK_REALTIME.
+static int pb_native_kind(void) {
+#if defined(__APPLE__) || defined(__ANDROID__)
+	return PB_ABS_WALL;
+#else
+	return PB_ABS_MONO;
+#endif
+}
+
+// The wait kind of the relative-wait behaviour on this OS.
+static int pb_relative_kind(void) {
+#if defined(__APPLE__)
+	return PB_REL_NP;
+#elif defined(PB_HAVE_CLOCKWAIT)
+	return PB_CLOCK_MONO;
+#else
+	return PB_ABS_MONO;
+#endif
+}
+
+static pb_parker *pb_new(int mono_attr) {
+	pb_parker *p = malloc(sizeof *p);
+	if (p == NULL) return NULL;
+	pthread_mutex_init(&p->m, NULL);
+	pthread_condattr_t a;
+	pthread_condattr_init(&a);
+#if !defined(__APPLE__) && !defined(__ANDROID__)
+	if (mono_attr) pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+#endif
+	pthread_cond_init(&p->c, &a);
+	pthread_condattr_destroy(&a);
+	p->should_park = 0;
+	return p;
+}
+
+static void pb_free(pb_parker *p) {
+	pthread_cond_destroy(&p->c);
+	pthread_mutex_destroy(&p->m);
+	free(p);
+}
+
+// unix.rs park: lock; while should_park: cond_wait; unlock. Returns the
+// number of cond_waits (0: already unparked, nothing slept).
+static int pb_park(pb_parker *p) {
+	int n = 0;
+	pthread_mutex_lock(&p->m);
+	while (p->should_park) {
+		pthread_cond_wait(&p->c, &p->m);
+		n++;
+	}
+	pthread_mutex_unlock(&p->m);
+	return n;
+}
+
+// One turn of unix.rs park_until's loop: lock; if still should_park, one
+// timed wait of the given kind; report (bit 0) whether should_park is now
+// false and (bit 1) whether a wait was made. The Go side loops, re-checking
+// the monotonic clock and recomputing the timespec, as upstream's loop does.
+static int pb_timedwait(pb_parker *p, int kind, long long sec, long nsec) {
+	struct timespec ts;
+	int waited = 0, r;
+	ts.tv_sec = (time_t)sec;
+	ts.tv_nsec = nsec;
+	pthread_mutex_lock(&p->m);
+	if (p->should_park && kind != PB_CHECK) {
+		waited = 2;
+		switch (kind) {
+		case PB_FOREVER:
+			while (p->should_park) pthread_cond_wait(&p->c, &p->m);
+			break;
+		case PB_ABS_MONO:
+		case PB_ABS_WALL:
+			pthread_cond_timedwait(&p->c, &p->m, &ts);
+			break;
+		case PB_CLOCK_MONO:
+#if defined(PB_HAVE_CLOCKWAIT)
+			pthread_cond_clockwait(&p->c, &p->m, CLOCK_MONOTONIC, &ts);
+#else
+			pthread_cond_timedwait(&p->c, &p->m, &ts);
+#endif
+			break;
+		case PB_REL_NP:
+#if defined(__APPLE__)
+			pthread_cond_timedwait_relative_np(&p->c, &p->m, &ts);
+#else
+			pthread_cond_timedwait(&p->c, &p->m, &ts);
+#endif
+			break;
+		}
+	}
+	r = !p->should_park;
+	pthread_mutex_unlock(&p->m);
+	return r | waited;
+}
+
+// unix.rs timed_out: takes the mutex, because UnparkHandle::unpark may be
+// running concurrently without the queue lock.
+static int pb_timed_out(pb_parker *p) {
+	int r;
+	pthread_mutex_lock(&p->m);
+	r = p->should_park;
+	pthread_mutex_unlock(&p->m);
+	return r;
+}
+
+// unix.rs unpark_lock: lock the target's mutex (under the queue lock).
+static void pb_unpark_lock(pb_parker *p) { pthread_mutex_lock(&p->m); }
+
+// unix.rs UnparkHandle::unpark: clear should_park and signal while still
+// holding the mutex, then unlock.
+static void pb_unpark(pb_parker *p) {
+	p->should_park = 0;
+	pthread_cond_signal(&p->c);
+	pthread_mutex_unlock(&p->m);
+}
+
+static void pb_clock_monotonic(long long *sec, long *nsec) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	*sec = ts.tv_sec;
+	*nsec = ts.tv_nsec;
+}
+
+static void pb_sched_yield(void) { sched_yield(); }
+*/
+import "C"
+
+import (
+	"runtime"
+	"time"
+
+	"github.com/parkbench/parkbench/internal/chaos"
+)
+
+// pthreadParker is parking_lot_core's unix.rs: should_park + a pthread mutex
+// and condvar, here all in one malloc'd C struct. Each Park, each timed-wait
+// turn, UnparkLock, Unpark and TimedOut is one cgo call; the whole
+// lock/loop/unlock runs in C.
+//
+// Missed-wakeup argument: should_park is only read and cleared under the
+// mutex (PreparePark, which sets it before the thread is queued, is the
+// exception upstream makes too: nobody else can touch it yet). The owner
+// checks should_park and calls pthread_cond_wait without releasing the
+// mutex in between, and the waker clears it and signals while holding the
+// mutex, so the signal cannot fall between the owner's check and its sleep.
+//
+// Lifetime: upstream signals before unlocking because the target thread may
+// exit (destroying its thread-local parker) as soon as the mutex is free,
+// and a signal after the unlock would touch a destroyed condvar. In Go the
+// handle keeps the parker reachable, so the C memory cannot be freed under
+// the waker; the order is kept because it is upstream's (and it is what
+// gets measured: the target cannot run until the waker unlocks).
+type pthreadParker struct {
+	c       *C.pb_parker
+	mode    pthreadMode
+	native  waitKind // this OS's wait for modeNative
+	rel     waitKind // this OS's wait for modeRelative
+	clocks  *pthreadClocks
+	cleanup runtime.Cleanup
+
+	blocked, immediate uint64 // owner-only; see WaitCounts
+}
+
+type pthreadUnpark pthreadParker
+
+var (
+	pthreadNativeKind   = waitKind(C.pb_native_kind())
+	pthreadRelativeKind = waitKind(C.pb_relative_kind())
+)
+
+func newPthreadMode(mode pthreadMode) *pthreadParker {
+	p := &pthreadParker{mode: mode, native: pthreadNativeKind, rel: pthreadRelativeKind, clocks: &realPthreadClocks}
+	// The condvar's clock must be the clock of the deadlines it is given.
+	kind := planTimedWait(mode, p.native, p.rel, &pthreadClocks{
+		monoNow: func() time.Duration { return 0 },
+		wallNow: func() time.Time { return time.Unix(0, 0) },
+	}, 1).kind
+	mono := C.int(0)
+	if kind == waitAbsMono {
+		mono = 1
+	}
+	p.c = C.pb_new(mono)
+	if p.c == nil {
+		panic("parkers: pthread: out of C memory")
+	}
+	// Free the C half when the Go half is unreachable. The cleanup gets
+	// the C pointer, not p, so it does not keep p alive.
+	p.cleanup = runtime.AddCleanup(p, func(c *C.pb_parker) { C.pb_free(c) }, p.c)
+	return p
+}
+
+// Close frees the C memory now instead of at garbage collection. The
+// parker must not be used afterwards, and nobody may hold its handle.
+func (p *pthreadParker) Close() {
+	if p.c != nil {
+		p.cleanup.Stop()
+		C.pb_free(p.c)
+		p.c = nil
+	}
+}
+
+// PreparePark sets should_park from Go without the mutex, as upstream does
+// (the thread is not queued yet, so no waker can see it); the queue lock the
+// lot takes next publishes the store to the waker.
+func (p *pthreadParker) PreparePark() { p.c.should_park = 1 }
+
+func (p *pthreadParker) TimedOut() bool {
+	r := C.pb_timed_out(p.c) != 0
+	runtime.KeepAlive(p)
+	return r
+}
+
+func (p *pthreadParker) Park() {
+	chaos.Point("pthread.park.before-lock")
+	if C.pb_park(p.c) == 0 {
+		p.immediate++
+	} else {
+		p.blocked++
+	}
+	// KeepAlive: p must stay reachable until C is done with p.c, or the
+	// cleanup could free the C struct under the call.
+	runtime.KeepAlive(p)
+}
+
+func (p *pthreadParker) ParkUntil(deadline time.Time) bool {
+	defer runtime.KeepAlive(p)
+	waited := false
+	for {
+		w := planTimedWait(p.mode, p.native, p.rel, p.clocks, time.Until(deadline))
+		chaos.Point("pthread.park-until.before-wait")
+		r := C.pb_timedwait(p.c, C.int(w.kind), C.longlong(w.ns/1e9), C.long(w.ns%1e9))
+		waited = waited || r&2 != 0
+		if r&1 != 0 {
+			p.count(waited)
+			return true
+		}
+		if w.kind == waitCheck {
+			// upstream: the monotonic clock says the deadline passed and
+			// should_park is still set (checked under the mutex).
+			chaos.Point("pthread.park-until.timed-out")
+			p.count(waited)
+			return false
+		}
+		// Timed out on the condvar's clock, or a spurious wake: the next
+		// turn re-checks the monotonic clock (a wall clock stepped forward
+		// makes the wait return early; this keeps the park from ending
+		// early).
+	}
+}
+
+func (p *pthreadParker) count(waited bool) {
+	if waited {
+		p.blocked++
+	} else {
+		p.immediate++
+	}
+}
+
+// UnparkLock locks the target's mutex under the queue lock. The mutex is
+// unlocked by Unpark, and a pthread mutex must be unlocked by the thread
+// that locked it; LockOSThread (it nests, and costs nothing when the caller
+// is already locked, as every parkbench participant is) keeps this goroutine
+// on this thread until Unpark.
+func (p *pthreadParker) UnparkLock() UnparkHandle {
+	runtime.LockOSThread()
+	C.pb_unpark_lock(p.c)
+	return (*pthreadUnpark)(p)
+}
+
+func (h *pthreadUnpark) Unpark() {
+	chaos.Point("pthread.unpark.before-signal")
+	C.pb_unpark(h.c)
+	runtime.KeepAlive(h)
+	runtime.UnlockOSThread()
+}
+
+// WaitCounts implements WaitCounter: per Park/ParkUntil call, whether it made
+// at least one condvar wait (blocked) or found itself unparked (immediate).
+func (p *pthreadParker) WaitCounts() (blocked, immediate uint64) { return p.blocked, p.immediate }
+
+func cSchedYield() { C.pb_sched_yield() }
+
+func init() {
+	cgoYield = cSchedYield
+	if !monoSet {
+		var sec C.longlong
+		var nsec C.long
+		C.pb_clock_monotonic(&sec, &nsec)
+		setMonoBase(time.Duration(sec)*time.Second + time.Duration(nsec))
+	}
+	registerPthread(func() error { return nil },
+		func() ThreadParker { return newPthreadMode(modeNative) },
+		func() ThreadParker { return newPthreadMode(modeWallclock) },
+		func() ThreadParker { return newPthreadMode(modeRelative) })
+}

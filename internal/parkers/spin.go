@@ -1,0 +1,107 @@
+package parkers
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/parkbench/parkbench/internal/chaos"
+)
+
+// spinParker is a ThreadParker that never sleeps: the owner polls a flag.
+// It is upstream's generic.rs (an AtomicBool "should park", park loops on
+// it, unpark_lock clears it, the handle's unpark is a no-op), with the
+// per-iteration wait action as a parameter:
+//
+//	spin, generic          CPURelax(1) (generic.rs: core::hint::spin_loop)
+//	yield, generic-yield   Yield (sched_yield; the later generic.rs: thread_yield)
+//	gosched                runtime.Gosched (yield the P to other goroutines)
+//
+// No wakeup can be missed: the owner keeps reading the flag until it sees
+// the waker's store.
+type spinParker struct {
+	shouldPark atomic.Bool
+	relax      func()
+}
+
+// spinUnpark is the no-op handle (upstream: "UnparkHandle::unpark does
+// nothing"); one shared value, so UnparkLock does not allocate.
+type spinUnpark struct{}
+
+func (spinUnpark) Unpark() {}
+
+func relaxOnce() { CPURelax(1) }
+
+func newSpin() ThreadParker    { return &spinParker{relax: relaxOnce} }
+func newYield() ThreadParker   { return &spinParker{relax: Yield} }
+func newGosched() ThreadParker { return &spinParker{relax: runtime.Gosched} }
+
+func (p *spinParker) PreparePark()   { p.shouldPark.Store(true) }
+func (p *spinParker) TimedOut() bool { return p.shouldPark.Load() }
+
+func (p *spinParker) Park() {
+	for p.shouldPark.Load() {
+		p.relax()
+	}
+}
+
+// ParkUntil polls the flag and the monotonic clock. Reading the clock each
+// turn is what generic.rs does too (Instant::now() in the loop).
+func (p *spinParker) ParkUntil(deadline time.Time) bool {
+	for p.shouldPark.Load() {
+		if !time.Now().Before(deadline) {
+			chaos.Point("spin.park-until.timed-out")
+			return false
+		}
+		p.relax()
+	}
+	return true
+}
+
+func (p *spinParker) UnparkLock() UnparkHandle {
+	p.shouldPark.Store(false)
+	return spinUnpark{}
+}
+
+func init() {
+	Register(Backend{
+		Name:             NameSpin,
+		Kind:             KindThread,
+		Summary:          "busy wait on a flag with CPURelax (one atomic load: Go has no PAUSE) per turn; burns the CPU; the busy-wait floor",
+		CheapToConstruct: true,
+		NewThread:        newSpin,
+		Order:            orderSpin,
+	})
+	Register(Backend{
+		Name:             NameYield,
+		Kind:             KindThread,
+		Summary:          "poll a flag, " + yieldImpl + " each turn (Yield); never sleeps in the kernel",
+		CheapToConstruct: true,
+		NewThread:        newYield,
+		Order:            orderYield,
+	})
+	Register(Backend{
+		Name:             NameGosched,
+		Kind:             KindThread,
+		Summary:          "poll a flag, runtime.Gosched each turn: yields the P to other goroutines, not the thread to the kernel",
+		CheapToConstruct: true,
+		NewThread:        newGosched,
+		Order:            orderGosched,
+	})
+	Register(Backend{
+		Name:             NameGeneric,
+		Kind:             KindThread,
+		Summary:          "parking_lot 0.9.x generic.rs: AtomicBool + spin_loop busy spin, unpark a no-op (same algorithm as spin)",
+		CheapToConstruct: true,
+		NewThread:        newSpin,
+		Order:            orderGeneric,
+	})
+	Register(Backend{
+		Name:             NameGenericYield,
+		Kind:             KindThread,
+		Summary:          "later generic.rs (\"Yield in generic thread parker\"): flag polled with thread_yield = " + yieldImpl + " (same algorithm as yield)",
+		CheapToConstruct: true,
+		NewThread:        newYield,
+		Order:            orderGenericYield,
+	})
+}

@@ -1,0 +1,20 @@
+//go:build !linux && !windows
+
+package parkers
+
+import "runtime"
+
+// Yield is the platform's thread_yield: libc sched_yield through cgo when the
+// build has cgo, else runtime.Gosched, which yields this goroutine's P to
+// other goroutines but does not ask the kernel to run another thread
+// (documented departure: without libc there is no portable sched_yield here;
+// on wasm there is only one thread anyway).
+func Yield() {
+	if cgoYield != nil {
+		cgoYield()
+		return
+	}
+	runtime.Gosched()
+}
+
+const yieldImpl = "sched_yield(3) via cgo, else runtime.Gosched"
