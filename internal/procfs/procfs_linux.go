@@ -1,0 +1,76 @@
+//go:build linux
+
+package procfs
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+func taskPath(tid int, file string) string {
+	return fmt.Sprintf("/proc/self/task/%d/%s", tid, file)
+}
+
+// Read samples thread tid of this process. It fails only if the thread does
+// not exist; files that cannot be read leave their error in the Task.
+func Read(tid int) (Task, error) {
+	t := Task{Tid: tid}
+	b, err := os.ReadFile(taskPath(tid, "stat"))
+	if err != nil {
+		return t, fmt.Errorf("procfs: thread %d: %w", tid, err)
+	}
+	t.Stat, t.StatErr = ParseStat(string(b))
+	if b, err := os.ReadFile(taskPath(tid, "wchan")); err != nil {
+		t.WchanErr = err
+	} else {
+		t.Wchan = strings.TrimSpace(string(b))
+	}
+	if b, err := os.ReadFile(taskPath(tid, "syscall")); err != nil {
+		t.SyscallErr = err
+	} else {
+		t.Syscall, t.SyscallErr = ParseSyscall(string(b))
+	}
+	if b, err := os.ReadFile(taskPath(tid, "stack")); err != nil {
+		t.StackErr = err
+	} else {
+		t.Stack = ParseStack(string(b))
+	}
+	return t, nil
+}
+
+// State reads only the scheduler state letter of thread tid (cheap, for
+// polling until a thread is asleep).
+func State(tid int) (byte, error) {
+	b, err := os.ReadFile(taskPath(tid, "stat"))
+	if err != nil {
+		return 0, err
+	}
+	st, err := ParseStat(string(b))
+	return st.State, err
+}
+
+// Tasks lists the thread ids of this process.
+func Tasks() ([]int, error) {
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, e := range ents {
+		var tid int
+		if _, err := fmt.Sscan(e.Name(), &tid); err == nil {
+			out = append(out, tid)
+		}
+	}
+	return out, nil
+}
+
+// Maps reads /proc/self/maps.
+func Maps() ([]Mapping, error) {
+	b, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return nil, err
+	}
+	return ParseMaps(string(b))
+}

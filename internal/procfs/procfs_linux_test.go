@@ -1,0 +1,39 @@
+//go:build linux
+
+package procfs
+
+import (
+	"runtime"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+func TestReadSelf(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tid := unix.Gettid()
+	task, err := Read(tid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task.StatErr != nil || task.Stat.State != 'R' {
+		t.Fatalf("stat: %+v %v", task.Stat, task.StatErr)
+	}
+	if task.SyscallErr == nil && !task.Syscall.Running {
+		// Reading one's own syscall file shows the read in progress.
+		if SyscallName(runtime.GOARCH, task.Syscall.Nr) != "read" {
+			t.Errorf("self syscall: %+v", task.Syscall)
+		}
+	}
+	tids, err := Tasks()
+	if err != nil || len(tids) == 0 {
+		t.Fatalf("Tasks: %v %v", tids, err)
+	}
+	if _, err := Maps(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(1 << 30); err == nil {
+		t.Fatal("reading a thread that does not exist must fail")
+	}
+}
