@@ -1,0 +1,263 @@
+//go:build linux && cgo
+
+// The C reference of E12: the same ping-pong as internal/experiments'
+// latency runner, between two C threads (pthread_create), with no Go runtime
+// anywhere in the loop. See cref.h for the contract and cref.go for the Go
+// side.
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cref.h"
+
+// One side's mailbox. The waker writes stamp (and, when sampled, its CPU),
+// then sets flag; the woken side reads stamp after it sees flag (acquire),
+// so it always reads this wake's stamp. flag is also the futex word. The
+// whole slot is one cache line: the wake moves one line between cores, as
+// in the Go runner.
+typedef struct {
+	_Atomic uint32_t flag;
+	_Atomic int32_t cpu;
+	_Atomic int64_t stamp;
+	char pad[64 - 16];
+} __attribute__((aligned(64))) cref_slot;
+
+struct cref_pair {
+	cref_slot slot[2];
+	int mode;
+	int cpu[2];
+	int sample_cpu;
+	long gap_ns;
+	pthread_t th[2];
+	int started;
+	pthread_barrier_t start, end;
+	// Set by cref_round before the start barrier, read by both threads
+	// after it (the barrier orders them).
+	long n;
+	int quit;
+	int64_t *samples; // 2*cap: side 0 writes [0,n), side 1 [n,2n)
+	long cap;
+	cref_side res[2];
+	int pin_err[2];
+};
+
+static inline int64_t now_ns(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static long futex(_Atomic uint32_t *addr, int op, uint32_t val) {
+	return syscall(SYS_futex, (uint32_t *)addr, op, val, NULL, NULL, 0);
+}
+
+static int64_t thread_csw(void) {
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru) != 0)
+		return 0;
+	return (int64_t)ru.ru_nvcsw + (int64_t)ru.ru_nivcsw;
+}
+
+// wait_flag returns when s->flag is set. It counts a wait that did not
+// sleep: the flag was already set at the first look, or FUTEX_WAIT found
+// the word changed (EAGAIN), as the Go futex parker counts its immediate
+// returns.
+//
+// No wake is lost: FUTEX_WAIT(addr, 0) compares the word with 0 under the
+// kernel's futex-bucket lock and only then sleeps; the waker stores 1
+// before FUTEX_WAKE, which takes the same lock. Either the 1 is seen at the
+// comparison (EAGAIN) or the waiter is queued when the wake runs.
+static inline void wait_flag(cref_slot *s, int mode, uint64_t *nosleep) {
+	if (atomic_load_explicit(&s->flag, memory_order_acquire)) {
+		(*nosleep)++;
+		return;
+	}
+	if (mode == CREF_SPIN) {
+		// Plain load loop, no PAUSE: the same loop as the Go spin
+		// backend and the probe, so the two are comparable.
+		while (!atomic_load_explicit(&s->flag, memory_order_acquire))
+			;
+		return;
+	}
+	while (!atomic_load_explicit(&s->flag, memory_order_acquire)) {
+		if (futex(&s->flag, FUTEX_WAIT_PRIVATE, 0) == -1 && errno == EAGAIN)
+			(*nosleep)++;
+	}
+}
+
+static inline void send(struct cref_pair *p, int peer, long i) {
+	cref_slot *s = &p->slot[peer];
+	if (p->gap_ns > 0) {
+		struct timespec ts = {p->gap_ns / 1000000000L, p->gap_ns % 1000000000L};
+		nanosleep(&ts, NULL);
+	}
+	if (p->sample_cpu && (i & 15) == 0)
+		atomic_store_explicit(&s->cpu, sched_getcpu(), memory_order_relaxed);
+	atomic_store_explicit(&s->stamp, now_ns(), memory_order_relaxed);
+	atomic_store_explicit(&s->flag, 1, memory_order_release);
+	if (p->mode == CREF_FUTEX)
+		futex(&s->flag, FUTEX_WAKE_PRIVATE, 1);
+}
+
+// run_round is one side's part of a round of n round trips. Side 0 starts
+// each trip (send, then wait); side 1 answers (wait, then send). The woken
+// side clears its own flag before it sends back, and the peer only sets it
+// again after receiving that send, so a flag is never set twice in a row.
+static void run_round(struct cref_pair *p, int me) {
+	int peer = 1 - me;
+	long n = p->n;
+	int64_t *out = p->samples + (long)me * n;
+	cref_slot *s = &p->slot[me];
+	cref_side r = {0};
+	int64_t csw0 = thread_csw();
+	for (long i = 0; i < n; i++) {
+		if (me == 0)
+			send(p, peer, i);
+		wait_flag(s, p->mode, &r.nosleep);
+		int64_t t = now_ns();
+		out[i] = t - atomic_load_explicit(&s->stamp, memory_order_relaxed);
+		if (p->sample_cpu && (i & 15) == 0) {
+			r.cpu_samples++;
+			if (sched_getcpu() == atomic_load_explicit(&s->cpu, memory_order_relaxed))
+				r.same_cpu++;
+		}
+		atomic_store_explicit(&s->flag, 0, memory_order_relaxed);
+		if (me == 1)
+			send(p, peer, i);
+	}
+	r.csw = thread_csw() - csw0;
+	p->res[me] = r;
+}
+
+struct thread_arg {
+	struct cref_pair *p;
+	int me;
+};
+
+static void *thread_main(void *a) {
+	struct thread_arg arg = *(struct thread_arg *)a;
+	free(a);
+	struct cref_pair *p = arg.p;
+	int me = arg.me;
+	if (p->cpu[me] >= 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(p->cpu[me], &set);
+		p->pin_err[me] = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+	}
+	for (;;) {
+		pthread_barrier_wait(&p->start);
+		if (p->quit)
+			return NULL;
+		run_round(p, me);
+		pthread_barrier_wait(&p->end);
+	}
+}
+
+cref_pair *cref_open(int mode, int cpu0, int cpu1, int sample_cpu, long gap_ns, long cap, int *err) {
+	struct cref_pair *p;
+	*err = 0;
+	if (posix_memalign((void **)&p, 64, sizeof *p) != 0) {
+		*err = ENOMEM;
+		return NULL;
+	}
+	memset(p, 0, sizeof *p);
+	p->mode = mode;
+	p->cpu[0] = cpu0;
+	p->cpu[1] = cpu1;
+	p->sample_cpu = sample_cpu;
+	p->gap_ns = gap_ns;
+	p->cap = cap;
+	p->samples = calloc(2 * (size_t)cap, sizeof(int64_t));
+	if (p->samples == NULL) {
+		free(p);
+		*err = ENOMEM;
+		return NULL;
+	}
+	pthread_barrier_init(&p->start, NULL, 3);
+	pthread_barrier_init(&p->end, NULL, 3);
+	for (int i = 0; i < 2; i++) {
+		struct thread_arg *a = malloc(sizeof *a);
+		a->p = p;
+		a->me = i;
+		int e = pthread_create(&p->th[i], NULL, thread_main, a);
+		if (e != 0) {
+			free(a);
+			*err = e;
+			// A thread already started waits on a barrier of 3
+			// that can no longer complete: it and p are leaked
+			// (error path only; the process cannot make threads).
+			return NULL;
+		}
+	}
+	p->started = 1;
+	return p;
+}
+
+int cref_pin_error(cref_pair *p, int me) { return p->pin_err[me]; }
+
+void cref_round(cref_pair *p, long n, cref_side *res0, cref_side *res1, int64_t **samples) {
+	if (n > p->cap)
+		n = p->cap;
+	p->n = n;
+	atomic_store(&p->slot[0].flag, 0);
+	atomic_store(&p->slot[1].flag, 0);
+	pthread_barrier_wait(&p->start);
+	pthread_barrier_wait(&p->end);
+	*res0 = p->res[0];
+	*res1 = p->res[1];
+	*samples = p->samples;
+}
+
+void cref_close(cref_pair *p) {
+	if (p == NULL)
+		return;
+	p->quit = 1;
+	pthread_barrier_wait(&p->start);
+	pthread_join(p->th[0], NULL);
+	pthread_join(p->th[1], NULL);
+	pthread_barrier_destroy(&p->start);
+	pthread_barrier_destroy(&p->end);
+	free(p->samples);
+	free(p);
+}
+
+// cref_selfwake times nsamples samples of pairs wake-then-wait pairs on the
+// calling thread, writing each sample's elapsed ns into out. The wait must
+// return at once: c-futex does FUTEX_WAKE (nobody waits) and then
+// FUTEX_WAIT with an expected value that does not match the word, which the
+// kernel answers with EAGAIN without sleeping; c-spin stores the flag and
+// then finds it set. It returns the number of waits that slept (must be 0).
+long cref_selfwake(int mode, long pairs, long nsamples, int64_t *out) {
+	static _Atomic uint32_t word;
+	long slept = 0;
+	for (long k = 0; k < nsamples; k++) {
+		int64_t t0 = now_ns();
+		for (long i = 0; i < pairs; i++) {
+			if (mode == CREF_FUTEX) {
+				atomic_store_explicit(&word, 1, memory_order_release);
+				futex(&word, FUTEX_WAKE_PRIVATE, 1);
+				// Expect 0, the word is 1: EAGAIN, no sleep.
+				if (futex(&word, FUTEX_WAIT_PRIVATE, 0) == 0)
+					slept++;
+			} else {
+				atomic_store_explicit(&word, 1, memory_order_release);
+				while (!atomic_load_explicit(&word, memory_order_acquire))
+					;
+				atomic_store_explicit(&word, 0, memory_order_relaxed);
+			}
+		}
+		out[k] = now_ns() - t0;
+	}
+	return slept;
+}

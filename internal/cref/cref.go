@@ -1,0 +1,105 @@
+//go:build linux && cgo
+
+// Package cref is the C reference of E12: the same ping-pong as the Go
+// latency runner (flag + timestamp slot, one-way latency = now - stamp on
+// CLOCK_MONOTONIC), between two C threads made with pthread_create and
+// pinned with pthread_setaffinity_np, with no Go runtime in the loop. Two
+// mechanisms: raw futex (FUTEX_WAIT_PRIVATE / FUTEX_WAKE_PRIVATE) and
+// spinning. Its figures are the floor the Go implementations are judged
+// against, in the same run.
+//
+// All cgo lives in this file and cref.c; cref_other.go says why the
+// reference is unavailable elsewhere.
+package cref
+
+/*
+#cgo CFLAGS: -O2 -std=gnu11
+#include "cref.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// Available returns nil: the reference runs here.
+func Available() error { return nil }
+
+// Pair is two C threads ready to ping-pong. Only one goroutine may use it.
+type Pair struct {
+	p   *C.cref_pair
+	cap int
+}
+
+// Open starts the two threads of mode on cpus (-1: unpinned), with room for
+// capacity round trips per round. sampleCPU makes every 16th wake record
+// whether waker and woken were on the same CPU; gap > 0 makes the waker
+// nanosleep that long before each wake.
+func Open(mode Mode, cpus [2]int, capacity int, gap time.Duration, sampleCPU bool) (*Pair, error) {
+	if capacity < 1 {
+		capacity = 1
+	}
+	var cerr C.int
+	sc := C.int(0)
+	if sampleCPU {
+		sc = 1
+	}
+	p := C.cref_open(C.int(mode), C.int(cpus[0]), C.int(cpus[1]), sc, C.long(gap), C.long(capacity), &cerr)
+	if p == nil {
+		return nil, fmt.Errorf("cref: starting C threads: %w", syscall.Errno(cerr))
+	}
+	pr := &Pair{p: p, cap: capacity}
+	// A round of zero trips makes both threads pass their pinning.
+	pr.Round(0)
+	for me := 0; me < 2; me++ {
+		if e := C.cref_pin_error(p, C.int(me)); e != 0 {
+			pr.Close()
+			return nil, fmt.Errorf("cref: pthread_setaffinity_np(cpu %d): %w", cpus[me], syscall.Errno(e))
+		}
+	}
+	return pr, nil
+}
+
+// Round runs n round trips (at most the capacity) and returns what they
+// measured. Result.Samples aliases C memory and is valid until the next
+// Round or Close.
+func (pr *Pair) Round(n int) Result {
+	if n > pr.cap {
+		n = pr.cap
+	}
+	var r0, r1 C.cref_side
+	var buf *C.int64_t
+	C.cref_round(pr.p, C.long(n), &r0, &r1, &buf)
+	res := Result{
+		NoSleep:    uint64(r0.nosleep) + uint64(r1.nosleep),
+		ThreadCsw:  int64(r0.csw) + int64(r1.csw),
+		SameCPU:    int64(r0.same_cpu) + int64(r1.same_cpu),
+		CPUSamples: int64(r0.cpu_samples) + int64(r1.cpu_samples),
+	}
+	if n > 0 {
+		res.Samples = unsafe.Slice((*int64)(unsafe.Pointer(buf)), 2*n)
+	}
+	return res
+}
+
+// Close stops and joins the threads and frees the C memory.
+func (pr *Pair) Close() {
+	if pr.p != nil {
+		C.cref_close(pr.p)
+		pr.p = nil
+	}
+}
+
+// Selfwake runs len(out) samples of pairs wake-then-wait pairs on the
+// calling thread, in C, and writes each sample's elapsed ns into out. It
+// returns how many waits slept (0 unless the kernel misbehaves).
+func Selfwake(mode Mode, pairs int, out []int64) int {
+	if len(out) == 0 {
+		return 0
+	}
+	// out holds no Go pointers and C keeps none after returning.
+	return int(C.cref_selfwake(C.int(mode), C.long(pairs), C.long(len(out)), (*C.int64_t)(unsafe.Pointer(&out[0]))))
+}

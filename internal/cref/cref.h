@@ -1,0 +1,26 @@
+// C reference ping-pong for E12; see cref.c.
+#include <stdint.h>
+
+enum { CREF_FUTEX = 0, CREF_SPIN = 1 };
+
+// What one side measured in a round.
+typedef struct {
+	uint64_t nosleep;   // waits that returned without sleeping
+	int64_t csw;        // this thread's RUSAGE_THREAD nvcsw+nivcsw delta
+	int64_t same_cpu;   // sampled wakes where waker and woken shared a CPU
+	int64_t cpu_samples;
+} cref_side;
+
+typedef struct cref_pair cref_pair;
+
+// cref_open starts the two threads, pinned to cpu0 / cpu1 (-1: unpinned),
+// with room for cap round trips per round. NULL and *err on failure.
+cref_pair *cref_open(int mode, int cpu0, int cpu1, int sample_cpu, long gap_ns, long cap, int *err);
+// cref_pin_error is side me's pthread_setaffinity_np result (valid after
+// the first round).
+int cref_pin_error(cref_pair *p, int me);
+// cref_round runs n round trips and returns both sides' figures and the
+// sample buffer (2n one-way latencies, ns), valid until the next call.
+void cref_round(cref_pair *p, long n, cref_side *res0, cref_side *res1, int64_t **samples);
+void cref_close(cref_pair *p);
+long cref_selfwake(int mode, long pairs, long nsamples, int64_t *out);

@@ -1,0 +1,36 @@
+//go:build !linux || !cgo
+
+package cref
+
+import (
+	"errors"
+	"runtime"
+	"time"
+)
+
+func why() error {
+	if runtime.GOOS != "linux" {
+		return errors.New("the C reference is Linux-only (raw futex, pthread_setaffinity_np); this is " + runtime.GOOS)
+	}
+	return errors.New("the C reference needs cgo (CGO_ENABLED=1 and a C compiler)")
+}
+
+// Available says why the C reference does not run in this build.
+func Available() error { return why() }
+
+// Pair is not available in this build.
+type Pair struct{}
+
+// Open fails: see Available.
+func Open(mode Mode, cpus [2]int, capacity int, gap time.Duration, sampleCPU bool) (*Pair, error) {
+	return nil, why()
+}
+
+// Round is never reached (Open fails).
+func (pr *Pair) Round(n int) Result { return Result{} }
+
+// Close does nothing.
+func (pr *Pair) Close() {}
+
+// Selfwake does nothing here (Available reports why).
+func Selfwake(mode Mode, pairs int, out []int64) int { return 0 }
