@@ -1,0 +1,140 @@
+package lot
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/parkbench/parkbench/internal/parkers"
+)
+
+// backendPool is the set of parked-thread nodes built with one parker
+// backend. Each node remembers its pool and goes back to it, so nodes (and
+// parkers) of different backends never mix: changing the backend while
+// threads are parked is safe, because a parked thread keeps the node it
+// took, and a waker only ever calls the parker stored in that node.
+type backendPool struct {
+	backend parkers.Backend
+	// threads holds the parking-lot ThreadData not in use by a Park call.
+	threads freeList[threadData, *threadData]
+	// wlNodes holds the WordLock nodes not in use by a lockSlow call.
+	wlNodes freeList[wlNode, *wlNode]
+}
+
+var (
+	// threadSlab and wlSlab own every node ever created (all backends);
+	// they are what keeps a queued node reachable for the GC.
+	threadSlab nodeSlab[threadData, *threadData]
+	wlSlab     nodeSlab[wlNode, *wlNode]
+
+	// currentPool is the pool new Park / lockSlow calls take nodes from.
+	currentPool atomic.Pointer[backendPool]
+
+	// poolsMu guards pools (SetBackend and first use only).
+	poolsMu sync.Mutex
+	pools   = map[string]*backendPool{}
+)
+
+func poolFor(b parkers.Backend) *backendPool {
+	poolsMu.Lock()
+	defer poolsMu.Unlock()
+	p := pools[b.Name]
+	if p == nil {
+		p = &backendPool{backend: b}
+		p.threads.slab = &threadSlab
+		p.wlNodes.slab = &wlSlab
+		pools[b.Name] = p
+	}
+	return p
+}
+
+// SetBackend makes b the thread parker under the parking lot for every
+// later Park and every later WordLock wait. b must be an available
+// thread-level backend (Kind == parkers.KindThread, NewThread set). It may
+// be called at any time, also while threads are parked: each backend has
+// its own pool of ThreadData, a parked thread keeps the one it took, and a
+// waker wakes it through that ThreadData's own parker.
+func SetBackend(b parkers.Backend) error {
+	if b.NewThread == nil || (b.Kind != parkers.KindThread && b.Kind != parkers.KindGoroutine) {
+		return fmt.Errorf("lot: parker %q is not a thread parker (kind %s)", b.Name, b.Kind)
+	}
+	if why := b.Why(); why != "" {
+		return fmt.Errorf("lot: parker %q is not available here: %s", b.Name, why)
+	}
+	currentPool.Store(poolFor(b))
+	return nil
+}
+
+// SetBackendName looks name up in the parkers registry and calls
+// SetBackend (for --lot-parker=NAME).
+func SetBackendName(name string) error {
+	b, err := parkers.Lookup(name)
+	if err != nil {
+		return err
+	}
+	return SetBackend(b)
+}
+
+// CurrentBackend returns the backend new parks use.
+func CurrentBackend() parkers.Backend { return pool().backend }
+
+// pool returns the current pool, installing the default backend on first
+// use.
+func pool() *backendPool {
+	if p := currentPool.Load(); p != nil {
+		return p
+	}
+	b, err := defaultBackend()
+	if err != nil {
+		panic("lot: " + err.Error())
+	}
+	p := poolFor(b)
+	currentPool.CompareAndSwap(nil, p)
+	return currentPool.Load()
+}
+
+var errNoBackend = errors.New("no thread-parker backend is registered and available")
+
+// defaultBackend is the backend used until SetBackend is called.
+func defaultBackend() (parkers.Backend, error) {
+	for _, b := range parkers.All() {
+		if b.Kind == parkers.KindThread && b.NewThread != nil && b.Sleeps && b.Available() {
+			return b, nil
+		}
+	}
+	return parkers.Backend{}, errNoBackend
+}
+
+// getThreadData takes a ThreadData from the pool, creating one (and growing
+// the hash table, as upstream's ThreadData::new) if the pool is empty.
+func (p *backendPool) getThreadData() *threadData {
+	if td := p.threads.pop(); td != nil {
+		return td
+	}
+	td := threadSlab.alloc()
+	td.pool = p
+	td.parker = p.backend.NewThread()
+	// NUM_THREADS counts ThreadData objects that exist; ours are never
+	// destroyed (they are pooled), so it never decreases, and it equals the
+	// largest number of threads that were ever inside Park at once (per
+	// backend, summed).
+	n := numThreads.Add(1)
+	growHashtable(uint(n))
+	return td
+}
+
+func (p *backendPool) putThreadData(td *threadData) { p.threads.push(td) }
+
+// getWLNode takes a WordLock node from the pool or makes one.
+func (p *backendPool) getWLNode() *wlNode {
+	if n := p.wlNodes.pop(); n != nil {
+		return n
+	}
+	n := wlSlab.alloc()
+	n.pool = p
+	n.parker = p.backend.NewThread()
+	return n
+}
+
+func (p *backendPool) putWLNode(n *wlNode) { p.wlNodes.push(n) }

@@ -1,0 +1,130 @@
+// Package lot is a Go port of Rust's parking lot: parking_lot_core 0.9.12
+// (the hash table of buckets, Park, UnparkOne, UnparkAll, UnparkRequeue,
+// UnparkFilter, WordLock, SpinWait), parking_lot 0.12.5's RawMutex (Mutex)
+// and Condvar, and crossbeam-utils 0.8.22's WaitGroup, read at parking_lot
+// HEAD d20d71e and crossbeam HEAD 7de845a. Algorithms, names and guarantees
+// follow upstream: FIFO order per key, threads marked unparked under the
+// bucket lock and woken after it is released, eventual fairness through
+// FairTimeout, a table that grows to at least three buckets per thread.
+// Where Go forces a different shape, this comment says what and why.
+//
+// # Keys
+//
+// A key is an unsafe.Pointer to a live heap object (in practice the
+// primitive itself: a Mutex's or Condvar's address), never a bare uintptr:
+// goroutine stacks move, and an address held as an integer keeps nothing
+// alive. A parked thread's ThreadData holds its key as an unsafe.Pointer,
+// so the object cannot be collected while anyone is parked on it; passing
+// a key to Park makes it escape to the heap. uintptr(key) is computed only
+// transiently, to hash it.
+//
+// # How a ThreadData is found (no thread-locals)
+//
+// Upstream keeps one ThreadData per thread in a thread_local (falling back
+// to one on the stack while TLS is being destroyed). Go has no TLS for OS
+// threads, and a goroutine is not a thread. So a ThreadData is taken from a
+// pool at the start of Park and given back when Park returns, when the
+// thread is in no queue any more. The pool is a lock-free free list
+// (a Treiber stack of slab ids with an ABA tag); the nodes live in a slab
+// that never frees them. Steady state therefore allocates nothing: one pop
+// and one push per Park. A new ThreadData is created only when every
+// existing one is in use, i.e. when more threads are parked at once than
+// ever before; that is upstream's ThreadData::new, and it does the same
+// NUM_THREADS accounting and grow_hashtable. NUM_THREADS therefore counts
+// ThreadData that exist, never decreases (ours are pooled, not dropped),
+// and equals the highest number of simultaneous parkers: the table keeps
+// three buckets per thread that can be parked at once, which is what
+// LOAD_FACTOR is for.
+//
+// # How long a ThreadData lives
+//
+// The study's chapter 001 ("ThreadData 活多久") explains upstream's care:
+// a waker calls unpark_lock under the bucket lock and unpark after it, and
+// the target must not exit and free its ThreadData in between (pthread:
+// unpark_lock locks the parker's mutex; futex: the FUTEX_WAKE may hit freed
+// memory, tolerated as EFAULT). Here no ThreadData is ever freed: the slab
+// and the UnparkHandle (which references the parker) keep it reachable, and
+// the GC never moves heap objects, so a late wake can never touch freed
+// memory and the EFAULT case cannot arise. What can happen, exactly as
+// upstream when a thread re-parks right after being woken, is that a late
+// Unpark lands on the node's next user, after it re-armed the parker with
+// PreparePark: the parker contract (Park loops on its own flag, "never
+// returns spuriously") turns that into a harmless extra check.
+//
+// IS_CHEAP_TO_CONSTRUCT does not matter to the pool: every backend's
+// parker is built once per pooled node and reused, which is what upstream
+// does with TLS for expensive parkers (pthread).
+//
+// # WordLock
+//
+// Upstream's WordLock builds its queue node on the stack when the parker
+// IS_CHEAP_TO_CONSTRUCT, and in TLS otherwise. A goroutine stack may move
+// while the thread is queued, so ours come from a second pool (wlNode),
+// taken the first time a lockSlow call must queue and given back when it
+// returns. Upstream's state word holds LOCKED (1), QUEUE_LOCKED (2) and the
+// head node's address. A Go pointer hidden in a uintptr is invisible to the
+// GC, and turning it back into a pointer trips checkptr under -race; so the
+// rest of our word is the head node's slab id (id << 2), and the slab keeps
+// every node reachable. The algorithm is upstream's: one CAS covers the
+// lock bits and the head; LIFO push at the head; FIFO pop from the tail,
+// prev pointers filled in lazily, queue_tail cached on the head; "locked
+// again: release QUEUE_LOCKED and let the next unlocker wake". Upstream's
+// explicit acquire fences are unneeded: Go's atomics are sequentially
+// consistent and every failed CAS is followed by an explicit Load.
+//
+// # Parker backend
+//
+// The parker under the lot is the platform default of internal/parkers
+// until SetBackend (or SetBackendName) installs another. Each backend has
+// its own pools of ThreadData and WordLock nodes, and each node returns to
+// the pool it came from, so nodes of different backends never mix; a
+// parked thread keeps its node and is woken through that node's parker.
+// Changing the backend while threads are parked is therefore safe; it
+// affects only later parks.
+//
+// Callers should be goroutines locked to their OS thread
+// (runtime.LockOSThread): a thread-level backend blocks the thread.
+//
+// # Other departures
+//
+//   - Go has only strong compare-and-swap; upstream's compare_exchange_weak
+//     loops become CAS loops that reload the state after a failure, and
+//     Relaxed/Acquire/Release orders become Go's sequentially consistent
+//     atomics (stronger, never weaker).
+//   - Mutex.state is a uint32 (upstream AtomicU8): Go's smallest atomic.
+//   - ParkResult is a struct {Kind, Token} with IsUnparked, standing for
+//     the enum Unparked(token) | Invalid | TimedOut; RequeueOp and FilterOp
+//     constants carry their type name as a prefix (RequeueOpUnparkOne),
+//     since UnparkOne is also a function here.
+//   - A zero time.Time deadline means "no timeout" in Park (upstream:
+//     Option<Instant>::None). In Mutex.TryLockUntil and Condvar.WaitUntil
+//     a zero deadline means "already passed", as the literal year-1 time.
+//   - Park accepts a nil validate (always valid) and nil beforeSleep /
+//     timedOut (skipped); the unpark functions accept a nil callback
+//     (DefaultUnparkToken). Upstream requires closures.
+//   - FairTimeout keeps monotonic nanoseconds (from time.Since, the
+//     monotonic clock) instead of an Instant.
+//   - Buckets are padded to 64 bytes; the bucket array is 64-byte aligned
+//     because power-of-two multiples of 64 bytes come from power-of-two
+//     size classes (TestBucketLayout checks), not by a repr(align) promise.
+//   - Old tables are kept on a prev chain as upstream (never freed); with
+//     a GC they would stay alive anyway while any thread still uses them.
+//   - Deadlock detection (upstream's optional feature) is not ported.
+//   - Condvar.NotifyAllWake (wake every waiter, no requeue) and
+//     Condvar.NotifyAllResult (NotifyAll returning the UnparkResult) are
+//     parkbench additions for experiment E6, not upstream API.
+//   - WaitGroup handles are *WaitGroup values; Go has no Drop, so each
+//     handle (the one from NewWaitGroup and every Clone) must end with
+//     exactly one Done (upstream: drop) or Wait; a second use panics.
+//   - The callbacks that upstream forbids to panic still must not panic:
+//     a panic under a bucket lock leaves the bucket locked.
+//
+// # Fault injection
+//
+// chaos.Point("lot.<name>") marks the windows a lost wakeup would hide in:
+// lot.park.queued (queued and unlocked, not asleep), lot.park.timedout
+// (timed out, not relocked), lot.unpark.marked (marked unparked, bucket
+// unlocked, not yet woken), lot.requeue (inside unpark_requeue, both
+// buckets locked), lot.wordlock.queued and lot.wordlock.marked (the same
+// two windows of the WordLock).
+package lot

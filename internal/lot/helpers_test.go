@@ -1,0 +1,189 @@
+package lot
+
+import (
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/parkbench/parkbench/internal/parkers"
+)
+
+// chanParker is the tests' own ThreadParker: an armed flag plus a one-slot
+// channel, so tests do not depend on which backends internal/parkers has.
+// It parks the goroutine (not the thread) in the Go scheduler.
+type chanParker struct {
+	armed atomic.Uint32
+	ch    chan struct{}
+}
+
+type chanHandle struct{ p *chanParker }
+
+func newChanParker() parkers.ThreadParker { return &chanParker{ch: make(chan struct{}, 1)} }
+
+func (p *chanParker) PreparePark() {
+	p.armed.Store(1)
+	select { // drop a stale wake left by an earlier waker
+	case <-p.ch:
+	default:
+	}
+}
+
+func (p *chanParker) Park() {
+	for p.armed.Load() != 0 {
+		<-p.ch
+	}
+}
+
+func (p *chanParker) ParkUntil(deadline time.Time) bool {
+	for p.armed.Load() != 0 {
+		d := time.Until(deadline)
+		if d <= 0 {
+			return false
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-p.ch:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	return true
+}
+
+func (p *chanParker) TimedOut() bool { return p.armed.Load() != 0 }
+
+func (p *chanParker) UnparkLock() parkers.UnparkHandle {
+	p.armed.Store(0)
+	return chanHandle{p}
+}
+
+func (h chanHandle) Unpark() {
+	select {
+	case h.p.ch <- struct{}{}:
+	default:
+	}
+}
+
+var chanBackend = parkers.Backend{
+	Name:             "lot-test-chan",
+	Kind:             parkers.KindThread,
+	Summary:          "lot tests: armed flag + channel",
+	Sleeps:           true,
+	CheapToConstruct: true,
+	NewThread:        newChanParker,
+}
+
+// stress reports whether long runs were asked for.
+func stress() bool { return os.Getenv("PARKBENCH_STRESS") == "1" }
+
+// scale picks an iteration count: full under PARKBENCH_STRESS=1, reduced
+// under -race or -short.
+func scale(full, reduced int) int {
+	if stress() {
+		return full
+	}
+	if raceEnabled || testing.Short() {
+		return reduced
+	}
+	return (full + reduced) / 2
+}
+
+// testBackends returns the backends to run hammer tests over: every
+// available thread-level backend of the registry (that sleeps or spins),
+// plus the test's own chanBackend.
+func testBackends(t testing.TB) []parkers.Backend {
+	out := []parkers.Backend{chanBackend}
+	for _, b := range parkers.All() {
+		if b.Kind == parkers.KindThread && b.NewThread != nil && b.Available() {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// withBackend runs fn with b installed, restoring the previous one after.
+func withBackend(t *testing.T, b parkers.Backend, fn func(t *testing.T)) {
+	t.Helper()
+	prev := currentPool.Load()
+	if err := SetBackend(b); err != nil {
+		t.Skipf("backend %s: %v", b.Name, err)
+	}
+	defer currentPool.Store(prev)
+	fn(t)
+}
+
+// goThread runs fn on a new goroutine locked to its OS thread, as every
+// participant of parkbench is; wg.Done when fn returns. A panic in fn is
+// reported to t instead of killing the test binary.
+func goThread(t testing.TB, wg *sync.WaitGroup, fn func()) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		defer func() {
+			if r := recover(); r != nil {
+				t.Errorf("thread panicked: %v", r)
+			}
+		}()
+		fn()
+	}()
+}
+
+// watchdogTimeout is how long a test may wait for an event that a correct
+// implementation delivers at once: generous, since the machine is shared,
+// but far below go test's timeout.
+var watchdogTimeout = 20 * time.Second
+
+// waitTimeout waits for wg, failing the test with what if it takes longer
+// than the watchdog allows (a lost wakeup).
+func waitTimeout(t testing.TB, wg *sync.WaitGroup, what string) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(watchdogTimeout):
+		buf := make([]byte, 1<<20)
+		n := runtime.Stack(buf, true)
+		t.Fatalf("watchdog: %s did not finish within %v (lost wakeup?)\n%s", what, watchdogTimeout, buf[:n])
+	}
+}
+
+// until spins (yielding) until cond holds, failing after the watchdog.
+func until(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(watchdogTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("watchdog: %s never happened within %v", what, watchdogTimeout)
+		}
+		runtime.Gosched()
+	}
+}
+
+// forEachParked calls f for every thread parked on key, with the bucket
+// locked (upstream's test helper for_each).
+func forEachParked(key unsafe.Pointer, f func(td *threadData)) {
+	b := lockBucket(key)
+	for cur := b.queueHead; cur != nil; cur = cur.nextInQueue {
+		if cur.loadKey() == key {
+			f(cur)
+		}
+	}
+	b.mutex.unlock()
+}
+
+// numParked counts threads parked on key.
+func numParked(key unsafe.Pointer) int {
+	n := 0
+	forEachParked(key, func(*threadData) { n++ })
+	return n
+}
+
+// ptrOf is the park key of a primitive.
+func ptrOf[T any](p *T) unsafe.Pointer { return unsafe.Pointer(p) }

@@ -1,0 +1,612 @@
+package lot
+
+import (
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/parkbench/parkbench/internal/chaos"
+	"github.com/parkbench/parkbench/internal/parkers"
+)
+
+// threadData is parking_lot::ThreadData: one thread's entry in a bucket
+// queue. It is taken from its backend's pool at the start of Park and given
+// back at the end (see doc.go), so outside Park it belongs to nobody.
+type threadData struct {
+	poolLink
+	// pool is the backend pool this node came from and returns to; fixed.
+	pool *backendPool
+	// parker is built once by pool.backend; its own contract says who may
+	// call what.
+	parker parkers.ThreadParker
+
+	// key is the key this thread is parked on. The owner stores it under
+	// the bucket lock before queueing; unpark_requeue changes it, holding
+	// the locks of both buckets. Read under the bucket lock, and without it
+	// by lockBucketChecked (hence atomic). Holding the unsafe.Pointer also
+	// keeps the key's object alive while anyone is parked on it.
+	key unsafe.Pointer
+
+	// nextInQueue links the bucket's FIFO queue; bucket lock only.
+	nextInQueue *threadData
+	// unparkToken is written by the waker under the bucket lock before
+	// UnparkLock; read by the owner after Park returns (ordered by the
+	// parker's release/acquire) or after relocking the bucket.
+	unparkToken UnparkToken
+	// parkToken is written by the owner under the bucket lock before
+	// queueing; read by unpark_filter under the bucket lock.
+	parkToken ParkToken
+	// parkedWithTimeout is written by the owner under the bucket lock (used
+	// by upstream's deadlock detector only).
+	parkedWithTimeout bool
+}
+
+func (td *threadData) loadKey() unsafe.Pointer   { return atomic.LoadPointer(&td.key) }
+func (td *threadData) storeKey(k unsafe.Pointer) { atomic.StorePointer(&td.key, k) }
+
+// ParkToken is a value a parked thread attaches to itself, for unpark_filter.
+type ParkToken uintptr
+
+// UnparkToken is a value an unparker passes to the thread it unparks.
+type UnparkToken uintptr
+
+const (
+	// DefaultParkToken is upstream's DEFAULT_PARK_TOKEN.
+	DefaultParkToken ParkToken = 0
+	// DefaultUnparkToken is upstream's DEFAULT_UNPARK_TOKEN.
+	DefaultUnparkToken UnparkToken = 0
+)
+
+// ParkResultKind says how a Park ended.
+type ParkResultKind uint8
+
+const (
+	// ParkUnparked: another thread unparked us; ParkResult.Token holds its
+	// token.
+	ParkUnparked ParkResultKind = iota + 1
+	// ParkInvalid: the validate callback returned false.
+	ParkInvalid
+	// ParkTimedOut: the deadline passed.
+	ParkTimedOut
+)
+
+func (k ParkResultKind) String() string {
+	switch k {
+	case ParkUnparked:
+		return "Unparked"
+	case ParkInvalid:
+		return "Invalid"
+	case ParkTimedOut:
+		return "TimedOut"
+	}
+	return "ParkResultKind(?)"
+}
+
+// ParkResult is upstream's enum ParkResult { Unparked(UnparkToken),
+// Invalid, TimedOut }.
+type ParkResult struct {
+	Kind  ParkResultKind
+	Token UnparkToken // set only when Kind == ParkUnparked
+}
+
+// IsUnparked reports whether another thread unparked us.
+func (r ParkResult) IsUnparked() bool { return r.Kind == ParkUnparked }
+
+// Unparked returns ParkResult::Unparked(tok), for comparisons.
+func Unparked(tok UnparkToken) ParkResult { return ParkResult{Kind: ParkUnparked, Token: tok} }
+
+// UnparkResult is the result of an unpark operation.
+type UnparkResult struct {
+	// UnparkedThreads is the number of threads unparked.
+	UnparkedThreads int
+	// RequeuedThreads is the number of threads requeued.
+	RequeuedThreads int
+	// HaveMoreThreads says whether threads remain in the queue. Upstream:
+	// "This only returns true if a thread was unparked" (for
+	// unpark_requeue's single-thread ops and unpark_filter it is also set
+	// by a requeued or skipped thread).
+	HaveMoreThreads bool
+	// BeFair is true on average once every 0.5 ms per bucket, and only if
+	// a thread was unparked: switch to a fair unlock for this unlock.
+	BeFair bool
+}
+
+// RequeueOp is what UnparkRequeue should do.
+type RequeueOp uint8
+
+const (
+	// RequeueOpAbort aborts the operation without doing anything.
+	RequeueOpAbort RequeueOp = iota
+	// RequeueOpUnparkOneRequeueRest unparks one thread and requeues the
+	// rest onto the target queue.
+	RequeueOpUnparkOneRequeueRest
+	// RequeueOpRequeueAll requeues all threads onto the target queue.
+	RequeueOpRequeueAll
+	// RequeueOpUnparkOne unparks one thread and leaves the rest parked; no
+	// requeuing.
+	RequeueOpUnparkOne
+	// RequeueOpRequeueOne requeues one thread and leaves the rest parked on
+	// the original queue.
+	RequeueOpRequeueOne
+)
+
+func (op RequeueOp) String() string {
+	switch op {
+	case RequeueOpAbort:
+		return "Abort"
+	case RequeueOpUnparkOneRequeueRest:
+		return "UnparkOneRequeueRest"
+	case RequeueOpRequeueAll:
+		return "RequeueAll"
+	case RequeueOpUnparkOne:
+		return "UnparkOne"
+	case RequeueOpRequeueOne:
+		return "RequeueOne"
+	}
+	return "RequeueOp(?)"
+}
+
+// FilterOp is what UnparkFilter should do with one thread.
+type FilterOp uint8
+
+const (
+	// FilterOpUnpark unparks the thread and continues scanning.
+	FilterOpUnpark FilterOp = iota
+	// FilterOpSkip leaves the thread parked and continues scanning.
+	FilterOpSkip
+	// FilterOpStop leaves the thread parked and stops scanning.
+	FilterOpStop
+)
+
+// smallHandles is the SmallVec<[_; 8]> of upstream's unpark_all and
+// unpark_filter: up to 8 wakes need no heap allocation.
+const smallHandles = 8
+
+// Park parks the current thread in the queue for key.
+//
+// validate is called with the queue locked; if it returns false, Park
+// returns ParkInvalid at once. Otherwise the thread is appended to the
+// queue (FIFO) and the queue is unlocked, then beforeSleep is called, and
+// the thread sleeps until unparked or until deadline (zero: no timeout).
+//
+// timedOut is called with the queue locked, only on a timeout, with the key
+// of the queue the thread was in (it differs from key after a requeue) and
+// whether it was the last thread parked on that key.
+//
+// Rules, as upstream: key must point to a live object you control (the
+// parking lot keeps it reachable while threads are parked on it); validate
+// and timedOut run under a bucket lock and must not panic or call into this
+// package; beforeSleep runs unlocked and may call UnparkOne, UnparkAll,
+// UnparkRequeue or UnparkFilter, but not Park. A nil validate counts as
+// "always true"; nil beforeSleep / timedOut are skipped (an extension).
+//
+// The caller should be locked to its OS thread (runtime.LockOSThread):
+// the thread, not only the goroutine, sleeps in the backend's parker.
+func Park(key unsafe.Pointer, validate func() bool, beforeSleep func(),
+	timedOut func(key unsafe.Pointer, wasLast bool), parkToken ParkToken, deadline time.Time) ParkResult {
+	// Take a ThreadData; creating one also makes sure the table exists and
+	// is big enough (upstream: with_thread_data -> ThreadData::new).
+	p := pool()
+	td := p.getThreadData()
+	r := park(td, key, validate, beforeSleep, timedOut, parkToken, deadline)
+	// We are out of every queue now (whoever unparked us unlinked us, or
+	// we unlinked ourselves under the lock), so the node can be reused.
+	td.pool.putThreadData(td)
+	return r
+}
+
+func park(td *threadData, key unsafe.Pointer, validate func() bool, beforeSleep func(),
+	timedOut func(key unsafe.Pointer, wasLast bool), parkToken ParkToken, deadline time.Time) ParkResult {
+	// Lock the bucket for the given key.
+	b := lockBucket(key)
+
+	// If the validation function fails, just return.
+	if validate != nil && !validate() {
+		b.mutex.unlock()
+		return ParkResult{Kind: ParkInvalid}
+	}
+
+	// Append our thread data to the queue and unlock the bucket.
+	// PreparePark comes before the unlock: once we are in the queue and the
+	// lock is released, a waker may UnparkLock us at any moment, and that
+	// must find the parker armed.
+	td.parkedWithTimeout = !deadline.IsZero()
+	td.nextInQueue = nil
+	td.storeKey(key)
+	td.parkToken = parkToken
+	td.parker.PreparePark()
+	if b.queueHead != nil {
+		b.queueTail.nextInQueue = td
+	} else {
+		b.queueHead = td
+	}
+	b.queueTail = td
+	b.mutex.unlock()
+
+	// Window: queued and unlocked, not yet asleep. A wake arriving here is
+	// not lost: UnparkLock already disarmed the parker, so Park returns.
+	chaos.Point("lot.park.queued")
+
+	// Invoke the pre-sleep callback.
+	if beforeSleep != nil {
+		beforeSleep()
+	}
+
+	// Park our thread and determine whether we were woken by an unpark or
+	// by our timeout. This is not precise: we can still be unparked, since
+	// we are still in the queue.
+	unparked := true
+	if deadline.IsZero() {
+		td.parker.Park()
+	} else {
+		unparked = td.parker.ParkUntil(deadline)
+	}
+
+	// If we were unparked, return now.
+	if unparked {
+		return Unparked(td.unparkToken)
+	}
+
+	// Window: timed out, not yet relocked; an unpark may still come.
+	chaos.Point("lot.park.timedout")
+
+	// Lock our bucket again. The table may have been rehashed meanwhile,
+	// and our key may have changed if we were requeued.
+	key, b = lockBucketChecked(td)
+
+	// Now check again whether we were unparked or timed out. Unlike the
+	// first check this one is precise: we hold the bucket lock, and a
+	// waker marks us (UnparkLock) only while holding it.
+	if !td.parker.TimedOut() {
+		b.mutex.unlock()
+		return Unparked(td.unparkToken)
+	}
+
+	// We timed out, so remove our thread from the queue, and find out
+	// whether another thread is parked on the same key.
+	var previous *threadData
+	link := &b.queueHead
+	current := b.queueHead
+	wasLast := true
+	for current != nil {
+		if current == td {
+			next := current.nextInQueue
+			*link = next
+			if b.queueTail == current {
+				b.queueTail = previous
+			} else {
+				// Scan the rest of the queue for other entries with the key.
+				for scan := next; scan != nil; scan = scan.nextInQueue {
+					if scan.loadKey() == key {
+						wasLast = false
+						break
+					}
+				}
+			}
+			// Tell the caller we timed out, and whether we were the last
+			// thread on the queue.
+			if timedOut != nil {
+				timedOut(key, wasLast)
+			}
+			break
+		}
+		if current.loadKey() == key {
+			wasLast = false
+		}
+		link = &current.nextInQueue
+		previous = current
+		current = *link
+	}
+	if current == nil {
+		// There is no way for our thread to have been removed from the
+		// queue if we really timed out.
+		b.mutex.unlock()
+		panic("lot: timed-out thread not found in its queue")
+	}
+	b.mutex.unlock()
+	return ParkResult{Kind: ParkTimedOut}
+}
+
+// UnparkOne unparks one thread from the queue for key, the one parked
+// longest (FIFO).
+//
+// callback runs with the queue locked, before the thread is woken; it gets
+// an UnparkResult saying whether a thread was found and whether more
+// remain, and returns the token passed to the unparked thread (ignored if
+// none). It also runs when nobody was found. It must not panic or call
+// into this package. The UnparkResult is also returned. A nil callback
+// passes DefaultUnparkToken.
+func UnparkOne(key unsafe.Pointer, callback func(UnparkResult) UnparkToken) UnparkResult {
+	// Lock the bucket for the given key.
+	b := lockBucket(key)
+
+	// Find a thread with a matching key and remove it from the queue.
+	var previous *threadData
+	link := &b.queueHead
+	current := b.queueHead
+	var result UnparkResult
+	for current != nil {
+		if current.loadKey() == key {
+			// Remove the thread from the queue.
+			next := current.nextInQueue
+			*link = next
+			if b.queueTail == current {
+				b.queueTail = previous
+			} else {
+				// Scan the rest of the queue for other entries with the key.
+				for scan := next; scan != nil; scan = scan.nextInQueue {
+					if scan.loadKey() == key {
+						result.HaveMoreThreads = true
+						break
+					}
+				}
+			}
+
+			// Invoke the callback before waking the thread.
+			result.UnparkedThreads = 1
+			result.BeFair = b.fairTimeout.shouldTimeout()
+			token := DefaultUnparkToken
+			if callback != nil {
+				token = callback(result)
+			}
+
+			// Set the token for the target thread.
+			current.unparkToken = token
+
+			// Mark the thread unparked while we hold the lock (so a timed-out
+			// thread relocking the bucket sees it was unparked), release the
+			// queue, and only then make the syscall: the queue is not held
+			// across the wake.
+			h := current.parker.UnparkLock()
+			b.mutex.unlock()
+			chaos.Point("lot.unpark.marked")
+			h.Unpark()
+			return result
+		}
+		link = &current.nextInQueue
+		previous = current
+		current = *link
+	}
+
+	// No thread with a matching key was found in the bucket.
+	if callback != nil {
+		callback(result)
+	}
+	b.mutex.unlock()
+	return result
+}
+
+// UnparkAll unparks every thread in the queue for key, passing token to
+// each, and returns how many it unparked. No be_fair is computed.
+func UnparkAll(key unsafe.Pointer, token UnparkToken) int {
+	// Lock the bucket for the given key.
+	b := lockBucket(key)
+
+	// Remove all threads with the given key in the bucket.
+	var small [smallHandles]parkers.UnparkHandle
+	handles := small[:0]
+	var previous *threadData
+	link := &b.queueHead
+	current := b.queueHead
+	for current != nil {
+		if current.loadKey() == key {
+			// Remove the thread from the queue.
+			next := current.nextInQueue
+			*link = next
+			if b.queueTail == current {
+				b.queueTail = previous
+			}
+			// Set the token for the target thread.
+			current.unparkToken = token
+			// Don't wake threads while holding the queue lock (see
+			// UnparkOne); for now just record whom to wake.
+			handles = append(handles, current.parker.UnparkLock())
+			current = next
+		} else {
+			link = &current.nextInQueue
+			previous = current
+			current = *link
+		}
+	}
+
+	// Unlock the bucket.
+	b.mutex.unlock()
+
+	// Now that we are outside the lock, wake all the threads we removed.
+	if len(handles) > 0 {
+		chaos.Point("lot.unpark.marked")
+	}
+	for i, h := range handles {
+		h.Unpark()
+		handles[i] = nil
+	}
+	return len(handles)
+}
+
+// UnparkRequeue removes all threads from the queue for from, optionally
+// unparks the first one, and requeues the rest onto the queue for to.
+//
+// validate is called with both queues locked; its RequeueOp says what to
+// do, or to abort. callback is also called with both queues locked, with
+// the op and an UnparkResult (how many were unparked and requeued, whether
+// threads remain); it returns the token for the unparked thread (ignored if
+// none). Both must not panic or call into this package. A nil callback
+// passes DefaultUnparkToken.
+func UnparkRequeue(from, to unsafe.Pointer, validate func() RequeueOp,
+	callback func(RequeueOp, UnparkResult) UnparkToken) UnparkResult {
+	// Lock the two buckets for the given keys.
+	bFrom, bTo := lockBucketPair(from, to)
+
+	// If the validation function fails, just return.
+	var result UnparkResult
+	op := validate()
+	if op == RequeueOpAbort {
+		unlockBucketPair(bFrom, bTo)
+		return result
+	}
+
+	chaos.Point("lot.requeue")
+
+	// Remove all threads with the given key in the source bucket.
+	var previous *threadData
+	link := &bFrom.queueHead
+	current := bFrom.queueHead
+	var requeueHead, requeueTail, wakeup *threadData
+	for current != nil {
+		if current.loadKey() != from {
+			link = &current.nextInQueue
+			previous = current
+			current = *link
+			continue
+		}
+		// Remove the thread from the queue.
+		next := current.nextInQueue
+		*link = next
+		if bFrom.queueTail == current {
+			bFrom.queueTail = previous
+		}
+
+		// Prepare the first thread for wakeup and requeue the rest.
+		if (op == RequeueOpUnparkOneRequeueRest || op == RequeueOpUnparkOne) && wakeup == nil {
+			wakeup = current
+			result.UnparkedThreads = 1
+		} else {
+			if requeueHead != nil {
+				requeueTail.nextInQueue = current
+			} else {
+				requeueHead = current
+			}
+			requeueTail = current
+			// The new key is stored with both buckets locked: a timed-out
+			// thread's lockBucketChecked re-checks it after locking.
+			current.storeKey(to)
+			result.RequeuedThreads++
+		}
+		if op == RequeueOpUnparkOne || op == RequeueOpRequeueOne {
+			// Scan the rest of the queue for other entries with the key.
+			for scan := next; scan != nil; scan = scan.nextInQueue {
+				if scan.loadKey() == from {
+					result.HaveMoreThreads = true
+					break
+				}
+			}
+			break
+		}
+		current = next
+	}
+
+	// Add the requeued threads to the destination bucket, in order.
+	if requeueHead != nil {
+		requeueTail.nextInQueue = nil
+		if bTo.queueHead != nil {
+			bTo.queueTail.nextInQueue = requeueHead
+		} else {
+			bTo.queueHead = requeueHead
+		}
+		bTo.queueTail = requeueTail
+	}
+
+	// Invoke the callback before waking the thread.
+	if result.UnparkedThreads != 0 {
+		result.BeFair = bFrom.fairTimeout.shouldTimeout()
+	}
+	token := DefaultUnparkToken
+	if callback != nil {
+		token = callback(op, result)
+	}
+
+	// See UnparkOne for why we mark under the lock and wake after it.
+	if wakeup != nil {
+		wakeup.unparkToken = token
+		h := wakeup.parker.UnparkLock()
+		unlockBucketPair(bFrom, bTo)
+		chaos.Point("lot.unpark.marked")
+		h.Unpark()
+	} else {
+		unlockBucketPair(bFrom, bTo)
+	}
+	return result
+}
+
+// UnparkFilter unparks threads from the front of the queue for key as
+// filter decides from each one's ParkToken: FilterOpUnpark unparks it,
+// FilterOpSkip leaves it and goes on, FilterOpStop leaves it and stops.
+//
+// callback is called with the queue locked, with an UnparkResult (how many
+// were unparked, whether parked threads remain); it returns the token for
+// every unparked thread. filter and callback must not panic or call into
+// this package. A nil callback passes DefaultUnparkToken.
+func UnparkFilter(key unsafe.Pointer, filter func(ParkToken) FilterOp,
+	callback func(UnparkResult) UnparkToken) UnparkResult {
+	// Lock the bucket for the given key.
+	b := lockBucket(key)
+
+	// Go through the queue looking for threads with a matching key.
+	var smallThreads [smallHandles]*threadData
+	threads := smallThreads[:0]
+	var result UnparkResult
+	var previous *threadData
+	link := &b.queueHead
+	current := b.queueHead
+scan:
+	for current != nil {
+		if current.loadKey() != key {
+			link = &current.nextInQueue
+			previous = current
+			current = *link
+			continue
+		}
+		// Call the filter with the thread's ParkToken.
+		next := current.nextInQueue
+		switch filter(current.parkToken) {
+		case FilterOpUnpark:
+			// Remove the thread from the queue.
+			*link = next
+			if b.queueTail == current {
+				b.queueTail = previous
+			}
+			// Add it to the threads to unpark.
+			threads = append(threads, current)
+			current = next
+		case FilterOpSkip:
+			result.HaveMoreThreads = true
+			link = &current.nextInQueue
+			previous = current
+			current = *link
+		case FilterOpStop:
+			result.HaveMoreThreads = true
+			break scan
+		}
+	}
+
+	// Invoke the callback before waking the threads.
+	result.UnparkedThreads = len(threads)
+	if result.UnparkedThreads != 0 {
+		result.BeFair = b.fairTimeout.shouldTimeout()
+	}
+	token := DefaultUnparkToken
+	if callback != nil {
+		token = callback(result)
+	}
+
+	// Pass the token to every thread to be unparked and mark each one.
+	var small [smallHandles]parkers.UnparkHandle
+	handles := small[:0]
+	for i, t := range threads {
+		t.unparkToken = token
+		handles = append(handles, t.parker.UnparkLock())
+		threads[i] = nil
+	}
+
+	b.mutex.unlock()
+
+	// Now that we are outside the lock, wake the threads we removed.
+	if len(handles) > 0 {
+		chaos.Point("lot.unpark.marked")
+	}
+	for i, h := range handles {
+		h.Unpark()
+		handles[i] = nil
+	}
+	return result
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package lot
+
+const raceEnabled = true
