@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // CurrentTool describes the running parkbench build from its build info.
@@ -67,6 +71,9 @@ func WriteFile(path string, f *File) error {
 	if _, err := tmp.Write(data); err != nil {
 		return err
 	}
+	if err := tmp.Chmod(0o644); err != nil && runtime.GOOS != "windows" {
+		return err
+	}
 	if err := tmp.Sync(); err != nil {
 		return err
 	}
@@ -81,26 +88,89 @@ func WriteFile(path string, f *File) error {
 }
 
 // Decode parses a result file, refusing anything that is not a parkbench
-// result of a version this build can read.
+// result of a version this build can read: invalid or truncated JSON, no
+// "format": "parkbench-result", a version newer than Version, or a document
+// that does not match that version's JSON Schema (schema/v<N>.json). Errors
+// say what is wrong and where (a JSON pointer or line:column).
 func Decode(data []byte) (*File, error) {
-	var head struct {
-		Format  string `json:"format"`
-		Version int    `json:"version"`
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("not a parkbench result: the file is empty")
 	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("not a parkbench result (invalid JSON: %v)", err)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return nil, jsonError(data, err)
 	}
-	if head.Format != Format {
-		return nil, errors.New("not a parkbench result (no \"format\": \"" + Format + "\")")
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return nil, errors.New("not a parkbench result: the JSON is not an object")
 	}
-	if head.Version < 1 || head.Version > Version {
-		return nil, fmt.Errorf("result format version %d is not supported by this parkbench (reads 1..%d)", head.Version, Version)
+	if obj["format"] != Format {
+		if f, ok := obj["format"].(string); ok {
+			return nil, fmt.Errorf("not a parkbench result: \"format\" is %q, want %q", f, Format)
+		}
+		return nil, errors.New("not a parkbench result: no \"format\": \"" + Format + "\"")
+	}
+	var version int
+	switch v := obj["version"].(type) {
+	case json.Number:
+		n, err := v.Int64()
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("malformed parkbench result: \"version\" is %s, want a positive integer", v)
+		}
+		if n > Version {
+			return nil, fmt.Errorf("result format version %d is newer than this parkbench reads (1..%d); use a newer parkbench", n, Version)
+		}
+		version = int(n)
+	default:
+		return nil, errors.New("malformed parkbench result: \"version\" is missing or not a number")
+	}
+	if err := validateSchema(doc, version); err != nil {
+		return nil, fmt.Errorf("malformed parkbench result: %w", err)
 	}
 	var f File
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("malformed parkbench result: %v", err)
 	}
 	return &f, nil
+}
+
+// Validate checks f against the JSON Schema of its format version, as a
+// reader would: encode, then decode.
+func Validate(f *File) error {
+	data, err := Encode(f)
+	if err != nil {
+		return err
+	}
+	_, err = Decode(data)
+	return err
+}
+
+// jsonError describes a JSON parse error with its line and column, and calls
+// an unexpected end what it almost always is: a truncated file.
+func jsonError(data []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := lineCol(data, se.Offset)
+		return fmt.Errorf("not a parkbench result: invalid JSON at line %d, column %d: %v", line, col, se)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "unexpected EOF") {
+		return fmt.Errorf("truncated parkbench result: the JSON ends after %d bytes, before the document is complete", len(data))
+	}
+	return fmt.Errorf("not a parkbench result: invalid JSON: %v", err)
+}
+
+// lineCol returns the 1-based position of the byte before off: a
+// SyntaxError's Offset is just past the offending character.
+func lineCol(data []byte, off int64) (line, col int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	if off > 0 {
+		off--
+	}
+	line = 1 + bytes.Count(data[:off], []byte{'\n'})
+	col = int(off) - bytes.LastIndexByte(data[:off], '\n')
+	return line, col
 }
 
 // ReadFile reads and decodes a result file; errors name the file.

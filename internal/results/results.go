@@ -1,11 +1,3 @@
-// Package results defines parkbench's result file: one versioned JSON document
-// per run, holding the machine, the options, every round of every
-// configuration with its HDR histogram, the probes, the claims and the
-// warnings. Experiments return *Experiment values; commands wrap them in a
-// File and write it; report, compare and plot read Files back.
-//
-// Figures are kept in Metrics maps keyed by the names below, so that report
-// and compare treat every experiment the same way. Times are nanoseconds.
 package results
 
 import "time"
