@@ -44,8 +44,11 @@ func Slug(m results.Machine) string {
 	if model != "" {
 		parts = append(parts, model)
 	}
-	if m.Virtualization != "" && m.Virtualization != "none" {
-		parts = append(parts, nonSlug.ReplaceAllString(strings.ToLower(m.Virtualization), "-"))
+	// The hypervisor is part of the class (a VM's wakes cost more than bare
+	// metal's); a container marker ("+docker") is not.
+	virt, _, _ := strings.Cut(m.Virtualization, "+")
+	if virt != "" && virt != "none" {
+		parts = append(parts, strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(virt), "-"), "-"))
 	}
 	return strings.Join(parts, "-")
 }
