@@ -29,4 +29,3 @@ func TestSlug(t *testing.T) {
 		}
 	}
 }
-
