@@ -104,9 +104,12 @@
 //     (DefaultUnparkToken). Upstream requires closures.
 //   - FairTimeout keeps monotonic nanoseconds (from time.Since, the
 //     monotonic clock) instead of an Instant.
-//   - Buckets are padded to 64 bytes; the bucket array is 64-byte aligned
-//     because power-of-two multiples of 64 bytes come from power-of-two
-//     size classes (TestBucketLayout checks), not by a repr(align) promise.
+//   - Buckets are padded to 64 bytes and each is its own allocation
+//     (the table is a []*bucket): Go aligns 64-byte objects to 64 bytes,
+//     but a single []bucket array would start 8 bytes off a cache line,
+//     because since Go 1.22 a pointerful object over 512 bytes carries a
+//     malloc header. TestBucketLayout checks. Cost: one extra dependent
+//     load per lock_bucket.
 //   - Old tables are kept on a prev chain as upstream (never freed); with
 //     a GC they would stay alive anyway while any thread still uses them.
 //   - Deadlock detection (upstream's optional feature) is not ported.

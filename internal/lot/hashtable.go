@@ -26,8 +26,8 @@ var (
 )
 
 type hashTable struct {
-	// entries are the buckets, cache-line aligned.
-	entries []bucket
+	// entries are the buckets, each cache-line aligned.
+	entries []*bucket
 	// hashBits is log2(len(entries)).
 	hashBits uint
 	// prev is the table this one replaced. Upstream keeps it "only to keep
@@ -94,12 +94,17 @@ func nanotime() int64 { return int64(time.Since(monoBase)) }
 // xorshift seed must not be zero; every timeout starts at now.
 func newHashTable(numThreads uint, prev *hashTable) *hashTable {
 	size := nextPowerOfTwo(numThreads * loadFactor)
-	// Go does not promise alignment beyond 8 bytes in general, but a
-	// power-of-two number of 64-byte buckets (>= 1 KiB) is served from a
-	// power-of-two size class, whose objects sit at multiples of their
-	// size within a page-aligned span (or from a page-aligned large
-	// span), so the array is cache-line aligned. TestBucketLayout checks.
-	entries := make([]bucket, size)
+	// Each bucket is its own 64-byte allocation. Go aligns an object of
+	// the 64-byte size class to 64 bytes (objects sit at multiples of their
+	// size in a page-aligned span, and objects this small carry no malloc
+	// header); one []bucket array would not be, since Go 1.22 puts an
+	// 8-byte header in front of pointerful objects over 512 bytes.
+	// TestBucketLayout checks. The price is one dependent load per
+	// lock_bucket (the slice element) compared to upstream's inline array.
+	entries := make([]*bucket, size)
+	for i := range entries {
+		entries[i] = new(bucket)
+	}
 	now := nanotime()
 	for i := range entries {
 		entries[i].fairTimeout = fairTimeout{timeout: now, seed: uint32(i) + 1}
@@ -159,7 +164,7 @@ func growHashtable(numThreads uint) {
 	// Move the entries from the old table to the new one, each queue in
 	// order, so FIFO order per key is kept.
 	for i := range old.entries {
-		rehashBucketInto(&old.entries[i], nt)
+		rehashBucketInto(old.entries[i], nt)
 	}
 
 	// Publish the new table. No races are possible here: any other thread
@@ -181,7 +186,7 @@ func rehashBucketInto(b *bucket, table *hashTable) {
 	current := b.queueHead
 	for current != nil {
 		next := current.nextInQueue
-		nb := &table.entries[hash(uintptr(current.loadKey()), table.hashBits)]
+		nb := table.entries[hash(uintptr(current.loadKey()), table.hashBits)]
 		if nb.queueTail == nil {
 			nb.queueHead = current
 		} else {
@@ -207,7 +212,7 @@ func hash(key uintptr, bitsUsed uint) uint {
 func lockBucket(key unsafe.Pointer) *bucket {
 	for {
 		t := getHashtable()
-		b := &t.entries[hash(uintptr(key), t.hashBits)]
+		b := t.entries[hash(uintptr(key), t.hashBits)]
 		b.mutex.lock()
 		// If nobody rehashed the table before we got the lock, we are good:
 		// the lock we hold prevents any rehash.
@@ -225,7 +230,7 @@ func lockBucketChecked(td *threadData) (unsafe.Pointer, *bucket) {
 	for {
 		t := getHashtable()
 		key := td.loadKey()
-		b := &t.entries[hash(uintptr(key), t.hashBits)]
+		b := t.entries[hash(uintptr(key), t.hashBits)]
 		b.mutex.lock()
 		// The key cannot change once we hold the right bucket's lock, so
 		// retry until table and key are both unchanged.
@@ -248,18 +253,18 @@ func lockBucketPair(key1, key2 unsafe.Pointer) (*bucket, *bucket) {
 		if h2 < h1 {
 			first = h2
 		}
-		b1 := &t.entries[first]
+		b1 := t.entries[first]
 		b1.mutex.lock()
 		if hashtable.Load() == t {
 			switch {
 			case h1 == h2:
 				return b1, b1
 			case h1 < h2:
-				b2 := &t.entries[h2]
+				b2 := t.entries[h2]
 				b2.mutex.lock()
 				return b1, b2
 			default:
-				b2 := &t.entries[h1]
+				b2 := t.entries[h1]
 				b2.mutex.lock()
 				return b2, b1
 			}
