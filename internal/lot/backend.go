@@ -1,7 +1,6 @@
 package lot
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -50,14 +49,19 @@ func poolFor(b parkers.Backend) *backendPool {
 }
 
 // SetBackend makes b the thread parker under the parking lot for every
-// later Park and every later WordLock wait. b must be an available
-// thread-level backend (Kind == parkers.KindThread, NewThread set). It may
+// later Park and every later WordLock wait. b must be available and build a
+// ThreadParker (NewThread set: thread backends, and token or goroutine
+// backends adapted to the ThreadParker contract). It may
 // be called at any time, also while threads are parked: each backend has
 // its own pool of ThreadData, a parked thread keeps the one it took, and a
 // waker wakes it through that ThreadData's own parker.
 func SetBackend(b parkers.Backend) error {
-	if b.NewThread == nil || (b.Kind != parkers.KindThread && b.Kind != parkers.KindGoroutine) {
-		return fmt.Errorf("lot: parker %q is not a thread parker (kind %s)", b.Name, b.Kind)
+	if b.Name == parkers.NameDefault {
+		// The "default" alias: use (and pool under) the concrete backend.
+		b = parkers.Default()
+	}
+	if b.NewThread == nil {
+		return fmt.Errorf("lot: parker %q has no ThreadParker (kind %s)", b.Name, b.Kind)
 	}
 	if why := b.Why(); why != "" {
 		return fmt.Errorf("lot: parker %q is not available here: %s", b.Name, why)
@@ -94,16 +98,17 @@ func pool() *backendPool {
 	return currentPool.Load()
 }
 
-var errNoBackend = errors.New("no thread-parker backend is registered and available")
-
-// defaultBackend is the backend used until SetBackend is called.
+// defaultBackend is the backend used until SetBackend is called: the one
+// parking_lot_core would pick on this platform (futex on Linux).
 func defaultBackend() (parkers.Backend, error) {
-	for _, b := range parkers.All() {
-		if b.Kind == parkers.KindThread && b.NewThread != nil && b.Sleeps && b.Available() {
-			return b, nil
-		}
+	b := parkers.Default()
+	if b.NewThread == nil {
+		return b, fmt.Errorf("the platform parker %q is not registered", parkers.DefaultName())
 	}
-	return parkers.Backend{}, errNoBackend
+	if why := b.Why(); why != "" {
+		return b, fmt.Errorf("the platform parker %q is not available: %s", b.Name, why)
+	}
+	return b, nil
 }
 
 // getThreadData takes a ThreadData from the pool, creating one (and growing

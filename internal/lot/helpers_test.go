@@ -93,12 +93,13 @@ func scale(full, reduced int) int {
 }
 
 // testBackends returns the backends to run hammer tests over: every
-// available thread-level backend of the registry (that sleeps or spins),
-// plus the test's own chanBackend.
-func testBackends(t testing.TB) []parkers.Backend {
+// available backend of the registry that builds a ThreadParker (futex,
+// pthread, spin, ... and the adapted token / goroutine ones), except the
+// "default" alias, plus the tests' own chanBackend.
+func testBackends() []parkers.Backend {
 	out := []parkers.Backend{chanBackend}
 	for _, b := range parkers.All() {
-		if b.Kind == parkers.KindThread && b.NewThread != nil && b.Available() {
+		if b.NewThread != nil && b.Name != parkers.NameDefault && b.Available() {
 			out = append(out, b)
 		}
 	}

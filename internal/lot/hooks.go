@@ -1,21 +1,11 @@
 package lot
 
-import (
-	"runtime"
-	"sync/atomic"
-)
+import "github.com/parkbench/parkbench/internal/parkers"
 
-// Interim thread_yield / cpu_relax until internal/parkers publishes
-// parkers.Yield and parkers.CPURelax; then these forward to them.
+// cpuRelax is upstream's cpu_relax(n): n spin-loop hints. Go has no PAUSE
+// intrinsic for user code; parkers.CPURelax documents what it does instead.
+func cpuRelax(n int) { parkers.CPURelax(n) }
 
-var relaxWord atomic.Uint32
-
-// cpuRelax burns n pause-like iterations (upstream: n spin_loop hints).
-func cpuRelax(n int) {
-	for i := 0; i < n; i++ {
-		relaxWord.Load()
-	}
-}
-
-// threadYield is upstream's thread_yield.
-func threadYield() { runtime.Gosched() }
+// threadYield is upstream's thread_yield (sched_yield(2) on Linux): it
+// yields the OS thread, not only the goroutine.
+func threadYield() { parkers.Yield() }
