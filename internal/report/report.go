@@ -57,7 +57,9 @@ func Columns(exp string) []Column {
 	case "herd":
 		return []Column{{"return", results.MReturn, ""}, {"first", results.MFirstNs, "us"}, {"total", results.MTotalNs, "us"}, {"csw proc", results.MCtxSwProc, ""}, {"csw parts", results.MCtxSwParts, ""}, {"unparked", results.MUnparked, ""}, {"requeued", results.MRequeued, ""}}
 	case "timeout":
-		return []Column{{"median late", results.MMedian, "us"}, {"p99 late", results.MP99, "us"}, {"max late", results.MMax, "us"}}
+		// "early_returns" and "timerslack_ns" are experiments.MEarly and
+		// experiments.MSlack (report does not import experiments).
+		return []Column{{"min late", results.MMin, "us"}, {"median late", results.MMedian, "us"}, {"p99 late", results.MP99, "us"}, {"max late", results.MMax, "us"}, {"early", "early_returns", ""}, {"slack ns", "timerslack_ns", ""}}
 	}
 	return nil
 }

@@ -1,0 +1,704 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/parkbench/parkbench/internal/osthread"
+	"github.com/parkbench/parkbench/internal/parkers"
+	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/runenv"
+)
+
+// The timeout experiment: how late does each park-until return after its
+// deadline? Every timed wait parkbench knows (each ThreadParker's ParkUntil,
+// each TokenParker's ParkDeadline, the parking lot's Park with a deadline,
+// Condvar.WaitUntil, Mutex.TryLockUntil on a held mutex, and clock_nanosleep
+// as the kernel's own floor) is run with nobody waking it, on a fresh OS
+// thread per configuration, for a sweep of deadlines and timer slacks. The
+// overshoot (return time - deadline) is what a user of that timeout pays on
+// top of what they asked for; a negative overshoot is an early return, a bug.
+//
+// Timer slack (prctl PR_SET_TIMERSLACK, per thread) is how much later than
+// asked the kernel may fire a thread's hrtimer so it can batch wake-ups;
+// normal threads get 50 µs. It applies to every kernel-timed wait of that
+// thread (futex timeouts, pthread_cond_timedwait, nanosleep), so on an idle
+// machine it is most of the overshoot of a short timed wait.
+
+// Metric names of the timeout experiment (beside results.MMin and friends).
+const (
+	// MEarly counts returns before the deadline (a bug).
+	MEarly = "early_returns"
+	// MSpurious counts waits that reported being woken although nobody
+	// woke them (ParkUntil true, TimedOut false, a token out of nowhere).
+	MSpurious = "spurious_wakes"
+	// MSlack is the timer slack the measuring thread had, read back with
+	// PR_GET_TIMERSLACK (-1 where the OS has none).
+	MSlack = "timerslack_ns"
+	// MDeadline is the requested timeout.
+	MDeadline = "deadline_ns"
+)
+
+// TimeoutOptions configures RunTimeout.
+type TimeoutOptions struct {
+	// Impls are the mechanisms to measure; empty or "all" means every one
+	// available here (unavailable ones are skipped with a warning).
+	Impls []string
+	// Deadlines are the timeouts, each in (0, 10 s].
+	Deadlines []time.Duration
+	// Samples is the number of measured waits per deadline, in [1, 1e6].
+	Samples int
+	// Warmup waits per configuration, not recorded.
+	Warmup int
+	// Slacks are the timer slacks to run under; 0 means "default" (leave
+	// the thread's slack as it is, and record it).
+	Slacks []time.Duration
+}
+
+// DefaultTimeoutOptions is the full sweep.
+func DefaultTimeoutOptions() TimeoutOptions {
+	return TimeoutOptions{
+		Impls:     []string{"all"},
+		Deadlines: []time.Duration{10 * time.Microsecond, 100 * time.Microsecond, time.Millisecond, 10 * time.Millisecond},
+		Samples:   200,
+		Warmup:    5,
+		Slacks:    []time.Duration{0, time.Nanosecond},
+	}
+}
+
+// QuickTimeoutOptions is the sweep with 50 samples per deadline.
+func QuickTimeoutOptions() TimeoutOptions {
+	o := DefaultTimeoutOptions()
+	o.Samples = 50
+	o.Warmup = 2
+	return o
+}
+
+// Limits of the options.
+const (
+	MaxTimeoutDeadline = 10 * time.Second
+	MaxTimeoutSamples  = 1_000_000
+	MaxTimerSlack      = time.Second
+)
+
+// SlackLabel spells a slack option: "default" for 0, else a duration.
+func SlackLabel(s time.Duration) string {
+	if s == 0 {
+		return "default"
+	}
+	return s.String()
+}
+
+// ParseSlack reads one --timerslack item: "default" or a positive duration
+// up to MaxTimerSlack ("1ns", "50us").
+func ParseSlack(s string) (time.Duration, error) {
+	if s == "default" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("invalid timer slack %q: want \"default\" or a duration such as 1ns or 50us", s)
+	}
+	if d <= 0 || d > MaxTimerSlack {
+		return 0, fmt.Errorf("invalid timer slack %q: must be > 0 and at most %v (or \"default\")", s, MaxTimerSlack)
+	}
+	return d, nil
+}
+
+// Check validates the options that need no knowledge of the machine.
+func (o TimeoutOptions) Check() error {
+	if len(o.Deadlines) == 0 {
+		return badOption("no deadlines given")
+	}
+	for _, d := range o.Deadlines {
+		if d <= 0 || d > MaxTimeoutDeadline {
+			return badOption("invalid deadline %v: must be > 0 and at most %v", d, MaxTimeoutDeadline)
+		}
+	}
+	if o.Samples < 1 || o.Samples > MaxTimeoutSamples {
+		return badOption("invalid samples %d: must be between 1 and %d", o.Samples, MaxTimeoutSamples)
+	}
+	if o.Warmup < 0 || o.Warmup > MaxTimeoutSamples {
+		return badOption("invalid warmup %d", o.Warmup)
+	}
+	if len(o.Slacks) == 0 {
+		return badOption("no timer slack given (use \"default\")")
+	}
+	for _, s := range o.Slacks {
+		if s < 0 || s > MaxTimerSlack {
+			return badOption("invalid timer slack %v: must be > 0 and at most %v (or \"default\")", s, MaxTimerSlack)
+		}
+		if s != 0 && !slackSupported {
+			return badOption("--timerslack %v: timer slack is Linux only (prctl PR_SET_TIMERSLACK); use \"default\" here", s)
+		}
+	}
+	return nil
+}
+
+// timedWaiter is one mechanism's timed wait on the measuring thread. wait
+// blocks until deadline (nobody wakes it) and reports whether the mechanism
+// claimed it was woken instead of timing out.
+type timedWaiter struct {
+	wait  func(deadline time.Time) (woken bool)
+	close func()
+}
+
+// timeoutImpl is one measurable mechanism.
+type timeoutImpl struct {
+	name string
+	kind string // parkers.Kind, "lot" or "reference"
+	// kernelTimed: the wait is a kernel timer of the measuring thread, so
+	// its timer slack applies (false for spinning, yielding and
+	// goroutine-level waits).
+	kernelTimed bool
+	why         func() error
+	// params adds configuration facts (the lot's parker backend).
+	params func() map[string]string
+	// newWaiter runs on the measuring thread.
+	newWaiter func() timedWaiter
+}
+
+// extraTimeoutImpls are added by other files (lot, nanosleep).
+var extraTimeoutImpls []func() timeoutImpl
+
+// timeoutImpls returns every mechanism in list order: the parkers
+// registry (minus the "default" alias), then the lot, then references.
+func timeoutImpls() []timeoutImpl {
+	var out []timeoutImpl
+	for _, b := range parkers.All() {
+		if b.Name == parkers.NameDefault {
+			continue
+		}
+		if ti, ok := backendTimeoutImpl(b); ok {
+			out = append(out, ti)
+		}
+	}
+	for _, f := range extraTimeoutImpls {
+		out = append(out, f())
+	}
+	return out
+}
+
+func backendTimeoutImpl(b parkers.Backend) (timeoutImpl, bool) {
+	ti := timeoutImpl{name: b.Name, kind: string(b.Kind), why: b.Unavailable,
+		kernelTimed: b.Sleeps && b.Kind != parkers.KindGoroutine}
+	switch {
+	case b.NewThread != nil:
+		ti.newWaiter = func() timedWaiter {
+			p := b.NewThread()
+			return timedWaiter{
+				wait: func(d time.Time) bool {
+					p.PreparePark()
+					if p.ParkUntil(d) {
+						return true
+					}
+					return !p.TimedOut()
+				},
+				close: func() { closeIfCloser(p) },
+			}
+		}
+	case b.NewToken != nil:
+		ti.newWaiter = func() timedWaiter {
+			p := b.NewToken()
+			return timedWaiter{wait: p.ParkDeadline, close: func() { closeIfCloser(p) }}
+		}
+	default:
+		return ti, false
+	}
+	return ti, true
+}
+
+// closeIfCloser frees a parker's resources now (pthread's C memory) if it can.
+func closeIfCloser(p any) {
+	if c, ok := p.(interface{ Close() }); ok {
+		c.Close()
+	}
+}
+
+// TimeoutImplNames lists every --impl name of the timeout experiment.
+func TimeoutImplNames() []string {
+	var names []string
+	for _, ti := range timeoutImpls() {
+		names = append(names, ti.name)
+	}
+	return names
+}
+
+// resolveTimeoutImpls turns --impl into mechanisms, with warnings for the
+// unavailable ones skipped under "all".
+func resolveTimeoutImpls(names []string) ([]timeoutImpl, []string, error) {
+	all := timeoutImpls()
+	if len(names) == 0 || (len(names) == 1 && names[0] == "all") {
+		var out []timeoutImpl
+		var warns []string
+		for _, ti := range all {
+			if ti.why != nil {
+				if err := ti.why(); err != nil {
+					warns = append(warns, fmt.Sprintf("%s skipped: %v", ti.name, err))
+					continue
+				}
+			}
+			out = append(out, ti)
+		}
+		return out, warns, nil
+	}
+	var out []timeoutImpl
+	for _, n := range names {
+		if n == "all" {
+			return nil, nil, badOption("--impl all cannot be combined with other names")
+		}
+		if slices.ContainsFunc(out, func(t timeoutImpl) bool { return t.name == n }) {
+			continue
+		}
+		i := slices.IndexFunc(all, func(t timeoutImpl) bool { return t.name == n })
+		if i < 0 {
+			return nil, nil, badOption("unknown impl %q; valid names: all, %s", n, strings.Join(TimeoutImplNames(), ", "))
+		}
+		if all[i].why != nil {
+			if err := all[i].why(); err != nil {
+				return nil, nil, badOption("impl %q is not available here: %v", n, err)
+			}
+		}
+		out = append(out, all[i])
+	}
+	return out, nil, nil
+}
+
+// timeoutSample is one configuration's raw outcome.
+type timeoutSample struct {
+	late     []int64 // overshoot per measured wait, ns (negative: early)
+	spurious int
+	slack    int64 // read back, -1 unknown
+	err      error
+}
+
+// RunTimeout measures every (impl, deadline, slack) configuration.
+func RunTimeout(ctx context.Context, o TimeoutOptions, progress Progress) (*results.Experiment, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	impls, warns, err := resolveTimeoutImpls(o.Impls)
+	if err != nil {
+		return nil, err
+	}
+	exp := &results.Experiment{
+		Name: "timeout",
+		Options: map[string]string{
+			"impl":       strings.Join(o.Impls, ","),
+			"deadlines":  timeoutJoinDurations(o.Deadlines),
+			"samples":    fmt.Sprint(o.Samples),
+			"warmup":     fmt.Sprint(o.Warmup),
+			"timerslack": timeoutJoinSlacks(o.Slacks),
+		},
+		Warnings: warns,
+	}
+	env := runenv.Enter(1)
+	defer env.Restore()
+
+	total := len(impls) * len(o.Deadlines) * len(o.Slacks)
+	done := 0
+	for _, ti := range impls {
+		for _, d := range o.Deadlines {
+			for _, slack := range o.Slacks {
+				if interrupted(ctx) {
+					return nil, ctx.Err()
+				}
+				key := timeoutKey(ti.name, d, slack)
+				progress.report(done, total, key)
+				s := measureTimeout(ctx, ti, d, slack, o.Warmup, o.Samples)
+				if interrupted(ctx) {
+					return nil, ctx.Err()
+				}
+				if s.err != nil {
+					return nil, fmt.Errorf("timeout %s: %w", key, s.err)
+				}
+				c, err := timeoutConfig(ti, d, slack, s)
+				if err != nil {
+					return nil, err
+				}
+				exp.Configs = append(exp.Configs, c)
+				done++
+			}
+		}
+	}
+	progress.report(done, total, "")
+	exp.Runtime = env.Runtime()
+	exp.Runtime.SyscallMode = "syscall"
+	exp.Claims = TimeoutClaims(exp.Configs)
+	exp.Notes = timeoutNotes(exp.Configs)
+	return exp, nil
+}
+
+func timeoutKey(impl string, d, slack time.Duration) string {
+	return fmt.Sprintf("%s/deadline=%v/slack=%s", impl, d, SlackLabel(slack))
+}
+
+// measureTimeout runs one configuration on a new locked OS thread, which is
+// retired afterwards, so its timer slack never leaks.
+func measureTimeout(ctx context.Context, ti timeoutImpl, d, slack time.Duration, warmup, n int) timeoutSample {
+	res := make(chan timeoutSample, 1)
+	osthread.Go(func() {
+		s := timeoutSample{late: make([]int64, 0, n), slack: -1}
+		defer func() {
+			if p := recover(); p != nil {
+				s.err = fmt.Errorf("panic: %v", p)
+			}
+			res <- s
+		}()
+		if slack != 0 {
+			if err := setTimerSlack(slack); err != nil {
+				s.err = err
+				return
+			}
+		}
+		s.slack = timerSlack()
+		w := ti.newWaiter()
+		defer w.close()
+		for i := 0; i < warmup+n; i++ {
+			if ctx.Err() != nil {
+				return
+			}
+			deadline := time.Now().Add(d)
+			woken := w.wait(deadline)
+			late := time.Since(deadline)
+			if i < warmup {
+				continue
+			}
+			s.late = append(s.late, int64(late))
+			if woken {
+				s.spurious++
+			}
+		}
+	})
+	return <-res
+}
+
+// timeoutStats are the order statistics of one configuration (exact,
+// nearest rank, from the raw samples).
+type timeoutStats struct {
+	min, median, p99, max int64
+	early                 int
+}
+
+func timeoutStatsOf(late []int64) timeoutStats {
+	if len(late) == 0 {
+		return timeoutStats{}
+	}
+	s := slices.Clone(late)
+	slices.Sort(s)
+	rank := func(q float64) int64 {
+		i := int(q*float64(len(s)) + 0.999999999)
+		if i < 1 {
+			i = 1
+		}
+		if i > len(s) {
+			i = len(s)
+		}
+		return s[i-1]
+	}
+	st := timeoutStats{min: s[0], median: rank(0.5), p99: rank(0.99), max: s[len(s)-1]}
+	for _, v := range s {
+		if v < 0 {
+			st.early++
+		}
+	}
+	return st
+}
+
+// timeoutHistHighest is the histogram's top value (ns); overshoots above it are
+// clamped (10 s deadlines + a very late return still fit).
+const timeoutHistHighest = 100 * int64(time.Second)
+
+func timeoutConfig(ti timeoutImpl, d, slack time.Duration, s timeoutSample) (*results.Config, error) {
+	st := timeoutStatsOf(s.late)
+	h := hdrhistogram.New(1, timeoutHistHighest, 3)
+	for _, v := range s.late {
+		if v < 1 {
+			v = 1 // early returns are counted in MEarly; the histogram holds [1 ns, ...)
+		}
+		if v > timeoutHistHighest {
+			v = timeoutHistHighest
+		}
+		if err := h.RecordValue(v); err != nil {
+			return nil, fmt.Errorf("recording overshoot: %w", err)
+		}
+	}
+	enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return nil, fmt.Errorf("encoding histogram: %w", err)
+	}
+	m := map[string]float64{
+		results.MMin:         float64(st.min),
+		results.MMedian:      float64(st.median),
+		results.MP99:         float64(st.p99),
+		results.MMax:         float64(st.max),
+		results.MOvershootNs: float64(st.median),
+		results.MSamples:     float64(len(s.late)),
+		MEarly:               float64(st.early),
+		MSpurious:            float64(s.spurious),
+		MSlack:               float64(s.slack),
+		MDeadline:            float64(d),
+	}
+	params := map[string]string{"deadline": d.String(), "slack": SlackLabel(slack)}
+	if ti.kernelTimed {
+		params["kernel_timed"] = "true"
+	} else {
+		params["kernel_timed"] = "false"
+	}
+	if ti.params != nil {
+		for k, v := range ti.params() {
+			params[k] = v
+		}
+	}
+	c := &results.Config{
+		Key:     timeoutKey(ti.name, d, slack),
+		Impl:    ti.name,
+		Kind:    ti.kind,
+		Params:  params,
+		Rounds:  []results.Round{{Metrics: m, Histogram: string(enc)}},
+		Summary: copyMetrics(m),
+	}
+	if st.early > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d waits returned before the deadline (earliest %d ns early)", st.early, len(s.late), -st.min))
+	}
+	if s.spurious > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d waits reported a wake although nobody woke them", s.spurious, len(s.late)))
+	}
+	return c, nil
+}
+
+func copyMetrics(m map[string]float64) map[string]float64 {
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func timeoutJoinDurations(ds []time.Duration) string {
+	var s []string
+	for _, d := range ds {
+		s = append(s, d.String())
+	}
+	return strings.Join(s, ",")
+}
+
+func timeoutJoinSlacks(ss []time.Duration) string {
+	var s []string
+	for _, d := range ss {
+		s = append(s, SlackLabel(d))
+	}
+	return strings.Join(s, ",")
+}
+
+// Claim IDs of the timeout experiment.
+const (
+	ClaimNoEarlyReturn  = "timeout-never-early"
+	ClaimSlackDominates = "timeout-slack-dominates"
+)
+
+// Thresholds of the slack claim.
+const (
+	// slackShortDeadline: deadlines up to this count as short.
+	slackShortDeadline = time.Millisecond
+	// slackSmall: a slack at most this counts as "1 ns slack".
+	slackSmall = time.Microsecond
+	// slackShare: the default slack must account for at least this share
+	// of the default-slack median overshoot.
+	slackShare = 0.5
+	// slackPairsNeeded: share of (impl, deadline) pairs that must show it.
+	slackPairsNeeded = 0.75
+)
+
+// TimeoutClaims evaluates the experiment's claims from its configurations
+// (pure: it reads only Params and Summary).
+func TimeoutClaims(cfgs []*results.Config) []results.Claim {
+	return []results.Claim{claimNoEarly(cfgs), claimSlack(cfgs)}
+}
+
+func claimNoEarly(cfgs []*results.Config) results.Claim {
+	c := results.Claim{ID: ClaimNoEarlyReturn, Statement: "no park-until returns before its deadline (min overshoot >= 0 in every configuration)"}
+	if len(cfgs) == 0 {
+		c.Verdict, c.Evidence = results.NotEvaluated, "no configurations measured"
+		return c
+	}
+	var bad []string
+	var samples, early float64
+	minV, minKey := cfgs[0].Summary[results.MMin], cfgs[0].Key
+	for _, cf := range cfgs {
+		samples += cf.Summary[results.MSamples]
+		e := cf.Summary[MEarly]
+		if cf.Summary[results.MMin] < 0 && e == 0 {
+			e = 1 // a negative minimum is at least one early return
+		}
+		early += e
+		if e > 0 {
+			bad = append(bad, fmt.Sprintf("%s: %.0f early, min %.0f ns", cf.Key, e, cf.Summary[results.MMin]))
+		}
+		if v := cf.Summary[results.MMin]; v < minV {
+			minV, minKey = v, cf.Key
+		}
+	}
+	if len(bad) == 0 {
+		c.Verdict = results.Holds
+		c.Evidence = fmt.Sprintf("0 early returns in %.0f waits over %d configurations; smallest overshoot %.0f ns (%s)", samples, len(cfgs), minV, minKey)
+		return c
+	}
+	c.Verdict = results.DoesNotHold
+	c.Evidence = fmt.Sprintf("%.0f early returns in %.0f waits: %s", early, samples, strings.Join(bad, "; "))
+	return c
+}
+
+// slackPair is one (impl, deadline) measured under the default and a small
+// slack.
+type slackPair struct {
+	impl               string
+	deadline           time.Duration
+	defMedian, smallMd float64
+	defSlack           float64
+}
+
+func claimSlack(cfgs []*results.Config) results.Claim {
+	c := results.Claim{ID: ClaimSlackDominates, Statement: fmt.Sprintf(
+		"the default 50 µs timer slack dominates short deadlines' overshoot and 1 ns slack reduces it "+
+			"(kernel-timed waits, deadlines <= %v: the default-slack median minus the small-slack median is at least %.0f%% of the default-slack median, in at least %.0f%% of pairs)",
+		slackShortDeadline, slackShare*100, slackPairsNeeded*100)}
+	type k struct {
+		impl string
+		d    time.Duration
+	}
+	def := map[k]*results.Config{}
+	small := map[k]*results.Config{}
+	var order []k
+	var defSlackSeen float64 = -1
+	for _, cf := range cfgs {
+		if cf.Params["kernel_timed"] != "true" {
+			continue
+		}
+		d, err := time.ParseDuration(cf.Params["deadline"])
+		if err != nil || d > slackShortDeadline {
+			continue
+		}
+		key := k{cf.Impl, d}
+		switch sl := cf.Params["slack"]; {
+		case sl == "default":
+			if _, ok := def[key]; !ok {
+				order = append(order, key)
+			}
+			def[key] = cf
+			defSlackSeen = cf.Summary[MSlack]
+		default:
+			if v, err := time.ParseDuration(sl); err == nil && v <= slackSmall {
+				small[key] = cf
+			}
+		}
+	}
+	var pairs []slackPair
+	for _, key := range order {
+		s, ok := small[key]
+		if !ok {
+			continue
+		}
+		d := def[key]
+		pairs = append(pairs, slackPair{key.impl, key.d, d.Summary[results.MMedian], s.Summary[results.MMedian], d.Summary[MSlack]})
+	}
+	if len(pairs) == 0 {
+		c.Verdict = results.NotEvaluated
+		c.Evidence = fmt.Sprintf("needs kernel-timed waits with deadlines <= %v under both the default slack and a slack <= %v (--timerslack=default,1ns)", slackShortDeadline, slackSmall)
+		return c
+	}
+	if defSlackSeen < float64(10*time.Microsecond) {
+		c.Verdict = results.NotEvaluated
+		c.Evidence = fmt.Sprintf("this machine's default timer slack is %.0f ns, not the usual 50 µs (a real-time or tuned process?)", defSlackSeen)
+		return c
+	}
+	var ok int
+	var fails []string
+	var reduction []float64
+	for _, p := range pairs {
+		gain := p.defMedian - p.smallMd
+		if p.defMedian > 0 {
+			reduction = append(reduction, gain/p.defMedian)
+		}
+		if gain > 0 && gain >= slackShare*p.defMedian {
+			ok++
+		} else {
+			fails = append(fails, fmt.Sprintf("%s@%v %.1f->%.1f µs", p.impl, p.deadline, p.defMedian/1e3, p.smallMd/1e3))
+		}
+	}
+	sort.Float64s(reduction)
+	medRed := 0.0
+	if len(reduction) > 0 {
+		medRed = reduction[len(reduction)/2]
+	}
+	ev := fmt.Sprintf("%d of %d pairs show it (default slack read back %.0f ns); median reduction of the median overshoot %.0f%%", ok, len(pairs), defSlackSeen, medRed*100)
+	if len(fails) > 0 {
+		if len(fails) > 6 {
+			fails = append(fails[:6], fmt.Sprintf("and %d more", len(fails)-6))
+		}
+		ev += "; not in: " + strings.Join(fails, ", ")
+	}
+	c.Evidence = ev
+	if float64(ok) >= slackPairsNeeded*float64(len(pairs)) {
+		c.Verdict = results.Holds
+	} else {
+		c.Verdict = results.DoesNotHold
+	}
+	return c
+}
+
+// timeoutNotes puts the pthread clock modes side by side and says what the
+// goroutine-level rows mean.
+func timeoutNotes(cfgs []*results.Config) []string {
+	var notes []string
+	modes := []string{parkers.NamePthread, parkers.NamePthreadWallclock, parkers.NamePthreadRelative}
+	type k struct {
+		d     string
+		slack string
+	}
+	med := map[k]map[string]float64{}
+	var order []k
+	for _, c := range cfgs {
+		if !slices.Contains(modes, c.Impl) {
+			continue
+		}
+		key := k{c.Params["deadline"], c.Params["slack"]}
+		if med[key] == nil {
+			med[key] = map[string]float64{}
+			order = append(order, key)
+		}
+		med[key][c.Impl] = c.Summary[results.MMedian]
+	}
+	var parts []string
+	for _, key := range order {
+		var vs []string
+		for _, m := range modes {
+			if v, ok := med[key][m]; ok {
+				vs = append(vs, fmt.Sprintf("%.1f", v/1e3))
+			} else {
+				vs = append(vs, "-")
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s/slack=%s %s", key.d, key.slack, strings.Join(vs, "/")))
+	}
+	if len(parts) > 0 {
+		notes = append(notes, "pthread clock modes, median overshoot µs as pthread/pthread-wallclock/pthread-relative: "+strings.Join(parts, "; ")+
+			". With the wall clock not stepped the three wait for the same time; pthread-wallclock's difference is what happens when it is: "+
+			"its absolute CLOCK_REALTIME deadline (gettimeofday + remaining) moves with a clock step, so a step back by X lengthens the wait in the kernel by X, "+
+			"a step forward ends it early and the monotonic re-check waits again (never early)")
+	}
+	for _, c := range cfgs {
+		if c.Kind == string(parkers.KindGoroutine) {
+			notes = append(notes, "goroutine-level rows (chan, cond) wait on a Go runtime timer: the measuring thread sleeps with no timeout and the wake comes from whichever M runs the timer "+
+				"(the netpoller's epoll_pwait timeout or another P's timer check), so the measuring thread's timer slack does not apply to them")
+			break
+		}
+	}
+	return notes
+}
