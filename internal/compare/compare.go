@@ -1,0 +1,411 @@
+// Package compare judges a new parkbench run against a base run: per
+// experiment, configuration and primary metric, the medians over rounds,
+// their ranges, the ratio new/base, a Mann-Whitney U test over the rounds
+// and a verdict (faster, slower, no change) that a change must earn twice:
+// by exceeding the threshold, and by standing out of the noise the rounds
+// themselves show.
+//
+// The verdict rule, for lower-is-better figures (all of parkbench's are):
+//
+//   - |new/base - 1| <= threshold: no change.
+//   - Both sides have enough rounds for the U test to reach alpha (the
+//     smallest two-sided p with n1 and n2 rounds is 2/C(n1+n2, n1): 0.10 for
+//     3+3, 0.029 for 4+4, 0.008 for 5+5): the change counts if p < alpha.
+//   - Fewer rounds (3+3 is the default): no p can reach alpha=0.05, so the
+//     change counts only if the two ranges of per-round values do not
+//     overlap; the report says the test could not go lower.
+//   - One round on a side: there is no noise estimate; the threshold alone
+//     decides and the reason says so.
+//
+// Runs from different machines (slug, CPU model, OS or arch differ) are not
+// comparable in raw time. Compare says so and judges figures normalized by
+// each configuration's own probe instead: latency and herd first-waiter
+// figures divided by the spin one-way probe, selfwake ns/pair by the syscall
+// probe. Figures with no such normalization (herd total, timeout) are shown
+// but not judged across machines.
+package compare
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// Options tune the verdicts.
+type Options struct {
+	// Threshold is the relative change a figure must exceed to count
+	// (0.10: 10%).
+	Threshold float64 `json:"threshold"`
+	// Alpha is the significance level of the U test.
+	Alpha float64 `json:"alpha"`
+}
+
+// DefaultOptions are compare's defaults.
+var DefaultOptions = Options{Threshold: 0.10, Alpha: 0.05}
+
+// Verdicts.
+const (
+	Faster        = "faster"
+	Slower        = "slower"
+	NoChange      = "no change"
+	NotComparable = "not compared"
+)
+
+// Metric is a primary metric of an experiment.
+type Metric struct {
+	Name  string `json:"name"`  // results.M* name
+	Label string `json:"label"` // column label
+	// NormBy is the probe that normalizes it across machines: "spin"
+	// (Probe.SpinOneWayNs), "syscall" (Probe.SyscallNs) or "" (none).
+	NormBy string `json:"norm_by,omitempty"`
+}
+
+// Primary returns the metrics compare judges for an experiment.
+func Primary(exp string) []Metric {
+	switch exp {
+	case "latency":
+		return []Metric{{results.MMedian, "median", "spin"}, {results.MP99, "p99", "spin"}}
+	case "selfwake":
+		return []Metric{{results.MNsPerPair, "ns/pair", "syscall"}}
+	case "herd":
+		return []Metric{{results.MFirstNs, "first", "spin"}, {results.MTotalNs, "total", ""}}
+	case "timeout":
+		return []Metric{{results.MMedian, "median late", ""}, {results.MP99, "p99 late", ""}}
+	}
+	return nil
+}
+
+// Stat summarizes one side's rounds of one metric.
+type Stat struct {
+	Median float64   `json:"median"`
+	Min    float64   `json:"min"`
+	Max    float64   `json:"max"`
+	N      int       `json:"n"`
+	Values []float64 `json:"values"`
+}
+
+func newStat(v []float64) Stat {
+	v = slices.Clone(v)
+	sort.Float64s(v)
+	s := Stat{N: len(v), Values: v}
+	if len(v) == 0 {
+		return s
+	}
+	s.Min, s.Max = v[0], v[len(v)-1]
+	if n := len(v); n%2 == 1 {
+		s.Median = v[n/2]
+	} else {
+		s.Median = (v[n/2-1] + v[n/2]) / 2
+	}
+	return s
+}
+
+func (s Stat) scaled(by float64) Stat {
+	v := make([]float64, len(s.Values))
+	for i, x := range s.Values {
+		v[i] = x / by
+	}
+	return newStat(v)
+}
+
+// Row is one configuration x metric.
+type Row struct {
+	Experiment string  `json:"experiment"`
+	Config     string  `json:"config"`
+	Metric     string  `json:"metric"`
+	Label      string  `json:"label"`
+	Base       Stat    `json:"base"`
+	New        Stat    `json:"new"`
+	Ratio      float64 `json:"ratio"`
+	// Normalized figures (multiples of the probe) when the machines differ.
+	NormBy    string  `json:"norm_by,omitempty"`
+	NormBase  *Stat   `json:"norm_base,omitempty"`
+	NormNew   *Stat   `json:"norm_new,omitempty"`
+	NormRatio float64 `json:"norm_ratio,omitempty"`
+	// P is the U test's p-value over the rounds the verdict used; MinP the
+	// smallest p those round counts allow.
+	P       float64 `json:"p"`
+	MinP    float64 `json:"min_p"`
+	Verdict string  `json:"verdict"`
+	Reason  string  `json:"reason"`
+}
+
+// Result is one new file judged against the base.
+type Result struct {
+	Base         string          `json:"base"`
+	New          string          `json:"new"`
+	BaseMachine  results.Machine `json:"base_machine"`
+	NewMachine   results.Machine `json:"new_machine"`
+	CrossMachine bool            `json:"cross_machine"`
+	Options      Options         `json:"options"`
+	Rows         []Row           `json:"rows"`
+	// OnlyBase and OnlyNew list "experiment config" present on one side.
+	OnlyBase []string `json:"only_base,omitempty"`
+	OnlyNew  []string `json:"only_new,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Count returns how many rows have the verdict v.
+func (r *Result) Count(v string) int {
+	n := 0
+	for _, row := range r.Rows {
+		if row.Verdict == v {
+			n++
+		}
+	}
+	return n
+}
+
+// Regressed reports whether any row is slower.
+func (r *Result) Regressed() bool { return r.Count(Slower) > 0 }
+
+// NothingInCommonError says two files share no experiment configuration.
+type NothingInCommonError struct {
+	Base, New       string
+	BaseHas, NewHas []string
+}
+
+func (e *NothingInCommonError) Error() string {
+	list := func(s []string) string {
+		if len(s) == 0 {
+			return "nothing comparable"
+		}
+		if len(s) > 4 {
+			s = append(s[:4:4], fmt.Sprintf("and %d more", len(s)-4))
+		}
+		return strings.Join(s, ", ")
+	}
+	return fmt.Sprintf("%s has nothing in common with %s: the base has %s; the new file has %s", e.New, e.Base, list(e.BaseHas), list(e.NewHas))
+}
+
+// CrossMachine reports whether two machines are different machine classes.
+func CrossMachine(a, b results.Machine) bool {
+	return a.Slug != b.Slug || a.CPUModel != b.CPUModel || a.OS != b.OS || a.Arch != b.Arch
+}
+
+// Compare judges newFile against base; the names are what the output and
+// errors call them (file paths).
+func Compare(baseName string, base *results.File, newName string, newFile *results.File, opt Options) (*Result, error) {
+	if opt.Threshold < 0 || opt.Threshold >= 10 || math.IsNaN(opt.Threshold) {
+		return nil, fmt.Errorf("threshold %v: want a fraction such as 0.10", opt.Threshold)
+	}
+	if opt.Alpha <= 0 || opt.Alpha >= 1 || math.IsNaN(opt.Alpha) {
+		return nil, fmt.Errorf("alpha %v: want a level in (0, 1) such as 0.05", opt.Alpha)
+	}
+	res := &Result{Base: baseName, New: newName, BaseMachine: base.Machine, NewMachine: newFile.Machine, Options: opt,
+		CrossMachine: CrossMachine(base.Machine, newFile.Machine)}
+	type side struct {
+		exp *results.Experiment
+		cfg *results.Config
+	}
+	index := func(f *results.File) (map[string]side, []string) {
+		m := map[string]side{}
+		var order []string
+		for _, e := range f.Experiments {
+			if Primary(e.Name) == nil {
+				continue
+			}
+			for _, c := range e.Configs {
+				k := e.Name + " " + c.Key
+				if _, dup := m[k]; !dup {
+					order = append(order, k)
+				}
+				m[k] = side{e, c}
+			}
+		}
+		return m, order
+	}
+	bm, border := index(base)
+	nm, norder := index(newFile)
+	for _, k := range border {
+		if _, ok := nm[k]; !ok {
+			res.OnlyBase = append(res.OnlyBase, k)
+		}
+	}
+	var common []string
+	for _, k := range norder {
+		b, ok := bm[k]
+		if !ok {
+			res.OnlyNew = append(res.OnlyNew, k)
+			continue
+		}
+		common = append(common, k)
+		n := nm[k]
+		for _, m := range Primary(n.exp.Name) {
+			row, ok := compareMetric(b.cfg, n.cfg, m, res.CrossMachine, opt)
+			if !ok {
+				continue
+			}
+			row.Experiment = n.exp.Name
+			res.Rows = append(res.Rows, row)
+		}
+	}
+	if len(common) == 0 {
+		return nil, &NothingInCommonError{Base: baseName, New: newName, BaseHas: border, NewHas: norder}
+	}
+	if !res.CrossMachine {
+		var bp, np []*results.Probe
+		for _, k := range common {
+			bp, np = append(bp, bm[k].cfg.Probe), append(np, nm[k].cfg.Probe)
+		}
+		res.Warnings = append(res.Warnings, probeWarnings(bp, np)...)
+	}
+	return res, nil
+}
+
+// values returns a config's per-round values of a metric, falling back to
+// its summary when no round has it.
+func values(c *results.Config, metric string) []float64 {
+	var v []float64
+	for _, r := range c.Rounds {
+		if x, ok := r.Metrics[metric]; ok && !math.IsNaN(x) {
+			v = append(v, x)
+		}
+	}
+	if len(v) == 0 {
+		if x, ok := c.Summary[metric]; ok {
+			v = append(v, x)
+		}
+	}
+	return v
+}
+
+func probeValue(p *results.Probe, by string) float64 {
+	if p == nil {
+		return 0
+	}
+	switch by {
+	case "spin":
+		return p.SpinOneWayNs
+	case "syscall":
+		return p.SyscallNs
+	}
+	return 0
+}
+
+func probeName(by string) string {
+	switch by {
+	case "spin":
+		return "spin one-way probe"
+	case "syscall":
+		return "syscall probe"
+	}
+	return "probe"
+}
+
+func compareMetric(bc, nc *results.Config, m Metric, cross bool, opt Options) (Row, bool) {
+	bv, nv := values(bc, m.Name), values(nc, m.Name)
+	if len(bv) == 0 || len(nv) == 0 {
+		return Row{}, false
+	}
+	row := Row{Config: nc.Key, Metric: m.Name, Label: m.Label, Base: newStat(bv), New: newStat(nv)}
+	row.Ratio = ratio(row.New.Median, row.Base.Median)
+	judgeB, judgeN, r := row.Base, row.New, row.Ratio
+	row.P, row.MinP = 1, MinP(row.Base.N, row.New.N)
+	if cross {
+		if m.NormBy == "" {
+			row.Verdict, row.Reason = NotComparable, "different machines and no probe to normalize by"
+			return row, true
+		}
+		pb, pn := probeValue(bc.Probe, m.NormBy), probeValue(nc.Probe, m.NormBy)
+		if pb <= 0 || pn <= 0 {
+			row.Verdict, row.Reason = NotComparable, "different machines and the "+probeName(m.NormBy)+" is missing"
+			return row, true
+		}
+		nb, nn := row.Base.scaled(pb), row.New.scaled(pn)
+		row.NormBy, row.NormBase, row.NormNew = m.NormBy, &nb, &nn
+		row.NormRatio = ratio(nn.Median, nb.Median)
+		judgeB, judgeN, r = nb, nn, row.NormRatio
+	}
+	row.Verdict, row.Reason, row.P, row.MinP = judge(judgeB, judgeN, r, opt)
+	if cross {
+		row.Reason = "normalized by the " + probeName(m.NormBy) + ": " + row.Reason
+	}
+	return row, true
+}
+
+func ratio(n, b float64) float64 {
+	if b == 0 {
+		if n == 0 {
+			return 1
+		}
+		return math.Inf(1)
+	}
+	return n / b
+}
+
+// MinP returns the smallest two-sided p-value the Mann-Whitney U test can
+// give with n1 and n2 distinct values: 2 / C(n1+n2, n1), capped at 1.
+func MinP(n1, n2 int) float64 {
+	if n1 == 0 || n2 == 0 {
+		return 1
+	}
+	c := 1.0
+	for i := 1; i <= n2; i++ {
+		c = c * float64(n1+i) / float64(i)
+	}
+	return math.Min(1, 2/c)
+}
+
+func judge(b, n Stat, r float64, opt Options) (verdict, reason string, p, minP float64) {
+	p, minP = 1, MinP(b.N, n.N)
+	if b.N >= 2 && n.N >= 2 {
+		th := benchmath.DefaultThresholds
+		th.CompareAlpha = opt.Alpha
+		c := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(b.Values), &th), benchmath.NewSample(slices.Clone(n.Values), &th))
+		p = c.P
+	}
+	change := r - 1
+	dir := Slower
+	if change < 0 {
+		dir = Faster
+	}
+	pct := fmt.Sprintf("%+.1f%%", 100*change)
+	if math.IsInf(r, 0) || math.IsNaN(r) {
+		return NotComparable, "the base figure is zero", p, minP
+	}
+	if math.Abs(change) <= opt.Threshold {
+		return NoChange, fmt.Sprintf("%s is within the ±%g%% threshold", pct, 100*opt.Threshold), p, minP
+	}
+	if b.N < 2 || n.N < 2 {
+		return dir, fmt.Sprintf("%s beyond the threshold; one round on a side, so no noise estimate", pct), p, minP
+	}
+	apart := n.Min > b.Max || n.Max < b.Min
+	if minP < opt.Alpha {
+		if p < opt.Alpha {
+			return dir, fmt.Sprintf("%s, p=%.3f < α=%g (n=%d+%d)", pct, p, opt.Alpha, b.N, n.N), p, minP
+		}
+		return NoChange, fmt.Sprintf("%s but p=%.2f ≥ α=%g (n=%d+%d): noise", pct, p, opt.Alpha, b.N, n.N), p, minP
+	}
+	if apart {
+		return dir, fmt.Sprintf("%s, the rounds do not overlap (n=%d+%d: the U test cannot go below p=%.2f)", pct, b.N, n.N, minP), p, minP
+	}
+	return NoChange, fmt.Sprintf("%s but the rounds overlap (n=%d+%d): noise", pct, b.N, n.N), p, minP
+}
+
+// probeWarnings flags a floor that moved between runs on one machine class
+// (base and new probes of the common configurations, pairwise): the host
+// itself changed, so the figures may have moved with it.
+func probeWarnings(base, new []*results.Probe) []string {
+	var bs, ns []float64
+	for i := range base {
+		b, n := base[i], new[i]
+		if b != nil && n != nil && b.SpinOneWayNs > 0 && n.SpinOneWayNs > 0 {
+			bs, ns = append(bs, b.SpinOneWayNs), append(ns, n.SpinOneWayNs)
+		}
+	}
+	if len(bs) == 0 {
+		return nil
+	}
+	b, n := newStat(bs).Median, newStat(ns).Median
+	if r := n / b; r > 1.25 || r < 0.8 {
+		return []string{fmt.Sprintf("the spin one-way probe moved from %.0f ns to %.0f ns (x%.2f): the host changed between the runs, so raw figures may have moved with it", b, n, r)}
+	}
+	return nil
+}

@@ -1,0 +1,223 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/results/resultstest"
+)
+
+func suite(s resultstest.Spec) *results.File {
+	s.Samples = 400
+	return resultstest.Suite(s)
+}
+
+func run(t *testing.T, base, nw *results.File) *Result {
+	t.Helper()
+	r, err := Compare("base.json", base, "new.json", nw, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func verdicts(r *Result) map[string]int {
+	m := map[string]int{}
+	for _, row := range r.Rows {
+		m[row.Verdict]++
+	}
+	return m
+}
+
+func TestRegression(t *testing.T) {
+	base := suite(resultstest.Spec{Spread: 0.03, Seed: 1})
+	slow := suite(resultstest.Spec{Spread: 0.03, Seed: 2, Scale: 1.5})
+	r := run(t, base, slow)
+	if !r.Regressed() || r.CrossMachine {
+		t.Fatalf("no regression found: %v", verdicts(r))
+	}
+	for _, row := range r.Rows {
+		if row.Metric == results.MMedian && row.Verdict != Slower {
+			t.Errorf("%s %s median: %s (%s)", row.Experiment, row.Config, row.Verdict, row.Reason)
+		}
+		if row.Experiment == "latency" && row.Verdict == Slower && !strings.Contains(row.Reason, "cannot go below p=0.10") {
+			t.Errorf("3+3 rounds: reason %q does not say the U test is limited", row.Reason)
+		}
+		if row.Experiment == "herd" && row.Verdict == Slower && !strings.Contains(row.Reason, "p=0.008") {
+			t.Errorf("5+5 repeats: reason %q does not give the U test's p", row.Reason)
+		}
+	}
+	var buf bytes.Buffer
+	if err := Render(&buf, []*Result{r}, "markdown"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "**REGRESSION") || !strings.Contains(buf.String(), "| latency ") {
+		t.Fatalf("markdown:\n%s", buf.String())
+	}
+}
+
+func TestFaster(t *testing.T) {
+	base := suite(resultstest.Spec{Spread: 0.03, Seed: 1})
+	fast := suite(resultstest.Spec{Spread: 0.03, Seed: 2, Scale: 0.6})
+	r := run(t, base, fast)
+	if r.Regressed() {
+		t.Fatalf("a faster run regressed: %v", verdicts(r))
+	}
+	for _, row := range r.Rows {
+		if row.Metric == results.MMedian || row.Metric == results.MNsPerPair || row.Metric == results.MFirstNs {
+			if row.Verdict != Faster {
+				t.Errorf("%s %s %s: %s (%s)", row.Experiment, row.Config, row.Label, row.Verdict, row.Reason)
+			}
+		}
+	}
+}
+
+// Differences beyond the threshold that the rounds' own spread explains are
+// noise: no change.
+func TestNoiseIsNoChange(t *testing.T) {
+	base := suite(resultstest.Spec{Spread: 0.25, Seed: 1})
+	for seed := uint64(2); seed < 6; seed++ {
+		nw := suite(resultstest.Spec{Spread: 0.25, Seed: seed, Scale: 1.05})
+		r := run(t, base, nw)
+		for _, row := range r.Rows {
+			if row.Verdict == NoChange {
+				continue
+			}
+			apart := row.New.Min > row.Base.Max || row.New.Max < row.Base.Min
+			if row.MinP >= 0.05 && !apart {
+				t.Errorf("seed %d %s %s %s: %s with overlapping rounds", seed, row.Experiment, row.Config, row.Label, row.Verdict)
+			}
+		}
+	}
+	// Same figures shifted within the threshold: no change everywhere.
+	base = suite(resultstest.Spec{Spread: 0.03, Seed: 1})
+	same := suite(resultstest.Spec{Spread: 0.03, Seed: 3, Scale: 1.05})
+	if v := verdicts(run(t, base, same)); v[Slower]+v[Faster] != 0 {
+		t.Errorf("5%% shift: %v", v)
+	}
+}
+
+func TestOverlapRule(t *testing.T) {
+	opt := DefaultOptions
+	b := newStat([]float64{100, 110, 140})
+	n := newStat([]float64{120, 130, 150})
+	v, reason, p, minP := judge(b, n, n.Median/b.Median, opt)
+	if v != NoChange || !strings.Contains(reason, "overlap") || p < 0.1 || math.Abs(minP-0.1) > 1e-9 {
+		t.Fatalf("overlap: %s %q p=%v minP=%v", v, reason, p, minP)
+	}
+	n = newStat([]float64{150, 151, 152})
+	v, _, p, _ = judge(b, n, n.Median/b.Median, opt)
+	if v != Slower || math.Abs(p-0.1) > 1e-9 {
+		t.Fatalf("apart: %s p=%v", v, p)
+	}
+	// One round each: the threshold alone, and the reason says so.
+	v, reason, _, _ = judge(newStat([]float64{100}), newStat([]float64{130}), 1.3, opt)
+	if v != Slower || !strings.Contains(reason, "no noise estimate") {
+		t.Fatalf("single: %s %q", v, reason)
+	}
+	for _, c := range []struct {
+		n1, n2 int
+		p      float64
+	}{{3, 3, 0.1}, {5, 5, 2.0 / 252}, {1, 1, 1}, {4, 4, 2.0 / 70}, {3, 5, 2.0 / 56}} {
+		if got := MinP(c.n1, c.n2); math.Abs(got-c.p) > 1e-12 {
+			t.Errorf("MinP(%d,%d) = %v, want %v", c.n1, c.n2, got, c.p)
+		}
+	}
+}
+
+func TestCrossMachineNormalizes(t *testing.T) {
+	base := suite(resultstest.Spec{Spread: 0.03, Seed: 1})
+	other := resultstest.Machine("AMD EPYC 7763 64-Core Processor", 4)
+	// Twice as fast in raw time, but so are its probes: no change.
+	fast := suite(resultstest.Spec{Machine: other, Spread: 0.03, Seed: 2, Scale: 0.5, ProbeScale: 0.5})
+	r := run(t, base, fast)
+	if !r.CrossMachine {
+		t.Fatal("different machines not noticed")
+	}
+	v := verdicts(r)
+	if v[Slower]+v[Faster] != 0 || v[NotComparable] == 0 {
+		t.Fatalf("normalized verdicts: %v", v)
+	}
+	for _, row := range r.Rows {
+		if row.Metric == results.MMedian && (row.NormBase == nil || row.Ratio > 0.6 || math.Abs(row.NormRatio-1) > 0.1) {
+			t.Fatalf("%s %s: raw %.2f norm %.2f", row.Experiment, row.Config, row.Ratio, row.NormRatio)
+		}
+		if row.Experiment == "herd" && row.Metric == results.MTotalNs && row.Verdict != NotComparable {
+			t.Fatalf("herd total judged across machines: %s", row.Verdict)
+		}
+	}
+	var buf bytes.Buffer
+	Render(&buf, []*Result{r}, "table")
+	if !strings.Contains(buf.String(), "DIFFERENT MACHINES") || !strings.Contains(buf.String(), "norm new/base") {
+		t.Fatalf("table:\n%s", buf.String())
+	}
+	// Same raw time on a machine whose probes are twice as fast: slower.
+	slow := suite(resultstest.Spec{Machine: other, Spread: 0.03, Seed: 2, ProbeScale: 0.5})
+	if r := run(t, base, slow); !r.Regressed() {
+		t.Fatalf("normalized regression missed: %v", verdicts(r))
+	}
+	// No probes: not compared, never a regression.
+	np := suite(resultstest.Spec{Machine: other, Spread: 0.03, Seed: 2, Scale: 3})
+	for _, e := range np.Experiments {
+		for _, c := range e.Configs {
+			c.Probe = nil
+		}
+	}
+	if r := run(t, base, np); r.Regressed() || r.Count(NotComparable) != len(r.Rows) {
+		t.Fatalf("without probes: %v", verdicts(r))
+	}
+}
+
+func TestNothingInCommon(t *testing.T) {
+	s := resultstest.Spec{Samples: 100}
+	lat := resultstest.File(s, resultstest.Latency(s))
+	herd := resultstest.File(s, resultstest.Herd(s))
+	_, err := Compare("base.json", lat, "new.json", herd, DefaultOptions)
+	var nc *NothingInCommonError
+	if !errors.As(err, &nc) || !strings.Contains(err.Error(), "new.json has nothing in common with base.json") || !strings.Contains(err.Error(), "herd lot/n=1") {
+		t.Fatalf("got %v", err)
+	}
+	// Partly in common: compared, the rest listed.
+	r := run(t, resultstest.Suite(s), lat)
+	if len(r.OnlyBase) == 0 || len(r.OnlyNew) != 0 || len(r.Rows) == 0 {
+		t.Fatalf("only base %v only new %v rows %d", r.OnlyBase, r.OnlyNew, len(r.Rows))
+	}
+	// Empty experiments, unknown experiments.
+	empty := resultstest.File(s)
+	if _, err := Compare("a", lat, "b", empty, DefaultOptions); err == nil {
+		t.Fatal("empty file compared")
+	}
+	if _, err := Compare("a", lat, "b", lat, Options{Threshold: -1, Alpha: 0.05}); err == nil {
+		t.Fatal("bad threshold accepted")
+	}
+}
+
+func TestProbeMovedWarning(t *testing.T) {
+	base := suite(resultstest.Spec{Spread: 0.03, Seed: 1})
+	nw := suite(resultstest.Spec{Spread: 0.03, Seed: 2, ProbeScale: 2})
+	r := run(t, base, nw)
+	if len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0], "probe moved") {
+		t.Fatalf("warnings %v", r.Warnings)
+	}
+}
+
+func TestJSON(t *testing.T) {
+	base := suite(resultstest.Spec{Spread: 0.03, Seed: 1})
+	r := run(t, base, base)
+	var buf bytes.Buffer
+	if err := Render(&buf, []*Result{r}, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var back []Result
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil || len(back) != 1 || len(back[0].Rows) != len(r.Rows) {
+		t.Fatalf("json: %v", err)
+	}
+	if err := Render(&buf, nil, "yaml"); err == nil {
+		t.Fatal("unknown format accepted")
+	}
+}
