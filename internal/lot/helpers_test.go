@@ -107,8 +107,14 @@ func testBackends() []parkers.Backend {
 }
 
 // withBackend runs fn with b installed, restoring the previous one after.
+// GOMAXPROCS is raised to procs for the run (at least: as parkbench's
+// runenv does, so no woken thread waits for a P; required by futex-raw,
+// whose waits hold their P).
 func withBackend(t *testing.T, b parkers.Backend, fn func(t *testing.T)) {
 	t.Helper()
+	if n := 16; runtime.GOMAXPROCS(0) < n {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))
+	}
 	prev := currentPool.Load()
 	if err := SetBackend(b); err != nil {
 		t.Skipf("backend %s: %v", b.Name, err)
