@@ -140,7 +140,6 @@ func startBarrier(n int) func() {
 	}
 }
 
-
 // parkedWith reports whether any thread ever parked in the lot with b (its
 // pool owns at least one ThreadData or WordLock node).
 func parkedWith(b parkers.Backend) bool {
