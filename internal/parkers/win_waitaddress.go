@@ -69,7 +69,10 @@ func (p *waitAddressParker) ParkUntil(deadline time.Time) bool {
 // waTimeoutMs is waitaddress.rs's conversion: milliseconds rounded up, and
 // anything that does not fit a DWORD (or is INFINITE itself) waits forever.
 func waTimeoutMs(d time.Duration) uint32 {
-	ms := (int64(d) + int64(time.Millisecond) - 1) / int64(time.Millisecond)
+	ms := int64(d / time.Millisecond)
+	if d%time.Millisecond != 0 {
+		ms++
+	}
 	if ms >= winInfinite {
 		return winInfinite
 	}
