@@ -1,10 +1,12 @@
 // Package report renders result files for people and tools: a table or
-// markdown per experiment with the claims and warnings, CSV, the result JSON
+// markdown per experiment (machine, runtime settings, options, figures with
+// units, probes, foreign CPU, claims, warnings), CSV, the result JSON
 // itself, and the Go benchmark format that benchstat reads.
 package report
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/parkbench/parkbench/internal/results"
 )
@@ -20,22 +23,60 @@ import (
 // Formats lists what Render accepts.
 var Formats = []string{"table", "markdown", "csv", "json", "benchstat"}
 
+// Named is a result file with the name it was read from.
+type Named struct {
+	Name string
+	File *results.File
+}
+
 // Render writes f in format.
 func Render(w io.Writer, f *results.File, format string) error {
+	return RenderFiles(w, []Named{{File: f}}, format)
+}
+
+// RenderFiles writes several files in format: one after the other for the
+// text formats and benchstat, one CSV with a file column, and for json the
+// file itself (one) or an array of files (several).
+func RenderFiles(w io.Writer, files []Named, format string) error {
 	switch format {
 	case "json":
-		data, err := results.Encode(f)
-		if err != nil {
+		if len(files) == 1 {
+			data, err := results.Encode(files[0].File)
+			if err != nil {
+				return err
+			}
+			_, err = w.Write(data)
 			return err
 		}
-		_, err = w.Write(data)
-		return err
+		fs := make([]*results.File, len(files))
+		for i, n := range files {
+			fs[i] = n.File
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(fs)
 	case "table", "markdown":
-		return renderText(w, f, format == "markdown")
+		for i, n := range files {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			if err := renderText(w, n, format == "markdown"); err != nil {
+				return err
+			}
+		}
+		return nil
 	case "csv":
-		return renderCSV(w, f)
+		return renderCSV(w, files)
 	case "benchstat":
-		return renderBenchstat(w, f)
+		for i, n := range files {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			if err := renderBenchstat(w, n.File); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	return fmt.Errorf("unknown format %q; valid formats: %s", format, strings.Join(Formats, ", "))
 }
@@ -53,15 +94,37 @@ func Columns(exp string) []Column {
 	case "latency":
 		return []Column{{"min", results.MMin, "us"}, {"median", results.MMedian, "us"}, {"p99", results.MP99, "us"}, {"p99.9", results.MP999, "us"}, {"max", results.MMax, "us"}, {"no-sleep", results.MNoSleep, ""}, {"csw/rt self", results.MCtxSwSelf, ""}, {"csw/rt thr", results.MCtxSwThread, ""}}
 	case "selfwake":
-		return []Column{{"ns/pair", results.MNsPerPair, "ns"}}
+		return []Column{{"ns/pair", results.MNsPerPair, "ns"}, {"no-sleep", results.MNoSleep, ""}}
 	case "herd":
 		return []Column{{"return", results.MReturn, ""}, {"first", results.MFirstNs, "us"}, {"total", results.MTotalNs, "us"}, {"csw proc", results.MCtxSwProc, ""}, {"csw parts", results.MCtxSwParts, ""}, {"unparked", results.MUnparked, ""}, {"requeued", results.MRequeued, ""}}
 	case "timeout":
-		// "early_returns" and "timerslack_ns" are experiments.MEarly and
-		// experiments.MSlack (report does not import experiments).
-		return []Column{{"min late", results.MMin, "us"}, {"median late", results.MMedian, "us"}, {"p99 late", results.MP99, "us"}, {"max late", results.MMax, "us"}, {"early", "early_returns", ""}, {"slack ns", "timerslack_ns", ""}}
+		return []Column{{"median late", results.MMedian, "us"}, {"p99 late", results.MP99, "us"}, {"max late", results.MMax, "us"}}
 	}
 	return nil
+}
+
+// columnsFor returns Columns(e.Name) or, for an experiment without fixed
+// columns, one per summary metric any configuration has.
+func columnsFor(e *results.Experiment) []Column {
+	if c := Columns(e.Name); c != nil {
+		return c
+	}
+	seen := map[string]bool{}
+	var cols []Column
+	for _, c := range e.Configs {
+		for k := range c.Summary {
+			if !seen[k] {
+				seen[k] = true
+				unit := ""
+				if strings.HasSuffix(k, "_ns") {
+					unit = "us"
+				}
+				cols = append(cols, Column{strings.TrimSuffix(k, "_ns"), k, unit})
+			}
+		}
+	}
+	sort.Slice(cols, func(i, j int) bool { return cols[i].Metric < cols[j].Metric })
+	return cols
 }
 
 // FormatValue renders a metric value in a column's unit.
@@ -78,122 +141,355 @@ func FormatValue(v float64, unit string) string {
 	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
-func renderText(w io.Writer, f *results.File, md bool) error {
+func unitLabel(u string) string {
+	switch u {
+	case "us":
+		return "µs"
+	}
+	return u
+}
+
+// MachineSummary is the one-line description of where a file was measured.
+func MachineSummary(m results.Machine) string {
+	var d []string
+	if m.CPUModel != "" {
+		d = append(d, m.CPUModel)
+	}
+	d = append(d, fmt.Sprintf("%d logical CPUs", m.LogicalCPUs), m.OS+"/"+m.Arch)
+	if m.Kernel != "" {
+		d = append(d, "kernel "+m.Kernel)
+	}
+	if m.Virtualization != "" {
+		d = append(d, "virtualization "+m.Virtualization)
+	}
+	if m.ClockSource != "" {
+		d = append(d, "clock "+m.ClockSource)
+	}
+	if m.Governor != "" {
+		d = append(d, "governor "+m.Governor)
+	}
+	d = append(d, m.GoVersion, fmt.Sprintf("load %.2f %.2f %.2f", m.LoadAvg[0], m.LoadAvg[1], m.LoadAvg[2]))
+	return m.Slug + ": " + strings.Join(d, ", ")
+}
+
+func toolSummary(t results.Tool) string {
+	s := "parkbench " + t.Version
+	if t.Commit != "" {
+		c := t.Commit
+		if len(c) > 12 {
+			c = c[:12]
+		}
+		if t.Modified {
+			c += ", modified"
+		}
+		s += " (" + c + ")"
+	}
+	return s + ", built with " + t.GoVersion
+}
+
+// RuntimeSummary describes the Go runtime settings of an experiment.
+func RuntimeSummary(r results.Runtime) string {
+	gc := fmt.Sprintf("GC %d%%", r.GCPercent)
+	if r.GCPercent < 0 {
+		gc = "GC off"
+	}
+	s := fmt.Sprintf("GOMAXPROCS %d, %s (%d GC cycles in measured windows)", r.GOMAXPROCS, gc, r.GCCycles)
+	if r.LockOSThread {
+		s += ", threads locked"
+	}
+	if r.SyscallMode != "" {
+		s += ", syscall mode " + r.SyscallMode
+	}
+	s += fmt.Sprintf(", %s allocs/op", strconv.FormatFloat(r.AllocsPerOp, 'g', 3, 64))
+	if r.CgoEnabled {
+		s += ", cgo on"
+	} else {
+		s += ", cgo off"
+	}
+	return s
+}
+
+func sortedPairs(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString(k + "=" + m[k])
+	}
+	return b.String()
+}
+
+func newTable(w io.Writer, md bool) *tablewriter.Table {
+	opts := []tablewriter.Option{tablewriter.WithHeaderAutoFormat(tw.Off)}
+	if md {
+		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
+	}
+	return tablewriter.NewTable(w, opts...)
+}
+
+func renderText(w io.Writer, n Named, md bool) error {
+	f := n.File
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	li := "  "
+	if md {
+		li = "- "
+	}
+	title := "parkbench result"
+	if n.Name != "" {
+		title += " " + n.Name
+	}
+	if md {
+		p("## %s\n\n", title)
+	} else {
+		p("%s\n", title)
+	}
+	p("%smachine: %s\n", li, MachineSummary(f.Machine))
+	p("%sstarted: %s, %s\n", li, f.Started.UTC().Format("2006-01-02 15:04:05 UTC"), toolSummary(f.Tool))
+	if len(f.Command) > 0 {
+		p("%scommand: %s\n", li, strings.Join(f.Command, " "))
+	}
+	p("\n")
 	for _, e := range f.Experiments {
-		title := fmt.Sprintf("%s on %s (%s/%s, %d CPUs, Go %s)", e.Name, f.Machine.Hostname, f.Machine.OS, f.Machine.Arch, f.Machine.LogicalCPUs, f.Machine.GoVersion)
-		if md {
-			fmt.Fprintf(w, "### %s\n\n", title)
-		} else {
-			fmt.Fprintf(w, "%s\n", title)
-		}
-		cols := Columns(e.Name)
-		header := []any{"config"}
-		for _, c := range cols {
-			h := c.Header
-			if c.Unit != "" {
-				h += " (" + c.Unit + ")"
-			}
-			header = append(header, h)
-		}
-		var opts []tablewriter.Option
-		if md {
-			opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
-		}
-		t := tablewriter.NewTable(w, opts...)
-		t.Header(header...)
-		for _, c := range e.Configs {
-			row := []any{c.Key}
-			for _, col := range cols {
-				v, ok := c.Summary[col.Metric]
-				if !ok {
-					row = append(row, "-")
-					continue
-				}
-				row = append(row, FormatValue(v, col.Unit))
-			}
-			if err := t.Append(row...); err != nil {
-				return err
-			}
-		}
-		if err := t.Render(); err != nil {
+		if err := renderExperiment(w, e, md); err != nil {
 			return err
 		}
-		for _, c := range e.Claims {
-			fmt.Fprintf(w, "%sclaim %s: %s — %s (%s)\n", bullet(md), c.ID, c.Statement, strings.ToUpper(c.Verdict), c.Evidence)
-		}
-		for _, n := range e.Notes {
-			fmt.Fprintf(w, "%snote: %s\n", bullet(md), n)
-		}
-		for _, wn := range e.Warnings {
-			fmt.Fprintf(w, "%swarning: %s\n", bullet(md), wn)
-		}
-		for _, c := range e.Configs {
-			for _, wn := range c.Warnings {
-				fmt.Fprintf(w, "%swarning: %s: %s\n", bullet(md), c.Key, wn)
-			}
-		}
-		fmt.Fprintln(w)
 	}
 	for _, wn := range f.Warnings {
-		fmt.Fprintf(w, "%swarning: %s\n", bullet(md), wn)
+		p("%swarning: %s\n", li, wn)
 	}
 	return nil
 }
 
-func bullet(md bool) string {
-	if md {
-		return "- "
+func claimMark(v string, md bool) string {
+	switch v {
+	case results.Holds:
+		if md {
+			return "✅ holds"
+		}
+		return "HOLDS"
+	case results.DoesNotHold:
+		if md {
+			return "❌ **does not hold**"
+		}
+		return "DOES NOT HOLD"
 	}
-	return "  "
+	if md {
+		return "➖ not evaluated"
+	}
+	return "NOT EVALUATED"
 }
 
-func renderCSV(w io.Writer, f *results.File) error {
-	cw := csv.NewWriter(w)
-	cw.Write([]string{"experiment", "config", "impl", "placement", "metric", "value"})
-	for _, e := range f.Experiments {
-		for _, c := range e.Configs {
-			keys := make([]string, 0, len(c.Summary))
-			for k := range c.Summary {
+func renderExperiment(w io.Writer, e *results.Experiment, md bool) error {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	li := "  "
+	if md {
+		li = "- "
+		p("### %s\n\n", e.Name)
+	} else {
+		p("%s\n", e.Name)
+	}
+	p("%sruntime: %s\n", li, RuntimeSummary(e.Runtime))
+	if len(e.Options) > 0 {
+		p("%soptions: %s\n", li, sortedPairs(e.Options))
+	}
+	p("\n")
+	cols := columnsFor(e)
+	header := []any{"config"}
+	for _, c := range cols {
+		h := c.Header
+		if c.Unit != "" {
+			h += " (" + unitLabel(c.Unit) + ")"
+		}
+		header = append(header, h)
+	}
+	detailKeys := detailKeys(e)
+	for _, k := range detailKeys {
+		header = append(header, k)
+	}
+	header = append(header, "rounds", "spin probe (ns)", "syscall probe (ns)", "foreign CPU")
+	t := newTable(w, md)
+	t.Header(header...)
+	for _, c := range e.Configs {
+		row := []any{c.Key}
+		for _, col := range cols {
+			v, ok := c.Summary[col.Metric]
+			if !ok {
+				row = append(row, "-")
+				continue
+			}
+			row = append(row, FormatValue(v, col.Unit))
+		}
+		for _, k := range detailKeys {
+			v := c.Detail[k]
+			if v == "" {
+				v = "-"
+			}
+			row = append(row, v)
+		}
+		row = append(row, strconv.Itoa(len(c.Rounds)))
+		if c.Probe != nil {
+			row = append(row, probeCell(c.Probe.SpinOneWayNs), probeCell(c.Probe.SyscallNs))
+		} else {
+			row = append(row, "-", "-")
+		}
+		row = append(row, foreignCell(c.Foreign))
+		if err := t.Append(row...); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	if e.Name == "herd" {
+		if err := renderHerdByN(w, e, md); err != nil {
+			return err
+		}
+	}
+	p("\n")
+	for _, c := range e.Claims {
+		ev := ""
+		if c.Evidence != "" {
+			ev = " (" + c.Evidence + ")"
+		}
+		p("%sclaim %s: %s: %s%s\n", li, c.ID, claimMark(c.Verdict, md), c.Statement, ev)
+	}
+	for _, n := range e.Notes {
+		p("%snote: %s\n", li, n)
+	}
+	for _, wn := range e.Warnings {
+		p("%swarning: %s\n", li, wn)
+	}
+	for _, c := range e.Configs {
+		for _, wn := range c.Warnings {
+			p("%swarning: %s: %s\n", li, c.Key, wn)
+		}
+	}
+	p("\n")
+	return nil
+}
+
+func detailKeys(e *results.Experiment) []string {
+	seen := map[string]bool{}
+	var keys []string
+	for _, c := range e.Configs {
+		for k := range c.Detail {
+			if !seen[k] {
+				seen[k] = true
 				keys = append(keys, k)
 			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				cw.Write([]string{e.Name, c.Key, c.Impl, c.Placement, k, strconv.FormatFloat(c.Summary[k], 'g', -1, 64)})
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func probeCell(v float64) string {
+	if v <= 0 {
+		return "n/a"
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}
+
+func foreignCell(f *results.Foreign) string {
+	if f == nil {
+		return "-"
+	}
+	s := fmt.Sprintf("%.1f%%", 100*f.Fraction)
+	if f.SameCPUFraction >= 0 {
+		s += fmt.Sprintf(" (same CPU %.0f%%)", 100*f.SameCPUFraction)
+	}
+	return s
+}
+
+// renderHerdByN pivots herd's first-waiter and total times: one row per N,
+// one column per implementation, so the growth with N reads down a column.
+func renderHerdByN(w io.Writer, e *results.Experiment, md bool) error {
+	var impls []string
+	var ns []int
+	cell := map[string]map[int]*results.Config{}
+	for _, c := range e.Configs {
+		n, err := strconv.Atoi(c.Params["n"])
+		if err != nil {
+			return nil // not a sweep over N: nothing to pivot
+		}
+		name := strings.TrimSuffix(c.Key, "/n="+c.Params["n"])
+		if cell[name] == nil {
+			cell[name] = map[int]*results.Config{}
+			impls = append(impls, name)
+		}
+		if _, ok := cell[name][n]; !ok {
+			seen := false
+			for _, x := range ns {
+				seen = seen || x == n
+			}
+			if !seen {
+				ns = append(ns, n)
+			}
+		}
+		cell[name][n] = c
+	}
+	if len(ns) < 2 {
+		return nil
+	}
+	sort.Ints(ns)
+	fmt.Fprintln(w)
+	if md {
+		fmt.Fprintf(w, "first waiter holds the lock / last release, µs, by N:\n\n")
+	} else {
+		fmt.Fprintf(w, "  first waiter holds the lock / last release, µs, by N:\n")
+	}
+	header := []any{"N"}
+	for _, im := range impls {
+		header = append(header, im+" first", im+" total")
+	}
+	t := newTable(w, md)
+	t.Header(header...)
+	for _, n := range ns {
+		row := []any{strconv.Itoa(n)}
+		for _, im := range impls {
+			c := cell[im][n]
+			if c == nil {
+				row = append(row, "-", "-")
+				continue
+			}
+			for _, m := range []string{results.MFirstNs, results.MTotalNs} {
+				if v, ok := c.Summary[m]; ok {
+					row = append(row, FormatValue(v, "us"))
+				} else {
+					row = append(row, "-")
+				}
+			}
+		}
+		if err := t.Append(row...); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+func renderCSV(w io.Writer, files []Named) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"file", "machine", "experiment", "config", "impl", "placement", "metric", "value"})
+	for _, n := range files {
+		for _, e := range n.File.Experiments {
+			for _, c := range e.Configs {
+				keys := make([]string, 0, len(c.Summary))
+				for k := range c.Summary {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				for _, k := range keys {
+					cw.Write([]string{n.Name, n.File.Machine.Slug, e.Name, c.Key, c.Impl, c.Placement, k, strconv.FormatFloat(c.Summary[k], 'g', -1, 64)})
+				}
 			}
 		}
 	}
 	cw.Flush()
 	return cw.Error()
-}
-
-// renderBenchstat writes one benchmark line per round, so benchstat sees the
-// rounds as repeated runs: BenchmarkLatency/futex/cross-core 10000 1234 ns/op ...
-func renderBenchstat(w io.Writer, f *results.File) error {
-	fmt.Fprintf(w, "goos: %s\ngoarch: %s\ncpu: %s\npkg: parkbench\n", f.Machine.OS, f.Machine.Arch, f.Machine.CPUModel)
-	for _, e := range f.Experiments {
-		for _, c := range e.Configs {
-			name := "Benchmark" + strings.ToUpper(e.Name[:1]) + e.Name[1:] + "/" + strings.ReplaceAll(c.Key, " ", "_")
-			for _, r := range c.Rounds {
-				n := int64(r.Metrics[results.MSamples])
-				if n <= 0 {
-					n = 1
-				}
-				fmt.Fprintf(w, "%s\t%d", name, n)
-				for _, col := range Columns(e.Name) {
-					if v, ok := r.Metrics[col.Metric]; ok && (col.Unit == "us" || col.Unit == "ns") {
-						fmt.Fprintf(w, "\t%s %s", strconv.FormatFloat(v, 'f', -1, 64), benchUnit(col))
-					}
-				}
-				fmt.Fprintln(w)
-			}
-		}
-	}
-	return nil
-}
-
-func benchUnit(c Column) string {
-	if c.Metric == results.MMedian || c.Metric == results.MNsPerPair {
-		return "ns/op"
-	}
-	return strings.TrimSuffix(c.Metric, "_ns") + "-ns/op"
 }
