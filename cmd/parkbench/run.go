@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/parkbench/parkbench/internal/experiments"
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+func init() { register(newRunCmd) }
+
+// runFlags are `parkbench run`'s own flags.
+type runFlags struct {
+	outputFlags
+	quick  bool
+	record string
+}
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run the suite: E12 latency and selfwake, E6 herd, with the study's defaults",
+		Long: `Run the suite with the study's method: latency (E12: every implementation,
+every placement, 1000 warm-up + 10 000 round trips, 3 rounds), selfwake (the
+E12 reverse check) and herd (E6: N = 1, 4, 16, 64, 5 repeats). The claims of
+both chapters are evaluated from the numbers just measured, including the
+reverse check, which needs latency and selfwake from the same run.
+A few minutes on two vCPUs; --quick takes under a minute.
+All experiments go into one result file (--out, or --record DIR to file it
+under DIR/<machine>/suite-<UTC time>.json, never overwriting).`,
+		Example: `  parkbench run --quick
+  parkbench run --out suite.json
+  parkbench run --record results`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := f.check(); err != nil {
+				return err
+			}
+			lat, self, herd := experiments.DefaultLatencyOptions(), experiments.DefaultSelfwakeOptions(), experiments.DefaultHerdOptions()
+			if f.quick {
+				lat, self, herd = experiments.QuickLatencyOptions(), experiments.QuickSelfwakeOptions(), experiments.QuickHerdOptions()
+			}
+			ctx, stop := signalContext()
+			defer stop()
+			file := newFile(cmd)
+			prog := progress(cmd, &f.outputFlags)
+			stage := func(name string) experiments.Progress {
+				if prog == nil {
+					return nil
+				}
+				return func(done, total int, label string) { prog(done, total, name+" "+label) }
+			}
+			latExp, err := experiments.RunLatency(ctx, lat, stage("latency"))
+			if err != nil {
+				return runErr(err)
+			}
+			selfExp, err := experiments.RunSelfwake(ctx, self, stage("selfwake"))
+			if err != nil {
+				return runErr(err)
+			}
+			// The reverse check needs both halves of E12: replace the
+			// latency experiment's "not evaluated" placeholder.
+			latExp.Claims = replaceClaims(latExp.Claims, experiments.EvaluateE12Cross(latExp, selfExp))
+			herdExp, err := experiments.RunHerd(ctx, herd, stage("herd"))
+			if err != nil {
+				return runErr(err)
+			}
+			file.Experiments = []*results.Experiment{latExp, selfExp, herdExp}
+			if err := emit(cmd, &f.outputFlags, file); err != nil {
+				return err
+			}
+			if f.record != "" {
+				p, err := results.Record(f.record, file, "")
+				if err != nil {
+					return exitError{exitFailed, fmt.Errorf("recording: %w", err)}
+				}
+				if !f.quiet {
+					fmt.Fprintf(cmd.ErrOrStderr(), "recorded %s\n", p)
+				}
+			}
+			return nil
+		},
+	}
+	addOutputFlags(cmd, &f.outputFlags)
+	cmd.Flags().BoolVar(&f.quick, "quick", false, "a short run (under a minute): cross-core latency, fewer round trips and repeats")
+	cmd.Flags().StringVar(&f.record, "record", "", "also file the result under `DIR`/<machine-slug>/suite-<UTC time>.json (never overwrites)")
+	return cmd
+}
+
+// replaceClaims replaces claims of the same ID in base by those in upd,
+// appending the ones base does not have.
+func replaceClaims(base, upd []results.Claim) []results.Claim {
+	out := append([]results.Claim(nil), base...)
+	for _, u := range upd {
+		found := false
+		for i := range out {
+			if out[i].ID == u.ID {
+				out[i] = u
+				found = true
+			}
+		}
+		if !found {
+			out = append(out, u)
+		}
+	}
+	return out
+}
