@@ -1,0 +1,362 @@
+//go:build linux && cgo
+
+package cref
+
+// The C herd: E6's pthread variant. N C threads (pthread_create) wait on
+// one pthread_cond_t with one pthread_mutex_t; a C notifier thread, once
+// told to fire, sets the condition and calls pthread_cond_broadcast (or N x
+// pthread_cond_signal) with the mutex held or released. Each waiter stamps
+// CLOCK_MONOTONIC right after it holds the mutex, holds it for hold_ns by
+// busy-waiting on the same clock, stamps, unlocks. The whole repeat runs in
+// C: the Go side only reads the count and the thread ids (to poll
+// /proc/self/task/TID/stat until every waiter sleeps), fires, and waits.
+
+/*
+#cgo CFLAGS: -O2 -std=gnu11
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct {
+	int64_t tid;          // published (release) once the thread runs
+	int64_t acq_ns;       // CLOCK_MONOTONIC right after holding the mutex
+	int64_t rel_ns;       // right before unlocking
+	int64_t cpu;          // sched_getcpu() right after acquiring
+	int64_t csw_pre;      // RUSAGE_THREAD nvcsw+nivcsw right before waiting
+	int64_t csw_post;     // right after unlocking
+	int64_t wait_returns; // pthread_cond_wait returns
+	int64_t acquisitions; // times it left the wait loop holding the mutex
+	int64_t pin_err;
+} pb_herd_slot;
+
+typedef struct pb_herd pb_herd;
+typedef struct { pb_herd *h; int i; } pb_herd_arg;
+
+struct pb_herd {
+	int n;
+	int64_t hold_ns;
+	int one_loop, lock_held;
+	int notifier_cpu;
+	int *waiter_cpus; // n entries, -1: unpinned; NULL: all unpinned
+
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int go;      // the condition, under mu
+	int counted; // waiters counted in under mu before waiting
+
+	pb_herd_slot *slots;
+	pthread_t *threads;
+	int started;
+	pthread_t notifier;
+	int notifier_started;
+	sem_t fire, done;
+
+	int64_t t0, notifier_cpu_seen;
+	int64_t proc_pre, proc_post, ncsw_pre, ncsw_post;
+	int64_t notifier_pin_err;
+	pb_herd_arg *args;
+};
+
+static int64_t pb_herd_now(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t pb_herd_csw(int who) {
+	struct rusage ru;
+	if (getrusage(who, &ru) != 0) return -1;
+	return (int64_t)ru.ru_nvcsw + (int64_t)ru.ru_nivcsw;
+}
+
+static int pb_herd_pin(int cpu) {
+	if (cpu < 0) return 0;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+static void *pb_herd_waiter(void *p) {
+	pb_herd_arg *a = p;
+	pb_herd *h = a->h;
+	pb_herd_slot *s = &h->slots[a->i];
+	if (h->waiter_cpus) s->pin_err = pb_herd_pin(h->waiter_cpus[a->i]);
+	__atomic_store_n(&s->tid, (int64_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	pthread_mutex_lock(&h->mu);
+	h->counted++;
+	s->csw_pre = pb_herd_csw(RUSAGE_THREAD);
+	while (!h->go) {
+		pthread_cond_wait(&h->cv, &h->mu);
+		s->wait_returns++;
+	}
+	s->acq_ns = pb_herd_now();
+	s->cpu = sched_getcpu();
+	s->acquisitions++;
+	while (pb_herd_now() - s->acq_ns < h->hold_ns) {
+	}
+	s->rel_ns = pb_herd_now();
+	pthread_mutex_unlock(&h->mu);
+	s->csw_post = pb_herd_csw(RUSAGE_THREAD);
+	return NULL;
+}
+
+static void pb_herd_notify(pb_herd *h) {
+	if (h->one_loop) {
+		for (int i = 0; i < h->n; i++) pthread_cond_signal(&h->cv);
+	} else {
+		pthread_cond_broadcast(&h->cv);
+	}
+}
+
+static void *pb_herd_notifier(void *p) {
+	pb_herd *h = p;
+	h->notifier_pin_err = pb_herd_pin(h->notifier_cpu);
+	while (sem_wait(&h->fire) != 0 && errno == EINTR) {
+	}
+	h->proc_pre = pb_herd_csw(RUSAGE_SELF);
+	h->ncsw_pre = pb_herd_csw(RUSAGE_THREAD);
+	pthread_mutex_lock(&h->mu);
+	h->go = 1;
+	if (h->lock_held) {
+		h->notifier_cpu_seen = sched_getcpu();
+		h->t0 = pb_herd_now();
+		pb_herd_notify(h);
+		pthread_mutex_unlock(&h->mu);
+	} else {
+		pthread_mutex_unlock(&h->mu);
+		h->notifier_cpu_seen = sched_getcpu();
+		h->t0 = pb_herd_now();
+		pb_herd_notify(h);
+	}
+	for (int i = 0; i < h->started; i++) pthread_join(h->threads[i], NULL);
+	h->started = 0;
+	h->ncsw_post = pb_herd_csw(RUSAGE_THREAD);
+	h->proc_post = pb_herd_csw(RUSAGE_SELF);
+	sem_post(&h->done);
+	return NULL;
+}
+
+static void pb_herd_free(pb_herd *h);
+
+// pb_herd_start creates the waiters and the notifier. On failure it returns
+// NULL with *err set (after joining whatever it started: they are woken).
+static pb_herd *pb_herd_start(int n, int64_t hold_ns, int one_loop, int lock_held,
+                              int notifier_cpu, const int *waiter_cpus, int *err) {
+	pb_herd *h = calloc(1, sizeof *h);
+	if (!h) { *err = ENOMEM; return NULL; }
+	h->n = n; h->hold_ns = hold_ns; h->one_loop = one_loop; h->lock_held = lock_held;
+	h->notifier_cpu = notifier_cpu;
+	h->slots = calloc(n, sizeof *h->slots);
+	h->threads = calloc(n, sizeof *h->threads);
+	h->args = NULL;
+	if (waiter_cpus) {
+		h->waiter_cpus = malloc(n * sizeof(int));
+		if (h->waiter_cpus) memcpy(h->waiter_cpus, waiter_cpus, n * sizeof(int));
+	}
+	pb_herd_arg *args = calloc(n, sizeof *args);
+	if (!h->slots || !h->threads || !args || (waiter_cpus && !h->waiter_cpus)) {
+		free(args); pb_herd_free(h); *err = ENOMEM; return NULL;
+	}
+	h->args = args;
+	pthread_mutex_init(&h->mu, NULL);
+	pthread_cond_init(&h->cv, NULL);
+	sem_init(&h->fire, 0, 0);
+	sem_init(&h->done, 0, 0);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	int rc = 0;
+	for (int i = 0; i < n; i++) {
+		args[i].h = h; args[i].i = i;
+		rc = pthread_create(&h->threads[i], &attr, pb_herd_waiter, &args[i]);
+		if (rc != 0) break;
+		h->started++;
+	}
+	if (rc == 0) {
+		rc = pthread_create(&h->notifier, &attr, pb_herd_notifier, h);
+		if (rc == 0) h->notifier_started = 1;
+	}
+	pthread_attr_destroy(&attr);
+	if (rc != 0) {
+		// Release whoever started, join them, and fail.
+		pthread_mutex_lock(&h->mu);
+		h->go = 1;
+		pthread_cond_broadcast(&h->cv);
+		pthread_mutex_unlock(&h->mu);
+		for (int i = 0; i < h->started; i++) pthread_join(h->threads[i], NULL);
+		h->started = 0;
+		pb_herd_free(h);
+		*err = rc;
+		return NULL;
+	}
+	return h;
+}
+
+static int pb_herd_counted(pb_herd *h) {
+	pthread_mutex_lock(&h->mu);
+	int c = h->counted;
+	pthread_mutex_unlock(&h->mu);
+	return c;
+}
+
+static int64_t pb_herd_tid(pb_herd *h, int i) {
+	return __atomic_load_n(&h->slots[i].tid, __ATOMIC_ACQUIRE);
+}
+
+static void pb_herd_fire(pb_herd *h) { sem_post(&h->fire); }
+
+// pb_herd_wait blocks until the notifier has joined every waiter, at most
+// timeout_ns; it returns 1 when done, 0 on timeout.
+static int pb_herd_wait(pb_herd *h, int64_t timeout_ns) {
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	int64_t ns = (int64_t)ts.tv_nsec + timeout_ns % 1000000000;
+	ts.tv_sec += timeout_ns / 1000000000 + ns / 1000000000;
+	ts.tv_nsec = ns % 1000000000;
+	for (;;) {
+		if (sem_timedwait(&h->done, &ts) == 0) break;
+		if (errno == ETIMEDOUT) return 0;
+	}
+	pthread_join(h->notifier, NULL);
+	h->notifier_started = 0;
+	return 1;
+}
+
+static pb_herd_slot *pb_herd_slots(pb_herd *h) { return h->slots; }
+
+static void pb_herd_free(pb_herd *h) {
+	if (!h) return;
+	free(h->slots); free(h->threads); free(h->waiter_cpus); free(h->args);
+	free(h);
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// HerdAvailable returns nil: the C herd runs here.
+func HerdAvailable() error { return nil }
+
+// StartHerd creates cfg.N waiting C threads and the C notifier. The waiters
+// lock the mutex, count themselves in, read their RUSAGE_THREAD and wait;
+// the notifier waits for Fire. Call Wait, then Close.
+func StartHerd(cfg HerdConfig) (*Herd, error) {
+	if cfg.N < 1 {
+		return nil, fmt.Errorf("cref: herd needs at least one waiter")
+	}
+	var cpus *C.int
+	if cfg.WaiterCPUs != nil {
+		if len(cfg.WaiterCPUs) != cfg.N {
+			return nil, fmt.Errorf("cref: %d waiter CPUs for %d waiters", len(cfg.WaiterCPUs), cfg.N)
+		}
+		cs := make([]C.int, cfg.N)
+		for i, c := range cfg.WaiterCPUs {
+			cs[i] = C.int(c)
+		}
+		cpus = &cs[0]
+		defer runtime.KeepAlive(cs)
+	}
+	var errno C.int
+	h := C.pb_herd_start(C.int(cfg.N), C.int64_t(cfg.HoldNs), cbool(cfg.OneLoop), cbool(cfg.LockHeld),
+		C.int(cfg.NotifierCPU), cpus, &errno)
+	if h == nil {
+		return nil, fmt.Errorf("cref: starting %d C herd threads: %w", cfg.N, syscall.Errno(errno))
+	}
+	return &Herd{h: h, n: cfg.N}, nil
+}
+
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Herd is one running repeat of the C herd.
+type Herd struct {
+	h     *C.pb_herd
+	n     int
+	fired bool
+	done  bool
+}
+
+// Counted returns how many waiters have counted themselves in under the
+// mutex (each then waits without releasing anything else).
+func (r *Herd) Counted() int { return int(C.pb_herd_counted(r.h)) }
+
+// Tid returns waiter i's kernel thread id, 0 until it has started.
+func (r *Herd) Tid(i int) int { return int(C.pb_herd_tid(r.h, C.int(i))) }
+
+// Fire lets the notifier go: it sets the condition and notifies. Fire is
+// also how a cancelled run releases the waiters.
+func (r *Herd) Fire() {
+	if !r.fired {
+		r.fired = true
+		C.pb_herd_fire(r.h)
+	}
+}
+
+// Wait blocks until the notifier has joined every waiter, at most timeout.
+// It reports false on timeout (a lost wakeup): the C threads are then left
+// as they are, and Close must not be called.
+func (r *Herd) Wait(timeout time.Duration) bool {
+	if r.done {
+		return true
+	}
+	r.done = C.pb_herd_wait(r.h, C.int64_t(timeout)) == 1
+	return r.done
+}
+
+// Result returns what the repeat measured; valid after Wait returned true.
+func (r *Herd) Result() HerdResult {
+	h := r.h
+	res := HerdResult{
+		T0Ns:         int64(h.t0),
+		NotifierCPU:  int(h.notifier_cpu_seen),
+		ProcCsw:      int64(h.proc_post - h.proc_pre),
+		NotifierCsw:  int64(h.ncsw_post - h.ncsw_pre),
+		NotifierPinE: int(h.notifier_pin_err),
+		Waiters:      make([]HerdWaiter, r.n),
+	}
+	slots := unsafe.Slice(C.pb_herd_slots(h), r.n)
+	for i := range slots {
+		s := &slots[i]
+		res.Waiters[i] = HerdWaiter{
+			Tid:          int(s.tid),
+			AcqNs:        int64(s.acq_ns),
+			RelNs:        int64(s.rel_ns),
+			CPU:          int(s.cpu),
+			Csw:          int64(s.csw_post - s.csw_pre),
+			WaitReturns:  int64(s.wait_returns),
+			Acquisitions: int64(s.acquisitions),
+			PinErr:       int(s.pin_err),
+		}
+	}
+	return res
+}
+
+// Close frees the repeat. Only after Wait returned true (every C thread has
+// been joined); after a timeout the memory is deliberately leaked, because
+// stuck threads still use it.
+func (r *Herd) Close() {
+	if r.h != nil && r.done {
+		C.pb_herd_free(r.h)
+		r.h = nil
+	}
+}

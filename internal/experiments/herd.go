@@ -1,0 +1,635 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/parkbench/parkbench/internal/lot"
+	"github.com/parkbench/parkbench/internal/osthread"
+	"github.com/parkbench/parkbench/internal/probe"
+	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/runenv"
+)
+
+// HerdOptions are E6's options.
+type HerdOptions struct {
+	// Impls are --impl names; empty means every implementation available
+	// here.
+	Impls []string
+	// Waiters is the sweep of N.
+	Waiters []int
+	// Hold is how long each waiter holds the mutex (busy-waiting on the
+	// monotonic clock) once it has it.
+	Hold time.Duration
+	// Notify lists the notify modes: "all" (one notify_all) and/or
+	// "one-loop" (N x notify_one).
+	Notify []string
+	// LockHeld lists whether the notifier holds the mutex while notifying
+	// (true: parking_lot's RequeueAll branch; false: UnparkOneRequeueRest).
+	LockHeld []bool
+	// Repeats is the number of repeats per configuration, each with fresh
+	// threads.
+	Repeats int
+	// Placements: unpinned, same-core, cross-core.
+	Placements []string
+}
+
+// Herd notify modes and placements.
+const (
+	HerdNotifyAll     = "all"
+	HerdNotifyOneLoop = "one-loop"
+)
+
+// HerdNotifyModes and HerdPlacements are the accepted values.
+var (
+	HerdNotifyModes = []string{HerdNotifyAll, HerdNotifyOneLoop}
+	HerdPlacements  = []string{"unpinned", "same-core", "cross-core"}
+)
+
+// HerdMaxWaiters bounds --waiters.
+const HerdMaxWaiters = 4096
+
+// DefaultHerdOptions is the study's E6: N = 1, 4, 16, 64, 20 us holds, one
+// notify_all with the mutex held, 5 repeats, unpinned.
+func DefaultHerdOptions() HerdOptions {
+	return HerdOptions{
+		Waiters:    []int{1, 4, 16, 64},
+		Hold:       20 * time.Microsecond,
+		Notify:     []string{HerdNotifyAll},
+		LockHeld:   []bool{true},
+		Repeats:    5,
+		Placements: []string{"unpinned"},
+	}
+}
+
+// QuickHerdOptions is a short run: N = 1, 16, 64, 3 repeats.
+func QuickHerdOptions() HerdOptions {
+	o := DefaultHerdOptions()
+	o.Waiters = []int{1, 16, 64}
+	o.Repeats = 3
+	return o
+}
+
+// Herd metric names beyond the shared ones.
+const (
+	mHerdCswExtra    = "ctxsw_participants_extra" // participants' switches beyond one park each
+	mHerdCswNotifier = "ctxsw_notifier"
+	mHerdHandoff     = "handoff_ns"     // median gap between one release and the next hold
+	mHerdHandoffMax  = "handoff_max_ns" // largest such gap
+	mHerdHandoffMean = "handoff_mean_ns"
+	mHerdHoldMean    = "hold_mean_ns" // mean measured hold
+	mHerdSpurious    = "spurious_wakeups"
+	mHerdNotifierCPU = "notifier_cpu"
+	mHerdFirstCPU    = "first_cpu"
+	mHerdFirstIsCPU  = "first_same_cpu" // 1 when the first waiter ran on the notifier's CPU
+)
+
+// herdMinMax are the metrics that get _min and _max summary variants.
+var herdMinMax = []string{results.MFirstNs, results.MTotalNs, results.MCtxSwProc, results.MCtxSwParts, mHerdHandoff}
+
+// Check validates o without measuring anything: counts, modes, placements
+// this machine can do, and implementation names (unknown: the valid names;
+// unavailable: why). Errors are *OptionError.
+func (o HerdOptions) Check() error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	if _, err := lookupHerdImpls(o.Impls); err != nil {
+		return err
+	}
+	for _, p := range o.Placements {
+		if _, _, err := herdPlace(p, 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (o HerdOptions) validate() error {
+	if len(o.Waiters) == 0 {
+		return badOption("--waiters: give at least one N")
+	}
+	for _, n := range o.Waiters {
+		if n < 1 || n > HerdMaxWaiters {
+			return badOption("invalid waiter count %d: must be between 1 and %d", n, HerdMaxWaiters)
+		}
+	}
+	if o.Hold < 0 || o.Hold > time.Second {
+		return badOption("invalid --hold %v: must be between 0 and 1s", o.Hold)
+	}
+	if o.Repeats < 1 || o.Repeats > 1000 {
+		return badOption("invalid --repeats %d: must be between 1 and 1000", o.Repeats)
+	}
+	if len(o.Notify) == 0 || len(o.LockHeld) == 0 || len(o.Placements) == 0 {
+		return badOption("--notify, --lock-held and --placement each need at least one value")
+	}
+	for _, m := range o.Notify {
+		if !slices.Contains(HerdNotifyModes, m) {
+			return badOption("invalid --notify %q: valid modes are %s", m, strings.Join(HerdNotifyModes, ", "))
+		}
+	}
+	for _, p := range o.Placements {
+		if !slices.Contains(HerdPlacements, p) {
+			return badOption("invalid --placement %q: valid placements are %s", p, strings.Join(HerdPlacements, ", "))
+		}
+	}
+	return nil
+}
+
+// herdPlace resolves a placement to the notifier's CPU and the waiters'.
+//
+//   - unpinned: nobody is pinned; the scheduler places every thread.
+//   - same-core: the notifier and every waiter are pinned to CPU a (the
+//     first CPU this process may use): every handoff is a switch on one CPU.
+//   - cross-core: the notifier is pinned to CPU a and the waiters
+//     round-robin over the other allowed CPUs (with two CPUs: all on b), so
+//     the notify and the first wake always cross cores.
+func herdPlace(placement string, n int) (notifier int, waiters []int, err error) {
+	switch placement {
+	case "unpinned":
+		return -1, nil, nil
+	}
+	cpus, err := osthread.Affinity()
+	if err != nil || len(cpus) == 0 {
+		return 0, nil, badOption("--placement %s: cannot read this process's CPU affinity (%v)", placement, err)
+	}
+	a := cpus[0]
+	waiters = make([]int, n)
+	switch placement {
+	case "same-core":
+		for i := range waiters {
+			waiters[i] = a
+		}
+	case "cross-core":
+		others := cpus[1:]
+		if len(others) == 0 {
+			return 0, nil, badOption("--placement cross-core needs two CPUs; this process may use only CPU %d", a)
+		}
+		for i := range waiters {
+			waiters[i] = others[i%len(others)]
+		}
+	}
+	return a, waiters, nil
+}
+
+// herdGroup is the configurations that share N, placement, notify mode and
+// lock-held: one per implementation, run repeat-interleaved.
+type herdGroup struct {
+	n         int
+	placement string
+	oneLoop   bool
+	lockHeld  bool
+}
+
+// RunHerd runs E6: N threads wait on one condition variable with one mutex;
+// once every waiter is really asleep, the notifier sets the condition and
+// calls notify_all (or N x notify_one), with the mutex held or released;
+// each waiter, holding the mutex, stamps the time, holds it for Hold,
+// stamps again, releases and exits.
+//
+// Method, per repeat (fresh threads every repeat):
+//
+//   - Every Go participant is a goroutine locked to its OS thread
+//     (osthread.Go), except for sync, whose waiters and notifier are plain
+//     goroutines. pthread runs entirely in C threads (internal/cref).
+//   - "Really asleep" is established in two steps. Each waiter increments a
+//     counter under the mutex right before it waits; the notifier polls
+//     the counter (under the mutex, every 50 us) until it is N. After
+//     counting itself in a waiter does nothing but read its RUSAGE_THREAD
+//     and enter the wait, so the only place it can sleep from then on is
+//     the wait itself. Then the notifier reads each waiter thread's state
+//     letter in /proc/self/task/TID/stat (osthread.State; the C waiters
+//     publish their tid from syscall(SYS_gettid)) every 50 us until every
+//     one has been seen 'S'. Both steps together are bounded by
+//     10 s + N x 10 ms; exceeding it fails the run. sync's goroutines have
+//     no thread of their own: it waits for the count plus a settle of
+//     2 ms + N x 20 us and says so in its Detail.
+//   - The notifier reads RUSAGE_SELF, (locks the mutex, if lock-held,) sets
+//     the condition, reads its CPU and the clock (t0: right before the
+//     notify), notifies, unlocks; with lock-held=false it sets the
+//     condition under the mutex, unlocks, then takes t0 and notifies. It
+//     then blocks until the last waiter has released (a channel; in C a
+//     semaphore), at most the watchdog 10 s + N x hold x 10, and reads
+//     RUSAGE_SELF again. A repeat that misses the watchdog is a lost
+//     wakeup: the run fails naming the implementation and N.
+//   - first_ns = min over waiters of (hold start - t0); total_ns = max over
+//     waiters of (hold end - t0); handoff_ns = median gap between one
+//     hold's end and the next hold's start. The holds, sorted by start,
+//     must not overlap, and each waiter must leave its wait loop exactly
+//     once: either check failing is a correctness failure (an error).
+//   - ctxsw_process is the RUSAGE_SELF delta over the notify window: every
+//     thread of the process, including the Go runtime's (sysmon, idle Ms)
+//     and the notifier's own sleep while it waits for the end. It does not
+//     contain the waiters' initial parks, which happened before t0.
+//     ctxsw_participants is the sum over waiters of each waiter's
+//     RUSAGE_THREAD delta from right before its wait (read under the
+//     mutex, after counting in) to right after its release. It therefore
+//     contains exactly one switch per waiter that every implementation pays
+//     (the park we verified, switched out before t0) plus everything else:
+//     a herd member that wakes, finds the mutex taken and sleeps again
+//     costs one more; preemptions count too. The ideal is N;
+//     ctxsw_participants_extra = ctxsw_participants - N is what the
+//     implementation added. Not measured for sync (goroutines migrate
+//     between threads). ctxsw_notifier is the notifier thread's own delta.
+//   - unparked / requeued: lot's UnparkResult of the notify_all
+//     (lot-wakeall: all unparked); futex-broadcast: the count FUTEX_WAKE
+//     woke; futex-requeue: FUTEX_CMP_REQUEUE's woken / requeued split.
+//     notify_return is the notify's return value for lot and lot-wakeall
+//     (N x notify_one: the number that returned true), -1 for APIs that
+//     return nothing.
+//
+// Runtime: for locked-thread implementations GOMAXPROCS is N+2 (runenv),
+// so that a herd of N threads woken at once never waits for a P (a thread
+// blocked in a futex holds none, but each woken one needs one to run its
+// Go code; with fewer, the Go scheduler would park the surplus and become
+// part of the measured herd). sync runs at GOMAXPROCS = NumCPU, what a Go
+// program has by default. Each configuration records its GOMAXPROCS in
+// Params; the experiment's Runtime records the largest. GC is off for the
+// whole run. Configurations sharing N, placement, notify mode and lock-held
+// run repeat-interleaved (repeat 1 of every implementation, then repeat
+// 2, ...) so that drift in the machine's load spreads evenly.
+//
+// Cancellation is checked between repeats and while waiting for the
+// waiters to sleep; a cancelled repeat still notifies so that every thread
+// exits, and RunHerd returns ctx's error.
+func RunHerd(ctx context.Context, o HerdOptions, progress Progress) (*results.Experiment, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	impls, err := lookupHerdImpls(o.Impls)
+	if err != nil {
+		return nil, err
+	}
+	if len(impls) == 0 {
+		return nil, badOption("no herd implementation is available here")
+	}
+	for _, p := range o.Placements {
+		if _, _, err := herdPlace(p, 1); err != nil {
+			return nil, err
+		}
+	}
+	exp := &results.Experiment{Name: "herd", Options: o.asMap(impls)}
+
+	var groups []herdGroup
+	for _, pl := range o.Placements {
+		for _, nm := range o.Notify {
+			for _, held := range o.LockHeld {
+				for _, n := range o.Waiters {
+					groups = append(groups, herdGroup{n: n, placement: pl, oneLoop: nm == HerdNotifyOneLoop, lockHeld: held})
+				}
+			}
+		}
+	}
+	// Which implementations run in which group.
+	runs := func(g herdGroup) []herdImpl {
+		var out []herdImpl
+		for _, im := range impls {
+			if im.goroutines && g.placement != "unpinned" {
+				continue
+			}
+			out = append(out, im)
+		}
+		return out
+	}
+	total := 0
+	for _, g := range groups {
+		total += len(runs(g)) * o.Repeats
+	}
+	if total == 0 {
+		return nil, badOption("nothing to run: sync (goroutines) cannot be pinned, and no other implementation was chosen")
+	}
+	for _, im := range impls {
+		if im.goroutines {
+			for _, p := range o.Placements {
+				if p != "unpinned" {
+					exp.Warnings = append(exp.Warnings, fmt.Sprintf("sync runs only unpinned (goroutines cannot be pinned); skipped at placement %s", p))
+				}
+			}
+		}
+	}
+	exp.Notes = append(exp.Notes, "each configuration's rounds[0].histogram holds the first-waiter latency (ns) of every repeat; params.sleep_check says how \"every waiter asleep\" was established")
+	exp.Notes = append(exp.Notes, fmt.Sprintf("hold %v per waiter; first = notify -> first waiter holds the lock; total = notify -> last release; csw parts = waiters' RUSAGE_THREAD from right before their wait to after their release (one park each is unavoidable: ideal N); csw proc = RUSAGE_SELF over the notify window", o.Hold))
+	if im := lot.CurrentBackend(); im.Name != "" {
+		exp.Notes = append(exp.Notes, "lot and lot-wakeall park through the "+im.Name+" thread parker")
+	}
+
+	var rt results.Runtime
+	var gcCycles uint32
+	done := 0
+	var configs []*results.Config
+	for _, g := range groups {
+		ims := runs(g)
+		if len(ims) == 0 {
+			continue
+		}
+		notifierCPU, waiterCPUs, err := herdPlace(g.placement, g.n)
+		if err != nil {
+			return nil, err
+		}
+		cfgs := make([]*results.Config, len(ims))
+		raws := make([][]*herdRaw, len(ims))
+		procs := make([]int, len(ims))
+		pr := probe.Measure(probe.DefaultCPUs())
+		env := runenv.Enter(g.n + 2)
+		threadProcs := runtime.GOMAXPROCS(0)
+		fg := probe.StartForeign()
+		var runErr error
+	repeats:
+		for r := 0; r < o.Repeats; r++ {
+			for k, im := range ims {
+				if interrupted(ctx) {
+					runErr = ctx.Err()
+					break repeats
+				}
+				procs[k] = threadProcs
+				if im.goroutines {
+					procs[k] = runtime.NumCPU()
+					runtime.GOMAXPROCS(procs[k])
+				}
+				sp := herdRepeatSpec{impl: im, n: g.n, hold: o.Hold, oneLoop: g.oneLoop, lockHeld: g.lockHeld, notifierCPU: notifierCPU, waiterCPUs: waiterCPUs}
+				if im.goroutines {
+					sp.notifierCPU, sp.waiterCPUs = -1, nil
+				}
+				progress.report(done, total, herdKey(im.name, g))
+				raw, err := runHerdRepeat(ctx, sp)
+				if im.goroutines {
+					runtime.GOMAXPROCS(threadProcs)
+				}
+				done++
+				if err != nil {
+					runErr = err
+					break repeats
+				}
+				if err := checkHerdRaw(raw, im.name, g.n); err != nil {
+					runErr = err
+					break repeats
+				}
+				raws[k] = append(raws[k], raw)
+			}
+		}
+		foreign := fg.Stop()
+		grt := env.Runtime()
+		env.Restore()
+		gcCycles += grt.GCCycles
+		if grt.GOMAXPROCS > rt.GOMAXPROCS {
+			rt = grt
+		}
+		if runErr != nil {
+			return nil, runErr
+		}
+		for k, im := range ims {
+			c, err := herdConfig(im, g, o, raws[k], procs[k])
+			if err != nil {
+				return nil, err
+			}
+			c.Probe = pr
+			c.Foreign = foreign
+			if foreign != nil && foreign.Fraction > 0.2 {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("other processes used %.0f%% of the CPU while this ran", 100*foreign.Fraction))
+			}
+			cfgs[k] = c
+		}
+		configs = append(configs, cfgs...)
+	}
+	progress.report(total, total, "")
+	rt.GCCycles = gcCycles
+	rt.SyscallMode = "syscall"
+	exp.Runtime = rt
+	exp.Configs = configs
+	exp.Claims = HerdClaims(configs, o.Hold)
+	return exp, nil
+}
+
+func herdKey(impl string, g herdGroup) string {
+	nm := HerdNotifyAll
+	if g.oneLoop {
+		nm = HerdNotifyOneLoop
+	}
+	// n last: report pivots herd by N on the "/n=N" suffix.
+	return fmt.Sprintf("%s/%s/notify=%s/lock-held=%v/n=%d", impl, g.placement, nm, g.lockHeld, g.n)
+}
+
+func (o HerdOptions) asMap(impls []herdImpl) map[string]string {
+	var names, ns, held []string
+	for _, im := range impls {
+		names = append(names, im.name)
+	}
+	for _, n := range o.Waiters {
+		ns = append(ns, strconv.Itoa(n))
+	}
+	for _, h := range o.LockHeld {
+		held = append(held, strconv.FormatBool(h))
+	}
+	return map[string]string{
+		"impl":      strings.Join(names, ","),
+		"waiters":   strings.Join(ns, ","),
+		"hold":      o.Hold.String(),
+		"notify":    strings.Join(o.Notify, ","),
+		"lock-held": strings.Join(held, ","),
+		"repeats":   strconv.Itoa(o.Repeats),
+		"placement": strings.Join(o.Placements, ","),
+	}
+}
+
+// checkHerdRaw verifies one repeat's correctness: each waiter left its
+// wait exactly once, and no two holds overlapped.
+func checkHerdRaw(raw *herdRaw, impl string, n int) error {
+	if len(raw.waiters) != n {
+		return fmt.Errorf("herd correctness failure: %s N=%d: %d waiter records", impl, n, len(raw.waiters))
+	}
+	type span struct{ a, b int64 }
+	spans := make([]span, n)
+	for i, w := range raw.waiters {
+		if w.acquisitions != 1 {
+			return fmt.Errorf("herd correctness failure: %s N=%d: waiter %d returned from its wait %d times, want exactly once", impl, n, i, w.acquisitions)
+		}
+		if w.rel < w.acq {
+			return fmt.Errorf("herd correctness failure: %s N=%d: waiter %d's hold ends before it starts", impl, n, i)
+		}
+		spans[i] = span{w.acq, w.rel}
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].a < spans[j].a })
+	for i := 1; i < n; i++ {
+		if spans[i].a < spans[i-1].b {
+			return fmt.Errorf("herd correctness failure: %s N=%d: two waiters held the mutex at once (a hold started %d ns before the previous one ended)",
+				impl, n, spans[i-1].b-spans[i].a)
+		}
+	}
+	return nil
+}
+
+// herdRound turns one repeat into a Round.
+func herdRound(raw *herdRaw, n int) results.Round {
+	m := map[string]float64{}
+	first, last := int64(1<<62), int64(-1<<62)
+	firstCPU := -1
+	var parts int64
+	partsKnown := true
+	var holds int64
+	var spurious int64
+	acqs := make([]int64, 0, n)
+	type span struct{ a, b int64 }
+	spans := make([]span, 0, n)
+	for _, w := range raw.waiters {
+		if w.acq < first {
+			first = w.acq
+			firstCPU = w.cpu
+		}
+		last = max(last, w.rel)
+		if w.csw < 0 {
+			partsKnown = false
+		}
+		parts += w.csw
+		holds += w.rel - w.acq
+		spurious += w.waitReturns - 1
+		acqs = append(acqs, w.acq)
+		spans = append(spans, span{w.acq, w.rel})
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].a < spans[j].a })
+	var gaps []float64
+	for i := 1; i < len(spans); i++ {
+		gaps = append(gaps, float64(spans[i].a-spans[i-1].b))
+	}
+	m[results.MReturn] = float64(raw.out.ret)
+	m[results.MFirstNs] = float64(first - raw.t0)
+	m[results.MTotalNs] = float64(last - raw.t0)
+	m[results.MCtxSwProc] = float64(raw.procCsw)
+	if partsKnown {
+		m[results.MCtxSwParts] = float64(parts)
+		m[mHerdCswExtra] = float64(parts - int64(n))
+	}
+	if raw.notifierCsw >= 0 {
+		m[mHerdCswNotifier] = float64(raw.notifierCsw)
+	}
+	if raw.out.unparked >= 0 {
+		m[results.MUnparked] = float64(raw.out.unparked)
+	}
+	if raw.out.requeued >= 0 {
+		m[results.MRequeued] = float64(raw.out.requeued)
+	}
+	if len(gaps) > 0 {
+		m[mHerdHandoff] = herdMedian(gaps)
+		m[mHerdHandoffMax] = slices.Max(gaps)
+		sum := 0.0
+		for _, g := range gaps {
+			sum += g
+		}
+		m[mHerdHandoffMean] = sum / float64(len(gaps))
+	} else {
+		m[mHerdHandoffMean] = 0
+		m[mHerdHandoff] = 0
+		m[mHerdHandoffMax] = 0
+	}
+	m[mHerdHoldMean] = float64(holds) / float64(n)
+	m[mHerdSpurious] = float64(spurious)
+	m[mHerdNotifierCPU] = float64(raw.notifierCPU)
+	m[mHerdFirstCPU] = float64(firstCPU)
+	if raw.notifierCPU >= 0 && firstCPU >= 0 {
+		if raw.notifierCPU == firstCPU {
+			m[mHerdFirstIsCPU] = 1
+		} else {
+			m[mHerdFirstIsCPU] = 0
+		}
+	}
+	m["waiters"] = float64(n)
+	return results.Round{Metrics: m}
+}
+
+func herdMedian(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// herdConfig builds one configuration from its repeats.
+func herdConfig(im herdImpl, g herdGroup, o HerdOptions, raws []*herdRaw, procs int) (*results.Config, error) {
+	nm := HerdNotifyAll
+	if g.oneLoop {
+		nm = HerdNotifyOneLoop
+	}
+	threads := "goroutines locked to their OS threads (osthread.Go)"
+	switch {
+	case im.goroutines:
+		threads = "plain goroutines (goroutine level)"
+	case im.c:
+		threads = "C threads (pthread_create), no Go runtime in the loop"
+	}
+	c := &results.Config{
+		Key:       herdKey(im.name, g),
+		Impl:      im.name,
+		Kind:      im.kind,
+		Placement: g.placement,
+		Params: map[string]string{
+			"n":          strconv.Itoa(g.n),
+			"hold":       o.Hold.String(),
+			"notify":     nm,
+			"lock_held":  strconv.FormatBool(g.lockHeld),
+			"gomaxprocs": strconv.Itoa(procs),
+			"threads":    threads,
+		},
+	}
+	if strings.HasPrefix(im.name, "lot") {
+		c.Params["parker"] = lot.CurrentBackend().Name
+	}
+	if len(raws) > 0 {
+		c.Params["sleep_check"] = raws[0].sleepCheck
+	}
+	if im.name == "lot-wakeall" && g.oneLoop {
+		c.Warnings = append(c.Warnings, "lot-wakeall has no notify_one of its own: N x notify_one is lot's")
+	}
+	hist := hdrhistogram.New(1, int64(10*time.Minute), 3)
+	for _, raw := range raws {
+		r := herdRound(raw, g.n)
+		c.Rounds = append(c.Rounds, r)
+		v := int64(r.Metrics[results.MFirstNs])
+		if v < 1 {
+			v = 1
+		}
+		_ = hist.RecordValue(v)
+	}
+	if len(c.Rounds) > 0 {
+		enc, err := hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		if err != nil {
+			return nil, fmt.Errorf("encoding the herd histogram: %w", err)
+		}
+		c.Rounds[0].Histogram = string(enc)
+	}
+	c.Summary = herdSummary(c.Rounds)
+	return c, nil
+}
+
+// herdSummary is the median over rounds of every metric, plus _min and
+// _max of the main ones.
+func herdSummary(rounds []results.Round) map[string]float64 {
+	s := map[string]float64{}
+	vals := map[string][]float64{}
+	for _, r := range rounds {
+		for k, v := range r.Metrics {
+			vals[k] = append(vals[k], v)
+		}
+	}
+	for k, v := range vals {
+		s[k] = herdMedian(v)
+	}
+	for _, k := range herdMinMax {
+		if v, ok := vals[k]; ok && len(v) > 0 {
+			s[k+"_min"] = slices.Min(v)
+			s[k+"_max"] = slices.Max(v)
+		}
+	}
+	return s
+}

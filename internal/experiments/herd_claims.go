@@ -1,0 +1,349 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// Tolerances of the herd claims, explicit so that a verdict can be checked
+// by hand from the table.
+const (
+	// HerdTotalTolerance: "about N x (hold + handoff)" and "about equal
+	// across implementations" mean within 10%, the study's own bound
+	// ("parking_lot 和 std 相差不到 10%").
+	HerdTotalTolerance = 0.10
+	// HerdCswSlack: "about 2N or fewer" allows 2N + 4 (the notifier's own
+	// sleep and a few runtime threads in the process count).
+	HerdCswSlack = 4
+	// HerdClaimMinN: the total-time comparison across implementations and
+	// the context-switch comparison are judged at N >= 16, where the holds
+	// dominate; at N = 1 a single wake latency is most of the total.
+	HerdClaimMinN = 16
+	// HerdFirstN is the N at which the study compared first-waiter times.
+	HerdFirstN = 64
+)
+
+// herdCfg is the part of a Config the claims read.
+type herdCfg struct {
+	c         *results.Config
+	impl      string
+	n         int
+	placement string
+	notify    string
+	held      string
+}
+
+func herdCfgs(configs []*results.Config) []herdCfg {
+	var out []herdCfg
+	for _, c := range configs {
+		n, _ := strconv.Atoi(c.Params["n"])
+		out = append(out, herdCfg{c: c, impl: c.Impl, n: n, placement: c.Placement, notify: c.Params["notify"], held: c.Params["lock_held"]})
+	}
+	return out
+}
+
+// same finds the configuration of impl that shares a's group.
+func herdSame(cs []herdCfg, a herdCfg, impl string) (herdCfg, bool) {
+	for _, b := range cs {
+		if b.impl == impl && b.n == a.n && b.placement == a.placement && b.notify == a.notify && b.held == a.held {
+			return b, true
+		}
+	}
+	return herdCfg{}, false
+}
+
+func herdUs(ns float64) string { return strconv.FormatFloat(ns/1000, 'f', 1, 64) + "us" }
+
+func herdVerdict(ok, evaluated bool) string {
+	switch {
+	case !evaluated:
+		return results.NotEvaluated
+	case ok:
+		return results.Holds
+	}
+	return results.DoesNotHold
+}
+
+// HerdClaims evaluates the study's E6 claims (seed 002) from the measured
+// configurations. It is a pure function of its input.
+func HerdClaims(configs []*results.Config, hold time.Duration) []results.Claim {
+	cs := herdCfgs(configs)
+	return []results.Claim{
+		herdClaimReturn(cs),
+		herdClaimSerial(cs, hold),
+		herdClaimEqual(cs),
+		herdClaimFirst(cs),
+		herdClaimCsw(cs),
+		herdClaimOneLoop(cs),
+	}
+}
+
+// herd-return-n: lot's notify returns N in every repeat.
+func herdClaimReturn(cs []herdCfg) results.Claim {
+	cl := results.Claim{ID: "herd-return-n", Statement: "lot's notify_all returns N (woken + requeued) in every configuration and repeat"}
+	var bad []string
+	evaluated := 0
+	for _, h := range cs {
+		if h.impl != "lot" {
+			continue
+		}
+		for i, r := range h.c.Rounds {
+			evaluated++
+			if v := r.Metrics[results.MReturn]; v != float64(h.n) {
+				bad = append(bad, fmt.Sprintf("%s repeat %d returned %g", h.c.Key, i+1, v))
+			}
+		}
+	}
+	cl.Verdict = herdVerdict(len(bad) == 0, evaluated > 0)
+	switch {
+	case evaluated == 0:
+		cl.Evidence = "lot was not run"
+	case len(bad) == 0:
+		cl.Evidence = fmt.Sprintf("%d repeats, every return value equal to N", evaluated)
+	default:
+		cl.Evidence = strings.Join(bad, "; ")
+	}
+	return cl
+}
+
+// herd-total-serial: total ~ N x hold + the handoffs, for every
+// implementation: total <= (1 + tol) x (N x hold + (N-1) x mean handoff +
+// first), where hold is the nominal --hold and the handoffs are the gaps
+// the repeat measured between one release and the next hold. The total
+// is first + the measured holds + the gaps, so what this checks is that
+// the holds were not stretched (a waiter preempted while holding) and that
+// nothing but the handoffs sits between the holds. The total can never be
+// below N x hold.
+func herdClaimSerial(cs []herdCfg, hold time.Duration) results.Claim {
+	cl := results.Claim{ID: "herd-total-serial",
+		Statement: fmt.Sprintf("total time is about N x (hold + handoff): within %.0f%% of N x hold + (N-1) x the mean handoff measured + the first-waiter time", 100*HerdTotalTolerance)}
+	var bad, worst []string
+	evaluated := 0
+	for _, h := range cs {
+		s := h.c.Summary
+		total, ok1 := s[results.MTotalNs]
+		first, ok2 := s[results.MFirstNs]
+		handoff, ok3 := s[mHerdHandoffMean]
+		if !ok1 || !ok2 || !ok3 || h.n < 1 {
+			continue
+		}
+		evaluated++
+		expect := float64(h.n)*float64(hold) + float64(h.n-1)*handoff + first
+		ratio := total / expect
+		if ratio > 1+HerdTotalTolerance || total < float64(h.n)*float64(hold) {
+			bad = append(bad, fmt.Sprintf("%s total %s vs %s (x%.2f)", h.c.Key, herdUs(total), herdUs(expect), ratio))
+		} else if h.n >= HerdClaimMinN && len(worst) < 3 {
+			worst = append(worst, fmt.Sprintf("%s x%.2f", h.c.Key, ratio))
+		}
+	}
+	cl.Verdict = herdVerdict(len(bad) == 0, evaluated > 0)
+	switch {
+	case evaluated == 0:
+		cl.Evidence = "no configuration with totals"
+	case len(bad) == 0:
+		cl.Evidence = fmt.Sprintf("%d configurations within; e.g. %s", evaluated, strings.Join(worst, ", "))
+	default:
+		cl.Evidence = strings.Join(bad, "; ")
+	}
+	return cl
+}
+
+// herd-total-equal: at N >= 16, every implementation's median total is
+// within tol of futex-broadcast's (Rust std's), the study's parking_lot vs
+// std comparison extended to every implementation run.
+func herdClaimEqual(cs []herdCfg) results.Claim {
+	cl := results.Claim{ID: "herd-total-equal",
+		Statement: fmt.Sprintf("total time is about equal across implementations: within %.0f%% of futex-broadcast's (std's) at N >= %d", 100*HerdTotalTolerance, HerdClaimMinN)}
+	var bad, good []string
+	evaluated := 0
+	for _, h := range cs {
+		if h.impl == "futex-broadcast" || h.n < HerdClaimMinN {
+			continue
+		}
+		ref, ok := herdSame(cs, h, "futex-broadcast")
+		if !ok {
+			continue
+		}
+		t, r := h.c.Summary[results.MTotalNs], ref.c.Summary[results.MTotalNs]
+		if r <= 0 {
+			continue
+		}
+		evaluated++
+		ratio := t / r
+		e := fmt.Sprintf("%s n=%d x%.2f", h.impl, h.n, ratio)
+		if math.Abs(ratio-1) > HerdTotalTolerance {
+			bad = append(bad, e)
+		} else {
+			good = append(good, e)
+		}
+	}
+	cl.Verdict = herdVerdict(len(bad) == 0, evaluated > 0)
+	switch {
+	case evaluated == 0:
+		cl.Evidence = fmt.Sprintf("needs futex-broadcast and another implementation at N >= %d", HerdClaimMinN)
+	case len(bad) == 0:
+		cl.Evidence = strings.Join(good, ", ")
+	default:
+		cl.Evidence = "outside: " + strings.Join(bad, ", ")
+		if len(good) > 0 {
+			cl.Evidence += "; within: " + strings.Join(good, ", ")
+		}
+	}
+	return cl
+}
+
+// herd-first-sooner: at N = 64 (else the largest N >= 16 run), with
+// notify=all, lot's median first-waiter time is below futex-broadcast's,
+// in every placement / lock-held group where both ran.
+func herdClaimFirst(cs []herdCfg) results.Claim {
+	cl := results.Claim{ID: "herd-first-sooner",
+		Statement: fmt.Sprintf("lot's first waiter holds the lock sooner than futex-broadcast's (std's) at N = %d", HerdFirstN)}
+	n := 0
+	for _, h := range cs {
+		if h.impl == "lot" && h.notify == HerdNotifyAll && h.n >= HerdClaimMinN {
+			if _, ok := herdSame(cs, h, "futex-broadcast"); ok {
+				if h.n == HerdFirstN || (n != HerdFirstN && h.n > n) {
+					n = h.n
+				}
+			}
+		}
+	}
+	var parts []string
+	ok, evaluated := true, false
+	for _, h := range cs {
+		if h.impl != "lot" || h.notify != HerdNotifyAll || h.n != n {
+			continue
+		}
+		ref, found := herdSame(cs, h, "futex-broadcast")
+		if !found {
+			continue
+		}
+		evaluated = true
+		a, b := h.c.Summary[results.MFirstNs], ref.c.Summary[results.MFirstNs]
+		if !(a < b) {
+			ok = false
+		}
+		ratio := math.NaN()
+		if b > 0 {
+			ratio = a / b
+		}
+		parts = append(parts, fmt.Sprintf("%s lock-held=%s n=%d: lot %s vs futex-broadcast %s (x%.2f)", h.placement, h.held, n, herdUs(a), herdUs(b), ratio))
+	}
+	cl.Verdict = herdVerdict(ok, evaluated)
+	if !evaluated {
+		cl.Evidence = fmt.Sprintf("needs lot and futex-broadcast with notify=all at N >= %d", HerdClaimMinN)
+	} else {
+		if n != HerdFirstN {
+			parts = append(parts, fmt.Sprintf("N = %d not run; judged at N = %d", HerdFirstN, n))
+		}
+		cl.Evidence = strings.Join(parts, "; ")
+	}
+	return cl
+}
+
+// herd-ctxsw: at N >= 16 with notify=all, lot's participant and process
+// switches are at most 2N + slack, and futex-broadcast's participant
+// switches exceed lot's.
+func herdClaimCsw(cs []herdCfg) results.Claim {
+	cl := results.Claim{ID: "herd-ctxsw",
+		Statement: fmt.Sprintf("lot's context switches are about 2N or fewer (<= 2N + %d, participants and process) while futex-broadcast's (std's) are higher (participants), at N >= %d", HerdCswSlack, HerdClaimMinN)}
+	var parts []string
+	ok, evaluated := true, false
+	for _, h := range cs {
+		if h.impl != "lot" || h.notify != HerdNotifyAll || h.n < HerdClaimMinN {
+			continue
+		}
+		ref, found := herdSame(cs, h, "futex-broadcast")
+		lp, okp := h.c.Summary[results.MCtxSwParts]
+		lproc := h.c.Summary[results.MCtxSwProc]
+		if !found || !okp {
+			continue
+		}
+		evaluated = true
+		bp := ref.c.Summary[results.MCtxSwParts]
+		limit := float64(2*h.n + HerdCswSlack)
+		this := lp <= limit && lproc <= limit && bp > lp
+		if !this {
+			ok = false
+		}
+		parts = append(parts, fmt.Sprintf("n=%d %s held=%s: lot parts %g proc %g (limit %g), futex-broadcast parts %g proc %g",
+			h.n, h.placement, h.held, lp, lproc, limit, bp, ref.c.Summary[results.MCtxSwProc]))
+	}
+	cl.Verdict = herdVerdict(ok, evaluated)
+	if !evaluated {
+		cl.Evidence = fmt.Sprintf("needs lot and futex-broadcast with notify=all at N >= %d", HerdClaimMinN)
+	} else {
+		cl.Evidence = strings.Join(parts, "; ")
+	}
+	return cl
+}
+
+// herd-one-loop: N x notify_one is indistinguishable from one notify_all:
+// for every implementation and group run both ways, the [min, max] ranges
+// over repeats of first_ns and of total_ns overlap, or the medians are
+// within tol of each other.
+func herdClaimOneLoop(cs []herdCfg) results.Claim {
+	cl := results.Claim{ID: "herd-one-loop",
+		Statement: fmt.Sprintf("N x notify_one is indistinguishable from one notify_all (first and total: [min,max] over repeats overlap, or medians within %.0f%%)", 100*HerdTotalTolerance)}
+	var bad, good []string
+	for _, h := range cs {
+		if h.notify != HerdNotifyOneLoop {
+			continue
+		}
+		var all herdCfg
+		found := false
+		for _, b := range cs {
+			if b.impl == h.impl && b.n == h.n && b.placement == h.placement && b.held == h.held && b.notify == HerdNotifyAll {
+				all, found = b, true
+			}
+		}
+		if !found {
+			continue
+		}
+		same := true
+		var diffs []string
+		for _, m := range []string{results.MFirstNs, results.MTotalNs} {
+			if !herdIndistinguishable(h.c.Summary, all.c.Summary, m) {
+				same = false
+				diffs = append(diffs, fmt.Sprintf("%s %s vs %s", strings.TrimSuffix(m, "_ns"), herdUs(h.c.Summary[m]), herdUs(all.c.Summary[m])))
+			}
+		}
+		label := fmt.Sprintf("%s n=%d %s held=%s", h.impl, h.n, h.placement, h.held)
+		if same {
+			good = append(good, label)
+		} else {
+			bad = append(bad, label+" ("+strings.Join(diffs, ", ")+")")
+		}
+	}
+	evaluated := len(good)+len(bad) > 0
+	cl.Verdict = herdVerdict(len(bad) == 0, evaluated)
+	switch {
+	case !evaluated:
+		cl.Evidence = "needs --notify=all,one-loop"
+	case len(bad) == 0:
+		cl.Evidence = fmt.Sprintf("%d pairs indistinguishable", len(good))
+	default:
+		sort.Strings(bad)
+		cl.Evidence = "distinguishable: " + strings.Join(bad, "; ")
+	}
+	return cl
+}
+
+func herdIndistinguishable(a, b map[string]float64, m string) bool {
+	amin, amax := a[m+"_min"], a[m+"_max"]
+	bmin, bmax := b[m+"_min"], b[m+"_max"]
+	if amin <= bmax && bmin <= amax {
+		return true
+	}
+	am, bm := a[m], b[m]
+	if am <= 0 || bm <= 0 {
+		return am == bm
+	}
+	return math.Abs(am/bm-1) <= HerdTotalTolerance
+}
