@@ -1,0 +1,125 @@
+package parkers
+
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Nothing may allocate in the park/unpark steady state: the experiments
+// measure with GC kept out of the window. Each measured run is one full
+// cross-thread sleep/wake round trip plus the timed paths.
+
+// allocsPerRun is testing.AllocsPerRun without its GOMAXPROCS(1): with one
+// P, a round trip to a spinning partner (or a futex-raw one, which keeps its
+// P while asleep) waits for a 10 ms preemption tick each time. Like
+// AllocsPerRun it divides in integers, so a stray runtime allocation in the
+// window does not count.
+func allocsPerRun(runs int, f func()) float64 {
+	f() // warm up
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := 0; i < runs; i++ {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	return float64((after.Mallocs - before.Mallocs) / uint64(runs))
+}
+
+func measureAllocs(t *testing.T, b Backend, round func(), stop func()) {
+	t.Helper()
+	name := b.Name
+	measure := testing.AllocsPerRun
+	if !b.Sleeps || b.Name == NameFutexRaw {
+		measure = allocsPerRun
+	}
+	timer := time.NewTimer(watchdog) // made before measuring
+	defer timer.Stop()
+	result := make(chan float64, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		result <- measure(200, round)
+		stop()
+	}()
+	select {
+	case n := <-result:
+		if n != 0 {
+			t.Errorf("%s: %v allocations per park/unpark round trip, want 0", name, n)
+		}
+	case <-timer.C:
+		t.Fatalf("%s: allocation run hung: lost wakeup", name)
+	}
+}
+
+func TestThreadNoAllocs(t *testing.T) {
+	for _, b := range threadBackends(t) {
+		if b.Kind == KindGoroutine {
+			continue // see TestTokenNoAllocs
+		}
+		t.Run(b.Name, func(t *testing.T) {
+			pa, pb := b.NewThread(), b.NewThread()
+			var quit atomic.Bool
+			ready := make(chan struct{})
+			partner := onThread(func() {
+				pb.PreparePark()
+				close(ready)
+				for {
+					pb.Park()
+					if quit.Load() {
+						return
+					}
+					pb.PreparePark()
+					pa.UnparkLock().Unpark()
+				}
+			})
+			<-ready
+			past := time.Now().Add(-time.Second)
+			round := func() {
+				pa.PreparePark()
+				pb.UnparkLock().Unpark()
+				pa.Park()
+				pa.PreparePark()
+				pa.ParkUntil(past) // times out at once
+				pa.TimedOut()
+			}
+			measureAllocs(t, b, round, func() {
+				quit.Store(true)
+				pb.UnparkLock().Unpark()
+			})
+			wait(t, partner, "partner")
+		})
+	}
+}
+
+func TestTokenNoAllocs(t *testing.T) {
+	for _, b := range tokenBackends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			pa, pb := b.NewToken(), b.NewToken()
+			var quit atomic.Bool
+			partner := onThread(func() {
+				for {
+					pb.Park()
+					if quit.Load() {
+						return
+					}
+					pa.Unpark()
+				}
+			})
+			past, future := time.Now().Add(-time.Second), time.Now().Add(time.Hour)
+			round := func() {
+				pb.Unpark()
+				pa.Park()
+				pb.Unpark()
+				pa.ParkDeadline(future) // woken by the partner
+				pa.ParkDeadline(past)   // times out at once
+			}
+			measureAllocs(t, b, round, func() {
+				quit.Store(true)
+				pb.Unpark()
+			})
+			wait(t, partner, "partner")
+		})
+	}
+}
