@@ -250,7 +250,10 @@ func stressMutex(r reporter, name string, m mutexUnderTest, threads int) (ops, c
 	ru := newRun(r, name, threads)
 	fm, full := m.(fullMutex)
 	var owner atomic.Int64
-	counter := 0 // protected by m only
+	// counter is incremented by a separate load and store: without mutual
+	// exclusion increments get lost (and the race detector stays quiet, so
+	// the checker test with a broken mutex runs under -race too).
+	var counter atomic.Uint64
 	var acquired, tryFails atomic.Uint64
 	enter := func(ru *run, w *worker) {
 		w.checks++
@@ -291,7 +294,7 @@ func stressMutex(r reporter, name string, m mutexUnderTest, threads int) (ops, c
 				}
 				w.set(&stCrit)
 				enter(ru, w)
-				counter++
+				counter.Store(counter.Load() + 1)
 				acquired.Add(1)
 				if w.sometimes(8) {
 					runtime.Gosched() // let others queue up behind us
@@ -314,8 +317,8 @@ func stressMutex(r reporter, name string, m mutexUnderTest, threads int) (ops, c
 	}
 	ru.goAll(fns...)
 	m.Lock()
-	if uint64(counter) != acquired.Load() {
-		ru.errorf("unprotected counter is %d after %d acquisitions: mutual exclusion violated", counter, acquired.Load())
+	if c := counter.Load(); c != acquired.Load() {
+		ru.errorf("unprotected counter is %d after %d acquisitions: mutual exclusion violated", c, acquired.Load())
 	}
 	m.Unlock()
 	ru.workers[0].checks++
@@ -367,6 +370,8 @@ func stressCondvar(r reporter, name string, notEmpty, notFull condUnderTest, pro
 	ru.rescue = func() {
 		go func() {
 			for i := 0; i < 2000 && !ru.allDone(); i++ {
+				rescueHook(notEmpty)
+				rescueHook(notFull)
 				notEmpty.NotifyAll()
 				notFull.NotifyAll()
 				time.Sleep(time.Millisecond)

@@ -35,6 +35,14 @@ func tokenBackends() []parkers.Backend {
 	return out
 }
 
+// rescueHook lets a deliberately broken parker (checkers_test.go) be
+// unblocked after the watchdog caught it, when Unpark alone cannot.
+func rescueHook(p any) {
+	if r, ok := p.(interface{ rescue() }); ok {
+		r.rescue()
+	}
+}
+
 // tslot is one parked thread as the lot sees it: a queue lock, a queued
 // flag, the parker. delivered counts UnparkLock calls (under mu).
 type tslot struct {
@@ -63,6 +71,7 @@ func stressThreadParker(r reporter, name string, newParker func() parkers.Thread
 			for waitersDone.Load() < int32(waiters) {
 				for _, s := range slots {
 					s.p.UnparkLock().Unpark()
+					rescueHook(s.p)
 				}
 				time.Sleep(time.Millisecond)
 			}
@@ -187,6 +196,7 @@ func stressTokenParker(r reporter, name string, newParker func() parkers.TokenPa
 				for _, s := range slots {
 					s.flag.Store(true)
 					s.p.Unpark()
+					rescueHook(s.p)
 				}
 				time.Sleep(time.Millisecond)
 			}
