@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 	"runtime"
+	"text/tabwriter"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/cobra"
 
 	"github.com/parkbench/parkbench/internal/parkers"
@@ -22,43 +22,45 @@ var experimentsInfo = []struct{ name, summary string }{
 	{"run", "the suite: latency, selfwake and herd with defaults (--quick: under a minute)"},
 }
 
+type implInfo struct{ name, kind, why, summary string }
+
 func newListCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
 		Short: "List every parker backend and experiment, and whether it runs here",
-		Args:  cobra.NoArgs,
+		Long: `List every implementation --impl accepts (the parker backends, the parking
+lot, the C reference) with its kind (thread: blocks or spins the OS thread;
+token: unpark may come first and leaves one token; goroutine: parks in the Go
+scheduler; c-reference: C threads, no Go runtime), whether it runs on this
+OS and build and, if not, why; then the experiments.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "Parker backends on %s/%s (default here: %s)\n", runtime.GOOS, runtime.GOARCH, defaultParkerName())
-			t := tablewriter.NewWriter(w)
-			t.Header("name", "kind", "runs here", "what it is")
+			fmt.Fprintf(w, "Implementations on %s/%s (default parker here: %s)\n\n", runtime.GOOS, runtime.GOARCH, defaultParkerName())
+			var rows []implInfo
 			for _, b := range parkers.All() {
-				runs := "yes"
-				if why := b.Why(); why != "" {
-					runs = "no: " + why
-				}
-				t.Append(b.Name, string(b.Kind), runs, b.Summary)
+				rows = append(rows, implInfo{b.Name, string(b.Kind), b.Why(), b.Summary})
 			}
-			for _, x := range extraImpls() {
-				runs := "yes"
-				if x.why != "" {
-					runs = "no: " + x.why
+			rows = append(rows, extraImpls()...)
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tKIND\tHERE\tWHAT IT IS")
+			for _, r := range rows {
+				here, summary := "yes", r.summary
+				if r.why != "" {
+					here, summary = "no", "not here: "+r.why+" | "+r.summary
 				}
-				t.Append(x.name, x.kind, runs, x.summary)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.name, r.kind, here, summary)
 			}
-			if err := t.Render(); err != nil {
+			if err := tw.Flush(); err != nil {
 				return err
 			}
+			fmt.Fprintln(w, "\nExperiments")
 			fmt.Fprintln(w)
-			fmt.Fprintln(w, "Experiments")
-			t = tablewriter.NewWriter(w)
-			t.Header("name", "what it measures")
+			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			for _, e := range experimentsInfo {
-				t.Append(e.name, e.summary)
+				fmt.Fprintf(tw, "%s\t%s\n", e.name, e.summary)
 			}
-			return t.Render()
+			return tw.Flush()
 		},
 	}
 }
-
-type implInfo struct{ name, kind, why, summary string }
