@@ -69,9 +69,9 @@ static int64_t thread_csw(void) {
 }
 
 // wait_flag returns when s->flag is set. It counts a wait that did not
-// sleep: the flag was already set at the first look, or FUTEX_WAIT found
-// the word changed (EAGAIN), as the Go futex parker counts its immediate
-// returns.
+// sleep: the flag was already set at the first look, or no FUTEX_WAIT of
+// this wait slept (each found the word changed: EAGAIN), the same per-wait
+// rule as the Go runner.
 //
 // No wake is lost: FUTEX_WAIT(addr, 0) compares the word with 0 under the
 // kernel's futex-bucket lock and only then sleeps; the waker stores 1
@@ -89,10 +89,13 @@ static inline void wait_flag(cref_slot *s, int mode, uint64_t *nosleep) {
 			;
 		return;
 	}
+	int slept = 0;
 	while (!atomic_load_explicit(&s->flag, memory_order_acquire)) {
-		if (futex(&s->flag, FUTEX_WAIT_PRIVATE, 0) == -1 && errno == EAGAIN)
-			(*nosleep)++;
+		if (futex(&s->flag, FUTEX_WAIT_PRIVATE, 0) == 0 || errno != EAGAIN)
+			slept = 1;
 	}
+	if (!slept)
+		(*nosleep)++;
 }
 
 static inline void send(struct cref_pair *p, int peer, long i) {

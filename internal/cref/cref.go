@@ -32,6 +32,10 @@ func Available() error { return nil }
 type Pair struct {
 	p   *C.cref_pair
 	cap int
+	// Out-parameters of cref_round, kept here so that a round does not
+	// allocate (pointers passed to C escape to the heap).
+	r0, r1 C.cref_side
+	buf    *C.int64_t
 }
 
 // Open starts the two threads of mode on cpus (-1: unpinned), with room for
@@ -70,9 +74,8 @@ func (pr *Pair) Round(n int) Result {
 	if n > pr.cap {
 		n = pr.cap
 	}
-	var r0, r1 C.cref_side
-	var buf *C.int64_t
-	C.cref_round(pr.p, C.long(n), &r0, &r1, &buf)
+	C.cref_round(pr.p, C.long(n), &pr.r0, &pr.r1, &pr.buf)
+	r0, r1, buf := pr.r0, pr.r1, pr.buf
 	res := Result{
 		NoSleep:    uint64(r0.nosleep) + uint64(r1.nosleep),
 		ThreadCsw:  int64(r0.csw) + int64(r1.csw),

@@ -1,0 +1,465 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/parkbench/parkbench/internal/cref"
+	"github.com/parkbench/parkbench/internal/osthread"
+	"github.com/parkbench/parkbench/internal/parkers"
+	"github.com/parkbench/parkbench/internal/probe"
+	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/runenv"
+)
+
+// E12 placements.
+const (
+	PlaceUnpinned  = "unpinned"   // the scheduler places both threads
+	PlaceCrossCore = "cross-core" // one thread per CPU: probe.DefaultCPUs [0], [1]
+	PlaceSameCore  = "same-core"  // both threads on probe.DefaultCPUs [0]
+	PlaceAll       = "all"
+)
+
+// Placements lists the placements in run order.
+var Placements = []string{PlaceUnpinned, PlaceCrossCore, PlaceSameCore}
+
+// Limits of the E12 counts (the command refuses values outside them).
+const (
+	MaxIterations = 10_000_000
+	MaxRounds     = 1000
+	MaxWarmup     = 10_000_000
+	MaxGap        = time.Second
+)
+
+// LatencyOptions configures E12, the ping-pong wake latency.
+type LatencyOptions struct {
+	// Impls are implementation names (see ImplNames), or "all".
+	Impls []string
+	// Placements are unpinned, cross-core, same-core, or "all".
+	Placements []string
+	// Warmup round trips run before a configuration's rounds, not
+	// recorded; Iterations round trips are measured per round. Both apply
+	// to gap 0.
+	Warmup, Iterations int
+	// Rounds per configuration (the summary is the median of rounds).
+	Rounds int
+	// Gaps: one configuration per value; before every wake the waker
+	// sleeps this long (nanosleep on its thread), so the woken side's CPU
+	// can go idle first: wake from idle, as cyclictest's timer wakeups.
+	// Empty means {0}.
+	Gaps []time.Duration
+	// GapWarmup and GapIterations replace Warmup and Iterations for
+	// gap > 0: each trip then takes at least 2 gaps, so fewer keep a run
+	// short (defaults 100 and 2000).
+	GapWarmup, GapIterations int
+	// LotParker is the parker backend under impl lot ("": the lot's
+	// current one, normally the platform default).
+	LotParker string
+}
+
+// DefaultLatencyOptions is the study's method: every implementation, every
+// placement, 1000 warm-up and 10 000 measured round trips, three rounds.
+func DefaultLatencyOptions() LatencyOptions {
+	return LatencyOptions{
+		Impls:         []string{ImplAll},
+		Placements:    []string{PlaceAll},
+		Warmup:        1000,
+		Iterations:    10_000,
+		Rounds:        3,
+		Gaps:          []time.Duration{0},
+		GapWarmup:     100,
+		GapIterations: 2000,
+	}
+}
+
+// QuickLatencyOptions is a short run: cross-core only, 200 warm-up and 2000
+// measured round trips, three rounds (every implementation in well under a
+// minute on two vCPUs).
+func QuickLatencyOptions() LatencyOptions {
+	o := DefaultLatencyOptions()
+	o.Placements = []string{PlaceCrossCore}
+	o.Warmup = 200
+	o.Iterations = 2000
+	o.GapWarmup = 20
+	o.GapIterations = 300
+	return o
+}
+
+// latencyConfig is one planned configuration.
+type latencyConfig struct {
+	impl      e12Impl
+	placement string
+	gap       time.Duration
+	warmup, n int
+	rounds    int
+	cpus      [2]int // -1: unpinned
+}
+
+func (c latencyConfig) key() string {
+	k := c.impl.name + "/" + c.placement
+	if c.gap > 0 {
+		k += "/gap=" + c.gap.String()
+	}
+	return k
+}
+
+// planLatency validates every option and lists the configurations, before
+// anything is measured.
+func planLatency(o LatencyOptions) (plan []latencyConfig, warnings, notes []string, err error) {
+	if o.Rounds < 1 || o.Rounds > MaxRounds {
+		return nil, nil, nil, badOption("rounds %d: must be between 1 and %d", o.Rounds, MaxRounds)
+	}
+	for _, c := range []struct {
+		what   string
+		v, min int
+		max    int
+	}{{"iterations", o.Iterations, 1, MaxIterations}, {"warmup", o.Warmup, 0, MaxWarmup},
+		{"gap iterations", o.GapIterations, 1, MaxIterations}, {"gap warmup", o.GapWarmup, 0, MaxWarmup}} {
+		if c.v < c.min || c.v > c.max {
+			return nil, nil, nil, badOption("%s %d: must be between %d and %d", c.what, c.v, c.min, c.max)
+		}
+	}
+	gaps := o.Gaps
+	if len(gaps) == 0 {
+		gaps = []time.Duration{0}
+	}
+	for _, g := range gaps {
+		if g < 0 || g > MaxGap {
+			return nil, nil, nil, badOption("gap %v: must be between 0 and %v", g, MaxGap)
+		}
+	}
+	impls, warnings, notes, err := resolveImpls(o.Impls)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if _, err := checkLotParker(o.LotParker); err != nil {
+		return nil, nil, nil, err
+	}
+	places, explicitPlace, err := resolvePlacements(o.Placements)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	explicitImpl := !contains(o.Impls, ImplAll) && len(o.Impls) > 0
+	cpus := probe.DefaultCPUs()
+	oneCPU := cpus[0] == cpus[1]
+	for _, p := range places {
+		if p == PlaceCrossCore && oneCPU {
+			msg := fmt.Sprintf("cross-core needs two CPUs; this process may run on %v only", cpus[:1])
+			if explicitPlace[p] {
+				return nil, nil, nil, badOption("placement %s: %s", p, msg)
+			}
+			warnings = append(warnings, "cross-core skipped: "+msg)
+			continue
+		}
+		for _, im := range impls {
+			if p == PlaceSameCore && im.busy {
+				msg := fmt.Sprintf("%s at same-core skipped: two busy-waiting threads on one CPU measure the scheduler's time slice, not a wake", im.name)
+				if explicitPlace[p] && explicitImpl {
+					return nil, nil, nil, badOption("%s", msg)
+				}
+				warnings = append(warnings, msg)
+				continue
+			}
+			for _, g := range gaps {
+				c := latencyConfig{impl: im, placement: p, gap: g, warmup: o.Warmup, n: o.Iterations, rounds: o.Rounds}
+				if g > 0 {
+					c.warmup, c.n = o.GapWarmup, o.GapIterations
+				}
+				switch p {
+				case PlaceUnpinned:
+					c.cpus = [2]int{-1, -1}
+				case PlaceCrossCore:
+					c.cpus = cpus
+				case PlaceSameCore:
+					c.cpus = [2]int{cpus[0], cpus[0]}
+				}
+				plan = append(plan, c)
+			}
+		}
+	}
+	return plan, warnings, notes, nil
+}
+
+// resolvePlacements expands "all" and refuses unknown names.
+func resolvePlacements(names []string) ([]string, map[string]bool, error) {
+	if len(names) == 0 {
+		names = []string{PlaceAll}
+	}
+	explicit := map[string]bool{}
+	want := map[string]bool{}
+	for _, n := range names {
+		if n == PlaceAll {
+			for _, p := range Placements {
+				want[p] = true
+			}
+			continue
+		}
+		if !contains(Placements, n) {
+			return nil, nil, badOption("unknown placement %q; valid: %s, or %s", n, strings.Join(Placements, ", "), PlaceAll)
+		}
+		want[n] = true
+		explicit[n] = true
+	}
+	var out []string
+	for _, p := range Placements {
+		if want[p] {
+			out = append(out, p)
+		}
+	}
+	return out, explicit, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// optionsMap records every option as strings (Experiment.Options).
+func (o LatencyOptions) optionsMap() map[string]string {
+	gaps := make([]string, 0, len(o.Gaps))
+	for _, g := range o.Gaps {
+		gaps = append(gaps, g.String())
+	}
+	if len(gaps) == 0 {
+		gaps = []string{"0s"}
+	}
+	impls := o.Impls
+	if len(impls) == 0 {
+		impls = []string{ImplAll}
+	}
+	places := o.Placements
+	if len(places) == 0 {
+		places = []string{PlaceAll}
+	}
+	return map[string]string{
+		"impls":          strings.Join(impls, ","),
+		"placements":     strings.Join(places, ","),
+		"warmup":         strconv.Itoa(o.Warmup),
+		"iterations":     strconv.Itoa(o.Iterations),
+		"rounds":         strconv.Itoa(o.Rounds),
+		"gaps":           strings.Join(gaps, ","),
+		"gap_warmup":     strconv.Itoa(o.GapWarmup),
+		"gap_iterations": strconv.Itoa(o.GapIterations),
+		"lot_parker":     o.LotParker,
+	}
+}
+
+// RunLatency runs E12: for each implementation x placement x gap, a
+// ping-pong between two participant threads, warm-up then Rounds rounds of
+// Iterations round trips, and evaluates the study's claims. It validates
+// every option before measuring (an *OptionError for bad input), holds the
+// runtime in runenv's state for the whole run and restores it on return,
+// also on cancellation (ctx is checked between rounds; it then returns
+// ctx.Err()).
+func RunLatency(ctx context.Context, o LatencyOptions, progress Progress) (*results.Experiment, error) {
+	plan, warnings, notes, err := planLatency(o)
+	if err != nil {
+		return nil, err
+	}
+	lotBackend, _ := checkLotParker(o.LotParker)
+	exp := &results.Experiment{
+		Name:     "latency",
+		Options:  o.optionsMap(),
+		Warnings: warnings,
+		Notes:    notes,
+	}
+	env := runenv.Enter(2)
+	defer env.Restore()
+
+	anyRaw, allRaw := false, len(plan) > 0
+	maxAllocs := 0.0
+	for i, c := range plan {
+		if interrupted(ctx) {
+			return nil, ctx.Err()
+		}
+		progress.report(i, len(plan), c.key())
+		cfg, err := runLatencyConfig(ctx, c, lotBackend)
+		if err != nil {
+			return nil, err
+		}
+		exp.Configs = append(exp.Configs, cfg)
+		if c.impl.raw {
+			anyRaw = true
+		} else {
+			allRaw = false
+		}
+		if c.impl.kind != KindCRef {
+			for _, r := range cfg.Rounds {
+				if a := r.Metrics[MAllocsPerRT]; a > maxAllocs {
+					maxAllocs = a
+				}
+			}
+		}
+	}
+	progress.report(len(plan), len(plan), "")
+	rt := env.Runtime()
+	rt.SyscallMode = "syscall"
+	if allRaw {
+		rt.SyscallMode = "raw"
+	}
+	if anyRaw && !allRaw {
+		exp.Notes = append(exp.Notes, "futex-raw waits through RawSyscall (params syscall=raw); every other implementation through the scheduler-aware Syscall")
+	}
+	rt.AllocsPerOp = maxAllocs
+	exp.Runtime = rt
+	if rt.GCCycles > 0 {
+		exp.Warnings = append(exp.Warnings, fmt.Sprintf("%d GC cycle(s) ran during the run although GC was off (forced by another goroutine?)", rt.GCCycles))
+	}
+	exp.Claims = EvaluateE12(exp)
+	return exp, nil
+}
+
+// runLatencyConfig measures one configuration: probe, threads, warm-up,
+// rounds.
+func runLatencyConfig(ctx context.Context, c latencyConfig, lotBackend parkers.Backend) (*results.Config, error) {
+	cfg := &results.Config{
+		Key:       c.key(),
+		Impl:      c.impl.name,
+		Kind:      c.impl.kind,
+		Placement: c.placement,
+		Params: map[string]string{
+			"sleeps":     strconv.FormatBool(c.impl.sleeps),
+			"gap":        c.gap.String(),
+			"warmup":     strconv.Itoa(c.warmup),
+			"iterations": strconv.Itoa(c.n),
+			"syscall":    syscallMode(c.impl),
+			"cpus":       fmt.Sprint(c.cpus),
+		},
+	}
+	// The floor this configuration is judged against, right before it.
+	cfg.Probe = probe.Measure(probe.DefaultCPUs())
+	foreign := probe.StartForeign()
+
+	var err error
+	if c.impl.name == ImplLot {
+		cfg.Params["lot_parker"] = lotBackend.Name
+		err = withLotBackend(lotBackend, func() error { return measureConfig(ctx, c, cfg) })
+	} else {
+		err = measureConfig(ctx, c, cfg)
+	}
+	cfg.Foreign = foreign.Stop()
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := cfg.Summary[MSameCPU]; ok {
+		cfg.Foreign.SameCPUFraction = v
+	}
+	if f := cfg.Foreign.Fraction; f > 0.05 {
+		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("other processes used %.0f%% of the CPU time while this ran: the figures are noisy", 100*f))
+	}
+	return cfg, nil
+}
+
+func syscallMode(im e12Impl) string {
+	switch {
+	case im.kind == KindCRef:
+		return "c"
+	case im.raw:
+		return "raw"
+	}
+	return "syscall"
+}
+
+// openRunner starts the configuration's two participants.
+func openRunner(c latencyConfig) (pairRunner, error) {
+	capacity := max(c.warmup, c.n, 1)
+	sampleCPU := c.placement == PlaceUnpinned
+	switch c.impl.name {
+	case ImplCFutex, ImplCSpin:
+		mode := cref.Futex
+		if c.impl.name == ImplCSpin {
+			mode = cref.Spin
+		}
+		p, err := cref.Open(mode, c.cpus, capacity, c.gap, sampleCPU)
+		if err != nil {
+			return nil, err
+		}
+		return cPair{p}, nil
+	}
+	pp := &pingpong{base: time.Now(), gap: c.gap, sampleCPU: sampleCPU, samples: make([]int64, 2*capacity)}
+	var m mechanism
+	if c.impl.name == ImplLot {
+		m = newLotMech(pp)
+	} else {
+		m = newBackendMech(c.impl.backend, pp)
+	}
+	return newGoPair(m, pp, c.cpus)
+}
+
+// measureConfig runs the warm-up and the rounds of c into cfg.
+func measureConfig(ctx context.Context, c latencyConfig, cfg *results.Config) error {
+	r, err := openRunner(c)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.key(), err)
+	}
+	defer r.close()
+	if c.warmup > 0 {
+		if _, err := r.round(ctx, c.warmup); err != nil {
+			return fmt.Errorf("%s warm-up: %w", c.key(), err)
+		}
+	}
+	h := newHist()
+	var perRound []map[string]float64
+	for round := 0; round < c.rounds; round++ {
+		if interrupted(ctx) {
+			return ctx.Err()
+		}
+		m, hist, err := measureRound(ctx, r, c.n, h)
+		if err != nil {
+			return fmt.Errorf("%s round %d: %w", c.key(), round+1, err)
+		}
+		if m[MGCCycles] > 0 {
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("round %d: %v GC cycle(s) ran inside the measured window", round+1, m[MGCCycles]))
+		}
+		cfg.Rounds = append(cfg.Rounds, results.Round{Metrics: m, Histogram: hist})
+		perRound = append(perRound, m)
+	}
+	cfg.Summary = medianOfRounds(perRound)
+	return nil
+}
+
+// measureRound runs one round and turns its raw figures into metrics.
+// Everything around the round (rusage, MemStats) is read by this
+// controller goroutine while the participants are idle between rounds.
+func measureRound(ctx context.Context, r pairRunner, n int, hist *hdrhistogram.Histogram) (map[string]float64, string, error) {
+	hist.Reset()
+	imm0 := r.immediate()
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	u0, uerr0 := osthread.ProcessUsage()
+	pr, err := r.round(ctx, n)
+	u1, uerr1 := osthread.ProcessUsage()
+	runtime.ReadMemStats(&ms1)
+	if err != nil {
+		return nil, "", err
+	}
+	imm := r.immediate() - imm0
+	recordAll(hist, pr.samples)
+	m := map[string]float64{}
+	histMetrics(hist, m)
+	m[results.MNoSleep] = float64(pr.noSleep)
+	m[MNoSleepFraction] = float64(pr.noSleep) / float64(2*n)
+	m[MParkImmediate] = float64(imm)
+	if uerr0 == nil && uerr1 == nil {
+		m[results.MCtxSwSelf] = float64(u1.Sub(u0).Switches()) / float64(n)
+	}
+	if pr.threadCsw >= 0 {
+		m[results.MCtxSwThread] = float64(pr.threadCsw) / float64(n)
+	}
+	if pr.cpus > 0 {
+		m[MSameCPU] = float64(pr.same) / float64(pr.cpus)
+	}
+	m[MAllocsPerRT] = float64(ms1.Mallocs-ms0.Mallocs) / float64(n)
+	m[MGCCycles] = float64(ms1.NumGC - ms0.NumGC)
+	return m, encodeHist(hist), nil
+}
