@@ -148,4 +148,3 @@ func parseGaps(s string) ([]time.Duration, error) {
 	}
 	return out, nil
 }
-
