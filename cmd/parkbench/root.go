@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -68,9 +69,15 @@ waiters (herd).`,
 	return root
 }
 
-func execute(args []string) int {
+func execute(args []string) int { return executeTo(args, os.Stdout, os.Stderr) }
+
+// executeTo runs parkbench with args, writing to stdout and stderr, and
+// returns the exit status.
+func executeTo(args []string, stdout, stderr io.Writer) int {
 	root := newRoot()
 	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
 	err := root.Execute()
 	if err == nil {
 		return exitOK
@@ -78,11 +85,11 @@ func execute(args []string) int {
 	var ee exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(os.Stderr, "parkbench:", ee.err)
+			fmt.Fprintln(stderr, "parkbench:", ee.err)
 		}
 		return ee.code
 	}
-	fmt.Fprintln(os.Stderr, "parkbench:", err)
+	fmt.Fprintln(stderr, "parkbench:", err)
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		return exitUsage
