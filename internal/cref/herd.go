@@ -28,6 +28,7 @@ type HerdWaiter struct {
 	// Csw is RUSAGE_THREAD nvcsw+nivcsw from right before its wait (under
 	// the mutex) to right after its unlock.
 	Csw          int64
+	Invol        int64 // the involuntary (preempted) part of Csw
 	WaitReturns  int64 // pthread_cond_wait returns
 	Acquisitions int64 // times it left the wait loop holding the mutex
 	PinErr       int

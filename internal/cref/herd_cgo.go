@@ -33,6 +33,8 @@ typedef struct {
 	int64_t cpu;          // sched_getcpu() right after acquiring
 	int64_t csw_pre;      // RUSAGE_THREAD nvcsw+nivcsw right before waiting
 	int64_t csw_post;     // right after unlocking
+	int64_t inv_pre;      // RUSAGE_THREAD nivcsw (involuntary: preempted) right before waiting
+	int64_t inv_post;
 	int64_t wait_returns; // pthread_cond_wait returns
 	int64_t acquisitions; // times it left the wait loop holding the mutex
 	int64_t pin_err;
@@ -78,6 +80,13 @@ static int64_t pb_herd_csw(int who) {
 	return (int64_t)ru.ru_nvcsw + (int64_t)ru.ru_nivcsw;
 }
 
+static void pb_herd_csw2(int64_t *all, int64_t *inv) {
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru) != 0) { *all = *inv = -1; return; }
+	*all = (int64_t)ru.ru_nvcsw + (int64_t)ru.ru_nivcsw;
+	*inv = (int64_t)ru.ru_nivcsw;
+}
+
 static int pb_herd_pin(int cpu) {
 	if (cpu < 0) return 0;
 	cpu_set_t set;
@@ -94,7 +103,7 @@ static void *pb_herd_waiter(void *p) {
 	__atomic_store_n(&s->tid, (int64_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	pthread_mutex_lock(&h->mu);
 	h->counted++;
-	s->csw_pre = pb_herd_csw(RUSAGE_THREAD);
+	pb_herd_csw2(&s->csw_pre, &s->inv_pre);
 	while (!h->go) {
 		pthread_cond_wait(&h->cv, &h->mu);
 		s->wait_returns++;
@@ -106,7 +115,7 @@ static void *pb_herd_waiter(void *p) {
 	}
 	s->rel_ns = pb_herd_now();
 	pthread_mutex_unlock(&h->mu);
-	s->csw_post = pb_herd_csw(RUSAGE_THREAD);
+	pb_herd_csw2(&s->csw_post, &s->inv_post);
 	return NULL;
 }
 
@@ -343,6 +352,7 @@ func (r *Herd) Result() HerdResult {
 			RelNs:        int64(s.rel_ns),
 			CPU:          int(s.cpu),
 			Csw:          int64(s.csw_post - s.csw_pre),
+			Invol:        int64(s.inv_post - s.inv_pre),
 			WaitReturns:  int64(s.wait_returns),
 			Acquisitions: int64(s.acquisitions),
 			PinErr:       int(s.pin_err),

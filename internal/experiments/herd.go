@@ -81,6 +81,7 @@ func QuickHerdOptions() HerdOptions {
 // Herd metric names beyond the shared ones.
 const (
 	mHerdCswExtra    = "ctxsw_participants_extra" // participants' switches beyond one park each
+	mHerdCswInvol    = "ctxsw_participants_invol" // the involuntary (preempted) part of ctxsw_participants
 	mHerdCswNotifier = "ctxsw_notifier"
 	mHerdHandoff     = "handoff_ns"     // median gap between one release and the next hold
 	mHerdHandoffMax  = "handoff_max_ns" // largest such gap
@@ -237,7 +238,9 @@ type herdGroup struct {
 //     a herd member that wakes, finds the mutex taken and sleeps again
 //     costs one more; preemptions count too. The ideal is N;
 //     ctxsw_participants_extra = ctxsw_participants - N is what the
-//     implementation added. Not measured for sync (goroutines migrate
+//     implementation added; ctxsw_participants_invol is the involuntary
+//     part (preemptions: a loaded machine, not the implementation). Not
+//     measured for sync (goroutines migrate
 //     between threads). ctxsw_notifier is the notifier thread's own delta.
 //   - unparked / requeued: lot's UnparkResult of the notify_all
 //     (lot-wakeall: all unparked); futex-broadcast: the count FUTEX_WAKE
@@ -471,7 +474,7 @@ func herdRound(raw *herdRaw, n int) results.Round {
 	m := map[string]float64{}
 	first, last := int64(1<<62), int64(-1<<62)
 	firstCPU := -1
-	var parts int64
+	var parts, invol int64
 	partsKnown := true
 	var holds int64
 	var spurious int64
@@ -488,6 +491,7 @@ func herdRound(raw *herdRaw, n int) results.Round {
 			partsKnown = false
 		}
 		parts += w.csw
+		invol += w.invol
 		holds += w.rel - w.acq
 		spurious += w.waitReturns - 1
 		acqs = append(acqs, w.acq)
@@ -505,6 +509,7 @@ func herdRound(raw *herdRaw, n int) results.Round {
 	if partsKnown {
 		m[results.MCtxSwParts] = float64(parts)
 		m[mHerdCswExtra] = float64(parts - int64(n))
+		m[mHerdCswInvol] = float64(invol)
 	}
 	if raw.notifierCsw >= 0 {
 		m[mHerdCswNotifier] = float64(raw.notifierCsw)

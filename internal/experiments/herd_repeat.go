@@ -26,6 +26,7 @@ type herdWaiter struct {
 	acq, rel     int64 // ns on the repeat's clock: hold start (right after the lock is held) and end (right before unlock)
 	cpu          int   // CPU right after acquiring
 	csw          int64 // RUSAGE_THREAD switches from right before its wait to right after its release; -1 unknown
+	invol        int64 // the involuntary (preempted) part of csw
 	waitReturns  int64 // times its Wait call returned
 	acquisitions int64 // times it left the wait loop holding the mutex
 }
@@ -163,6 +164,7 @@ func runHerdRepeatGo(ctx context.Context, sp herdRepeatSpec) (*herdRaw, error) {
 		if locked {
 			post, _ := osthread.ThreadUsage()
 			s.w.csw = post.Switches() - pre.Switches()
+			s.w.invol = post.Involuntary - pre.Involuntary
 		}
 		if left.Add(-1) == 0 {
 			close(done)
@@ -363,7 +365,7 @@ func runHerdRepeatC(ctx context.Context, sp herdRepeatSpec) (*herdRaw, error) {
 		if w.PinErr != 0 {
 			return nil, fmt.Errorf("herd pthread: pinning waiter %d: errno %d", i, w.PinErr)
 		}
-		raw.waiters[i] = herdWaiter{acq: w.AcqNs, rel: w.RelNs, cpu: w.CPU, csw: w.Csw, waitReturns: w.WaitReturns, acquisitions: w.Acquisitions}
+		raw.waiters[i] = herdWaiter{acq: w.AcqNs, rel: w.RelNs, cpu: w.CPU, csw: w.Csw, invol: w.Invol, waitReturns: w.WaitReturns, acquisitions: w.Acquisitions}
 	}
 	return raw, nil
 }
