@@ -24,6 +24,7 @@ func assertNoAllocs(t *testing.T, what string, runs int, f func()) {
 }
 
 func TestAllocsUncontended(t *testing.T) {
+	participant(t)
 	var m Mutex
 	var c Condvar
 	var key int
@@ -47,6 +48,7 @@ func TestAllocsUncontended(t *testing.T) {
 // latency experiment's cycle (Park with validate on a flag + UnparkOne)
 // and a Mutex + Condvar cycle, each against a helper thread.
 func TestAllocsContended(t *testing.T) {
+	participant(t)
 	for _, name := range []string{parkers.DefaultName(), parkers.NamePthread} {
 		b, err := parkers.Lookup(name)
 		if err != nil {
@@ -54,6 +56,7 @@ func TestAllocsContended(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
+			participant(t)
 			withBackend(t, b, func(t *testing.T) {
 				allocsParkCycle(t)
 				allocsCondvarCycle(t)

@@ -15,6 +15,7 @@ import (
 // the watchdog.
 
 func TestCondvarSmoke(t *testing.T) {
+	participant(t)
 	var c Condvar
 	c.NotifyOne()
 	c.NotifyAll()
@@ -22,6 +23,7 @@ func TestCondvarSmoke(t *testing.T) {
 }
 
 func TestCondvarNotifyOne(t *testing.T) {
+	participant(t)
 	var m Mutex
 	var c Condvar
 	var wg sync.WaitGroup
@@ -82,6 +84,7 @@ func notifyAllTest(t *testing.T, notify func(c *Condvar) int, wantRet int) {
 }
 
 func TestCondvarNotifyAll(t *testing.T) {
+	participant(t)
 	notifyAllTest(t, func(c *Condvar) int { return c.NotifyAll() }, -1)
 }
 
@@ -90,6 +93,7 @@ func TestCondvarNotifyAll(t *testing.T) {
 // released it), so NotifyAll returns N: 0 woken + N requeued, the mutex
 // being held.
 func TestCondvarNotifyAllReturn(t *testing.T) {
+	participant(t)
 	notifyAllTest(t, func(c *Condvar) int {
 		r := c.NotifyAllResult()
 		if r.UnparkedThreads != 0 || r.RequeuedThreads != 10 {
@@ -102,6 +106,7 @@ func TestCondvarNotifyAllReturn(t *testing.T) {
 // TestCondvarNotifyAllUnlocked: NotifyAll with the mutex released wakes
 // exactly one and requeues the rest (UnparkOneRequeueRest + mark_parked).
 func TestCondvarNotifyAllUnlocked(t *testing.T) {
+	participant(t)
 	const n = 6
 	var m Mutex
 	var c Condvar
@@ -128,10 +133,12 @@ func TestCondvarNotifyAllUnlocked(t *testing.T) {
 }
 
 func TestCondvarNotifyAllWake(t *testing.T) {
+	participant(t)
 	notifyAllTest(t, func(c *Condvar) int { return c.NotifyAllWake() }, 10)
 }
 
 func TestCondvarNotifyOneReturnTrue(t *testing.T) {
+	participant(t)
 	var m Mutex
 	var c Condvar
 	var wg sync.WaitGroup
@@ -149,6 +156,7 @@ func TestCondvarNotifyOneReturnTrue(t *testing.T) {
 }
 
 func TestCondvarNotifyOneReturnFalse(t *testing.T) {
+	participant(t)
 	var m Mutex
 	var c Condvar
 	var wg sync.WaitGroup
@@ -163,6 +171,7 @@ func TestCondvarNotifyOneReturnFalse(t *testing.T) {
 }
 
 func TestCondvarWaitFor(t *testing.T) {
+	participant(t)
 	var m Mutex
 	var c Condvar
 	var wg sync.WaitGroup
@@ -186,6 +195,7 @@ func TestCondvarWaitFor(t *testing.T) {
 }
 
 func TestCondvarWaitUntil(t *testing.T) {
+	participant(t)
 	var m Mutex
 	var c Condvar
 	var wg sync.WaitGroup
@@ -208,6 +218,7 @@ func TestCondvarWaitUntil(t *testing.T) {
 // TestCondvarTwoMutexes is upstream's #[should_panic] two_mutexes: waiting
 // with a second mutex while a thread waits with the first panics.
 func TestCondvarTwoMutexes(t *testing.T) {
+	participant(t)
 	var m, m3 Mutex
 	var c Condvar
 	var wg sync.WaitGroup
@@ -243,6 +254,7 @@ func TestCondvarTwoMutexes(t *testing.T) {
 }
 
 func TestCondvarTwoMutexesDisjoint(t *testing.T) {
+	participant(t)
 	var m, m3 Mutex
 	var c Condvar
 	var wg sync.WaitGroup
@@ -264,6 +276,7 @@ func TestCondvarTwoMutexesDisjoint(t *testing.T) {
 // mutex held requeues the waiter onto the mutex (and returns true); Bump
 // until it does; the unlock then wakes it.
 func TestCondvarRequeue(t *testing.T) {
+	participant(t)
 	var m Mutex
 	var c Condvar
 	var wg sync.WaitGroup
@@ -297,6 +310,7 @@ func TestCondvarRequeue(t *testing.T) {
 // stopped). Each thread waits, then waits 1 ms (times out), then notifies
 // the next.
 func TestCondvarIssue129(t *testing.T) {
+	participant(t)
 	rounds := scale(20, 3)
 	for r := 0; r < rounds; r++ {
 		var m Mutex
@@ -322,6 +336,7 @@ func TestCondvarIssue129(t *testing.T) {
 // held (requeue onto the mutex). A requeued waiter that times out must not
 // count as timed out, must not clear state, and nobody may be lost.
 func TestCondvarTimeoutRacingRequeue(t *testing.T) {
+	participant(t)
 	rounds := int64(scale(3000, 300))
 	var m Mutex
 	var c Condvar
@@ -375,6 +390,7 @@ func TestCondvarTimeoutRacingRequeue(t *testing.T) {
 // with and without timeouts, over several backends; every message must
 // arrive exactly once and in per-producer order.
 func TestCondvarQueue(t *testing.T) {
+	participant(t)
 	type cfg struct {
 		producers, consumers, size int
 		all, bounded               bool
@@ -395,6 +411,7 @@ func TestCondvarQueue(t *testing.T) {
 			cf := cf
 			name := fmt.Sprintf("%s/p%d_c%d_q%d_all%v_bounded%v", b.Name, cf.producers, cf.consumers, cf.size, cf.all, cf.bounded)
 			t.Run(name, func(t *testing.T) {
+				participant(t)
 				withBackend(t, b, func(t *testing.T) {
 					runQueueTest(t, cf.producers, cf.consumers, cf.size, msgs, cf.all, cf.bounded)
 				})

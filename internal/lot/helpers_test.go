@@ -1,6 +1,7 @@
 package lot
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"sync"
@@ -194,3 +195,33 @@ func numParked(key unsafe.Pointer) int {
 
 // ptrOf is the park key of a primitive.
 func ptrOf[T any](p *T) unsafe.Pointer { return unsafe.Pointer(p) }
+
+// participant makes the test's own goroutine a parkbench thread (locked to
+// its OS thread) and arms a per-test watchdog: if the test is still running
+// after testWatchdog (the test goroutine itself stuck in a lost wakeup,
+// where waitTimeout cannot help), every goroutine's stack is printed and
+// the binary exits, long before go test's own timeout.
+func participant(t *testing.T) {
+	t.Helper()
+	runtime.LockOSThread()
+	limit := testWatchdog()
+	name := t.Name()
+	timer := time.AfterFunc(limit, func() {
+		buf := make([]byte, 1<<20)
+		n := runtime.Stack(buf, true)
+		fmt.Fprintf(os.Stderr, "watchdog: %s still running after %v (lost wakeup?)\n%s\n", name, limit, buf[:n])
+		os.Exit(3)
+	})
+	t.Cleanup(func() {
+		timer.Stop()
+		runtime.UnlockOSThread()
+	})
+}
+
+// testWatchdog is the per-test limit of participant.
+func testWatchdog() time.Duration {
+	if stress() {
+		return 10 * time.Minute
+	}
+	return 2 * watchdogTimeout
+}

@@ -12,6 +12,7 @@ import (
 var _ sync.Locker = (*Mutex)(nil)
 
 func TestMutexSmoke(t *testing.T) {
+	participant(t)
 	var m Mutex
 	m.Lock()
 	if !m.IsLocked() || m.TryLock() {
@@ -33,6 +34,7 @@ func TestMutexSmoke(t *testing.T) {
 // TestMutexTimeouts: a timed lock on a held mutex times out, and the last
 // timed-out waiter clears PARKED (timed_out callback, was_last).
 func TestMutexTimeouts(t *testing.T) {
+	participant(t)
 	var m Mutex
 	var wg sync.WaitGroup
 	held := make(chan struct{})
@@ -69,6 +71,7 @@ func TestMutexTimeouts(t *testing.T) {
 // TestMutexUnlockFairHandsOff: UnlockFair with a parked waiter keeps the
 // mutex locked and hands it over (TOKEN_HANDOFF); nobody can barge in.
 func TestMutexUnlockFairHandsOff(t *testing.T) {
+	participant(t)
 	var m Mutex
 	var wg sync.WaitGroup
 	got := make(chan struct{})
@@ -95,6 +98,7 @@ func TestMutexUnlockFairHandsOff(t *testing.T) {
 
 // TestMutexBump: Bump with a parked waiter lets it run, then relocks.
 func TestMutexBump(t *testing.T) {
+	participant(t)
 	var m Mutex
 	var wg sync.WaitGroup
 	var ran atomic.Bool
@@ -155,8 +159,10 @@ func parkedWith(b parkers.Backend) bool {
 // TestMutexHammer: mutual exclusion with an unprotected counter, over
 // every backend, mixing Lock, TryLock, timed locks, UnlockFair and Bump.
 func TestMutexHammer(t *testing.T) {
+	participant(t)
 	for _, b := range testBackends() {
 		t.Run(b.Name, func(t *testing.T) {
+			participant(t)
 			withBackend(t, b, func(t *testing.T) {
 				threads, iters, work := hammerSize(b)
 				var m Mutex
@@ -217,8 +223,10 @@ func TestMutexHammer(t *testing.T) {
 // TestWordLockHammer: the bucket lock on its own, with an unprotected
 // counter.
 func TestWordLockHammer(t *testing.T) {
+	participant(t)
 	for _, b := range testBackends() {
 		t.Run(b.Name, func(t *testing.T) {
+			participant(t)
 			withBackend(t, b, func(t *testing.T) {
 				threads, iters, work := hammerSize(b)
 				var l wordLock
@@ -254,6 +262,7 @@ func TestWordLockHammer(t *testing.T) {
 // TestWordLockFIFO: queued waiters are woken oldest first (LIFO push, FIFO
 // pop from the tail).
 func TestWordLockFIFO(t *testing.T) {
+	participant(t)
 	var l wordLock
 	l.lock()
 	const n = 5
@@ -292,6 +301,7 @@ func TestWordLockFIFO(t *testing.T) {
 }
 
 func TestSpinWait(t *testing.T) {
+	participant(t)
 	var s SpinWait
 	n := 0
 	for s.Spin() {
@@ -315,6 +325,7 @@ func TestSpinWait(t *testing.T) {
 // TestSetBackendWhileParked: threads parked with one backend are woken
 // after the backend changed, and later parks use the new one.
 func TestSetBackendWhileParked(t *testing.T) {
+	participant(t)
 	prev := currentPool.Load()
 	defer currentPool.Store(prev)
 	if err := SetBackend(chanBackend); err != nil {

@@ -63,8 +63,10 @@ func parkingTests() []parkingTest {
 }
 
 func TestParkingMatrix(t *testing.T) {
+	participant(t)
 	for _, pt := range parkingTests() {
 		t.Run(pt.name, func(t *testing.T) {
+			participant(t)
 			for i := 0; i < pt.repeats; i++ {
 				runParkingTest(t, pt.latches, pt.delay, pt.threads, pt.singleUnparks)
 			}
@@ -209,6 +211,7 @@ func (s *singleLatchTest) up(t *testing.T) {
 // --- the parts of park/unpark the matrix does not reach ---
 
 func TestParkInvalid(t *testing.T) {
+	participant(t)
 	var key int
 	calls := 0
 	r := Park(unsafe.Pointer(&key), func() bool { calls++; return false },
@@ -221,6 +224,7 @@ func TestParkInvalid(t *testing.T) {
 }
 
 func TestParkTimeout(t *testing.T) {
+	participant(t)
 	var key int
 	k := unsafe.Pointer(&key)
 	var gotKey unsafe.Pointer
@@ -241,6 +245,7 @@ func TestParkTimeout(t *testing.T) {
 // TestParkTimeoutWasLast: two threads on one key, the one with the short
 // deadline times out and must be told it was not the last.
 func TestParkTimeoutWasLast(t *testing.T) {
+	participant(t)
 	var key int
 	k := unsafe.Pointer(&key)
 	var wg sync.WaitGroup
@@ -264,6 +269,7 @@ func TestParkTimeoutWasLast(t *testing.T) {
 }
 
 func TestUnparkOneNobody(t *testing.T) {
+	participant(t)
 	var key int
 	called := false
 	r := UnparkOne(unsafe.Pointer(&key), func(r UnparkResult) UnparkToken {
@@ -302,6 +308,7 @@ func tokensOn(key unsafe.Pointer) []int {
 }
 
 func TestUnparkOneResultAndToken(t *testing.T) {
+	participant(t)
 	var key int
 	k := unsafe.Pointer(&key)
 	var wg sync.WaitGroup
@@ -327,6 +334,7 @@ func TestUnparkOneResultAndToken(t *testing.T) {
 }
 
 func TestUnparkRequeueOps(t *testing.T) {
+	participant(t)
 	for _, tc := range []struct {
 		op                        RequeueOp
 		unparked, requeued        int
@@ -340,6 +348,7 @@ func TestUnparkRequeueOps(t *testing.T) {
 		{RequeueOpRequeueOne, 0, 1, true, []int{1, 2}, []int{0}, nil},
 	} {
 		t.Run(tc.op.String(), func(t *testing.T) {
+			participant(t)
 			var from, to int
 			kf, kt := unsafe.Pointer(&from), unsafe.Pointer(&to)
 			var wg sync.WaitGroup
@@ -400,6 +409,7 @@ func numParkedTotal(keys ...unsafe.Pointer) int {
 }
 
 func TestUnparkFilter(t *testing.T) {
+	participant(t)
 	var key int
 	k := unsafe.Pointer(&key)
 	var wg sync.WaitGroup
@@ -446,6 +456,7 @@ func TestUnparkFilter(t *testing.T) {
 // must end up either TimedOut (told the to key if it was requeued first)
 // or Unparked, never lost or doubly queued.
 func TestTimeoutRacingRequeue(t *testing.T) {
+	participant(t)
 	n := scale(2000, 100)
 	var from, to int
 	kf, kt := unsafe.Pointer(&from), unsafe.Pointer(&to)
@@ -482,6 +493,7 @@ func TestTimeoutRacingRequeue(t *testing.T) {
 // --- the hash table ---
 
 func TestHash(t *testing.T) {
+	participant(t)
 	// Fibonacci hashing keeps the top bits of key * 2^64/phi.
 	if got := hash(1, 4); got != 0x9 {
 		t.Fatalf("hash(1, 4) = %#x, want 0x9", got)
@@ -497,6 +509,7 @@ func TestHash(t *testing.T) {
 }
 
 func TestFairTimeoutXorshift(t *testing.T) {
+	participant(t)
 	// xorshift32 (13, 17, 5) from seed 1: Marsaglia's sequence.
 	f := fairTimeout{seed: 1}
 	want := []uint32{270369, 67634689, 2647435461}
@@ -516,6 +529,7 @@ func TestFairTimeoutXorshift(t *testing.T) {
 }
 
 func TestBucketLayout(t *testing.T) {
+	participant(t)
 	if s := unsafe.Sizeof(bucket{}); s != cacheLine {
 		t.Fatalf("sizeof(bucket) = %d, want %d", s, cacheLine)
 	}
@@ -545,6 +559,7 @@ func TestBucketLayout(t *testing.T) {
 // queued in it, and checks every one is still found, in FIFO order, and
 // woken.
 func TestTableGrowthWhileParked(t *testing.T) {
+	participant(t)
 	n := 24
 	if stress() {
 		n = 200

@@ -6,6 +6,7 @@ import (
 )
 
 func TestSmokeMutexCondvar(t *testing.T) {
+	participant(t)
 	withBackend(t, chanBackend, func(t *testing.T) {
 		var m Mutex
 		var c Condvar

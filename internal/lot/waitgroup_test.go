@@ -14,6 +14,7 @@ import (
 const wgThreads = 10
 
 func TestWaitGroupWait(t *testing.T) {
+	participant(t)
 	wg := NewWaitGroup()
 	tx := make(chan struct{}, wgThreads)
 	var join sync.WaitGroup
@@ -42,6 +43,7 @@ func TestWaitGroupWait(t *testing.T) {
 }
 
 func TestWaitGroupWaitAndDrop(t *testing.T) {
+	participant(t)
 	wg, wg2 := NewWaitGroup(), NewWaitGroup()
 	tx := make(chan struct{}, wgThreads)
 	var join sync.WaitGroup
@@ -65,6 +67,7 @@ func TestWaitGroupWaitAndDrop(t *testing.T) {
 }
 
 func TestWaitGroupMisuse(t *testing.T) {
+	participant(t)
 	wg := NewWaitGroup()
 	if s := wg.String(); s != "WaitGroup { count: 1 }" {
 		t.Fatalf("String = %q", s)
