@@ -86,6 +86,11 @@ const (
 	mHerdHandoff     = "handoff_ns"     // median gap between one release and the next hold
 	mHerdHandoffMax  = "handoff_max_ns" // largest such gap
 	mHerdHandoffMean = "handoff_mean_ns"
+	// mHerdSerial is total / (N x hold + (N-1) x mean handoff + first) of
+	// one repeat: 1 when nothing but the nominal holds and the measured
+	// handoffs make up the total; above 1 by the holds' stretch (a waiter
+	// preempted while holding).
+	mHerdSerial      = "serial_ratio"
 	mHerdHoldMean    = "hold_mean_ns" // mean measured hold
 	mHerdSpurious    = "spurious_wakeups"
 	mHerdNotifierCPU = "notifier_cpu"
@@ -470,7 +475,7 @@ func checkHerdRaw(raw *herdRaw, impl string, n int) error {
 }
 
 // herdRound turns one repeat into a Round.
-func herdRound(raw *herdRaw, n int) results.Round {
+func herdRound(raw *herdRaw, n int, hold time.Duration) results.Round {
 	m := map[string]float64{}
 	first, last := int64(1<<62), int64(-1<<62)
 	firstCPU := -1
@@ -534,6 +539,9 @@ func herdRound(raw *herdRaw, n int) results.Round {
 		m[mHerdHandoffMax] = 0
 	}
 	m[mHerdHoldMean] = float64(holds) / float64(n)
+	if expect := float64(n)*float64(hold) + float64(n-1)*m[mHerdHandoffMean] + m[results.MFirstNs]; expect > 0 {
+		m[mHerdSerial] = m[results.MTotalNs] / expect
+	}
 	m[mHerdSpurious] = float64(spurious)
 	m[mHerdNotifierCPU] = float64(raw.notifierCPU)
 	m[mHerdFirstCPU] = float64(firstCPU)
@@ -598,7 +606,7 @@ func herdConfig(im herdImpl, g herdGroup, o HerdOptions, raws []*herdRaw, procs 
 	}
 	hist := hdrhistogram.New(1, int64(10*time.Minute), 3)
 	for _, raw := range raws {
-		r := herdRound(raw, g.n)
+		r := herdRound(raw, g.n, o.Hold)
 		c.Rounds = append(c.Rounds, r)
 		v := int64(r.Metrics[results.MFirstNs])
 		if v < 1 {

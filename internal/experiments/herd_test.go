@@ -193,6 +193,9 @@ func fakeHerd(impl string, n int, notify string, s map[string]float64, rets ...f
 	return c
 }
 
+// herdTestN is the N herdSum computes serial_ratio for.
+const herdTestN = 64
+
 func herdClaimByID(cls []results.Claim, id string) results.Claim {
 	for _, c := range cls {
 		if c.ID == id {
@@ -207,6 +210,7 @@ func herdSum(first, total, handoff, parts, proc float64) map[string]float64 {
 		results.MFirstNs: first, results.MFirstNs + "_min": first, results.MFirstNs + "_max": first,
 		results.MTotalNs: total, results.MTotalNs + "_min": total, results.MTotalNs + "_max": total,
 		mHerdHandoff: handoff, mHerdHandoffMean: handoff,
+		mHerdSerial:         total / (float64(herdTestN)*20e3 + float64(herdTestN-1)*handoff + first),
 		results.MCtxSwParts: parts, results.MCtxSwProc: proc,
 	}
 }
