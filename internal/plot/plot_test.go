@@ -1,0 +1,109 @@
+package plot
+
+import (
+	"bytes"
+	"errors"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/results/resultstest"
+)
+
+// Set PARKBENCH_PLOT_DIR to keep the images for looking at them.
+func outDir(t *testing.T) string {
+	if d := os.Getenv("PARKBENCH_PLOT_DIR"); d != "" {
+		return d
+	}
+	return t.TempDir()
+}
+
+func fixture(t *testing.T, name string) Input {
+	p := filepath.Join("..", "results", "testdata", name)
+	f, err := results.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Input{p, f}
+}
+
+func TestPlots(t *testing.T) {
+	dir := outDir(t)
+	other := resultstest.Machine("AMD EPYC 7763 64-Core Processor", 4)
+	s := resultstest.Spec{Machine: other, Scale: 0.6, Spread: 0.05, Seed: 9, Samples: 1000}
+	otherHerd := Input{"other/herd.json", resultstest.File(s, resultstest.Herd(s))}
+	otherLat := Input{"other/latency.json", resultstest.File(s, resultstest.Latency(s))}
+	for _, c := range []struct {
+		out string
+		in  []Input
+		exp string
+	}{
+		{"latency.png", []Input{fixture(t, "v1-latency.json")}, ""},
+		{"latency.svg", []Input{fixture(t, "v1-latency.json")}, ""},
+		{"timeout.png", []Input{fixture(t, "v1-timeout.json")}, ""},
+		{"herd.png", []Input{fixture(t, "v1-herd.json")}, ""},
+		{"herd.svg", []Input{fixture(t, "v1-herd.json")}, ""},
+		{"suite-latency.png", []Input{fixture(t, "v1-suite.json")}, "latency"},
+		{"two-herd.png", []Input{fixture(t, "v1-herd.json"), otherHerd}, ""},
+		{"two-latency.png", []Input{fixture(t, "v1-latency.json"), otherLat}, ""},
+	} {
+		p := filepath.Join(dir, c.out)
+		if err := WriteFile(p, c.in, Options{Experiment: c.exp}); err != nil {
+			t.Fatalf("%s: %v", c.out, err)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(p, ".png") {
+			img, err := png.Decode(bytes.NewReader(data))
+			if err != nil || img.Bounds().Dx() < 500 {
+				t.Fatalf("%s: %v", c.out, err)
+			}
+		} else if !bytes.Contains(data, []byte("<svg")) || !bytes.Contains(data, []byte("99.9%")) && strings.Contains(c.out, "latency") {
+			t.Fatalf("%s: not an SVG with percentile labels", c.out)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Fatalf("left %s behind", e.Name())
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	lat := fixture(t, "v1-latency.json")
+	suite := fixture(t, "v1-suite.json")
+	noHist := resultstest.File(resultstest.Spec{}, resultstest.Selfwake(resultstest.Spec{}))
+	corrupt := fixture(t, "v1-latency.json")
+	corrupt.File.Experiments[0].Configs[0].Rounds[0].Histogram = "HISTFAAAACR4nJNpmSzMwMDAxAABzFCaEUzOmNZg"
+	for _, c := range []struct {
+		out  string
+		in   []Input
+		exp  string
+		want string
+	}{
+		{"x.jpg", []Input{lat}, "", `unknown image format ".jpg"`},
+		{"x", []Input{lat}, "", "unknown image format"},
+		{"x.png", []Input{suite}, "", "holds several experiments (latency, herd): choose one with --experiment"},
+		{"x.png", []Input{lat}, "herd", "no herd experiment"},
+		{"x.png", []Input{lat}, "stacks", `cannot plot experiment "stacks"`},
+		{"x.png", []Input{{"sw.json", noHist}}, "", "nothing to plot"},
+		{"x.png", []Input{corrupt}, "", "corrupt histogram"},
+		{"x.png", nil, "", "no result files"},
+	} {
+		err := WriteFile(filepath.Join(dir, c.out), c.in, Options{Experiment: c.exp})
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s: got %v, want an InputError with %q", c.out, c.exp, err, c.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("bad input left files: %v", entries)
+	}
+}
