@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/parkbench/parkbench/internal/chaos"
 	"github.com/parkbench/parkbench/internal/parkers"
 )
 
@@ -18,6 +19,9 @@ import (
 
 func assertNoAllocs(t *testing.T, what string, runs int, f func()) {
 	t.Helper()
+	if chaos.Enabled {
+		t.Skip("fault injection (parkchaos) sleeps and counts at every Point")
+	}
 	if n := testing.AllocsPerRun(runs, f); n != 0 {
 		t.Errorf("%s: %v allocations per run, want 0", what, n)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"testing"
+
+	"github.com/parkbench/parkbench/internal/chaos"
 )
 
 // TestMain installs the platform default backend, or the tests' own
@@ -15,5 +17,10 @@ func TestMain(m *testing.M) {
 			panic(err)
 		}
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if chaos.Enabled {
+		// Built with -tags parkchaos: say which points injected how often.
+		fmt.Fprintf(os.Stderr, "lot tests: chaos injected %d faults\n", chaos.Injected())
+	}
+	os.Exit(code)
 }
