@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -98,7 +99,9 @@ func Columns(exp string) []Column {
 	case "herd":
 		return []Column{{"return", results.MReturn, ""}, {"first", results.MFirstNs, "us"}, {"total", results.MTotalNs, "us"}, {"csw proc", results.MCtxSwProc, ""}, {"csw parts", results.MCtxSwParts, ""}, {"unparked", results.MUnparked, ""}, {"requeued", results.MRequeued, ""}}
 	case "timeout":
-		return []Column{{"median late", results.MMedian, "us"}, {"p99 late", results.MP99, "us"}, {"max late", results.MMax, "us"}}
+		// "early_returns" and "timerslack_ns" are experiments.MEarly and
+		// experiments.MSlack (report does not import experiments).
+		return []Column{{"min late", results.MMin, "us"}, {"median late", results.MMedian, "us"}, {"p99 late", results.MP99, "us"}, {"max late", results.MMax, "us"}, {"early", "early_returns", ""}, {"slack ns", "timerslack_ns", ""}}
 	}
 	return nil
 }
@@ -299,6 +302,39 @@ func renderExperiment(w io.Writer, e *results.Experiment, md bool) error {
 		p("%soptions: %s\n", li, sortedPairs(e.Options))
 	}
 	p("\n")
+	if e.Name == "stacks" {
+		// stacks has no figures: each configuration's Detail is a block.
+		if err := renderStacks(w, e, md); err != nil {
+			return err
+		}
+	} else if err := renderConfigTable(w, e, md); err != nil {
+		return err
+	}
+	p("\n")
+	for _, c := range e.Claims {
+		ev := ""
+		if c.Evidence != "" {
+			ev = " (" + c.Evidence + ")"
+		}
+		p("%sclaim %s: %s: %s%s\n", li, c.ID, claimMark(c.Verdict, md), c.Statement, ev)
+	}
+	for _, n := range e.Notes {
+		p("%snote: %s\n", li, n)
+	}
+	for _, wn := range e.Warnings {
+		p("%swarning: %s\n", li, wn)
+	}
+	for _, c := range e.Configs {
+		for _, wn := range c.Warnings {
+			p("%swarning: %s: %s\n", li, c.Key, wn)
+		}
+	}
+	p("\n")
+	return nil
+}
+
+// renderConfigTable is the table of an experiment's configurations.
+func renderConfigTable(w io.Writer, e *results.Experiment, md bool) error {
 	cols := columnsFor(e)
 	header := []any{"config"}
 	for _, c := range cols {
@@ -351,26 +387,60 @@ func renderExperiment(w io.Writer, e *results.Experiment, md bool) error {
 			return err
 		}
 	}
-	p("\n")
-	for _, c := range e.Claims {
-		ev := ""
-		if c.Evidence != "" {
-			ev = " (" + c.Evidence + ")"
-		}
-		p("%sclaim %s: %s: %s%s\n", li, c.ID, claimMark(c.Verdict, md), c.Statement, ev)
-	}
-	for _, n := range e.Notes {
-		p("%snote: %s\n", li, n)
-	}
-	for _, wn := range e.Warnings {
-		p("%swarning: %s\n", li, wn)
-	}
+	return nil
+}
+
+// stacksDetailOrder is the display order of the stacks experiment's Detail
+// keys (experiments.StacksDetailKeys); "what" goes in the heading.
+var stacksDetailOrder = []string{"tid", "state", "wchan", "syscall", "futex_op", "futex_addr", "futex_val", "futex_timeout",
+	"matches", "memory", "kernel_stack", "goroutine", "goroutine_wait", "go_stack", "threads", "summary", "goroutines"}
+
+// renderStacks prints each configuration's Detail as an aligned block;
+// multi-line values continue under their first line.
+func renderStacks(w io.Writer, e *results.Experiment, md bool) error {
 	for _, c := range e.Configs {
-		for _, wn := range c.Warnings {
-			p("%swarning: %s: %s\n", li, c.Key, wn)
+		head := c.Key
+		if c.Kind != "" {
+			head += " (" + c.Kind + ")"
 		}
+		if what := c.Detail["what"]; what != "" {
+			head += ": " + what
+		}
+		if md {
+			fmt.Fprintf(w, "#### %s\n\n```text\n", head)
+		} else {
+			fmt.Fprintf(w, "%s\n", head)
+		}
+		var keys []string
+		for _, k := range stacksDetailOrder {
+			if _, ok := c.Detail[k]; ok {
+				keys = append(keys, k)
+			}
+		}
+		var rest []string
+		for k := range c.Detail {
+			if k != "what" && !slices.Contains(stacksDetailOrder, k) {
+				rest = append(rest, k)
+			}
+		}
+		sort.Strings(rest)
+		keys = append(keys, rest...)
+		width := 0
+		for _, k := range keys {
+			width = max(width, len(k))
+		}
+		for _, k := range keys {
+			lines := strings.Split(c.Detail[k], "\n")
+			fmt.Fprintf(w, "    %-*s  %s\n", width, k, lines[0])
+			for _, l := range lines[1:] {
+				fmt.Fprintf(w, "    %-*s  %s\n", width, "", l)
+			}
+		}
+		if md {
+			fmt.Fprint(w, "```\n")
+		}
+		fmt.Fprintln(w)
 	}
-	p("\n")
 	return nil
 }
 
