@@ -9,16 +9,19 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot/vg"
+
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/results/resultstest"
 )
 
-// Set PARKBENCH_PLOT_DIR to keep the images for looking at them.
-func outDir(t *testing.T) string {
+// Set PARKBENCH_PLOT_DIR to keep the images, at full size, for looking at
+// them; otherwise PNGs are drawn small (rasterizing is slow under -race).
+func outDir(t *testing.T) (string, Options) {
 	if d := os.Getenv("PARKBENCH_PLOT_DIR"); d != "" {
-		return d
+		return d, Options{}
 	}
-	return t.TempDir()
+	return t.TempDir(), Options{Width: 5 * vg.Inch, Height: 3 * vg.Inch}
 }
 
 func fixture(t *testing.T, name string) Input {
@@ -31,7 +34,7 @@ func fixture(t *testing.T, name string) Input {
 }
 
 func TestPlots(t *testing.T) {
-	dir := outDir(t)
+	dir, size := outDir(t)
 	other := resultstest.Machine("AMD EPYC 7763 64-Core Processor", 4)
 	s := resultstest.Spec{Machine: other, Scale: 0.6, Spread: 0.05, Seed: 9, Samples: 1000}
 	otherHerd := Input{"other/herd.json", resultstest.File(s, resultstest.Herd(s))}
@@ -46,12 +49,14 @@ func TestPlots(t *testing.T) {
 		{"timeout.png", []Input{fixture(t, "v1-timeout.json")}, ""},
 		{"herd.png", []Input{fixture(t, "v1-herd.json")}, ""},
 		{"herd.svg", []Input{fixture(t, "v1-herd.json")}, ""},
-		{"suite-latency.png", []Input{fixture(t, "v1-suite.json")}, "latency"},
+		{"suite-latency.svg", []Input{fixture(t, "v1-suite.json")}, "latency"},
 		{"two-herd.png", []Input{fixture(t, "v1-herd.json"), otherHerd}, ""},
-		{"two-latency.png", []Input{fixture(t, "v1-latency.json"), otherLat}, ""},
+		{"two-latency.svg", []Input{fixture(t, "v1-latency.json"), otherLat}, ""},
 	} {
 		p := filepath.Join(dir, c.out)
-		if err := WriteFile(p, c.in, Options{Experiment: c.exp}); err != nil {
+		opt := size
+		opt.Experiment = c.exp
+		if err := WriteFile(p, c.in, opt); err != nil {
 			t.Fatalf("%s: %v", c.out, err)
 		}
 		data, err := os.ReadFile(p)
@@ -60,7 +65,7 @@ func TestPlots(t *testing.T) {
 		}
 		if strings.HasSuffix(p, ".png") {
 			img, err := png.Decode(bytes.NewReader(data))
-			if err != nil || img.Bounds().Dx() < 500 {
+			if err != nil || img.Bounds().Dx() < 400 {
 				t.Fatalf("%s: %v", c.out, err)
 			}
 		} else if !bytes.Contains(data, []byte("<svg")) || !bytes.Contains(data, []byte("99.9%")) && strings.Contains(c.out, "latency") {
