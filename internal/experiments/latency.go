@@ -388,9 +388,14 @@ func openRunner(c latencyConfig) (pairRunner, error) {
 	}
 	pp := &pingpong{base: time.Now(), gap: c.gap, sampleCPU: sampleCPU, samples: make([]int64, 2*capacity)}
 	var m mechanism
-	if c.impl.name == ImplLot {
+	switch c.impl.name {
+	case ImplLot:
 		m = newLotMech(pp)
-	} else {
+	case ImplGoFutex:
+		m = &twinFutex{pp: pp}
+	case ImplGoSpin:
+		m = &twinSpin{pp: pp}
+	default:
 		m = newBackendMech(c.impl.backend, pp)
 	}
 	return newGoPair(m, pp, c.cpus)

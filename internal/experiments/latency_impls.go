@@ -12,15 +12,18 @@ import (
 
 // E12 implementation names beyond the parker backends.
 const (
-	ImplLot    = "lot"     // parking_lot_core Park / UnparkOne
-	ImplCFutex = "c-futex" // C reference, raw futex
-	ImplCSpin  = "c-spin"  // C reference, busy wait
-	ImplAll    = "all"
+	ImplLot     = "lot"      // parking_lot_core Park / UnparkOne
+	ImplCFutex  = "c-futex"  // C reference, raw futex
+	ImplCSpin   = "c-spin"   // C reference, busy wait
+	ImplGoFutex = "go-futex" // Go twin of c-futex: same protocol, no parker
+	ImplGoSpin  = "go-spin"  // Go twin of c-spin
+	ImplAll     = "all"
 
 	// KindLot and KindCRef are Config.Kind values of the non-backend
 	// implementations.
 	KindLot  = "lot"
 	KindCRef = "c-reference"
+	KindTwin = "go-reference"
 )
 
 // e12Impl is one implementation E12 can measure.
@@ -42,7 +45,7 @@ type e12Impl struct {
 }
 
 // e12Impls lists every implementation in list order: the parker backends,
-// then lot, then the C reference.
+// then lot, the Go twins of the C reference, then the C reference.
 func e12Impls() []e12Impl {
 	var out []e12Impl
 	for _, b := range parkers.All() {
@@ -61,6 +64,8 @@ func e12Impls() []e12Impl {
 	}
 	out = append(out,
 		e12Impl{name: ImplLot, kind: KindLot, sleeps: true},
+		e12Impl{name: ImplGoFutex, kind: KindTwin, sleeps: true, why: twinAvailable()},
+		e12Impl{name: ImplGoSpin, kind: KindTwin, busy: true, why: twinAvailable()},
 		e12Impl{name: ImplCFutex, kind: KindCRef, sleeps: true, why: cref.Available()},
 		e12Impl{name: ImplCSpin, kind: KindCRef, busy: true, why: cref.Available()},
 	)

@@ -284,6 +284,8 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 		m = selfSyscall{}
 	case im.name == ImplLot:
 		m = &selfLot{}
+	case im.name == ImplGoFutex || im.name == ImplGoSpin:
+		m = &selfTwin{futex: im.name == ImplGoFutex}
 	case im.backend.Kind != parkers.KindThread && im.backend.NewToken != nil:
 		m = &selfToken{new: im.backend.NewToken}
 	default:
@@ -310,12 +312,14 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 			if m == nil {
 				r.slept = cref.Selfwake(im.cmode, o.Pairs, samples[:n])
 			} else {
+				s0 := m.slept()
 				base := time.Now()
 				for k := 0; k < n; k++ {
 					t0 := time.Since(base)
 					m.pairs(o.Pairs)
 					samples[k] = int64(time.Since(base) - t0)
 				}
+				r.slept = m.slept() - s0
 			}
 			u1, _ := osthread.ThreadUsage()
 			r.csw = u1.Sub(u0).Switches()
@@ -355,7 +359,7 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 			MGCCycles:          float64(ms1.NumGC - ms0.NumGC),
 			MSyscallNs:         cfg.Probe.SyscallNs,
 		}
-		if im.kind == KindCRef {
+		if im.kind == KindCRef || im.kind == KindTwin {
 			m[MSleptWaits] = float64(r.slept)
 		}
 		if m[MGCCycles] > 0 {
