@@ -61,6 +61,8 @@ struct pb_herd {
 	pthread_t notifier;
 	int notifier_started;
 	sem_t fire, done;
+	sem_t all_released, finish; // see pb_herd_waiter's end
+	int released;               // atomic
 
 	int64_t t0, notifier_cpu_seen;
 	int64_t proc_pre, proc_post, ncsw_pre, ncsw_post;
@@ -116,6 +118,12 @@ static void *pb_herd_waiter(void *p) {
 	s->rel_ns = pb_herd_now();
 	pthread_mutex_unlock(&h->mu);
 	pb_herd_csw2(&s->csw_post, &s->inv_post);
+	// Stay until the repeat is over, as the Go waiters do: a thread that
+	// exits right after its release would tear itself down on a CPU the
+	// next waiter may need, inside the measured chain.
+	if (__atomic_add_fetch(&h->released, 1, __ATOMIC_ACQ_REL) == h->n) sem_post(&h->all_released);
+	while (sem_wait(&h->finish) != 0 && errno == EINTR) {
+	}
 	return NULL;
 }
 
@@ -147,10 +155,14 @@ static void *pb_herd_notifier(void *p) {
 		h->t0 = pb_herd_now();
 		pb_herd_notify(h);
 	}
-	for (int i = 0; i < h->started; i++) pthread_join(h->threads[i], NULL);
-	h->started = 0;
+	// The window ends when the last waiter has released.
+	while (sem_wait(&h->all_released) != 0 && errno == EINTR) {
+	}
 	h->ncsw_post = pb_herd_csw(RUSAGE_THREAD);
 	h->proc_post = pb_herd_csw(RUSAGE_SELF);
+	for (int i = 0; i < h->started; i++) sem_post(&h->finish);
+	for (int i = 0; i < h->started; i++) pthread_join(h->threads[i], NULL);
+	h->started = 0;
 	sem_post(&h->done);
 	return NULL;
 }
@@ -181,6 +193,8 @@ static pb_herd *pb_herd_start(int n, int64_t hold_ns, int one_loop, int lock_hel
 	pthread_cond_init(&h->cv, NULL);
 	sem_init(&h->fire, 0, 0);
 	sem_init(&h->done, 0, 0);
+	sem_init(&h->all_released, 0, 0);
+	sem_init(&h->finish, 0, 0);
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 256 * 1024);
@@ -202,6 +216,7 @@ static pb_herd *pb_herd_start(int n, int64_t hold_ns, int one_loop, int lock_hel
 		h->go = 1;
 		pthread_cond_broadcast(&h->cv);
 		pthread_mutex_unlock(&h->mu);
+		for (int i = 0; i < h->started; i++) sem_post(&h->finish);
 		for (int i = 0; i < h->started; i++) pthread_join(h->threads[i], NULL);
 		h->started = 0;
 		pb_herd_free(h);

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/parkbench/parkbench/internal/cref"
+	"github.com/parkbench/parkbench/internal/futexsync"
 	"github.com/parkbench/parkbench/internal/osthread"
 )
 
@@ -136,6 +137,15 @@ func runHerdRepeatGo(ctx context.Context, sp herdRepeatSpec) (*herdRaw, error) {
 	left.Store(int64(n))
 	done := make(chan struct{})
 	locked := !sp.impl.goroutines
+	// finish lets the waiters exit once the repeat is over (see below).
+	finish := make(chan struct{})
+	var finishEv futexsync.Event
+	defer func() {
+		close(finish)
+		if locked && futexsync.Supported {
+			finishEv.Set()
+		}
+	}()
 
 	waiter := func(i int) {
 		s := &slots[i]
@@ -168,6 +178,17 @@ func runHerdRepeatGo(ctx context.Context, sp herdRepeatSpec) (*herdRaw, error) {
 		}
 		if left.Add(-1) == 0 {
 			close(done)
+		}
+		// Stay until the repeat is over: a thread that exits right after
+		// its release would tear itself down (the runtime retires a locked
+		// thread) on a CPU the next waiter may need, inside the measured
+		// chain. A locked thread sleeps in a futex here (what the C
+		// waiters do in sem_wait), not in the Go scheduler, whose park
+		// path would hand off its P and wake other threads.
+		if locked && futexsync.Supported {
+			finishEv.Wait()
+		} else {
+			<-finish
 		}
 	}
 	for i := 0; i < n; i++ {

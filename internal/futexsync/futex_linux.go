@@ -291,3 +291,25 @@ func (c *RequeueCondvar) requeue(m *Mutex, nwake, nrequeue int32) (woken, requeu
 		return woken, r - woken
 	}
 }
+
+// Event is a one-shot flag threads can sleep on: Wait blocks until Set has
+// been called (FUTEX_WAIT on 0; no lost wakeup, since Set stores 1 before
+// its FUTEX_WAKE and the kernel rechecks the word). The zero value is
+// unset.
+type Event struct {
+	v atomic.Int32
+	_ [60]byte
+}
+
+// Wait blocks until Set.
+func (e *Event) Wait() {
+	for e.v.Load() == 0 {
+		futexWaitV(&e.v, 0)
+	}
+}
+
+// Set wakes every waiter, now and later.
+func (e *Event) Set() {
+	e.v.Store(1)
+	futexWakeN(&e.v, wakeAll)
+}

@@ -30,3 +30,9 @@ func (c *RequeueCondvar) NotifyAllLocked(m *Mutex) (int, int) { panic(notLinux) 
 func (c *RequeueCondvar) NotifyAll(m *Mutex) (int, int)       { panic(notLinux) }
 func (c *RequeueCondvar) NotifyOneLocked(m *Mutex) (int, int) { panic(notLinux) }
 func (c *RequeueCondvar) NotifyOne(m *Mutex) (int, int)       { panic(notLinux) }
+
+// Event is Linux only.
+type Event struct{}
+
+func (e *Event) Wait() { panic(notLinux) }
+func (e *Event) Set()  { panic(notLinux) }
