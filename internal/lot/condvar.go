@@ -167,7 +167,7 @@ func (c *Condvar) WaitUntil(m *Mutex, deadline time.Time) (timedOut bool) {
 
 // WaitFor is Wait with a timeout; it reports whether it timed out.
 func (c *Condvar) WaitFor(m *Mutex, d time.Duration) (timedOut bool) {
-	return c.waitUntilInternal(m, time.Now().Add(d))
+	return c.waitUntilInternal(m, toDeadline(d))
 }
 
 // waitUntilInternal is upstream's wait_until_internal; deadline zero means

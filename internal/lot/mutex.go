@@ -83,7 +83,20 @@ func (m *Mutex) TryLockFor(d time.Duration) bool {
 	if m.state.CompareAndSwap(0, lockedBit) {
 		return true
 	}
-	return m.lockSlow(time.Now().Add(d))
+	return m.lockSlow(toDeadline(d))
+}
+
+// maxTimeout bounds timeouts: a longer one means "no timeout", as upstream
+// where Instant + timeout overflows (util::to_deadline returns None). Go's
+// time.Add would instead drop the monotonic reading on overflow.
+const maxTimeout = 100 * 365 * 24 * time.Hour
+
+// toDeadline turns a timeout into a deadline; zero means none.
+func toDeadline(d time.Duration) time.Time {
+	if d > maxTimeout {
+		return time.Time{}
+	}
+	return time.Now().Add(d)
 }
 
 // Unlock unlocks m. It must be held (by anyone: like sync.Mutex, and like
@@ -199,6 +212,11 @@ func (m *Mutex) lockSlow(deadline time.Time) bool {
 // unlockSlow is upstream's unlock_slow: unpark one thread, leaving
 // parkedBit set if more might be parked.
 func (m *Mutex) unlockSlow(forceFair bool) {
+	if m.state.Load()&lockedBit == 0 {
+		// Not upstream (lock_api's guards make this impossible there); as
+		// sync.Mutex, refuse rather than corrupt the parked bit.
+		panic("lot: unlock of unlocked Mutex")
+	}
 	UnparkOne(unsafe.Pointer(m), func(result UnparkResult) UnparkToken {
 		// For a fair unlock, keep the mutex locked and hand it off to the
 		// unparked thread.

@@ -29,6 +29,12 @@ func TestMutexSmoke(t *testing.T) {
 	if m.state.Load() != 0 {
 		t.Fatalf("state %#x after unlock", m.state.Load())
 	}
+	defer func() {
+		if r := recover(); r == nil {
+			t.Fatal("Unlock of an unlocked Mutex did not panic")
+		}
+	}()
+	m.Unlock()
 }
 
 // TestMutexTimeouts: a timed lock on a held mutex times out, and the last

@@ -554,50 +554,63 @@ func TestBucketLayout(t *testing.T) {
 	}
 }
 
-// TestTableGrowthWhileParked parks far more than 16/3 threads at once, so
-// the table grows (under all bucket locks) while earlier threads are
-// queued in it, and checks every one is still found, in FIFO order, and
-// woken.
+// TestTableGrowthWhileParked parks more threads than the table has room
+// for (more than 16/3 when run alone), so the table grows, under all bucket
+// locks, while the earlier threads are queued in it; then every one must
+// still be found, in FIFO order, and woken. The threads park through a
+// fresh backend pool, so each of them creates a new ThreadData (upstream's
+// ThreadData::new -> grow_hashtable).
 func TestTableGrowthWhileParked(t *testing.T) {
 	participant(t)
-	n := 24
-	if stress() {
-		n = 200
-	}
-	var key int
-	k := unsafe.Pointer(&key)
-	before := len(getHashtable().entries)
-	threadsBefore := numThreads.Load()
-	var wg sync.WaitGroup
-	res := make([]ParkResult, n)
-	parkN(t, &wg, k, n, res)
-	after := getHashtable()
-	if int64(len(after.entries)) < loadFactor*numThreads.Load() {
-		t.Fatalf("table has %d buckets for %d threads", len(after.entries), numThreads.Load())
-	}
-	if numThreads.Load() >= threadsBefore+int64(n)-1 && len(after.entries) <= before && before < loadFactor*n {
-		t.Fatalf("table did not grow: %d -> %d buckets", before, len(after.entries))
-	}
-	// Old tables are kept on the prev chain.
-	if len(after.entries) > before && after.prev == nil {
-		t.Fatal("grown table lost its prev link")
-	}
-	got := tokensOn(k)
-	for i := range got {
-		if got[i] != i {
-			t.Fatalf("queue order after growth: %v", got)
+	fresh := chanBackend
+	fresh.Name = fmt.Sprintf("lot-test-growth-%d", time.Now().UnixNano())
+	withBackend(t, fresh, func(t *testing.T) {
+		before := getHashtable()
+		// Enough new threads to need more than len(before) buckets.
+		n := len(before.entries)/loadFactor - int(numThreads.Load()) + 2
+		if n < 8 {
+			n = 8
 		}
-	}
-	for i := 0; i < n; i++ {
-		r := UnparkOne(k, func(UnparkResult) UnparkToken { return UnparkToken(100 + i) })
-		if r.UnparkedThreads != 1 {
-			t.Fatalf("UnparkOne #%d found nobody", i)
+		var key int
+		k := unsafe.Pointer(&key)
+		var wg sync.WaitGroup
+		res := make([]ParkResult, n)
+		parkN(t, &wg, k, n, res)
+		after := getHashtable()
+		if len(after.entries) <= len(before.entries) {
+			t.Fatalf("table did not grow: %d -> %d buckets with %d threads", len(before.entries), len(after.entries), numThreads.Load())
 		}
-	}
-	waitTimeout(t, &wg, "threads parked across growth")
-	for i := range res {
-		if res[i] != Unparked(UnparkToken(100+i)) {
-			t.Fatalf("thread %d woke with %+v: FIFO lost across growth", i, res[i])
+		if int64(len(after.entries)) < loadFactor*numThreads.Load() {
+			t.Fatalf("table has %d buckets for %d threads", len(after.entries), numThreads.Load())
 		}
-	}
+		// Old tables stay on the prev chain.
+		found := false
+		for p := after; p != nil; p = p.prev {
+			found = found || p == before
+		}
+		if !found {
+			t.Fatal("the replaced table is not on the prev chain")
+		}
+		got := tokensOn(k)
+		if len(got) != n {
+			t.Fatalf("%d of %d parked threads found after growth", len(got), n)
+		}
+		for i := range got {
+			if got[i] != i {
+				t.Fatalf("queue order after growth: %v", got)
+			}
+		}
+		for i := 0; i < n; i++ {
+			r := UnparkOne(k, func(UnparkResult) UnparkToken { return UnparkToken(100 + i) })
+			if r.UnparkedThreads != 1 {
+				t.Fatalf("UnparkOne #%d found nobody", i)
+			}
+		}
+		waitTimeout(t, &wg, "threads parked across growth")
+		for i := range res {
+			if res[i] != Unparked(UnparkToken(100+i)) {
+				t.Fatalf("thread %d woke with %+v: FIFO lost across growth", i, res[i])
+			}
+		}
+	})
 }
