@@ -27,6 +27,9 @@ type Condvar struct {
 	state atomic.Pointer[Mutex]
 }
 
+// String formats like upstream's Debug: "Condvar { .. }".
+func (c *Condvar) String() string { return "Condvar { .. }" }
+
 const badMutexMsg = "attempted to use a condition variable with more than one mutex"
 
 // NotifyOne wakes one waiting thread, if any, and reports whether it woke

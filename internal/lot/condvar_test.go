@@ -272,6 +272,14 @@ func TestCondvarTwoMutexesDisjoint(t *testing.T) {
 	m3.Unlock()
 }
 
+func TestCondvarDebug(t *testing.T) {
+	participant(t)
+	var c Condvar
+	if got := fmt.Sprint(&c); got != "Condvar { .. }" {
+		t.Fatalf("String = %q", got)
+	}
+}
+
 // TestCondvarRequeue is upstream's test_condvar_requeue: NotifyOne with the
 // mutex held requeues the waiter onto the mutex (and returns true); Bump
 // until it does; the unlock then wakes it.

@@ -36,6 +36,13 @@
 // three buckets per thread that can be parked at once, which is what
 // LOAD_FACTOR is for.
 //
+// Costs of this choice against upstream's TLS: every Park does a CAS pop
+// and a CAS push on a free-list head shared by all threads of the backend
+// (a contended cache line under heavy parking), and a thread may get a
+// different ThreadData on each Park, so nothing per-thread survives between
+// parks (upstream's deadlock detector keeps per-thread resource lists in
+// ThreadData; it is not ported).
+//
 // # How long a ThreadData lives
 //
 // The study's chapter 001 ("ThreadData 活多久") explains upstream's care:
@@ -51,9 +58,14 @@
 // PreparePark: the parker contract (Park loops on its own flag, "never
 // returns spuriously") turns that into a harmless extra check.
 //
-// IS_CHEAP_TO_CONSTRUCT does not matter to the pool: every backend's
-// parker is built once per pooled node and reused, which is what upstream
-// does with TLS for expensive parkers (pthread).
+// IS_CHEAP_TO_CONSTRUCT (parkers.Backend.CheapToConstruct) is not
+// consulted: every backend's parker is built once per pooled node and
+// reused, which is what upstream does through TLS for the one expensive
+// parker (pthread, whose mutex and condvar are initialised lazily in
+// prepare_park and destroyed with the thread); a cheap parker is simply
+// never rebuilt either. Upstream's "a stack-local ThreadData while TLS is
+// being destroyed" fallback has no counterpart: a pooled node is always
+// available.
 //
 // # WordLock
 //
@@ -92,6 +104,13 @@
 //     Relaxed/Acquire/Release orders become Go's sequentially consistent
 //     atomics (stronger, never weaker).
 //   - Mutex.state is a uint32 (upstream AtomicU8): Go's smallest atomic.
+//   - Mutex is upstream's RawMutex with its RawMutexFair / RawMutexTimed
+//     methods; there is no lock_api Mutex<T> or guard. Unlock of an
+//     unlocked Mutex panics, as sync.Mutex (lock_api's guards make it
+//     impossible upstream; the raw unlock is simply unsafe there).
+//   - Condvar has Wait, WaitUntil and WaitFor returning "timed out" as a
+//     bool (upstream: WaitTimeoutResult); the wait_while variants are not
+//     ported. String gives upstream's Debug text.
 //   - ParkResult is a struct {Kind, Token} with IsUnparked, standing for
 //     the enum Unparked(token) | Invalid | TimedOut; RequeueOp and FilterOp
 //     constants carry their type name as a prefix (RequeueOpUnparkOne),
@@ -99,9 +118,13 @@
 //   - A zero time.Time deadline means "no timeout" in Park (upstream:
 //     Option<Instant>::None). In Mutex.TryLockUntil and Condvar.WaitUntil
 //     a zero deadline means "already passed", as the literal year-1 time.
+//     A timeout over 100 years means none (upstream: Instant + d overflows
+//     and to_deadline gives None; Go's time.Add would silently drop the
+//     monotonic reading instead).
 //   - Park accepts a nil validate (always valid) and nil beforeSleep /
 //     timedOut (skipped); the unpark functions accept a nil callback
-//     (DefaultUnparkToken). Upstream requires closures.
+//     (DefaultUnparkToken). Upstream requires closures. The closures do
+//     not escape, so callers' closures stay on the stack (0 allocations).
 //   - FairTimeout keeps monotonic nanoseconds (from time.Since, the
 //     monotonic clock) instead of an Instant.
 //   - Buckets are padded to 64 bytes and each is its own allocation
@@ -109,7 +132,11 @@
 //     but a single []bucket array would start 8 bytes off a cache line,
 //     because since Go 1.22 a pointerful object over 512 bytes carries a
 //     malloc header. TestBucketLayout checks. Cost: one extra dependent
-//     load per lock_bucket.
+//     load per lock_bucket. unlock_bucket_pair unlocks the first bucket
+//     first (upstream: the higher address first); unlock order cannot
+//     deadlock, only lock order matters.
+//   - Bucket queues link threadData with ordinary Go pointers: they are
+//     only touched under the bucket's WordLock.
 //   - Old tables are kept on a prev chain as upstream (never freed); with
 //     a GC they would stay alive anyway while any thread still uses them.
 //   - Deadlock detection (upstream's optional feature) is not ported.
@@ -121,6 +148,12 @@
 //     exactly one Done (upstream: drop) or Wait; a second use panics.
 //   - The callbacks that upstream forbids to panic still must not panic:
 //     a panic under a bucket lock leaves the bucket locked.
+//   - Tests: upstream identifies a woken thread by its thread-local
+//     ThreadData address; ours are pooled, so the FIFO tests identify
+//     threads by their ParkToken. Upstream's sleeps that only let threads
+//     reach their wait are replaced by checks that they are parked, its
+//     recv_timeouts by watchdogs; repeat counts are scaled down unless
+//     PARKBENCH_STRESS=1.
 //
 // # Fault injection
 //
