@@ -15,6 +15,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/parkbench/parkbench/internal/machine"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -73,37 +74,8 @@ func Machine(cpu string, cpus int) results.Machine {
 		GoVersion:      "go1.26.8",
 		LoadAvg:        [3]float64{0.12, 0.30, 0.25},
 	}
-	m.Slug = slug(m)
+	m.Slug = machine.Slug(m)
 	return m
-}
-
-// slug mirrors machine.Slug closely enough for tests (resultstest must not
-// import machine, which imports results).
-func slug(m results.Machine) string {
-	b := []byte(m.OS + "-" + m.Arch + "-" + strconv.Itoa(m.LogicalCPUs) + "cpu-")
-	dash := false
-	for _, r := range m.CPUModel {
-		switch {
-		case r >= 'A' && r <= 'Z':
-			r += 'a' - 'A'
-			fallthrough
-		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
-			b = append(b, byte(r))
-			dash = false
-		default:
-			if !dash {
-				b = append(b, '-')
-				dash = true
-			}
-		}
-	}
-	if len(b) > 48 {
-		b = b[:48]
-	}
-	for len(b) > 0 && b[len(b)-1] == '-' {
-		b = b[:len(b)-1]
-	}
-	return string(b) + "-kvm"
 }
 
 // File wraps experiments in a result file.
