@@ -1,0 +1,76 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/parkbench/parkbench/internal/plot"
+)
+
+func init() { register(newPlotCmd) }
+
+func newPlotCmd() *cobra.Command {
+	var out, experiment string
+	var quiet bool
+	cmd := &cobra.Command{
+		Use:   "plot FILE... --out IMAGE.svg|IMAGE.png",
+		Short: "Draw latency percentile distributions or herd times against N",
+		Long: `Draw result files into an SVG or PNG image (the format follows --out's
+extension):
+
+  latency, timeout  the latency percentile distribution, HdrHistogram style:
+                    x is the percentile on a log scale of 1/(1-p) (0%, 90%,
+                    99%, 99.9%, ...), y the latency in µs (log scale when the
+                    range is wide); one line per configuration, its rounds'
+                    histograms merged.
+  herd              first-waiter and total time against N, two panels, one
+                    line per implementation.
+
+Several FILEs draw into one image (colours per configuration, dashes per
+file). --experiment chooses when a file holds several (a suite).
+The image is written to a temporary file and renamed: a failed plot leaves
+nothing behind.`,
+		Example: `  parkbench plot out/latency.json --out latency.png
+  parkbench plot --experiment=herd out/suite.json --out herd.svg`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("plot needs at least one result FILE (see 'parkbench plot --help')")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usagef("plot needs --out FILE with a %s extension", strings.Join(plot.Formats, " or "))
+			}
+			if _, err := plot.Format(out); err != nil {
+				return usagef("invalid --out: %v", err)
+			}
+			files, err := readResults(args)
+			if err != nil {
+				return err
+			}
+			in := make([]plot.Input, len(files))
+			for i, f := range files {
+				in[i] = plot.Input{Name: f.Name, File: f.File}
+			}
+			if err := plot.WriteFile(out, in, plot.Options{Experiment: experiment}); err != nil {
+				var ie *plot.InputError
+				if errors.As(err, &ie) {
+					return usageError{err}
+				}
+				return exitError{exitFailed, fmt.Errorf("writing %s: %w", out, err)}
+			}
+			if !quiet {
+				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", out)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "image to write: `FILE`.svg or FILE.png")
+	cmd.Flags().StringVar(&experiment, "experiment", "", "experiment to draw when a file holds several: "+strings.Join(plot.Plottable, "|"))
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "do not say which file was written")
+	return cmd
+}
