@@ -42,8 +42,9 @@ mutex; once every waiter is really asleep, the notifier sets the condition and
 calls notify_all (or N x notify_one, --notify=one-loop) with the mutex held
 (default) or released (--lock-held=false: the other branch of parking_lot's
 validate). Each waiter, once it holds the mutex, stamps the time, holds it for
---hold by busy-waiting on the monotonic clock, releases and exits. Each repeat
-uses fresh threads.
+--hold by busy-waiting on the monotonic clock, releases, and sleeps until the
+repeat is over (so no thread's exit lands inside the measured chain). Each
+repeat uses fresh threads.
 
 "Really asleep": every waiter increments a counter under the mutex right
 before it waits, and the notifier waits for the count to reach N; then it
@@ -55,8 +56,9 @@ thread state to poll: the count plus a settle of 2 ms + N x 20 us.
 Per repeat: the notify's return value (lot: woken + requeued, must be N; -1
 for APIs that return nothing), first = notify -> first waiter holds the lock,
 total = notify -> last release, the CPU of the notifier and of the first
-waiter, csw proc = RUSAGE_SELF switches over the notify window (every thread
-of the process, Go runtime included), csw parts = the sum of each waiter's
+waiter, csw proc = RUSAGE_SELF switches from the notify to the last release
+(every thread of the process, Go runtime included, and each released waiter's
+sleep until the end: ideal about N), csw parts = the sum of each waiter's
 RUSAGE_THREAD switches from right before its wait to right after its release
 (it includes the one park every waiter must make, so the ideal is N; a herd
 member that wakes and sleeps again on the mutex adds one), lot's unparked and
