@@ -8,8 +8,15 @@
 # they split the gap into what the parker protocol and what the Go
 # scheduler add.
 #
+# The rounds are interleaved (--interleave, 9 rounds of 2000 round trips):
+# on a VM the vCPUs move between physical cores and the cross-core floor
+# itself changes (seen here: c-spin 57 ns in one run, 145 ns in the next),
+# so implementations measured one after the other are not comparable;
+# round-robin rounds give each the same mix of host states.
+#
 # Usage: scripts/e12-targets.sh [RUNS] [extra parkbench latency flags...]
-#   RUNS (default 3) separate runs; each prints its ratios.
+#   RUNS (default 3) separate runs; each prints its ratios, then the median
+#   over runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
@@ -20,7 +27,8 @@ go build -o "$bin" ./cmd/parkbench
 for i in $(seq 1 "$runs"); do
 	echo "== run $i/$runs"
 	"$bin" latency --impl=futex,c-futex,spin,c-spin,futex-raw,go-futex,go-spin \
-		--placement=cross-core --format=json --quiet "$@" >"$(dirname "$bin")/run$i.json"
+		--placement=cross-core --interleave --rounds=9 --iterations=2000 \
+		--format=json --quiet "$@" >"$(dirname "$bin")/run$i.json"
 	go run ./scripts/e12ratios "$(dirname "$bin")/run$i.json"
 done
 if [ "$runs" -gt 1 ]; then

@@ -20,6 +20,7 @@ func newLatencyCmd() *cobra.Command {
 		gaps      string
 		lotParker string
 		quick     bool
+		interl    bool
 		warmup    int
 		iters     int
 		rounds    int
@@ -45,6 +46,12 @@ CPU is idle when the wake arrives (wake from idle, as cyclictest's timer
 wakeups); each value is a configuration, so a list gives the curve. Gap
 configurations use fewer round trips by default (100 warm-up, 2000
 measured; --iterations/--warmup, when given, apply to them too).
+
+--interleave runs round 1 of every configuration, then round 2, ... (all
+participants started first), so that host drift (vCPUs moving between
+physical cores, foreign load coming and going) hits every implementation
+alike: use it, with more rounds, when the ratios between implementations are
+what you want (scripts/e12-targets.sh does).
 
 --quick: 200 warm-up, 2000 measured round trips, 3 rounds, cross-core only.`,
 		Example: `  parkbench latency --quick
@@ -99,6 +106,9 @@ measured; --iterations/--warmup, when given, apply to them too).
 				o.Gaps = g
 			}
 			o.LotParker = lotParker
+			if fl.Changed("interleave") {
+				o.Interleave = interl
+			}
 			ctx, stop := signalContext()
 			defer stop()
 			f := newFile(cmd)
@@ -118,6 +128,7 @@ measured; --iterations/--warmup, when given, apply to them too).
 	fl.IntVar(&rounds, "rounds", d.Rounds, "rounds per configuration")
 	fl.StringVar(&gaps, "gap", "0", "idle gap before each wake, `D[,D...]` (e.g. 0,50us,200us,1ms); one configuration per value")
 	fl.StringVar(&lotParker, "lot-parker", "", "parker backend under impl lot (default: the platform default)")
+	fl.BoolVar(&interl, "interleave", false, "run the rounds round-robin across configurations (all started first): fair ratios on a noisy or virtualised host")
 	fl.BoolVar(&quick, "quick", false, "short run: 200 warm-up, 2000 iterations, 3 rounds, cross-core only")
 	addOutputFlags(cmd, &of)
 	return cmd

@@ -61,6 +61,11 @@ type LatencyOptions struct {
 	// LotParker is the parker backend under impl lot ("": the lot's
 	// current one, normally the platform default).
 	LotParker string
+	// Interleave runs the rounds round-robin across configurations (all
+	// participants started first) instead of one configuration after the
+	// other; see runInterleaved. For ratios between implementations on a
+	// noisy or virtualised host.
+	Interleave bool
 }
 
 // DefaultLatencyOptions is the study's method: every implementation, every
@@ -251,6 +256,7 @@ func (o LatencyOptions) optionsMap() map[string]string {
 		"gap_warmup":     strconv.Itoa(o.GapWarmup),
 		"gap_iterations": strconv.Itoa(o.GapIterations),
 		"lot_parker":     o.LotParker,
+		"interleave":     strconv.FormatBool(o.Interleave),
 	}
 }
 
@@ -273,20 +279,56 @@ func RunLatency(ctx context.Context, o LatencyOptions, progress Progress) (*resu
 		Warnings: warnings,
 		Notes:    notes,
 	}
+	var goroutineLevel []string
+	for _, c := range plan {
+		if c.impl.kind == "goroutine" && !contains(goroutineLevel, c.impl.name) {
+			goroutineLevel = append(goroutineLevel, c.impl.name)
+		}
+	}
+	if len(goroutineLevel) > 0 {
+		exp.Notes = append(exp.Notes, strings.Join(goroutineLevel, ", ")+": goroutine-level (kind goroutine): they park the goroutine in the Go scheduler, which then puts the locked thread to sleep; not an OS thread parker, and left out of the same-order claim")
+	}
 	env := runenv.Enter(2)
 	defer env.Restore()
 
 	anyRaw, allRaw := false, len(plan) > 0
 	maxAllocs := 0.0
+	runs := make([]*configRun, len(plan))
 	for i, c := range plan {
-		if interrupted(ctx) {
-			return nil, ctx.Err()
+		runs[i] = &configRun{c: c, lot: lotBackend}
+	}
+	defer func() {
+		for _, cr := range runs {
+			cr.close() // on error or cancellation; a no-op once finished
 		}
-		progress.report(i, len(plan), c.key())
-		cfg, err := runLatencyConfig(ctx, c, lotBackend)
-		if err != nil {
+	}()
+	if o.Interleave {
+		if err := runInterleaved(ctx, runs, o.Rounds, progress); err != nil {
 			return nil, err
 		}
+	} else {
+		h := newHist()
+		for i, cr := range runs {
+			if interrupted(ctx) {
+				return nil, ctx.Err()
+			}
+			progress.report(i, len(plan), cr.c.key())
+			if err := cr.start(ctx); err != nil {
+				return nil, err
+			}
+			for r := 0; r < o.Rounds; r++ {
+				if interrupted(ctx) {
+					return nil, ctx.Err()
+				}
+				if err := cr.round(ctx, h); err != nil {
+					return nil, err
+				}
+			}
+			cr.finish()
+		}
+	}
+	for _, cr := range runs {
+		c, cfg := cr.c, cr.cfg
 		exp.Configs = append(exp.Configs, cfg)
 		if c.impl.raw {
 			anyRaw = true
@@ -319,10 +361,23 @@ func RunLatency(ctx context.Context, o LatencyOptions, progress Progress) (*resu
 	return exp, nil
 }
 
-// runLatencyConfig measures one configuration: probe, threads, warm-up,
-// rounds.
-func runLatencyConfig(ctx context.Context, c latencyConfig, lotBackend parkers.Backend) (*results.Config, error) {
-	cfg := &results.Config{
+// configRun is one configuration being measured: its result, its
+// participants and its rounds so far.
+type configRun struct {
+	c        latencyConfig
+	cfg      *results.Config
+	lot      parkers.Backend
+	runner   pairRunner
+	foreign  *probe.Foreign
+	perRound []map[string]float64
+}
+
+// start probes the floor (right before the configuration's first round),
+// opens the foreign-load window, starts the participants and runs the
+// warm-up.
+func (cr *configRun) start(ctx context.Context) error {
+	c := cr.c
+	cr.cfg = &results.Config{
 		Key:       c.key(),
 		Impl:      c.impl.name,
 		Kind:      c.impl.kind,
@@ -336,28 +391,78 @@ func runLatencyConfig(ctx context.Context, c latencyConfig, lotBackend parkers.B
 			"cpus":       fmt.Sprint(c.cpus),
 		},
 	}
-	// The floor this configuration is judged against, right before it.
-	cfg.Probe = probe.Measure(probe.DefaultCPUs())
-	foreign := probe.StartForeign()
-
-	var err error
 	if c.impl.name == ImplLot {
-		cfg.Params["lot_parker"] = lotBackend.Name
-		err = withLotBackend(lotBackend, func() error { return measureConfig(ctx, c, cfg) })
-	} else {
-		err = measureConfig(ctx, c, cfg)
+		cr.cfg.Params["lot_parker"] = cr.lot.Name
 	}
-	cfg.Foreign = foreign.Stop()
+	cr.cfg.Probe = probe.Measure(probe.DefaultCPUs())
+	cr.foreign = probe.StartForeign()
+	r, err := openRunner(c)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("%s: %w", c.key(), err)
 	}
+	cr.runner = r
+	if c.warmup > 0 {
+		err := cr.withBackend(func() error {
+			_, err := r.round(ctx, c.warmup)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("%s warm-up: %w", c.key(), err)
+		}
+	}
+	return nil
+}
+
+// withBackend runs fn with the configuration's parker under the lot (impl
+// lot only).
+func (cr *configRun) withBackend(fn func() error) error {
+	if cr.c.impl.name == ImplLot {
+		return withLotBackend(cr.lot, fn)
+	}
+	return fn()
+}
+
+// round measures the next round.
+func (cr *configRun) round(ctx context.Context, h *hdrhistogram.Histogram) error {
+	var m map[string]float64
+	var hist string
+	err := cr.withBackend(func() error {
+		var err error
+		m, hist, err = measureRound(ctx, cr.runner, cr.c.n, h)
+		return err
+	})
+	i := len(cr.perRound) + 1
+	if err != nil {
+		return fmt.Errorf("%s round %d: %w", cr.c.key(), i, err)
+	}
+	if m[MGCCycles] > 0 {
+		cr.cfg.Warnings = append(cr.cfg.Warnings, fmt.Sprintf("round %d: %v GC cycle(s) ran inside the measured window", i, m[MGCCycles]))
+	}
+	cr.cfg.Rounds = append(cr.cfg.Rounds, results.Round{Metrics: m, Histogram: hist})
+	cr.perRound = append(cr.perRound, m)
+	return nil
+}
+
+// finish stops the participants and completes the result.
+func (cr *configRun) finish() *results.Config {
+	cr.close()
+	cfg := cr.cfg
+	cfg.Summary = medianOfRounds(cr.perRound)
+	cfg.Foreign = cr.foreign.Stop()
 	if v, ok := cfg.Summary[MSameCPU]; ok {
 		cfg.Foreign.SameCPUFraction = v
 	}
 	if f := cfg.Foreign.Fraction; f > 0.05 {
 		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("other processes used %.0f%% of the CPU time while this ran: the figures are noisy", 100*f))
 	}
-	return cfg, nil
+	return cfg
+}
+
+func (cr *configRun) close() {
+	if cr.runner != nil {
+		cr.runner.close()
+		cr.runner = nil
+	}
 }
 
 func syscallMode(im e12Impl) string {
@@ -386,7 +491,7 @@ func openRunner(c latencyConfig) (pairRunner, error) {
 		}
 		return cPair{p}, nil
 	}
-	pp := &pingpong{base: time.Now(), gap: c.gap, sampleCPU: sampleCPU, samples: make([]int64, 2*capacity)}
+	pp := &pingpong{base: nanotime(), gap: c.gap, sampleCPU: sampleCPU, samples: make([]int64, 2*capacity)}
 	var m mechanism
 	switch c.impl.name {
 	case ImplLot:
@@ -401,35 +506,43 @@ func openRunner(c latencyConfig) (pairRunner, error) {
 	return newGoPair(m, pp, c.cpus)
 }
 
-// measureConfig runs the warm-up and the rounds of c into cfg.
-func measureConfig(ctx context.Context, c latencyConfig, cfg *results.Config) error {
-	r, err := openRunner(c)
-	if err != nil {
-		return fmt.Errorf("%s: %w", c.key(), err)
-	}
-	defer r.close()
-	if c.warmup > 0 {
-		if _, err := r.round(ctx, c.warmup); err != nil {
-			return fmt.Errorf("%s warm-up: %w", c.key(), err)
-		}
-	}
-	h := newHist()
-	var perRound []map[string]float64
-	for round := 0; round < c.rounds; round++ {
+// runInterleaved starts every configuration first (probe, participants,
+// warm-up) and then runs the rounds round-robin: round r of every
+// configuration, each round starting one configuration later than the last.
+// On a VM whose vCPUs move between physical cores, or under a foreign load
+// that comes and goes, every configuration then sees the same mix of host
+// states, which is what a ratio between two of them needs. The foreign-load
+// window of each configuration spans the whole interleaved run.
+func runInterleaved(ctx context.Context, runs []*configRun, rounds int, progress Progress) error {
+	total := len(runs) * (rounds + 1)
+	done := 0
+	for _, cr := range runs {
 		if interrupted(ctx) {
 			return ctx.Err()
 		}
-		m, hist, err := measureRound(ctx, r, c.n, h)
-		if err != nil {
-			return fmt.Errorf("%s round %d: %w", c.key(), round+1, err)
+		progress.report(done, total, cr.c.key()+" (start)")
+		if err := cr.start(ctx); err != nil {
+			return err
 		}
-		if m[MGCCycles] > 0 {
-			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("round %d: %v GC cycle(s) ran inside the measured window", round+1, m[MGCCycles]))
-		}
-		cfg.Rounds = append(cfg.Rounds, results.Round{Metrics: m, Histogram: hist})
-		perRound = append(perRound, m)
+		done++
 	}
-	cfg.Summary = medianOfRounds(perRound)
+	h := newHist()
+	for r := 0; r < rounds; r++ {
+		for k := range runs {
+			cr := runs[(r+k)%len(runs)]
+			if interrupted(ctx) {
+				return ctx.Err()
+			}
+			progress.report(done, total, cr.c.key())
+			if err := cr.round(ctx, h); err != nil {
+				return err
+			}
+			done++
+		}
+	}
+	for _, cr := range runs {
+		cr.finish()
+	}
 	return nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"testing"
-	"time"
 
 	"github.com/parkbench/parkbench/internal/parkers"
 )
@@ -25,7 +24,7 @@ func TestPingPongAllocFree(t *testing.T) {
 		limit uint64
 	}{{parkers.NameSpin, 0}, {parkers.NameFutex, 10}, {ImplLot, 10}} {
 		var m mechanism
-		pp := &pingpong{base: time.Now(), samples: make([]int64, 2*1000)}
+		pp := &pingpong{base: nanotime(), samples: make([]int64, 2*1000)}
 		if tc.impl == ImplLot {
 			m = newLotMech(pp)
 		} else {

@@ -65,7 +65,7 @@ type mechanism interface {
 type pingpong struct {
 	_     [64]byte
 	slots [2]slot
-	base  time.Time
+	base  int64 // nanotime at start: stamps are ns since base
 	m     mechanism
 	gap   time.Duration
 	// sampleCPU: every 16th wake records whether both sides share a CPU.
@@ -74,8 +74,8 @@ type pingpong struct {
 	samples   []int64 // 2*capacity; side me writes [me*n, (me+1)*n)
 }
 
-// now is monotonic ns since base (time.Since reads the monotonic clock).
-func (pp *pingpong) now() int64 { return int64(time.Since(pp.base)) }
+// now is monotonic ns since base (see nanotime: one CLOCK_MONOTONIC read).
+func (pp *pingpong) now() int64 { return nanotime() - pp.base }
 
 // sideResult is what one participant measured in a round.
 type sideResult struct {

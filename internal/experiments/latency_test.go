@@ -129,6 +129,27 @@ func TestRunLatencyGapAndLot(t *testing.T) {
 	}
 }
 
+func TestRunLatencyInterleaved(t *testing.T) {
+	o := tinyLatency("futex", "spin", ImplLot, ImplCFutex)
+	o.Interleave = true
+	o.Rounds = 3
+	exp, err := RunLatency(context.Background(), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exp.Configs) < 3 {
+		t.Fatalf("%d configs", len(exp.Configs))
+	}
+	for _, c := range exp.Configs {
+		if len(c.Rounds) != 3 || c.Summary[results.MSamples] != 100 || c.Foreign == nil {
+			t.Errorf("%s: %d rounds, summary %v", c.Key, len(c.Rounds), c.Summary)
+		}
+	}
+	if exp.Options["interleave"] != "true" {
+		t.Errorf("interleave not recorded")
+	}
+}
+
 func TestLatencyBadOptions(t *testing.T) {
 	for name, mod := range map[string]func(*LatencyOptions){
 		"unknown impl":      func(o *LatencyOptions) { o.Impls = []string{"nope"} },
