@@ -53,7 +53,7 @@ func e12Impls() []e12Impl {
 		im.busy = !b.Sleeps && (b.Name == parkers.NameSpin || b.Name == parkers.NameGeneric)
 		im.raw = b.Name == parkers.NameFutexRaw
 		if b.Name == parkers.NameWasm {
-			im.never = "wasm panics on park by design (parking_lot's wasm backend without atomics); never run"
+			im.never = "parking_lot's wasm backend (no atomics) aborts the thread on any park, by design; never run"
 		}
 		if w := b.Why(); w != "" {
 			im.why = errors.New(w)
@@ -144,7 +144,7 @@ func checkLotParker(name string) (parkers.Backend, error) {
 		return b, badOption("--lot-parker: parker %q is a %s parker; the lot needs a thread parker", name, b.Kind)
 	}
 	if name == parkers.NameWasm {
-		return b, badOption("--lot-parker: wasm panics on park by design")
+		return b, badOption("--lot-parker: the wasm backend aborts on any park, by design")
 	}
 	return b, nil
 }
