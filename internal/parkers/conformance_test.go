@@ -23,7 +23,7 @@ func pingPongCycles(b Backend) int {
 		return 1000
 	}
 	if !b.Sleeps {
-		return 2000
+		return 1000
 	}
 	return 10000
 }

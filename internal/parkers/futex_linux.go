@@ -132,7 +132,11 @@ func (h *futexUnpark) Unpark() {
 	}
 }
 
-// WaitCounts implements WaitCounter.
+// WaitCounts implements WaitCounter. Immediate: a Park/ParkUntil that found
+// itself already unparked, and each FUTEX_WAIT that returned EAGAIN (the
+// word was 0 by the time the kernel compared it). Blocked: each FUTEX_WAIT
+// that slept (woken, timed out, or interrupted); futex-raw counts every
+// bounded 1 ms slice it sleeps as one.
 func (p *futexParker) WaitCounts() (blocked, immediate uint64) { return p.blocked, p.immediate }
 
 func init() {

@@ -1,31 +1,3 @@
-// Package parkers holds parkbench's thread-parker backends behind the
-// interfaces of Rust's parking_lot_core (ThreadParkerT) and of token parkers
-// (crossbeam's Parker, Rust std's thread::park).
-//
-// Two contracts live here.
-//
-// ThreadParker is parking_lot_core's ThreadParkerT, the per-thread object the
-// parking lot puts to sleep. It has no memory of its own: an unpark is only
-// seen by a park that was prepared before it. The lot calls, in order,
-//
-//	PreparePark()           before the thread is queued, under the queue lock
-//	Park() / ParkUntil(d)   after the queue lock is released
-//	TimedOut()              under the queue lock, after ParkUntil returned false
-//
-// and the waker calls
-//
-//	h := UnparkLock()       under the queue lock: marks the thread unparked
-//	h.Unpark()              after the queue lock is released: the syscall
-//
-// Marking under the lock and waking after it is what lets a thread be woken
-// without the waker holding the bucket lock across a syscall.
-//
-// TokenParker is the crossbeam / std contract: Unpark may come first and leaves
-// one token (not cumulative); the next Park consumes it and returns at once.
-//
-// Every backend is described by a Backend value in the registry (All, Lookup,
-// Default). Backends that cannot run on this OS or build are still registered,
-// with the reason, so that `parkbench list` can say why.
 package parkers
 
 import "time"
