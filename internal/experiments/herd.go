@@ -108,8 +108,19 @@ func (o HerdOptions) Check() error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if _, err := lookupHerdImpls(o.Impls); err != nil {
+	impls, err := lookupHerdImpls(o.Impls)
+	if err != nil {
 		return err
+	}
+	if len(impls) == 0 {
+		return badOption("no herd implementation is available here")
+	}
+	runnable := false
+	for _, im := range impls {
+		runnable = runnable || !im.goroutines || slices.Contains(o.Placements, "unpinned")
+	}
+	if !runnable {
+		return badOption("nothing to run: sync (goroutines) cannot be pinned, and no other implementation was chosen")
 	}
 	for _, p := range o.Placements {
 		if _, _, err := herdPlace(p, 1); err != nil {

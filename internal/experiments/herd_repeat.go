@@ -54,7 +54,8 @@ func (e *herdErr) Error() string { return e.msg }
 func herdSleepBound(n int) time.Duration {
 	return 10*time.Second + time.Duration(n)*10*time.Millisecond
 }
-func herdWatchdog(n int, hold time.Duration) time.Duration {
+
+var herdWatchdog = func(n int, hold time.Duration) time.Duration {
 	return 10*time.Second + time.Duration(n)*hold*10
 }
 

@@ -261,3 +261,26 @@ func TestHerdClaimsNotEvaluated(t *testing.T) {
 		}
 	}
 }
+
+// lostPrim never notifies: a lost wakeup by construction.
+type lostPrim struct{ futexPrim }
+
+func (p *lostPrim) NotifyAll(bool) notifyOut { return notifyOut{-1, -1, -1} }
+func (p *lostPrim) NotifyOne(bool) notifyOut { return notifyOut{-1, -1, -1} }
+
+// TestHerdWatchdog: a repeat whose notify wakes nobody fails with a lost
+// wakeup naming the implementation and N. (Its waiters stay blocked: the
+// test process exits.)
+func TestHerdWatchdog(t *testing.T) {
+	if notLinuxFutex() != nil {
+		t.Skip(notLinuxFutex())
+	}
+	old := herdWatchdog
+	herdWatchdog = func(int, time.Duration) time.Duration { return 200 * time.Millisecond }
+	defer func() { herdWatchdog = old }()
+	im := herdImpl{name: "broken", kind: "thread", newPrim: func() herdPrim { return &lostPrim{} }}
+	_, err := runHerdRepeat(context.Background(), herdRepeatSpec{impl: im, n: 3, hold: time.Microsecond, lockHeld: true, notifierCPU: -1})
+	if err == nil || !strings.Contains(err.Error(), "lost wakeup") || !strings.Contains(err.Error(), "broken with N=3") {
+		t.Fatalf("err %v, want a lost wakeup naming broken and N=3", err)
+	}
+}
