@@ -188,7 +188,14 @@ func timeoutImpls() []timeoutImpl {
 func backendTimeoutImpl(b parkers.Backend) (timeoutImpl, bool) {
 	ti := timeoutImpl{name: b.Name, kind: string(b.Kind), why: b.Unavailable,
 		kernelTimed: b.Sleeps && b.Kind != parkers.KindGoroutine}
+	// Token parkers (std, crossbeam, chan, cond) also offer a ThreadParker
+	// adapter; their own ParkDeadline is what is measured.
 	switch {
+	case b.NewToken != nil && b.Kind != parkers.KindThread:
+		ti.newWaiter = func() timedWaiter {
+			p := b.NewToken()
+			return timedWaiter{wait: p.ParkDeadline, close: func() { closeIfCloser(p) }}
+		}
 	case b.NewThread != nil:
 		ti.newWaiter = func() timedWaiter {
 			p := b.NewThread()
@@ -202,11 +209,6 @@ func backendTimeoutImpl(b parkers.Backend) (timeoutImpl, bool) {
 				},
 				close: func() { closeIfCloser(p) },
 			}
-		}
-	case b.NewToken != nil:
-		ti.newWaiter = func() timedWaiter {
-			p := b.NewToken()
-			return timedWaiter{wait: p.ParkDeadline, close: func() { closeIfCloser(p) }}
 		}
 	default:
 		return ti, false

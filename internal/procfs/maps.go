@@ -73,16 +73,21 @@ type Region struct {
 	Size  uint64
 }
 
-// Match returns a description of the first region holding addr, as
-// "label+off", and whether one did.
+// Match describes the smallest region holding addr, as "label" or
+// "label (+off)", and reports whether one did.
 func Match(regions []Region, addr uint64) (string, bool) {
-	for _, r := range regions {
-		if addr >= r.Addr && addr < r.Addr+r.Size {
-			if off := addr - r.Addr; off != 0 {
-				return fmt.Sprintf("%s (+%d)", r.Label, off), true
-			}
-			return r.Label, true
+	best := -1
+	for i, r := range regions {
+		if addr >= r.Addr && addr < r.Addr+r.Size && (best < 0 || r.Size < regions[best].Size) {
+			best = i
 		}
 	}
-	return "", false
+	if best < 0 {
+		return "", false
+	}
+	r := regions[best]
+	if off := addr - r.Addr; off != 0 {
+		return fmt.Sprintf("%s (+%d)", r.Label, off), true
+	}
+	return r.Label, true
 }

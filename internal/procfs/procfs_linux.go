@@ -3,6 +3,7 @@
 package procfs
 
 import (
+	"debug/elf"
 	"fmt"
 	"os"
 	"strings"
@@ -73,4 +74,32 @@ func Maps() ([]Mapping, error) {
 		return nil, err
 	}
 	return ParseMaps(string(b))
+}
+
+// SelfSymbols loads this executable's data symbols, with the load bias of
+// a position-independent executable taken from maps.
+func SelfSymbols(maps []Mapping) (*Symbols, error) {
+	exe, err := os.Readlink("/proc/self/exe")
+	if err != nil {
+		return nil, err
+	}
+	var bias uint64
+	if f, err := elf.Open(exe); err == nil {
+		if f.Type == elf.ET_DYN {
+			var lowest uint64 = ^uint64(0)
+			for _, p := range f.Progs {
+				if p.Type == elf.PT_LOAD && p.Vaddr < lowest {
+					lowest = p.Vaddr
+				}
+			}
+			for _, m := range maps {
+				if m.Path == exe {
+					bias = m.Start - (lowest &^ 0xfff)
+					break
+				}
+			}
+		}
+		f.Close()
+	}
+	return LoadSymbols(exe, bias)
 }

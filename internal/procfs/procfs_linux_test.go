@@ -5,6 +5,7 @@ package procfs
 import (
 	"runtime"
 	"testing"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -35,5 +36,22 @@ func TestReadSelf(t *testing.T) {
 	}
 	if _, err := Read(1 << 30); err == nil {
 		t.Fatal("reading a thread that does not exist must fail")
+	}
+}
+
+var testDataWord int64 = 42
+
+func TestSelfSymbols(t *testing.T) {
+	maps, err := Maps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms, err := SelfSymbols(maps)
+	if err != nil {
+		t.Skip("no symbols:", err)
+	}
+	name, ok := syms.Lookup(uint64(uintptr(unsafe.Pointer(&testDataWord))))
+	if !ok || name != "github.com/parkbench/parkbench/internal/procfs.testDataWord" {
+		t.Fatalf("Lookup = %q %v", name, ok)
 	}
 }

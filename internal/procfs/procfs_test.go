@@ -106,11 +106,14 @@ func TestMaps(t *testing.T) {
 	if _, ok := FindMapping(m, 0x10); ok {
 		t.Fatal("0x10 should be unmapped")
 	}
-	regs := []Region{{"word", 0x100, 8}}
+	regs := []Region{{"object", 0x100, 64}, {"word", 0x100, 8}}
 	if s, ok := Match(regs, 0x104); !ok || s != "word (+4)" {
 		t.Fatalf("Match = %q %v", s, ok)
 	}
-	if _, ok := Match(regs, 0x108); ok {
-		t.Fatal("0x108 is past the region")
+	if s, ok := Match(regs, 0x108); !ok || s != "object (+8)" {
+		t.Fatalf("Match = %q %v", s, ok)
+	}
+	if _, ok := Match(regs, 0x140); ok {
+		t.Fatal("0x140 is past every region")
 	}
 }

@@ -1,0 +1,102 @@
+//go:build linux
+
+package experiments
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parkbench/parkbench/internal/lot"
+	"github.com/parkbench/parkbench/internal/parkers"
+)
+
+func TestRunStacks(t *testing.T) {
+	before := lot.CurrentBackend().Name
+	exp, err := RunStacks(context.Background(), DefaultStacksOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after := lot.CurrentBackend().Name; after != before {
+		t.Errorf("lot backend left at %q, was %q", after, before)
+	}
+	byName := map[string]map[string]string{}
+	for _, c := range exp.Configs {
+		byName[c.Impl] = c.Detail
+		for _, w := range c.Warnings {
+			t.Errorf("%s: %s", c.Key, w)
+		}
+	}
+	for _, w := range exp.Warnings {
+		if !strings.Contains(w, "pthread") { // pthread needs cgo
+			t.Errorf("warning: %s", w)
+		}
+	}
+	for name, want := range map[string]struct{ op, val, match string }{
+		StackFutex:      {"FUTEX_WAIT_PRIVATE", "1", "futex parker.state"},
+		StackStd:        {"FUTEX_WAIT_BITSET_PRIVATE", "-1", "std parker.state"},
+		StackLotMutex:   {"FUTEX_WAIT_PRIVATE", "1", "lot ThreadData parker"},
+		StackLotCondvar: {"FUTEX_WAIT_PRIVATE", "1", "lot ThreadData parker"},
+		StackCrossbeam:  {"FUTEX_WAIT_BITSET_PRIVATE", "", "cvar"},
+	} {
+		d := byName[name]
+		if d == nil {
+			t.Errorf("%s missing", name)
+			continue
+		}
+		if !strings.HasPrefix(d["state"], "S") || d["futex_op"] != want.op || (want.val != "" && d["futex_val"] != want.val) || !strings.Contains(d["matches"], want.match) {
+			t.Errorf("%s: state %q op %q val %q matches %q", name, d["state"], d["futex_op"], d["futex_val"], d["matches"])
+		}
+		if !strings.HasPrefix(d["goroutine_wait"], "syscall") {
+			t.Errorf("%s: goroutine wait %q", name, d["goroutine_wait"])
+		}
+	}
+	if !strings.Contains(byName[StackLotMutex]["go_stack"], "lot.(*Mutex).lockSlow") || !strings.Contains(byName[StackLotCondvar]["go_stack"], "lot.(*Condvar).Wait") {
+		t.Errorf("lot go stacks: %q / %q", byName[StackLotMutex]["go_stack"], byName[StackLotCondvar]["go_stack"])
+	}
+	if _, err := parkers.Lookup(parkers.NamePthread); err == nil {
+		if d := byName[StackPthread]; d == nil || !strings.HasPrefix(d["futex_op"], "FUTEX_WAIT") || !strings.Contains(d["matches"], "pthread parker") {
+			t.Errorf("pthread: %v", d)
+		}
+	}
+	for _, name := range []string{StackSyncMutex, StackChan} {
+		d := byName[name]
+		if d == nil || !strings.HasPrefix(d["tid"], "none") || d["goroutine_wait"] == "" || strings.HasPrefix(d["goroutine_wait"], "syscall") {
+			t.Errorf("%s: %v", name, d)
+		}
+	}
+	if d := byName[StackSyncMutexLocked]; d == nil || !strings.HasPrefix(d["goroutine_wait"], "sync.Mutex.Lock") || !strings.HasPrefix(d["state"], "S") {
+		t.Errorf("sync-mutex-locked: %v", d)
+	}
+	if d := byName[StackGoRuntime]; d == nil || d["threads"] == "" {
+		t.Errorf("go-runtime: %v", d)
+	}
+	for _, c := range exp.Claims {
+		if c.Verdict != "holds" {
+			t.Errorf("claim %s: %s (%s)", c.ID, c.Verdict, c.Evidence)
+		}
+	}
+	// Everything was woken and joined: no goroutine is left in the marker.
+	deadline := time.Now().Add(5 * time.Second)
+	for strings.Contains(allGoroutines(), stacksMarker) {
+		if time.Now().After(deadline) {
+			t.Fatal("a blocked goroutine was not joined")
+		}
+		runtime.Gosched()
+	}
+}
+
+func TestRunStacksBadInput(t *testing.T) {
+	var oe *OptionError
+	if _, err := RunStacks(context.Background(), StacksOptions{Mechanisms: []string{"bogus"}}); !errors.As(err, &oe) {
+		t.Fatalf("got %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := RunStacks(ctx, DefaultStacksOptions()); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
+	}
+}
