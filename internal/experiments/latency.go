@@ -394,7 +394,7 @@ func (cr *configRun) start(ctx context.Context) error {
 	if c.impl.name == ImplLot {
 		cr.cfg.Params["lot_parker"] = cr.lot.Name
 	}
-	cr.cfg.Probe = probe.Measure(probe.DefaultCPUs())
+	cr.cfg.Probe = measureProbe(probe.DefaultCPUs())
 	cr.foreign = probe.StartForeign()
 	r, err := openRunner(c)
 	if err != nil {

@@ -232,7 +232,7 @@ func RunSelfwake(ctx context.Context, o SelfwakeOptions, progress Progress) (*re
 				"histogram": fmt.Sprintf("ns per sample of %d pairs", o.Pairs),
 			},
 		}
-		cfg.Probe = probe.Measure(probe.DefaultCPUs())
+		cfg.Probe = measureProbe(probe.DefaultCPUs())
 		foreign := probe.StartForeign()
 		run := func() error { return runSelfwakeConfig(ctx, im, o, cpu, cfg) }
 		if im.name == ImplLot {
