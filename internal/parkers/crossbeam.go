@@ -23,6 +23,8 @@ type cbInner struct {
 	state atomic.Int64 // usize upstream
 	lock  cbMutex
 	cvar  cbCond
+
+	blocked, immediate uint64 // owner-only (the Parker's thread); see WaitCounts
 }
 
 // Parker is crossbeam's Parker: owned by one thread, which alone may call
@@ -71,6 +73,12 @@ func (p *Parker) ParkDeadline(deadline time.Time) bool {
 	return p.unparker.inner.park(true, deadline)
 }
 
+// WaitCounts implements WaitCounter: per park, a token found without waiting
+// (immediate) or at least one condvar wait (blocked).
+func (p *Parker) WaitCounts() (blocked, immediate uint64) {
+	return p.unparker.inner.blocked, p.unparker.inner.immediate
+}
+
 // Unpark makes a token available (the same as p.Unparker().Unpark()).
 func (p *Parker) Unpark() { p.unparker.inner.unpark() }
 
@@ -89,6 +97,7 @@ func (u *Unparker) String() string { return "Unparker { .. }" }
 func (in *cbInner) park(hasDeadline bool, deadline time.Time) bool {
 	// 1. Fast path: consume a pending token without the lock.
 	if in.state.CompareAndSwap(cbNotified, cbEmpty) {
+		in.immediate++
 		return true
 	}
 	// 2. The deadline has already passed.
@@ -110,8 +119,10 @@ func (in *cbInner) park(hasDeadline bool, deadline time.Time) bool {
 			panic("park state changed unexpectedly")
 		}
 		in.lock.Unlock()
+		in.immediate++
 		return true
 	}
+	in.blocked++
 	for {
 		chaos.Point("crossbeam.park.before-wait")
 		if !hasDeadline {

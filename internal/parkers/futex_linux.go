@@ -104,6 +104,12 @@ func (p *futexParker) ParkUntil(deadline time.Time) bool {
 			chaos.Point("futex.park-until.timed-out")
 			return false
 		}
+		if !fitsTimespec(rem) {
+			// linux.rs: a timeout that overflows time_t sleeps
+			// indefinitely.
+			p.Park()
+			return true
+		}
 		ts := unix.NsecToTimespec(int64(rem))
 		chaos.Point("futex.park-until.before-wait")
 		p.wait(&ts)

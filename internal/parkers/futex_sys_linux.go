@@ -3,7 +3,9 @@
 package parkers
 
 import (
+	"math"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -60,4 +62,11 @@ func futexWaitAbs(addr *atomic.Int32, val int32, abs *unix.Timespec) unix.Errno 
 func futexWakeN(addr *atomic.Int32, n int32) (int, unix.Errno) {
 	r, _, e := unix.Syscall(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWakePrivate, uintptr(n))
 	return int(r), e
+}
+
+// fitsTimespec reports whether d's seconds fit this platform's time_t (32
+// bits on 386 and arm: a Go Duration can hold 292 years, an int32 68).
+func fitsTimespec(d time.Duration) bool {
+	var ts unix.Timespec
+	return unsafe.Sizeof(ts.Sec) == 8 || d/time.Second <= math.MaxInt32
 }

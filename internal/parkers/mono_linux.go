@@ -18,5 +18,8 @@ func init() {
 // monoAbs is monoAbsNs as a timespec.
 func monoAbs(deadline time.Time) (unix.Timespec, bool) {
 	ns, ok := monoAbsNs(deadline)
-	return unix.NsecToTimespec(ns), ok
+	if !ok || !fitsTimespec(time.Duration(ns)) {
+		return unix.Timespec{}, false
+	}
+	return unix.NsecToTimespec(ns), true
 }

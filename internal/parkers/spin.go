@@ -83,7 +83,7 @@ func init() {
 	Register(Backend{
 		Name:             NameGosched,
 		Kind:             KindThread,
-		Summary:          "poll a flag, runtime.Gosched each turn: yields the P to other goroutines, not the thread to the kernel",
+		Summary:          "poll a flag, runtime.Gosched each turn: yields the P to other goroutines; on a locked thread each Gosched is a scheduler hand-off (the M sleeps until its goroutine is run again)",
 		CheapToConstruct: true,
 		NewThread:        newGosched,
 		Order:            orderGosched,
