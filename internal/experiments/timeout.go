@@ -507,8 +507,11 @@ const (
 
 // Thresholds of the slack claim.
 const (
-	// slackShortDeadline: deadlines up to this count as short.
-	slackShortDeadline = time.Millisecond
+	// slackShortDeadline: deadlines up to this count as short, i.e.
+	// commensurate with the 50 µs slack. Longer waits also pay the slack,
+	// but on a VM their overshoot includes tens of µs of waking an idle
+	// vCPU, which no slack setting removes.
+	slackShortDeadline = 100 * time.Microsecond
 	// slackSmall: a slack at most this counts as "1 ns slack".
 	slackSmall = time.Microsecond
 	// slackShare: the default slack must account for at least this share
@@ -695,10 +698,27 @@ func timeoutNotes(cfgs []*results.Config) []string {
 			"its absolute CLOCK_REALTIME deadline (gettimeofday + remaining) moves with a clock step, so a step back by X lengthens the wait in the kernel by X, "+
 			"a step forward ends it early and the monotonic re-check waits again (never early)")
 	}
+	var gor []string
+	for _, c := range cfgs {
+		if c.Kind != string(parkers.KindGoroutine) {
+			continue
+		}
+		if d, err := time.ParseDuration(c.Params["deadline"]); err == nil && d < time.Millisecond {
+			gor = append(gor, fmt.Sprintf("%s %.0f µs", c.Key, c.Summary[results.MMedian]/1e3))
+		}
+	}
 	for _, c := range cfgs {
 		if c.Kind == string(parkers.KindGoroutine) {
-			notes = append(notes, "goroutine-level rows (chan, cond) wait on a Go runtime timer: the measuring thread sleeps with no timeout and the wake comes from whichever M runs the timer "+
-				"(the netpoller's epoll_pwait timeout or another P's timer check), so the measuring thread's timer slack does not apply to them")
+			n := "goroutine-level rows (chan, cond) wait on a Go runtime timer: the measuring thread sleeps in futex with no timeout (its M's note) and the wake comes from whichever M runs the timer, " +
+				"so the measuring thread's timer slack does not apply to them. When no P is busy the timer is left to the netpoller, whose epoll_pwait timeout is in whole milliseconds " +
+				"(a delay under 1 ms is rounded up to 1 ms), so a sub-millisecond Go timeout can return up to about 1 ms late"
+			if len(gor) > 0 {
+				if len(gor) > 6 {
+					gor = gor[:6]
+				}
+				n += "; medians here: " + strings.Join(gor, ", ")
+			}
+			notes = append(notes, n)
 			break
 		}
 	}
