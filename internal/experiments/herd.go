@@ -403,6 +403,9 @@ func RunHerd(ctx context.Context, o HerdOptions, progress Progress) (*results.Ex
 			}
 		}
 		foreign := fg.Stop()
+		if foreign != nil && foreign.Fraction < 0 {
+			foreign = nil // not measurable over so short a window
+		}
 		grt := env.Runtime()
 		env.Restore()
 		gcCycles += grt.GCCycles

@@ -97,6 +97,13 @@ func TestRunHerdStructure(t *testing.T) {
 	if exp.Runtime.GOMAXPROCS < 5 || exp.Runtime.GCPercent != -1 {
 		t.Errorf("runtime %+v", exp.Runtime)
 	}
+	f := &results.File{Format: results.Format, Version: results.Version, Tool: results.CurrentTool(),
+		Started: time.Now().UTC(), Finished: time.Now().UTC(), Command: []string{"parkbench", "herd"},
+		Machine: results.Machine{Hostname: "test", Slug: "test", OS: "linux", Arch: "amd64", LogicalCPUs: 2, GoVersion: "go"},
+		Experiments: []*results.Experiment{exp}}
+	if err := results.Validate(f); err != nil {
+		t.Errorf("the herd result does not validate: %v", err)
+	}
 }
 
 func TestRunHerdPlacements(t *testing.T) {
