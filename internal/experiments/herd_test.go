@@ -99,7 +99,7 @@ func TestRunHerdStructure(t *testing.T) {
 	}
 	f := &results.File{Format: results.Format, Version: results.Version, Tool: results.CurrentTool(),
 		Started: time.Now().UTC(), Finished: time.Now().UTC(), Command: []string{"parkbench", "herd"},
-		Machine: results.Machine{Hostname: "test", Slug: "test", OS: "linux", Arch: "amd64", LogicalCPUs: 2, GoVersion: "go"},
+		Machine:     results.Machine{Hostname: "test", Slug: "test", OS: "linux", Arch: "amd64", LogicalCPUs: 2, GoVersion: "go"},
 		Experiments: []*results.Experiment{exp}}
 	if err := results.Validate(f); err != nil {
 		t.Errorf("the herd result does not validate: %v", err)
