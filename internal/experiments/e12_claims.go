@@ -50,13 +50,33 @@ const (
 // own, plus the reverse check as not evaluated (it needs selfwake figures:
 // see EvaluateE12Cross).
 func EvaluateE12(lat *results.Experiment) []results.Claim {
-	return []results.Claim{
+	cs := []results.Claim{
 		ClaimSameOrder(lat),
 		ClaimSpinFloor(lat),
 		ClaimReallySlept(lat),
 		{ID: ClaimE12Reverse, Statement: stmtReverse, Verdict: results.NotEvaluated,
 			Evidence: "needs the selfwake figures of the same run (parkbench run, or EvaluateE12Cross)"},
 	}
+	// A verdict reached on a loaded machine says so.
+	if f := maxForeign(lat); f > 0.05 {
+		for i := range cs {
+			if cs[i].Verdict != results.NotEvaluated {
+				cs[i].Evidence += fmt.Sprintf("; other processes used up to %.0f%% of the CPU during these configurations", 100*f)
+			}
+		}
+	}
+	return cs
+}
+
+// maxForeign is the largest foreign-load fraction of lat's configurations.
+func maxForeign(lat *results.Experiment) float64 {
+	m := 0.0
+	for _, c := range lat.Configs {
+		if c.Foreign != nil {
+			m = max(m, c.Foreign.Fraction)
+		}
+	}
+	return m
 }
 
 // EvaluateE12Cross evaluates the reverse check from a latency and a
