@@ -10,6 +10,7 @@
 # Exits non-zero if a correct model fails or a bug variant passes.
 #
 # Environment: MODELS_REQUIRE=1 makes a missing spin fatal instead of a skip.
+#              MODELS_DEEP=1 adds larger bounds (more rounds, spurious wakeups, timeouts).
 #              MODELS_KEEP=1 keeps the work directory (trails) and prints it.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -59,7 +60,17 @@ cases=(
 	"lot.pml|fail|-DBUG_LOT_WAKE_BEFORE_MARK"
 	"lot.pml|fail|-DBUG_LOT_WAKE_BEFORE_MARK -DMAXTO=0"
 	"lot.pml|fail|-DBUG_LOT_NO_LATE_UNPARK_CHECK"
+	"rawmutex.pml|pass|"
+	"rawmutex.pml|fail|-DBUG_MUTEX_TIMEOUT_IGNORES_WAS_LAST"
 )
+if [ "${MODELS_DEEP:-0}" = 1 ]; then
+	cases+=(
+		"lot.pml|pass|-DMAXSPUR=3 -DMAXTO=4"
+		"crossbeam.pml|pass|-DROUNDS=6 -DMAXSPUR=3 -DMAXTO=3"
+		"stdfutex.pml|pass|-DROUNDS=6 -DMAXSPUR=3 -DMAXTO=3"
+		"rawmutex.pml|pass|-DMAXSPUR=2 -DMAXTO=2"
+	)
+fi
 
 # run one verification; prints "states depth errors firsterror"
 verify() { # dir mode defines...
@@ -68,13 +79,16 @@ verify() { # dir mode defines...
 	(
 		cd "$dir" || exit 1
 		rm -f pan pan.* ./*.trail
+		# small models: compiling dominates, so -O0; rawmutex: exploring does
+		opt=-O0
+		[ "$model" = rawmutex.pml ] && opt=-O2
 		if [ "$mode" = safety ]; then
 			spin -a "$@" "$model" >spin.log 2>&1 || { echo "spin-error"; cat spin.log >&2; exit 1; }
-			gcc -O0 -w -DSAFETY -o pan pan.c 2>gcc.log || { echo "gcc-error"; exit 1; }
+			gcc $opt -w -DSAFETY -o pan pan.c 2>gcc.log || { echo "gcc-error"; exit 1; }
 			./pan -m1000000 >pan.out 2>&1
 		else
 			spin -a -DLTL "$@" "$model" >spin.log 2>&1 || { echo "spin-error"; cat spin.log >&2; exit 1; }
-			gcc -O0 -w -o pan pan.c 2>gcc.log || { echo "gcc-error"; exit 1; }
+			gcc $opt -w -o pan pan.c 2>gcc.log || { echo "gcc-error"; exit 1; }
 			./pan -a -f -m1000000 >pan.out 2>&1
 		fi
 		states=$(awk '/states, stored/ {print $1; exit}' pan.out)
