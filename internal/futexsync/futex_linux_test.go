@@ -224,3 +224,28 @@ func TestRequeueRacingNotifiers(t *testing.T) {
 	}
 	close(stop)
 }
+
+// TestEvent: waiters started before and after Set all return.
+func TestEvent(t *testing.T) {
+	var e Event
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			e.Wait()
+		}()
+	}
+	time.Sleep(time.Millisecond)
+	e.Set()
+	e.Wait() // after Set: returns at once
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("lost wakeup: Event waiters stuck after Set")
+	}
+}
