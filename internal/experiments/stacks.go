@@ -60,6 +60,12 @@ const (
 	StackSyncMutex       = "sync-mutex"
 	StackSyncMutexLocked = "sync-mutex-locked"
 	StackChan            = "chan"
+	// The timed variants park with a deadline an hour away, to show the
+	// timeout argument each passes to the kernel.
+	StackFutexTimed            = "futex-timed"
+	StackPthreadTimed          = "pthread-timed"
+	StackPthreadWallclockTimed = "pthread-wallclock-timed"
+	StackStdTimed              = "std-timed"
 	// StackGoRuntime is the extra configuration listing the runtime's own
 	// threads (the Ms), not a mechanism one can select.
 	StackGoRuntime = "go-runtime"
@@ -68,6 +74,7 @@ const (
 // StacksMechanismNames lists the selectable mechanisms.
 func StacksMechanismNames() []string {
 	return []string{StackLotMutex, StackLotCondvar, StackFutex, StackPthread, StackStd, StackCrossbeam,
+		StackFutexTimed, StackPthreadTimed, StackPthreadWallclockTimed, StackStdTimed,
 		StackSyncMutex, StackSyncMutexLocked, StackChan}
 }
 
@@ -309,21 +316,33 @@ func formatSyscall(arch string, sc procfs.Syscall) string {
 	return fmt.Sprintf("%s(0x%x, 0x%x, 0x%x, 0x%x, 0x%x, 0x%x)", name, a[0], a[1], a[2], a[3], a[4], a[5])
 }
 
-// futexTimeout says what a futex wait's timeout argument means.
-func futexTimeout(op, ts uint64) string {
-	if ts == 0 {
+// futexTimeout says what a futex wait's timeout argument means. ts is the
+// timespec read from the waiter's memory (nil when unreadable); monoNow and
+// wallNow are the clocks now, for "in X".
+func futexTimeout(op, addr uint64, ts *[2]int64, monoNow, wallNow time.Duration) string {
+	if addr == 0 {
 		return "none (sleeps until woken)"
+	}
+	val := func(now time.Duration, abs bool) string {
+		if ts == nil {
+			return ""
+		}
+		d := time.Duration(ts[0])*time.Second + time.Duration(ts[1])
+		if !abs {
+			return fmt.Sprintf(": %v", d)
+		}
+		return fmt.Sprintf(": %d.%09d s, due in %v", ts[0], ts[1], (d - now).Round(time.Millisecond))
 	}
 	switch procfs.FutexCmd(op) {
 	case procfs.FutexWait:
-		return fmt.Sprintf("relative timespec at 0x%x (CLOCK_MONOTONIC)", ts)
+		return fmt.Sprintf("relative timespec at 0x%x%s", addr, val(0, false))
 	case procfs.FutexWaitBitset:
 		if op&procfs.FutexClockRealtime != 0 {
-			return fmt.Sprintf("absolute CLOCK_REALTIME deadline at 0x%x (moves with wall-clock steps)", ts)
+			return fmt.Sprintf("absolute CLOCK_REALTIME deadline at 0x%x%s (moves with wall-clock steps)", addr, val(wallNow, true))
 		}
-		return fmt.Sprintf("absolute CLOCK_MONOTONIC deadline at 0x%x", ts)
+		return fmt.Sprintf("absolute CLOCK_MONOTONIC deadline at 0x%x%s", addr, val(monoNow, true))
 	}
-	return fmt.Sprintf("0x%x", ts)
+	return fmt.Sprintf("0x%x", addr)
 }
 
 // Claim IDs of the stacks experiment.
@@ -479,6 +498,11 @@ func stacksNotes(cfgs []*results.Config) []string {
 			"on the parker's state word: op and value tell it from parking_lot's FUTEX_WAIT val 1."},
 		{StackCrossbeam, "crossbeam (Parker on a mutex + condvar; on Linux Rust std's futex condvar): the thread sleeps in the condvar wait, FUTEX_WAIT_BITSET_PRIVATE (std's futex_wait), " +
 			"value = the condvar's sequence number, on the condvar word inside the Parker's shared inner state - neither the Parker's state word nor its mutex."},
+		{StackFutexTimed, "futex-timed (ParkUntil an hour away): the same FUTEX_WAIT_PRIVATE, now with a relative timespec (parking_lot recomputes it from the monotonic clock on every turn of its loop)."},
+		{StackPthreadTimed, "pthread-timed (pthread_cond_timedwait on a CLOCK_MONOTONIC condvar): FUTEX_WAIT_BITSET_PRIVATE without FUTEX_CLOCK_REALTIME and an absolute CLOCK_MONOTONIC deadline."},
+		{StackPthreadWallclockTimed, "pthread-wallclock-timed (parking_lot 0.12's Apple behaviour: default condvar, deadline = gettimeofday + remaining): FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME " +
+			"with an absolute CLOCK_REALTIME deadline - the wall-clock deadline of the study's timeout discussion, visible in the syscall: a clock step back by X moves this deadline X further away."},
+		{StackStdTimed, "std-timed (park_timeout): FUTEX_WAIT_BITSET_PRIVATE with an absolute CLOCK_MONOTONIC deadline, the op Rust std uses for every futex wait."},
 		{StackSyncMutex, "sync-mutex: no thread is blocked. The goroutine is parked by the Go scheduler, wait reason [sync.Mutex.Lock], frames sync.(*Mutex).Lock -> internal/sync.(*Mutex).lockSlow -> " +
 			"runtime_SemacquireMutex (the runtime's own frames are hidden unless GOTRACEBACK=system). Its M went back to the scheduler and, if idle, sleeps in futex on its own m.park note. " +
 			"gdb or perf show only those idle Ms; the blocked goroutine exists only in a goroutine dump."},

@@ -4,12 +4,15 @@ package experiments
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/osthread"
@@ -17,6 +20,7 @@ import (
 	"github.com/parkbench/parkbench/internal/procfs"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/runenv"
+	"golang.org/x/sys/unix"
 )
 
 // stackCase is one mechanism set up and ready to block.
@@ -86,8 +90,12 @@ func lotProbeRegions(backendName string) []procfs.Region {
 	return out
 }
 
-// threadParkerCase blocks in a ThreadParker's Park.
-func threadParkerCase(name, what string) (*stackCase, error) {
+// stacksTimedWait is how far away the timed variants' deadline is.
+const stacksTimedWait = time.Hour
+
+// threadParkerCase blocks in a ThreadParker's Park (timed: ParkUntil an
+// hour away).
+func threadParkerCase(label, name, what string, timed bool) (*stackCase, error) {
 	b, err := parkers.Lookup(name)
 	if err != nil {
 		return nil, err
@@ -96,16 +104,26 @@ func threadParkerCase(name, what string) (*stackCase, error) {
 		return nil, fmt.Errorf("parker %q has no thread parker", name)
 	}
 	p := b.NewThread()
+	block := func() { p.PreparePark(); p.Park() }
+	if timed {
+		block = func() {
+			p.PreparePark()
+			for !p.ParkUntil(time.Now().Add(stacksTimedWait)) && p.TimedOut() {
+			}
+		}
+	}
 	return &stackCase{
-		name: name, kind: string(b.Kind), what: what, onThread: true, wantMatch: true,
-		block:   func() { p.PreparePark(); p.Park() },
+		name: label, kind: string(b.Kind), what: what, onThread: true, wantMatch: true,
+		block:   block,
 		wake:    func() { p.UnparkLock().Unpark() },
 		regions: func() []procfs.Region { return objectRegions(name+" parker", p) },
 	}, nil
 }
 
-// tokenParkerCase blocks in a TokenParker's Park.
-func tokenParkerCase(name, what string) (*stackCase, error) {
+// tokenParkerCase blocks in a TokenParker's Park (timed: ParkDeadline an
+// hour away, repeated until the wake, since a token parker may return
+// spuriously).
+func tokenParkerCase(label, name, what string, timed bool) (*stackCase, error) {
 	b, err := parkers.Lookup(name)
 	if err != nil {
 		return nil, err
@@ -114,10 +132,19 @@ func tokenParkerCase(name, what string) (*stackCase, error) {
 		return nil, fmt.Errorf("parker %q has no token parker", name)
 	}
 	p := b.NewToken()
+	block := p.Park
+	var woken atomic.Bool
+	if timed {
+		block = func() {
+			for !woken.Load() {
+				p.ParkDeadline(time.Now().Add(stacksTimedWait))
+			}
+		}
+	}
 	return &stackCase{
-		name: name, kind: string(b.Kind), what: what, onThread: true, wantMatch: true,
-		block:   p.Park,
-		wake:    p.Unpark,
+		name: label, kind: string(b.Kind), what: what, onThread: true, wantMatch: true,
+		block:   block,
+		wake:    func() { woken.Store(true); p.Unpark() },
 		regions: func() []procfs.Region { return objectRegions(name+" parker", p) },
 	}, nil
 }
@@ -159,13 +186,21 @@ func newStackCase(name, lotBackend string) (*stackCase, error) {
 			},
 		}, nil
 	case StackFutex:
-		return threadParkerCase(parkers.NameFutex, "a thread in the futex ThreadParker's Park")
+		return threadParkerCase(name, parkers.NameFutex, "a thread in the futex ThreadParker's Park", false)
 	case StackPthread:
-		return threadParkerCase(parkers.NamePthread, "a thread in the pthread ThreadParker's Park (pthread_cond_wait through cgo)")
+		return threadParkerCase(name, parkers.NamePthread, "a thread in the pthread ThreadParker's Park (pthread_cond_wait through cgo)", false)
 	case StackStd:
-		return tokenParkerCase(parkers.NameStd, "a thread in Rust std's thread::park (token parker)")
+		return tokenParkerCase(name, parkers.NameStd, "a thread in Rust std's thread::park (token parker)", false)
 	case StackCrossbeam:
-		return tokenParkerCase(parkers.NameCrossbeam, "a thread in crossbeam's Parker::park (token parker)")
+		return tokenParkerCase(name, parkers.NameCrossbeam, "a thread in crossbeam's Parker::park (token parker)", false)
+	case StackFutexTimed:
+		return threadParkerCase(name, parkers.NameFutex, "a thread in the futex ThreadParker's ParkUntil, deadline in 1 h", true)
+	case StackPthreadTimed:
+		return threadParkerCase(name, parkers.NamePthread, "a thread in the pthread ThreadParker's ParkUntil (pthread_cond_timedwait), deadline in 1 h", true)
+	case StackPthreadWallclockTimed:
+		return threadParkerCase(name, parkers.NamePthreadWallclock, "a thread in pthread-wallclock's ParkUntil (gettimeofday-based absolute deadline), deadline in 1 h", true)
+	case StackStdTimed:
+		return tokenParkerCase(name, parkers.NameStd, "a thread in Rust std's park_timeout, deadline in 1 h", true)
 	case StackSyncMutex, StackSyncMutexLocked:
 		mu := new(sync.Mutex)
 		mu.Lock()
@@ -425,7 +460,7 @@ func describeTask(d map[string]string, t procfs.Task, regions []procfs.Region, m
 			d["futex_op"] = procfs.FutexOp(sc.Args[1])
 			d["futex_addr"] = fmt.Sprintf("0x%x", sc.Args[0])
 			d["futex_val"] = fmt.Sprint(int32(sc.Args[2]))
-			d["futex_timeout"] = futexTimeout(sc.Args[1], sc.Args[3])
+			d["futex_timeout"] = futexTimeout(sc.Args[1], sc.Args[3], readTimespec(sc.Args[3]), monoNow(), time.Duration(time.Now().UnixNano()))
 			if m, ok := procfs.Match(regions, sc.Args[0]); ok {
 				d["matches"] = m
 			} else if len(regions) > 0 {
@@ -564,3 +599,26 @@ func stacksChanRecv(ch chan struct{}) { <-ch }
 
 //go:noinline
 func stacksSyncLock(mu *sync.Mutex) { mu.Lock(); mu.Unlock() }
+
+// readTimespec reads a struct timespec (64-bit: tv_sec, tv_nsec) from this
+// process's memory through /proc/self/mem, which fails cleanly on a bad
+// address instead of faulting. nil when addr is 0 or unreadable.
+func readTimespec(addr uint64) *[2]int64 {
+	if addr == 0 || unsafe.Sizeof(uintptr(0)) != 8 {
+		return nil
+	}
+	b, err := procfs.ReadMem(addr, 16)
+	if err != nil || len(b) != 16 {
+		return nil
+	}
+	return &[2]int64{int64(binary.LittleEndian.Uint64(b[:8])), int64(binary.LittleEndian.Uint64(b[8:]))}
+}
+
+// monoNow is CLOCK_MONOTONIC now, the clock of absolute futex deadlines.
+func monoNow() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
+}

@@ -62,6 +62,20 @@ func TestRunStacks(t *testing.T) {
 			t.Errorf("pthread: %v", d)
 		}
 	}
+	for name, want := range map[string]string{
+		StackFutexTimed:            "relative timespec",
+		StackStdTimed:              "absolute CLOCK_MONOTONIC",
+		StackPthreadTimed:          "absolute CLOCK_MONOTONIC",
+		StackPthreadWallclockTimed: "absolute CLOCK_REALTIME",
+	} {
+		d := byName[name]
+		if d == nil && strings.HasPrefix(name, "pthread") {
+			continue // needs cgo
+		}
+		if d == nil || !strings.Contains(d["futex_timeout"], want) || !strings.Contains(d["futex_timeout"], "59m") {
+			t.Errorf("%s: timeout %q, want %q and the hour", name, d["futex_timeout"], want)
+		}
+	}
 	for _, name := range []string{StackSyncMutex, StackChan} {
 		d := byName[name]
 		if d == nil || !strings.HasPrefix(d["tid"], "none") || d["goroutine_wait"] == "" || strings.HasPrefix(d["goroutine_wait"], "syscall") {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/parkbench/parkbench/internal/procfs"
@@ -68,10 +69,13 @@ func TestFormatSyscall(t *testing.T) {
 	if got := formatSyscall("amd64", procfs.Syscall{Running: true}); !strings.HasPrefix(got, "none") {
 		t.Errorf("running: %q", got)
 	}
-	if got := futexTimeout(9|128|256, 0x40); !strings.Contains(got, "CLOCK_REALTIME") {
+	if got := futexTimeout(9|128|256, 0x40, &[2]int64{1000, 5}, 0, 999*time.Second); !strings.Contains(got, "CLOCK_REALTIME") || !strings.Contains(got, "1000.000000005 s, due in 1s") {
 		t.Errorf("realtime: %q", got)
 	}
-	if got := futexTimeout(128, 0); !strings.HasPrefix(got, "none") {
+	if got := futexTimeout(128, 0x40, &[2]int64{3, 0}, 0, 0); got != "relative timespec at 0x40: 3s" {
+		t.Errorf("relative: %q", got)
+	}
+	if got := futexTimeout(128, 0, nil, 0, 0); !strings.HasPrefix(got, "none") {
 		t.Errorf("no timeout: %q", got)
 	}
 }

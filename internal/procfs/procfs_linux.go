@@ -103,3 +103,19 @@ func SelfSymbols(maps []Mapping) (*Symbols, error) {
 	}
 	return LoadSymbols(exe, bias)
 }
+
+// ReadMem reads n bytes of this process's memory at addr through
+// /proc/self/mem: an unmapped address is an error, not a fault.
+func ReadMem(addr uint64, n int) ([]byte, error) {
+	f, err := os.Open("/proc/self/mem")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	m, err := f.ReadAt(b, int64(addr))
+	if err != nil && m != n {
+		return nil, err
+	}
+	return b, nil
+}

@@ -55,3 +55,13 @@ func TestSelfSymbols(t *testing.T) {
 		t.Fatalf("Lookup = %q %v", name, ok)
 	}
 }
+
+func TestReadMem(t *testing.T) {
+	b, err := ReadMem(uint64(uintptr(unsafe.Pointer(&testDataWord))), 8)
+	if err != nil || len(b) != 8 || b[0] != 42 {
+		t.Fatalf("ReadMem = %v, %v", b, err)
+	}
+	if _, err := ReadMem(8, 8); err == nil {
+		t.Fatal("reading address 8 must fail")
+	}
+}

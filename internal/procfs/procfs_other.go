@@ -13,3 +13,6 @@ func Tasks() ([]int, error) { return nil, ErrUnsupported }
 
 // Maps returns ErrUnsupported.
 func Maps() ([]Mapping, error) { return nil, ErrUnsupported }
+
+// ReadMem returns ErrUnsupported.
+func ReadMem(addr uint64, n int) ([]byte, error) { return nil, ErrUnsupported }
