@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/badinput.golden")
+
+// TestMain lets the test binary act as parkbench itself (for the signal
+// test, which needs a real process to interrupt).
+func TestMain(m *testing.M) {
+	if os.Getenv("PARKBENCH_AS_MAIN") == "1" {
+		os.Exit(execute(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// badInputs is every flag of every command given a value it must refuse.
+// Each must exit 2 with a message that says what is allowed, print nothing
+// on stdout and never panic. The messages are kept in a golden file so a
+// change to one is a reviewed change.
+var badInputs = [][]string{
+	{"bogus"},
+	{"list", "extra"},
+	{"--nosuchflag"},
+	// latency
+	{"latency", "--impl=nosuch"},
+	{"latency", "--impl=waitonaddress"},
+	{"latency", "--impl=wasm"},
+	{"latency", "--placement=sideways"},
+	{"latency", "--iterations=0"},
+	{"latency", "--iterations=-5"},
+	{"latency", "--iterations=100000000000"},
+	{"latency", "--warmup=-1"},
+	{"latency", "--rounds=0"},
+	{"latency", "--rounds=abc"},
+	{"latency", "--gap=-1ms"},
+	{"latency", "--gap=soon"},
+	{"latency", "--lot-parker=nosuch"},
+	{"latency", "--format=xml"},
+	{"latency", "--out=/nonexistent-dir/x.json"},
+	// selfwake
+	{"selfwake", "--impl=nosuch"},
+	{"selfwake", "--pairs=0"},
+	{"selfwake", "--samples=-1"},
+	{"selfwake", "--rounds=0"},
+	{"selfwake", "--format=yaml"},
+	// herd
+	{"herd", "--impl=nosuch"},
+	{"herd", "--waiters=0"},
+	{"herd", "--waiters=5000"},
+	{"herd", "--waiters=4,x"},
+	{"herd", "--hold=-1us"},
+	{"herd", "--notify=some"},
+	{"herd", "--lock-held=maybe"},
+	{"herd", "--repeats=0"},
+	{"herd", "--placement=moon"},
+	// timeout
+	{"timeout", "--impl=nosuch"},
+	{"timeout", "--deadlines=0"},
+	{"timeout", "--deadlines=-1ms"},
+	{"timeout", "--deadlines=1h"},
+	{"timeout", "--samples=0"},
+	{"timeout", "--timerslack=fast"},
+	// stacks
+	{"stacks", "--format=xml"},
+	// run
+	{"run", "--format=xml"},
+	{"run", "extra"},
+	// report / compare / plot
+	{"report"},
+	{"report", "testdata/does-not-exist.json"},
+	{"report", "testdata/not-a-result.json"},
+	{"report", "--format=xml", "testdata/not-a-result.json"},
+	{"compare"},
+	{"compare", "testdata/not-a-result.json"},
+	{"compare", "testdata/not-a-result.json", "testdata/not-a-result.json"},
+	{"compare", "--threshold=-3", "a.json", "b.json"},
+	{"plot", "testdata/not-a-result.json"},
+	{"plot", "--out=x.gif", "testdata/not-a-result.json"},
+}
+
+// tmpPath hides temporary directories in messages.
+var tmpPath = regexp.MustCompile(`/tmp/[^ :"]+`)
+
+func TestBadInput(t *testing.T) {
+	var golden bytes.Buffer
+	for _, args := range badInputs {
+		var out, errb bytes.Buffer
+		code := executeTo(args, &out, &errb)
+		msg := strings.TrimSpace(tmpPath.ReplaceAllString(errb.String(), "/tmp/..."))
+		name := strings.Join(args, " ")
+		if code != exitUsage {
+			t.Errorf("parkbench %s: exit status %d, want %d (stderr: %s)", name, code, exitUsage, msg)
+		}
+		if out.Len() != 0 {
+			t.Errorf("parkbench %s: wrote to stdout on bad input: %q", name, out.String())
+		}
+		if msg == "" {
+			t.Errorf("parkbench %s: no message on stderr", name)
+		}
+		if strings.Contains(msg, "panic") || strings.Contains(msg, "goroutine ") {
+			t.Errorf("parkbench %s: panicked: %s", name, msg)
+		}
+		golden.WriteString("$ parkbench " + name + "\n" + msg + "\n\n")
+	}
+	path := filepath.Join("testdata", "badinput.golden")
+	if *update {
+		if err := os.WriteFile(path, golden.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/parkbench -run TestBadInput -update)", err)
+	}
+	if !bytes.Equal(want, golden.Bytes()) {
+		t.Errorf("bad-input messages changed; diff testdata/badinput.golden against:\n%s", golden.String())
+	}
+}
+
+// TestInterrupt sends SIGINT to a running latency measurement: it must stop
+// promptly with exit status 130, say it was interrupted, and leave no
+// --out file (nor a temporary one) behind.
+func TestInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a measurement")
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "r.json")
+		cmd := exec.Command(os.Args[0], "latency", "--impl=futex,spin", "--iterations=1000000", "--quiet", "--out", out)
+		cmd.Env = append(os.Environ(), "PARKBENCH_AS_MAIN=1")
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(1500 * time.Millisecond)
+		cmd.Process.Signal(sig)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(60 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("%v: parkbench did not stop within 60 s", sig)
+		}
+		if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+			t.Errorf("%v: exit status %d, want %d; stderr: %s", sig, code, exitInterrupted, errb.String())
+		}
+		if !strings.Contains(errb.String(), "interrupted") {
+			t.Errorf("%v: stderr does not say interrupted: %s", sig, errb.String())
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			t.Errorf("%v: left %s behind", sig, e.Name())
+		}
+	}
+}
