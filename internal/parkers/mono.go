@@ -10,19 +10,32 @@ import "time"
 // (runtime.nanotime) minus a process-start offset, so one clock_gettime at
 // init gives the offset for good: the absolute monotonic time of a time.Time
 // t is monoBase + t.Sub(monoEpoch). That costs no syscall per deadline
-// (x/sys's ClockGettime is a real syscall, not the vDSO). The offset is exact
-// to within the few hundred nanoseconds between the two reads at init.
-// monoBase is set by the per-OS init (mono_linux.go, or the cgo file).
+// (x/sys's ClockGettime is a real syscall, not the vDSO).
+//
+// The pair is read epoch first, clock second, so the mapping can only err
+// late: a deadline handed to the kernel is never earlier than the caller's
+// (std's park_timeout makes one wait and does not re-check the clock, so an
+// early kernel deadline would end the park early). The best of a few
+// samples bounds the error by the shortest read interval, well under a
+// microsecond. monoBase is set by the per-OS init (mono_linux.go, or the
+// cgo file).
 var (
 	monoEpoch = time.Now()
 	monoBase  time.Duration
 	monoSet   bool
 )
 
-// setMonoBase records CLOCK_MONOTONIC read just now.
-func setMonoBase(now time.Duration) {
-	monoEpoch = time.Now()
-	monoBase = now
+// calibrateMono sets monoEpoch/monoBase from read, a CLOCK_MONOTONIC read.
+func calibrateMono(read func() time.Duration) {
+	best := maxDuration
+	for i := 0; i < 5; i++ {
+		epoch := time.Now()
+		base := read()
+		if span := time.Since(epoch); span < best {
+			best = span
+			monoEpoch, monoBase = epoch, base
+		}
+	}
 	monoSet = true
 }
 

@@ -9,10 +9,11 @@ import (
 )
 
 func init() {
-	var ts unix.Timespec
-	if unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts) == nil {
-		setMonoBase(time.Duration(ts.Nano()))
-	}
+	calibrateMono(func() time.Duration {
+		var ts unix.Timespec
+		_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+		return time.Duration(ts.Nano())
+	})
 }
 
 // monoAbs is monoAbsNs as a timespec.

@@ -313,10 +313,12 @@ func cSchedYield() { C.pb_sched_yield() }
 func init() {
 	cgoYield = cSchedYield
 	if !monoSet {
-		var sec C.longlong
-		var nsec C.long
-		C.pb_clock_monotonic(&sec, &nsec)
-		setMonoBase(time.Duration(sec)*time.Second + time.Duration(nsec))
+		calibrateMono(func() time.Duration {
+			var sec C.longlong
+			var nsec C.long
+			C.pb_clock_monotonic(&sec, &nsec)
+			return time.Duration(sec)*time.Second + time.Duration(nsec)
+		})
 	}
 	registerPthread(func() error { return nil },
 		func() ThreadParker { return newPthreadMode(modeNative) },

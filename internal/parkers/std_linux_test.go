@@ -6,6 +6,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // library/std/src/thread/tests.rs's park tests, ported to the std futex
@@ -85,5 +87,18 @@ func TestStdStates(t *testing.T) {
 	parked := stdParked
 	if uint32(parked) != math.MaxUint32 {
 		t.Fatal("PARKED is not u32::MAX")
+	}
+}
+
+// The monotonic mapping errs late, never early: monoAbs(now) is not before
+// the kernel's CLOCK_MONOTONIC read just before it.
+func TestMonoAbsNotEarly(t *testing.T) {
+	for i := 0; i < 1000; i++ {
+		var k unix.Timespec
+		_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &k)
+		ts, ok := monoAbs(time.Now())
+		if !ok || ts.Nano() < k.Nano() {
+			t.Fatalf("monoAbs(now) = %d, kernel said %d before it", ts.Nano(), k.Nano())
+		}
 	}
 }
