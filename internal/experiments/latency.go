@@ -164,11 +164,11 @@ func planLatency(o LatencyOptions) (plan []latencyConfig, warnings, notes []stri
 		}
 		for _, im := range impls {
 			if p == PlaceSameCore && im.busy {
-				msg := fmt.Sprintf("%s at same-core skipped: two busy-waiting threads on one CPU measure the scheduler's time slice, not a wake", im.name)
+				why := "two busy-waiting threads on one CPU measure the scheduler's time slice, not a wake"
 				if explicitPlace[p] && explicitImpl {
-					return nil, nil, nil, badOption("%s", msg)
+					return nil, nil, nil, badOption("%s at same-core is not run: %s", im.name, why)
 				}
-				warnings = append(warnings, msg)
+				warnings = append(warnings, fmt.Sprintf("%s at same-core skipped: %s", im.name, why))
 				continue
 			}
 			for _, g := range gaps {
