@@ -587,7 +587,7 @@ func TestLotWaitGroup(t *testing.T) {
 	}
 }
 
-// TestLotOverEveryBackend runs the park, mutex and condvar workloads with
+// TestLotOverEveryBackend runs the park, requeue, mutex and condvar workloads with
 // every thread backend under the lot (GOMAXPROCS 2).
 func TestLotOverEveryBackend(t *testing.T) {
 	for _, b := range threadBackends() {
@@ -595,6 +595,7 @@ func TestLotOverEveryBackend(t *testing.T) {
 			withProcs(t, 2, func(t *testing.T) {
 				withLotBackend(t, b, func() {
 					stressLotPark(t, "lot-park/"+b.Name, 4, 2, 2)
+					stressLotRequeue(t, "lot-requeue/"+b.Name, 4)
 					stressMutex(t, "lot-mutex/"+b.Name, new(lot.Mutex), 4)
 					stressCondvar(t, "lot-condvar/"+b.Name, new(lot.Condvar), new(lot.Condvar), 2, 2)
 				})
@@ -701,6 +702,7 @@ func TestUnderGC(t *testing.T) {
 			}
 		}()
 		stressLotPark(t, "gc/lot-park", 4, 2, 2)
+		stressLotRequeue(t, "gc/lot-requeue", 4)
 		stressMutex(t, "gc/lot-mutex", new(lot.Mutex), 4)
 		stressCondvar(t, "gc/lot-condvar", new(lot.Condvar), new(lot.Condvar), 2, 2)
 		stressWaitGroup(t, "gc/lot-waitgroup", 3)
