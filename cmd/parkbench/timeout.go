@@ -20,6 +20,7 @@ func newTimeoutCmd() *cobra.Command {
 		slacks    string
 		samples   int
 		quick     bool
+		lotParker string
 	)
 	def := experiments.DefaultTimeoutOptions()
 	cmd := &cobra.Command{
@@ -69,6 +70,7 @@ Configuration keys are impl/deadline=D/slack=S.`,
 				return err
 			}
 			o.Slacks = sl
+			o.LotParker = lotParker
 			if err := o.Check(); err != nil {
 				return usageError{err}
 			}
@@ -83,11 +85,12 @@ Configuration keys are impl/deadline=D/slack=S.`,
 			return emit(cmd, &of, f)
 		},
 	}
-	cmd.Flags().StringVar(&impl, "impl", "all", "mechanisms to measure: a name, a comma list, or all (names: "+strings.Join(experiments.TimeoutImplNames(), ", ")+")")
+	cmd.Flags().StringVar(&impl, "impl", "all", "mechanisms to measure: `NAME`, a comma list, lot (the three lot-* ones), or all ("+strings.Join(experiments.TimeoutImplNames(), ", ")+")")
 	cmd.Flags().StringVar(&deadlines, "deadlines", "10us,100us,1ms,10ms", "comma list of timeouts, each > 0 and <= 10s")
 	cmd.Flags().StringVar(&slacks, "timerslack", "default,1ns", `comma list of per-thread timer slacks: "default" (leave it) or a duration <= 1s`)
 	cmd.Flags().IntVar(&samples, "samples", def.Samples, fmt.Sprintf("measured waits per configuration, 1..%d (--quick: %d)", experiments.MaxTimeoutSamples, experiments.QuickTimeoutOptions().Samples))
 	cmd.Flags().BoolVar(&quick, "quick", false, "fewer samples per deadline (50)")
+	cmd.Flags().StringVar(&lotParker, "lot-parker", "", "parker backend under the lot-* mechanisms (default: the platform default)")
 	addOutputFlags(cmd, &of)
 	return cmd
 }

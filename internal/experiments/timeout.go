@@ -59,6 +59,9 @@ type TimeoutOptions struct {
 	// Slacks are the timer slacks to run under; 0 means "default" (leave
 	// the thread's slack as it is, and record it).
 	Slacks []time.Duration
+	// LotParker is the parker backend under the lot-* mechanisms ("":
+	// the lot's current one, the platform default).
+	LotParker string
 }
 
 // DefaultTimeoutOptions is the full sweep.
@@ -167,6 +170,10 @@ type timeoutImpl struct {
 // extraTimeoutImpls are added by other files (lot, nanosleep).
 var extraTimeoutImpls []func() timeoutImpl
 
+// timeoutSetLotParker switches the lot's backend and returns the undo
+// (set by timeout_lot.go).
+var timeoutSetLotParker func(name string) (restore func(), err error)
+
 // timeoutImpls returns every mechanism in list order: the parkers
 // registry (minus the "default" alias), then the lot, then references.
 func timeoutImpls() []timeoutImpl {
@@ -251,7 +258,19 @@ func resolveTimeoutImpls(names []string) ([]timeoutImpl, []string, error) {
 		return out, warns, nil
 	}
 	var out []timeoutImpl
+	var expanded []string
 	for _, n := range names {
+		if n == "lot" { // the three lot-* mechanisms, as latency's --impl lot
+			for _, ti := range all {
+				if ti.kind == "lot" {
+					expanded = append(expanded, ti.name)
+				}
+			}
+			continue
+		}
+		expanded = append(expanded, n)
+	}
+	for _, n := range expanded {
 		if n == "all" {
 			return nil, nil, badOption("--impl all cannot be combined with other names")
 		}
@@ -260,7 +279,7 @@ func resolveTimeoutImpls(names []string) ([]timeoutImpl, []string, error) {
 		}
 		i := slices.IndexFunc(all, func(t timeoutImpl) bool { return t.name == n })
 		if i < 0 {
-			return nil, nil, badOption("unknown impl %q; valid names: all, %s", n, strings.Join(TimeoutImplNames(), ", "))
+			return nil, nil, badOption("unknown impl %q; valid names: all, lot, %s", n, strings.Join(TimeoutImplNames(), ", "))
 		}
 		if all[i].why != nil {
 			if err := all[i].why(); err != nil {
@@ -285,6 +304,15 @@ func RunTimeout(ctx context.Context, o TimeoutOptions, progress Progress) (*resu
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
+	// The lot's backend first: whether a lot-* wait is kernel-timed
+	// depends on it.
+	if o.LotParker != "" && timeoutSetLotParker != nil {
+		restore, err := timeoutSetLotParker(o.LotParker)
+		if err != nil {
+			return nil, badOption("--lot-parker: %v", err)
+		}
+		defer restore()
+	}
 	impls, warns, err := resolveTimeoutImpls(o.Impls)
 	if err != nil {
 		return nil, err
@@ -299,6 +327,9 @@ func RunTimeout(ctx context.Context, o TimeoutOptions, progress Progress) (*resu
 			"timerslack": timeoutJoinSlacks(o.Slacks),
 		},
 		Warnings: warns,
+	}
+	if o.LotParker != "" {
+		exp.Options["lot_parker"] = o.LotParker
 	}
 	env := runenv.Enter(1)
 	defer env.Restore()

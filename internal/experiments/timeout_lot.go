@@ -13,6 +13,13 @@ import (
 // mutex before returning), and Mutex.TryLockUntil on a mutex that stays
 // held (which spins a little first, as upstream's SpinWait does).
 func init() {
+	timeoutSetLotParker = func(name string) (func(), error) {
+		prev := lot.CurrentBackend()
+		if err := lot.SetBackendName(name); err != nil {
+			return nil, err
+		}
+		return func() { _ = lot.SetBackend(prev) }, nil
+	}
 	params := func() map[string]string {
 		return map[string]string{"lot_parker": lot.CurrentBackend().Name}
 	}

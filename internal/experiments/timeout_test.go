@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -191,6 +192,31 @@ func TestTimeoutNeverEarly(t *testing.T) {
 	}
 	if c := timeoutClaimByID(exp.Claims, ClaimNoEarlyReturn); c.Verdict != results.Holds {
 		t.Errorf("claim: %+v", c)
+	}
+}
+
+func TestTimeoutLotParker(t *testing.T) {
+	before := lot.CurrentBackend().Name
+	o := TimeoutOptions{Impls: []string{"lot"}, Deadlines: []time.Duration{20 * time.Microsecond}, Samples: 2, Slacks: []time.Duration{0}, LotParker: "yield"}
+	exp, err := RunTimeout(context.Background(), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exp.Configs) != 3 {
+		t.Fatalf("--impl lot gave %d configurations", len(exp.Configs))
+	}
+	for _, c := range exp.Configs {
+		if c.Params["lot_parker"] != "yield" || c.Params["kernel_timed"] != "false" || c.Summary[MEarly] != 0 {
+			t.Errorf("%s: params %v early %v", c.Key, c.Params, c.Summary[MEarly])
+		}
+	}
+	if after := lot.CurrentBackend().Name; after != before {
+		t.Errorf("lot backend left at %q, was %q", after, before)
+	}
+	o.LotParker = "no-such-parker"
+	var oe *OptionError
+	if _, err := RunTimeout(context.Background(), o, nil); !errors.As(err, &oe) {
+		t.Errorf("bad --lot-parker: %v", err)
 	}
 }
 
