@@ -25,6 +25,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/parkbench/parkbench/internal/report"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -263,7 +264,8 @@ func (s *styler) style(group, variant string) draw.LineStyle {
 		v = len(s.variants)
 		s.variants[variant] = v
 	}
-	return draw.LineStyle{Color: palette[g%len(palette)], Width: vg.Points(2), Dashes: dashes[v%len(dashes)]}
+	// Past the palette, colours repeat with the next dash pattern.
+	return draw.LineStyle{Color: palette[g%len(palette)], Width: vg.Points(2), Dashes: dashes[(v+g/len(palette))%len(dashes)]}
 }
 
 func title(in []Input, what string) string {
@@ -323,27 +325,38 @@ func (percentileTicks) Ticks(min, max float64) []plot.Tick {
 	return ts
 }
 
-// latencyTicks are round values in µs for a log y axis.
-type latencyTicks struct{}
+// A log y axis is drawn as log10 of the values on a linear axis, labelled
+// with the values: gonum centres the axis label at the arithmetic mean of
+// the range, which on a log scale pushes it, and the whole plot, down.
+func toLog10(pts plotter.XYs) {
+	for i := range pts {
+		pts[i].Y = math.Log10(pts[i].Y)
+	}
+}
 
-func (latencyTicks) Ticks(min, max float64) []plot.Tick {
+// log10Ticks label a log10-transformed axis with round values in µs: 1, 2
+// and 5 times powers of ten, or only the powers when the range is wide.
+type log10Ticks struct{}
+
+func (log10Ticks) Ticks(min, max float64) []plot.Tick {
+	lo, hi := math.Pow(10, min), math.Pow(10, max)
+	labelled := map[float64]bool{1: true, 2: true, 5: true}
+	if max-min > 4 {
+		labelled = map[float64]bool{1: true}
+	}
 	var ts []plot.Tick
-	for d := math.Pow(10, math.Floor(math.Log10(min))); d <= max*10; d *= 10 {
-		for _, m := range []float64{1, 2, 5} {
+	for d := math.Pow(10, math.Floor(min)); d <= hi; d *= 10 {
+		for m := 1.0; m < 10; m++ {
 			v := d * m
-			if v < min*0.999 || v > max*1.001 {
+			if v < lo*0.999 || v > hi*1.001 {
 				continue
 			}
-			ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
-		}
-		for m := 2.0; m < 10; m++ {
-			if v := d * m; v >= min && v <= max && m != 2 && m != 5 {
-				ts = append(ts, plot.Tick{Value: v})
+			t := plot.Tick{Value: math.Log10(v)}
+			if labelled[m] {
+				t.Label = strconv.FormatFloat(v, 'f', -1, 64)
 			}
+			ts = append(ts, t)
 		}
-	}
-	if len(ts) < 2 {
-		return plot.DefaultTicks{}.Ticks(min, max)
 	}
 	return ts
 }
@@ -388,7 +401,12 @@ func percentilePlot(in []Input, exp string) (*plot.Plot, error) {
 	p.X.Tick.Marker = percentileTicks{}
 	st := newStyler()
 	lo, hi := math.Inf(1), 0.0
-	lines := 0
+	type series struct {
+		pts   plotter.XYs
+		style draw.LineStyle
+		label string
+	}
+	var all []series
 	for _, n := range in {
 		e := find(n.File, exp)
 		for _, c := range e.Configs {
@@ -418,10 +436,6 @@ func percentilePlot(in []Input, exp string) (*plot.Plot, error) {
 				pts = append(pts, plotter.XY{X: x, Y: y})
 				lo, hi = math.Min(lo, y), math.Max(hi, y)
 			}
-			l, err := plotter.NewLine(pts)
-			if err != nil {
-				return nil, inputErrorf("%s: %s %s: %v", n.Name, exp, c.Key, err)
-			}
 			group, variant, label := c.Impl, c.Placement, c.Key
 			if group == "" {
 				group = c.Key
@@ -430,21 +444,30 @@ func percentilePlot(in []Input, exp string) (*plot.Plot, error) {
 				// Colour per configuration, dashes per file.
 				group, variant, label = c.Key, n.Name, shortName(n.Name)+": "+c.Key
 			}
-			l.LineStyle = st.style(group, variant)
-			p.Add(l)
-			p.Legend.Add(label, l)
-			lines++
+			all = append(all, series{pts, st.style(group, variant), label})
 		}
 	}
-	if lines == 0 {
+	if len(all) == 0 {
 		return nil, inputErrorf("%s: the %s experiment has no histograms to plot", in[0].Name, exp)
 	}
-	if hi/lo > 20 {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = latencyTicks{}
+	logY := hi/lo > 20
+	if logY {
+		p.Y.Tick.Marker = log10Ticks{}
 	} else {
 		p.Y.Min = 0
 		p.Y.Tick.Marker = linearTicks{}
+	}
+	for _, sr := range all {
+		if logY {
+			toLog10(sr.pts)
+		}
+		l, err := plotter.NewLine(sr.pts)
+		if err != nil {
+			return nil, inputErrorf("%s: %s %s: %v", in[0].Name, exp, sr.label, err)
+		}
+		l.LineStyle = sr.style
+		p.Add(l)
+		p.Legend.Add(sr.label, l)
 	}
 	return p, nil
 }
@@ -472,35 +495,32 @@ func herdPlots(in []Input) ([]*plot.Plot, error) {
 		var allN []float64
 		lo, hi := math.Inf(1), 0.0
 		for _, n := range in {
-			e := find(n.File, "herd")
-			for _, c := range e.Configs {
-				nv, err := strconv.Atoi(c.Params["n"])
-				if err != nil || nv < 1 {
-					continue
+			for _, g := range report.HerdGroups(find(n.File, "herd")) {
+				k := key{n.Name, g.Label}
+				for nv, c := range g.ByN {
+					v, ok := c.Summary[m.metric]
+					if !ok || nv < 1 {
+						continue
+					}
+					if _, ok := series[k]; !ok {
+						order = append(order, k)
+					}
+					series[k] = append(series[k], plotter.XY{X: float64(nv), Y: v / 1000})
+					allN = append(allN, float64(nv))
+					lo, hi = math.Min(lo, v/1000), math.Max(hi, v/1000)
 				}
-				v, ok := c.Summary[m.metric]
-				if !ok {
-					continue
-				}
-				impl := c.Impl
-				if impl == "" {
-					impl = strings.TrimSuffix(c.Key, "/n="+c.Params["n"])
-				}
-				k := key{n.Name, impl}
-				if _, ok := series[k]; !ok {
-					order = append(order, k)
-				}
-				series[k] = append(series[k], plotter.XY{X: float64(nv), Y: v / 1000})
-				allN = append(allN, float64(nv))
-				lo, hi = math.Min(lo, v/1000), math.Max(hi, v/1000)
 			}
 		}
 		if len(order) == 0 {
 			return nil, inputErrorf("%s: the herd experiment has no configurations with a waiter count (params n) and %s", in[0].Name, m.metric)
 		}
+		logY := hi/lo > 20
 		for _, k := range order {
 			pts := series[k]
 			sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
+			if logY {
+				toLog10(pts)
+			}
 			l, s, err := plotter.NewLinePoints(pts)
 			if err != nil {
 				return nil, inputErrorf("%s: herd %s: %v", k.file, k.impl, err)
@@ -522,11 +542,10 @@ func herdPlots(in []Input) ([]*plot.Plot, error) {
 			p.Legend.Add(label, l, s)
 		}
 		p.X.Tick.Marker = nTicks(allN)
-		if hi/lo > 20 {
-			p.Y.Scale = plot.LogScale{}
-			p.Y.Tick.Marker = latencyTicks{}
-			p.Y.Min = lo / math.Pow(hi/lo, 0.04)
-			p.Y.Max = hi * math.Pow(hi/lo, 0.04)
+		if logY {
+			p.Y.Tick.Marker = log10Ticks{}
+			p.Y.Min = math.Log10(lo) - 0.04*math.Log10(hi/lo)
+			p.Y.Max = math.Log10(hi) + 0.04*math.Log10(hi/lo)
 		} else {
 			p.Y.Min = 0
 			p.Y.Max = hi * 1.05

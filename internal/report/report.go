@@ -470,77 +470,111 @@ func foreignCell(f *results.Foreign) string {
 	if f == nil {
 		return "-"
 	}
-	s := fmt.Sprintf("%.1f%%", 100*f.Fraction)
+	s := "n/a"
+	if f.Fraction >= 0 {
+		s = fmt.Sprintf("%.1f%%", 100*f.Fraction)
+	}
 	if f.SameCPUFraction >= 0 {
 		s += fmt.Sprintf(" (same CPU %.0f%%)", 100*f.SameCPUFraction)
 	}
 	return s
 }
 
-// renderHerdByN pivots herd's first-waiter and total times: one row per N,
-// one column per implementation, so the growth with N reads down a column.
-func renderHerdByN(w io.Writer, e *results.Experiment, md bool) error {
-	var impls []string
-	var ns []int
-	cell := map[string]map[int]*results.Config{}
+// HerdGroups splits herd configurations by everything but N: the key
+// without its "/n=<N>" part. Label is the implementation when that alone
+// tells the groups apart, else the shortened key.
+func HerdGroups(e *results.Experiment) (groups []HerdGroup) {
+	index := map[string]int{}
 	for _, c := range e.Configs {
 		n, err := strconv.Atoi(c.Params["n"])
 		if err != nil {
-			return nil // not a sweep over N: nothing to pivot
+			continue
 		}
-		name := strings.TrimSuffix(c.Key, "/n="+c.Params["n"])
-		if cell[name] == nil {
-			cell[name] = map[int]*results.Config{}
-			impls = append(impls, name)
+		k := strings.Replace(c.Key, "/n="+c.Params["n"], "", 1)
+		i, ok := index[k]
+		if !ok {
+			i = len(groups)
+			index[k] = i
+			groups = append(groups, HerdGroup{Key: k, Impl: c.Impl, ByN: map[int]*results.Config{}})
 		}
-		if _, ok := cell[name][n]; !ok {
-			seen := false
-			for _, x := range ns {
-				seen = seen || x == n
-			}
-			if !seen {
+		groups[i].ByN[n] = c
+	}
+	impls := map[string]int{}
+	for _, g := range groups {
+		impls[g.Impl]++
+	}
+	for i := range groups {
+		groups[i].Label = groups[i].Key
+		if groups[i].Impl != "" && impls[groups[i].Impl] == 1 {
+			groups[i].Label = groups[i].Impl
+		}
+	}
+	return groups
+}
+
+// HerdGroup is one herd configuration across N.
+type HerdGroup struct {
+	Key, Impl, Label string
+	ByN              map[int]*results.Config
+}
+
+// renderHerdByN pivots herd's first-waiter and total times: one row per N,
+// one column per implementation, so the growth with N reads down a column.
+func renderHerdByN(w io.Writer, e *results.Experiment, md bool) error {
+	groups := HerdGroups(e)
+	seen := map[int]bool{}
+	var ns []int
+	for _, g := range groups {
+		for n := range g.ByN {
+			if !seen[n] {
+				seen[n] = true
 				ns = append(ns, n)
 			}
 		}
-		cell[name][n] = c
 	}
-	if len(ns) < 2 {
+	if len(ns) < 2 || len(groups) == 0 {
 		return nil
 	}
 	sort.Ints(ns)
-	fmt.Fprintln(w)
-	if md {
-		fmt.Fprintf(w, "first waiter holds the lock / last release, µs, by N:\n\n")
-	} else {
-		fmt.Fprintf(w, "  first waiter holds the lock / last release, µs, by N:\n")
-	}
-	header := []any{"N"}
-	for _, im := range impls {
-		header = append(header, im+" first", im+" total")
-	}
-	t := newTable(w, md)
-	t.Header(header...)
-	for _, n := range ns {
-		row := []any{strconv.Itoa(n)}
-		for _, im := range impls {
-			c := cell[im][n]
-			if c == nil {
-				row = append(row, "-", "-")
-				continue
-			}
-			for _, m := range []string{results.MFirstNs, results.MTotalNs} {
-				if v, ok := c.Summary[m]; ok {
+	for _, m := range []struct{ metric, what string }{
+		{results.MFirstNs, "notify -> first waiter holds the lock"},
+		{results.MTotalNs, "notify -> last release"},
+	} {
+		fmt.Fprintln(w)
+		if md {
+			fmt.Fprintf(w, "%s (µs) by N:\n\n", m.what)
+		} else {
+			fmt.Fprintf(w, "  %s (µs) by N:\n", m.what)
+		}
+		header := []any{"N"}
+		for _, g := range groups {
+			header = append(header, g.Label)
+		}
+		t := newTable(w, md)
+		t.Header(header...)
+		for _, n := range ns {
+			row := []any{strconv.Itoa(n)}
+			for _, g := range groups {
+				c := g.ByN[n]
+				v, ok := 0.0, false
+				if c != nil {
+					v, ok = c.Summary[m.metric]
+				}
+				if ok {
 					row = append(row, FormatValue(v, "us"))
 				} else {
 					row = append(row, "-")
 				}
 			}
+			if err := t.Append(row...); err != nil {
+				return err
+			}
 		}
-		if err := t.Append(row...); err != nil {
+		if err := t.Render(); err != nil {
 			return err
 		}
 	}
-	return t.Render()
+	return nil
 }
 
 func renderCSV(w io.Writer, files []Named) error {

@@ -48,8 +48,8 @@
 //	               ping-pong one-way median; -1 when not measurable),
 //	               syscall_ns (one trivial syscall), cpus
 //	    foreign    CPU other processes used meanwhile: fraction (of all CPU
-//	               time), same_cpu_fraction (unpinned: waker and woken on one
-//	               CPU; -1 when not measured)
+//	               time; -1 when not measured), same_cpu_fraction (unpinned:
+//	               waker and woken on one CPU; -1 when not measured)
 //	    rounds     every round (latency, selfwake, timeout) or repeat (herd):
 //	      metrics    name -> value, names as the M* constants (ns for times)
 //	      histogram  the round's samples (ns), hdrhistogram-go V2 compressed
