@@ -106,9 +106,18 @@ func TestEvaluateE12Cross(t *testing.T) {
 	}
 	wantVerdict(t, "133x and 800x", c[0], results.Holds)
 
-	// futex cross-core is 20 µs; a 300 ns self-wake is only 67x below.
-	bad := &results.Experiment{Name: "selfwake", Configs: []*results.Config{swCfg("futex", 300, 0), swCfg("std", 10, 0)}}
+	// futex cross-core is 20 µs; a 300 ns self-wake is only 67x below
+	// (no study mechanism in both: every common one is judged).
+	bad := &results.Experiment{Name: "selfwake", Configs: []*results.Config{swCfg("futex", 300, 0), swCfg("spin", 10, 0)}}
 	wantVerdict(t, "67x", EvaluateE12Cross(l, bad)[0], results.DoesNotHold)
+
+	// With a study mechanism (lot, std, crossbeam) measured, only those
+	// are judged: futex's 67x is shown, not held against the claim.
+	study := &results.Experiment{Name: "selfwake", Configs: []*results.Config{swCfg("futex", 300, 0), swCfg("std", 10, 0)}}
+	l2 := lat(cfg("futex", "thread", "cross-core", true, 20000, 0, 2000, 2), cfg("std", "token", "cross-core", true, 20000, 0, 2000, 2))
+	wantVerdict(t, "std 2000x, futex not judged", EvaluateE12Cross(l2, study)[0], results.Holds)
+	studyBad := &results.Experiment{Name: "selfwake", Configs: []*results.Config{swCfg("std", 400, 0)}}
+	wantVerdict(t, "std 50x", EvaluateE12Cross(l2, studyBad)[0], results.DoesNotHold)
 
 	disjoint := &results.Experiment{Name: "selfwake", Configs: []*results.Config{swCfg("spin", 3, 0)}}
 	wantVerdict(t, "nothing in common", EvaluateE12Cross(l, disjoint)[0], results.NotEvaluated)
