@@ -52,6 +52,8 @@ func TestPlots(t *testing.T) {
 		{"suite-latency.svg", []Input{fixture(t, "v1-suite.json")}, "latency"},
 		{"two-herd.png", []Input{fixture(t, "v1-herd.json"), otherHerd}, ""},
 		{"two-latency.svg", []Input{fixture(t, "v1-latency.json"), otherLat}, ""},
+		{"real-herd.svg", []Input{fixture(t, "v1-run-quick.json")}, "herd"},
+		{"real-latency.svg", []Input{fixture(t, "v1-run-quick.json")}, "latency"},
 	} {
 		p := filepath.Join(dir, c.out)
 		opt := size

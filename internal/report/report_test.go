@@ -18,7 +18,7 @@ import (
 func fixtures(t *testing.T) []Named {
 	t.Helper()
 	var out []Named
-	for _, n := range []string{"v1-latency.json", "v1-herd.json", "v1-timeout.json", "v1-suite.json"} {
+	for _, n := range []string{"v1-latency.json", "v1-herd.json", "v1-timeout.json", "v1-suite.json", "v1-run-quick.json"} {
 		p := filepath.Join("..", "results", "testdata", n)
 		f, err := results.ReadFile(p)
 		if err != nil {
