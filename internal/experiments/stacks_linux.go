@@ -52,8 +52,9 @@ var lotProbe struct {
 }
 
 type lotProbeParker struct {
-	p   parkers.ThreadParker
-	tid int // thread that created it (lot ThreadData are pooled and may move)
+	p    parkers.ThreadParker
+	tid  int    // thread that created it (lot ThreadData are pooled and may move)
+	role string // "ThreadData" or "bucket WordLock node", from the caller
 }
 
 // lotProbeBackend wraps inner's constructor: the lot's parkers are inner's
@@ -71,8 +72,21 @@ func lotProbeBackend(inner parkers.Backend) parkers.Backend {
 	b.Name = "stacks-probe-" + inner.Name
 	b.NewThread = func() parkers.ThreadParker {
 		p := inner.NewThread()
+		role := "ThreadData"
+		var pcs [4]uintptr
+		frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs[:])])
+		for {
+			f, more := frames.Next()
+			if strings.Contains(f.Function, "WLNode") || strings.Contains(f.Function, "wordLock") {
+				role = "bucket WordLock node"
+				break
+			}
+			if !more {
+				break
+			}
+		}
 		lotProbe.mu.Lock()
-		lotProbe.parkers = append(lotProbe.parkers, lotProbeParker{p, osthread.Tid()})
+		lotProbe.parkers = append(lotProbe.parkers, lotProbeParker{p, osthread.Tid(), role})
 		lotProbe.mu.Unlock()
 		return p
 	}
@@ -85,7 +99,7 @@ func lotProbeRegions(backendName string) []procfs.Region {
 	defer lotProbe.mu.Unlock()
 	var out []procfs.Region
 	for i, pp := range lotProbe.parkers {
-		out = append(out, objectRegions(fmt.Sprintf("lot ThreadData parker #%d (%s, created on tid %d)", i+1, backendName, pp.tid), pp.p)...)
+		out = append(out, objectRegions(fmt.Sprintf("lot %s parker #%d (%s, created on tid %d)", pp.role, i+1, backendName, pp.tid), pp.p)...)
 	}
 	return out
 }
