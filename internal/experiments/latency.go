@@ -220,6 +220,16 @@ func resolvePlacements(names []string) ([]string, map[string]bool, error) {
 	return out, explicit, nil
 }
 
+// hasImpl reports whether plan measures any of names.
+func hasImpl(plan []latencyConfig, names ...string) bool {
+	for _, c := range plan {
+		if contains(names, c.impl.name) {
+			return true
+		}
+	}
+	return false
+}
+
 func contains(list []string, s string) bool {
 	for _, v := range list {
 		if v == s {
@@ -287,6 +297,9 @@ func RunLatency(ctx context.Context, o LatencyOptions, progress Progress) (*resu
 	}
 	if len(goroutineLevel) > 0 {
 		exp.Notes = append(exp.Notes, strings.Join(goroutineLevel, ", ")+": goroutine-level (kind goroutine): they park the goroutine in the Go scheduler, which then puts the locked thread to sleep; not an OS thread parker, and left out of the same-order claim")
+	}
+	if hasImpl(plan, parkers.NameSpin, parkers.NameGeneric) && hasImpl(plan, ImplCSpin, ImplGoSpin) {
+		exp.Notes = append(exp.Notes, "spin/generic go through the ThreadParker protocol: the waker stores the flag (its cache line) and then the parker's word (a second line), the waiter spins on the parker's word and then reads the flag, so a wake moves two cache lines where c-spin and go-spin move one; adding that second line to go-spin makes it as slow as spin (measured), so the difference is the protocol, not Go")
 	}
 	env := runenv.Enter(2)
 	defer env.Restore()
