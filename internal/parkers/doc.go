@@ -35,6 +35,21 @@
 // Yield is the platform's thread_yield and CPURelax the spin hint, both for
 // the lot's SpinWait. Kernel-sleeping backends implement WaitCounter.
 //
+// # Fault injection
+//
+// chaos.Point marks the windows a lost wakeup would hide in, named
+// "<backend>.<operation>.<where>": between UnparkLock's mark and the wake
+// ("futex.unpark.before-wake", "pthread.unpark.before-signal" (the mutex
+// is held there, as upstream), "std.unpark.before-wake",
+// "crossbeam.unpark.before-lock", "crossbeam.unpark.before-notify",
+// "waitaddress.unpark.before-wake", "keyedevent.unpark.before-release",
+// "token-thread.unpark.before-token", "cond.unpark.before-signal"), between
+// the state check and the sleep ("*.park.before-wait",
+// "*.park-until.before-wait", "std.park-timeout.before-wait",
+// "pthread.park.before-lock"), and after a timeout before the caller's
+// TimedOut ("*.park-until.timed-out", "crossbeam.park.timed-out",
+// "std.park-timeout.after-wait").
+//
 // # Thread parkers (parking_lot_core/src/thread_parker)
 //
 // default: the platform's parker in upstream's cfg_if order: futex on Linux,

@@ -25,9 +25,12 @@ const (
 // NtReleaseKeyedEvent for ever. Conversely a waker that finds TIMED_OUT does
 // not release, since nobody would take it.
 type keyedEventParker struct {
+	// timeout is first so the LARGE_INTEGER NT reads is 8-byte aligned on
+	// 32-bit Windows too. Owner-only; passed by pointer, so a timed wait
+	// does not allocate.
+	timeout int64
 	state   atomic.Uintptr
 	api     keyedEventAPI
-	timeout int64 // owner-only; passed by pointer, so no allocation per wait
 
 	blocked, immediate uint64 // owner-only; see WaitCounts
 }
