@@ -289,7 +289,10 @@ func RunStacks(ctx context.Context, o StacksOptions) (*results.Experiment, error
 		cases = append(cases, c)
 	}
 
-	env := runenv.Enter(len(cases))
+	// No participant needs a P (they sleep in the kernel or the scheduler):
+	// GOMAXPROCS stays the machine default; the GC is kept off so no GC
+	// worker shows up mid-sample.
+	env := runenv.Enter(0)
 	defer env.Restore()
 
 	// The coordinator stays on one thread so it can name itself among the
