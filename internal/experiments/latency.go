@@ -608,6 +608,9 @@ func measureRound(ctx context.Context, r pairRunner, n int, hist *hdrhistogram.H
 	}
 	if pr.threadCsw >= 0 {
 		m[results.MCtxSwThread] = float64(pr.threadCsw) / float64(n)
+		if uerr0 == nil && uerr1 == nil {
+			m[MCtxSwOther] = m[results.MCtxSwSelf] - m[results.MCtxSwThread]
+		}
 	}
 	if pr.cpus > 0 {
 		m[MSameCPU] = float64(pr.same) / float64(pr.cpus)

@@ -17,6 +17,12 @@ const (
 	// ParkInvalid returns) of park calls that returned without blocking,
 	// also those inside a wait that then slept (a stale unpark).
 	MParkImmediate = "park_immediate"
+	// MCtxSwOther is ctxsw_self_per_rt - ctxsw_thread_per_rt: switches of
+	// the process's other threads per round trip. For the Go waits through
+	// Syscall this is the runtime at work (sysmon retaking the P of a
+	// participant blocked in FUTEX_WAIT, an M taking it over); near 0 for
+	// the C reference and for RawSyscall waits.
+	MCtxSwOther = "ctxsw_other_per_rt"
 	// MSameCPU is the fraction of sampled wakes (every 16th) where waker
 	// and woken ran on one CPU; unpinned configurations only.
 	MSameCPU = "same_cpu_fraction"
