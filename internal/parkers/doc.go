@@ -67,11 +67,12 @@
 // though in Go it cannot happen (the handle keeps the word reachable, where
 // upstream's ThreadData may already be freed).
 //
-// futex-raw: futex with the wait through unix.RawSyscall6. Not upstream: it
-// measures what the Go scheduler adds to a wake (DESIGN §3). A raw wait holds
-// the P and cannot be preempted, so every wait is bounded to 1 ms and loops;
-// stop-the-world then waits at most that long. Use only with GOMAXPROCS above
-// the number of participants, GC off during measurement, and a watchdog.
+// futex-raw: futex with the wait (and the wake, which never blocks) through
+// unix.RawSyscall6. Not upstream: it measures what the Go scheduler adds to
+// a wake (DESIGN §3). A raw wait holds the P and cannot be preempted, so
+// every wait is bounded to 1 ms and loops; stop-the-world then waits at most
+// that long. Use only with GOMAXPROCS above the number of participants, GC
+// off during measurement, and a watchdog.
 //
 // pthread (unix.rs): should_park + pthread mutex + condvar, malloc'd in C
 // (never Go memory: they must not move), freed by runtime.AddCleanup or

@@ -133,7 +133,13 @@ func (p *futexParker) UnparkLock() UnparkHandle {
 // EFAULT is still tolerated, to keep upstream's contract.
 func (h *futexUnpark) Unpark() {
 	chaos.Point("futex.unpark.before-wake")
-	if _, e := futexWakeN(&h.state, 1); e != 0 && e != unix.EFAULT {
+	var e unix.Errno
+	if h.raw {
+		e = futexWakeRaw(&h.state) // never blocks: safe raw
+	} else {
+		_, e = futexWakeN(&h.state, 1)
+	}
+	if e != 0 && e != unix.EFAULT {
 		panic("parkers: futex wake: " + e.Error())
 	}
 }
@@ -158,7 +164,7 @@ func init() {
 	Register(Backend{
 		Name: NameFutexRaw,
 		Kind: KindThread,
-		Summary: "futex with the wait through unix.RawSyscall6 (bypasses the Go scheduler: the P stays with the thread); " +
+		Summary: "futex with wait and wake through unix.RawSyscall6 (bypasses the Go scheduler: the P stays with the thread); " +
 			"every wait bounded to 1 ms so GC/stop-the-world can proceed; safe only with GOMAXPROCS > participants, GC off, a watchdog",
 		Sleeps:           true,
 		CheapToConstruct: true,

@@ -70,3 +70,10 @@ func fitsTimespec(d time.Duration) bool {
 	var ts unix.Timespec
 	return unsafe.Sizeof(ts.Sec) == 8 || d/time.Second <= math.MaxInt32
 }
+
+// futexWakeRaw is futexWakeN(addr, 1) through unix.RawSyscall: FUTEX_WAKE
+// never blocks, so bypassing the scheduler here is always safe.
+func futexWakeRaw(addr *atomic.Int32) unix.Errno {
+	_, _, e := unix.RawSyscall(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWakePrivate, 1)
+	return e
+}
