@@ -63,6 +63,7 @@ func TestThreadNoAllocs(t *testing.T) {
 			continue // see TestTokenNoAllocs
 		}
 		t.Run(b.Name, func(t *testing.T) {
+			skipUnavailable(t, b)
 			pa, pb := b.NewThread(), b.NewThread()
 			var quit atomic.Bool
 			ready := make(chan struct{})
@@ -100,6 +101,7 @@ func TestThreadNoAllocs(t *testing.T) {
 func TestTokenNoAllocs(t *testing.T) {
 	for _, b := range tokenBackends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			skipUnavailable(t, b)
 			pa, pb := b.NewToken(), b.NewToken()
 			var quit atomic.Bool
 			partner := onThread(func() {

@@ -28,22 +28,19 @@ func pingPongCycles(b Backend) int {
 	return 10000
 }
 
-// threadBackends are the backends with a ThreadParker constructor available
-// here, plus the fake-API Windows parkers (their state machines run here on
-// Linux against fakes of WaitOnAddress and keyed events).
+// threadBackends are the registered thread backends (those that cannot run
+// here are skipped in each subtest, with the reason), plus the fake-API
+// Windows parkers: their state machines run here against fakes of
+// WaitOnAddress and keyed events.
 func threadBackends(t *testing.T) []Backend {
 	var out []Backend
 	for _, b := range All() {
-		switch {
-		case b.Name == NameWasm:
+		if b.Name == NameWasm {
 			continue // panics by design: TestWasmPanics
-		case !b.Available():
-			t.Logf("skip %s: %s", b.Name, b.Why())
-			continue
-		case b.NewThread == nil:
-			continue
 		}
-		out = append(out, b)
+		if b.NewThread != nil || !b.Available() && (b.Kind == KindThread || b.Kind == KindGoroutine) {
+			out = append(out, b)
+		}
 	}
 	out = append(out,
 		Backend{Name: "fake-waitonaddress", Sleeps: true, NewThread: func() ThreadParker { return newWaitAddressParker(newFakeWaitAddress()) }},
@@ -55,11 +52,19 @@ func threadBackends(t *testing.T) []Backend {
 func tokenBackends(t *testing.T) []Backend {
 	var out []Backend
 	for _, b := range All() {
-		if b.NewToken != nil && b.Available() {
+		if b.NewToken != nil || b.Kind == KindToken {
 			out = append(out, b)
 		}
 	}
 	return out
+}
+
+// skipUnavailable skips a backend that does not run here, saying why.
+func skipUnavailable(t *testing.T, b Backend) {
+	t.Helper()
+	if why := b.Why(); why != "" {
+		t.Skip(why)
+	}
 }
 
 // rendezvous reports whether the backend's wake blocks until the target
@@ -70,6 +75,7 @@ func rendezvous(b Backend) bool { return b.Name == NameKeyedEvent || b.Name == "
 func TestThreadUnparkBeforePark(t *testing.T) {
 	for _, b := range threadBackends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			skipUnavailable(t, b)
 			p := b.NewThread()
 			for _, timed := range []bool{false, true} {
 				// Mark and wake (on another thread, as in the lot)
@@ -99,6 +105,7 @@ func TestThreadUnparkBeforePark(t *testing.T) {
 func TestThreadMarkThenParkThenWake(t *testing.T) {
 	for _, b := range threadBackends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			skipUnavailable(t, b)
 			p := b.NewThread()
 			prepared, marked := make(chan struct{}), make(chan struct{})
 			owner := onThread(func() {
@@ -123,6 +130,7 @@ func TestThreadMarkThenParkThenWake(t *testing.T) {
 func TestThreadParkUntilTimesOut(t *testing.T) {
 	for _, b := range threadBackends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			skipUnavailable(t, b)
 			p := b.NewThread()
 			wait(t, onThread(func() {
 				p.PreparePark()
@@ -157,6 +165,7 @@ func TestThreadParkUntilTimesOut(t *testing.T) {
 func TestThreadTimedOutAfterLateUnpark(t *testing.T) {
 	for _, b := range threadBackends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			skipUnavailable(t, b)
 			p := b.NewThread()
 			timedOut, marked := make(chan struct{}), make(chan struct{})
 			var sawTimedOut atomic.Bool
@@ -195,6 +204,7 @@ func TestThreadTimeoutRacesUnpark(t *testing.T) {
 	}
 	for _, b := range threadBackends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			skipUnavailable(t, b)
 			p := b.NewThread()
 			var (
 				q        sync.Mutex // the "queue lock"
@@ -260,6 +270,7 @@ func TestThreadTimeoutRacesUnpark(t *testing.T) {
 func TestThreadPingPong(t *testing.T) {
 	for _, b := range threadBackends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			skipUnavailable(t, b)
 			n := pingPongCycles(b)
 			pa, pb := b.NewThread(), b.NewThread()
 			var progress atomic.Int64
@@ -295,6 +306,7 @@ func TestThreadPingPong(t *testing.T) {
 func TestTokenUnparkBeforePark(t *testing.T) {
 	for _, b := range tokenBackends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			skipUnavailable(t, b)
 			p := b.NewToken()
 			wait(t, onThread(func() {
 				p.Unpark()
@@ -316,6 +328,7 @@ func TestTokenUnparkBeforePark(t *testing.T) {
 func TestTokenParkDeadlineTimesOut(t *testing.T) {
 	for _, b := range tokenBackends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			skipUnavailable(t, b)
 			p := b.NewToken()
 			wait(t, onThread(func() {
 				if p.ParkDeadline(time.Now().Add(-time.Second)) {
@@ -336,6 +349,7 @@ func TestTokenParkDeadlineTimesOut(t *testing.T) {
 func TestTokenUnparkFromOtherThread(t *testing.T) {
 	for _, b := range tokenBackends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			skipUnavailable(t, b)
 			p := b.NewToken()
 			owner := onThread(func() {
 				if !p.ParkDeadline(time.Now().Add(time.Hour)) {
@@ -355,6 +369,7 @@ func TestTokenUnparkFromOtherThread(t *testing.T) {
 func TestTokenPingPong(t *testing.T) {
 	for _, b := range tokenBackends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			skipUnavailable(t, b)
 			n := pingPongCycles(b)
 			pa, pb := b.NewToken(), b.NewToken()
 			var progress atomic.Int64
