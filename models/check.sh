@@ -62,6 +62,10 @@ cases=(
 	"lot.pml|fail|-DBUG_LOT_NO_LATE_UNPARK_CHECK"
 	"rawmutex.pml|pass|"
 	"rawmutex.pml|fail|-DBUG_MUTEX_TIMEOUT_IGNORES_WAS_LAST"
+	"condvar.pml|pass|"
+	"condvar.pml|pass|-DMAXSPUR=3"
+	"condvar.pml|fail|-DBUG_CONDVAR_UNLOCK_BEFORE_PARK"
+	"condvar.pml|fail|-DBUG_CONDVAR_REQUEUE_NO_PARKED"
 )
 if [ "${MODELS_DEEP:-0}" = 1 ]; then
 	cases+=(
