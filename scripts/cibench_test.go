@@ -48,8 +48,13 @@ func ciBench(t *testing.T, args ...string) ciRun {
 		t.Skip("no bash")
 	}
 	summary := filepath.Join(t.TempDir(), "summary.md")
-	cmd := exec.Command(bash, append([]string{"ci-bench.sh", "--parkbench", parkbenchBin}, args...)...)
-	cmd.Env = append(os.Environ(), "GITHUB_STEP_SUMMARY="+summary)
+	// Forward slashes: Git Bash on Windows takes C:/x/y, not always C:\x\y.
+	full := []string{"ci-bench.sh", "--parkbench", filepath.ToSlash(parkbenchBin)}
+	for _, a := range args {
+		full = append(full, filepath.ToSlash(a))
+	}
+	cmd := exec.Command(bash, full...)
+	cmd.Env = append(os.Environ(), "GITHUB_STEP_SUMMARY="+filepath.ToSlash(summary))
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err = cmd.Run()
