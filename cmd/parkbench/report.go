@@ -38,6 +38,8 @@ units), the probes and the foreign CPU each configuration ran with, herd by
 N, the study's claims with their verdicts, and the warnings.
 
 --format=markdown suits a CI job summary ($GITHUB_STEP_SUMMARY).
+--format=csv writes one row per file x configuration x summary metric;
+--format=json the file itself (one FILE) or an array of files (several).
 --format=benchstat writes the Go benchmark format, one line per round, so
 that benchstat sees the rounds as repeated runs:
 
