@@ -131,9 +131,12 @@ func drawBar(w io.Writer, done, total int, label string, elapsed time.Duration) 
 	if total <= 0 {
 		total = 1
 	}
+	// Clamp: a miscounting caller must not make strings.Repeat panic.
+	done = min(max(done, 0), total)
 	n := done * width / total
-	if len(label) > 40 {
-		label = label[:40]
+	// Cut the label at a rune boundary ("hold=20µs" must not lose half a µ).
+	if r := []rune(label); len(r) > 40 {
+		label = string(r[:40])
 	}
 	fmt.Fprintf(w, "\r\033[K[%s%s] %d/%d %s %s", strings.Repeat("=", n), strings.Repeat(" ", width-n), done, total, elapsed.Truncate(time.Second), label)
 	if done >= total {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/results/resultstest"
@@ -151,5 +152,15 @@ func TestPlotCommand(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
 		t.Fatalf("wrote %v", entries)
+	}
+}
+
+func TestDrawBar(t *testing.T) {
+	var b bytes.Buffer
+	for _, c := range []struct{ done, total int }{{0, 0}, {3, 2}, {-1, 5}, {5, 5}, {2, 5}} {
+		drawBar(&b, c.done, c.total, strings.Repeat("µ", 50), 0)
+	}
+	if !strings.Contains(b.String(), strings.Repeat("µ", 40)) || strings.Contains(b.String(), strings.Repeat("µ", 41)) || !utf8.ValidString(b.String()) {
+		t.Fatalf("label not cut at 40 runes: %q", b.String())
 	}
 }
