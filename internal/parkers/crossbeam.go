@@ -104,6 +104,9 @@ func (in *cbInner) park(hasDeadline bool, deadline time.Time) bool {
 	if hasDeadline && !time.Now().Before(deadline) {
 		return false
 	}
+	// Between the fast path's CAS and the lock: an Unpark here finds
+	// EMPTY and only sets NOTIFIED, which the CAS under the lock sees.
+	chaos.Point("crossbeam.park.before-lock")
 	// 3. Lock, then announce PARKED. Holding the lock from here until the
 	// condvar wait releases it is what makes the waker's lock+unlock in
 	// unpark a barrier: once it has the lock, we are inside the wait.
@@ -127,11 +130,13 @@ func (in *cbInner) park(hasDeadline bool, deadline time.Time) bool {
 		chaos.Point("crossbeam.park.before-wait")
 		if !hasDeadline {
 			in.cvar.Wait(&in.lock, false, time.Time{})
+			chaos.Point("crossbeam.park.after-wait")
 		} else if time.Now().Before(deadline) {
 			// A timeout and an unpark arriving together: upstream
 			// prefers to report the unpark (the CAS below), so the
 			// condvar's own timeout result is ignored.
 			in.cvar.Wait(&in.lock, true, deadline)
+			chaos.Point("crossbeam.park.after-wait")
 		} else {
 			// Timed out: back to EMPTY on the way out.
 			chaos.Point("crossbeam.park.timed-out")

@@ -26,7 +26,10 @@ func newChan() TokenParker {
 	return &chanParker{ch: make(chan struct{}, 1), timer: t}
 }
 
-func (p *chanParker) Park() { <-p.ch }
+func (p *chanParker) Park() {
+	chaos.Point("chan.park.before-wait")
+	<-p.ch
+}
 
 func (p *chanParker) ParkDeadline(deadline time.Time) bool {
 	select {
@@ -34,6 +37,9 @@ func (p *chanParker) ParkDeadline(deadline time.Time) bool {
 		return true
 	default:
 	}
+	// Between the token check and the blocking select: an Unpark here
+	// must be found by the select.
+	chaos.Point("chan.park-until.before-wait")
 	d := time.Until(deadline)
 	if d <= 0 {
 		return false
@@ -46,6 +52,7 @@ func (p *chanParker) ParkDeadline(deadline time.Time) bool {
 		p.timer.Stop()
 		return true
 	case <-p.timer.C:
+		chaos.Point("chan.park-until.timed-out")
 		return false
 	}
 }
@@ -53,6 +60,7 @@ func (p *chanParker) ParkDeadline(deadline time.Time) bool {
 // Unpark is a non-blocking send: if a token is already there, it stays the
 // only one.
 func (p *chanParker) Unpark() {
+	chaos.Point("chan.unpark.before-send")
 	select {
 	case p.ch <- struct{}{}:
 	default:
@@ -85,9 +93,13 @@ func newCond() TokenParker {
 func (p *condParker) Park() {
 	p.mu.Lock()
 	for !p.token {
+		// Under mu, between the token check and Wait: an Unpark here
+		// blocks on mu until Wait has enqueued and unlocked.
+		chaos.Point("cond.park.before-wait")
 		// Wait enqueues on the notify list before it unlocks mu, so a
 		// Signal after the unparker's Unlock finds us.
 		p.cond.Wait()
+		chaos.Point("cond.park.after-wait")
 	}
 	p.token = false
 	p.mu.Unlock()
@@ -103,7 +115,9 @@ func (p *condParker) ParkDeadline(deadline time.Time) bool {
 		}
 		p.timer.Reset(d)
 		armed = true
+		chaos.Point("cond.park-until.before-wait")
 		p.cond.Wait()
+		chaos.Point("cond.park-until.after-wait")
 	}
 	got := p.token
 	p.token = false

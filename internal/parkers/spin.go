@@ -41,6 +41,7 @@ func (p *spinParker) TimedOut() bool { return p.shouldPark.Load() }
 
 func (p *spinParker) Park() {
 	for p.shouldPark.Load() {
+		chaos.Point("spin.park.before-relax")
 		p.relax()
 	}
 }
@@ -59,6 +60,7 @@ func (p *spinParker) ParkUntil(deadline time.Time) bool {
 }
 
 func (p *spinParker) UnparkLock() UnparkHandle {
+	chaos.Point("spin.unpark-lock.before-mark")
 	p.shouldPark.Store(false)
 	return spinUnpark{}
 }
