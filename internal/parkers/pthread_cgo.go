@@ -13,6 +13,24 @@ package parkers
 // Wait kinds; keep in step with waitKind in pthread_clock.go.
 enum { PB_CHECK = 0, PB_FOREVER, PB_ABS_MONO, PB_ABS_WALL, PB_CLOCK_MONO, PB_REL_NP };
 
+// Fault injection inside C. pb_park and pb_timedwait check should_park and
+// call pthread_cond_wait without leaving C, so chaos.Point in Go cannot
+// reach that window. In parkchaos builds pthread_chaos.go defines PB_CHAOS
+// (a #cgo CFLAGS line, which applies to every cgo file of the package) and
+// exports pbChaosPoint, which calls chaos.Point; PB_CHAOS_POINT calls it
+// between the check and the wait, with the mutex held (a waker then blocks
+// in pb_unpark_lock: the window is widened, the protocol untouched). In
+// other builds PB_CHAOS_POINT is empty, so the C code is the same as
+// without it and a park is still one cgo call. Keep the PB_AT_* values in
+// step with pthread_chaos.go.
+enum { PB_AT_PARK = 0, PB_AT_TIMEDWAIT = 1 };
+#ifdef PB_CHAOS
+extern void pbChaosPoint(int where);
+#define PB_CHAOS_POINT(where) pbChaosPoint(where)
+#else
+#define PB_CHAOS_POINT(where) ((void)0)
+#endif
+
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 30))
 #define PB_HAVE_CLOCKWAIT 1
 #endif
@@ -75,6 +93,7 @@ static int pb_park(pb_parker *p) {
 	int n = 0;
 	pthread_mutex_lock(&p->m);
 	while (p->should_park) {
+		PB_CHAOS_POINT(PB_AT_PARK);
 		pthread_cond_wait(&p->c, &p->m);
 		n++;
 	}
@@ -94,9 +113,14 @@ static int pb_timedwait(pb_parker *p, int kind, long long sec, long nsec) {
 	pthread_mutex_lock(&p->m);
 	if (p->should_park && kind != PB_CHECK) {
 		waited = 2;
+		PB_CHAOS_POINT(PB_AT_TIMEDWAIT);
 		switch (kind) {
 		case PB_FOREVER:
-			while (p->should_park) pthread_cond_wait(&p->c, &p->m);
+			for (;;) {
+				pthread_cond_wait(&p->c, &p->m);
+				if (!p->should_park) break;
+				PB_CHAOS_POINT(PB_AT_TIMEDWAIT);
+			}
 			break;
 		case PB_ABS_MONO:
 		case PB_ABS_WALL:
