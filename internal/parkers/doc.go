@@ -38,17 +38,37 @@
 // # Fault injection
 //
 // chaos.Point marks the windows a lost wakeup would hide in, named
-// "<backend>.<operation>.<where>": between UnparkLock's mark and the wake
-// ("futex.unpark.before-wake", "pthread.unpark.before-signal" (the mutex
-// is held there, as upstream), "std.unpark.before-wake",
-// "crossbeam.unpark.before-lock", "crossbeam.unpark.before-notify",
-// "waitaddress.unpark.before-wake", "keyedevent.unpark.before-release",
-// "token-thread.unpark.before-token", "cond.unpark.before-signal"), between
-// the state check and the sleep ("*.park.before-wait",
-// "*.park-until.before-wait", "std.park-timeout.before-wait",
-// "pthread.park.before-lock"), and after a timeout before the caller's
-// TimedOut ("*.park-until.timed-out", "crossbeam.park.timed-out",
-// "std.park-timeout.after-wait").
+// "<backend>.<operation>.<where>":
+//
+//   - between UnparkLock's mark and the wake: "futex.unpark.before-wake",
+//     "pthread.unpark.before-signal" (the mutex is held there, as upstream),
+//     "std.unpark.before-wake", "crossbeam.unpark.before-lock" (after the
+//     swap), "crossbeam.unpark.before-notify" (after the unlock),
+//     "waitaddress.unpark.before-wake", "keyedevent.unpark.before-release",
+//     "token-thread.unpark.before-token", "cond.unpark.before-signal",
+//     "chan.unpark.before-send"; and before the mark,
+//     "spin.unpark-lock.before-mark";
+//   - between the state check and the sleep: "*.park.before-wait",
+//     "*.park-until.before-wait" (futex, waitaddress, keyedevent, pthread,
+//     chan, cond; crossbeam's is "crossbeam.park.before-wait", timed or
+//     not), "std.park-timeout.before-wait", "pthread.park.before-lock",
+//     "crossbeam.park.before-lock" (between the fast path's CAS and the
+//     lock), "cond.park.before-wait" / "cond.park-until.before-wait" (under
+//     the mutex, between the token check and Wait), and per turn of the
+//     spin parkers' untimed loop "spin.park.before-relax";
+//   - inside C, in parkchaos builds only (pthread_chaos.go): pb_park and
+//     pb_timedwait call back into chaos.Point under the mutex, between the
+//     should_park check and the condvar wait:
+//     "pthread.park.locked-before-wait",
+//     "pthread.park-until.locked-before-wait"; other builds compile no hook
+//     and keep one cgo call per park;
+//   - after a wake, before the state is re-checked: "cond.park.after-wait",
+//     "cond.park-until.after-wait", "crossbeam.park.after-wait" (before the
+//     NOTIFIED CAS);
+//   - after a timeout before the caller's TimedOut or the state swap:
+//     "*.park-until.timed-out" (futex, waitaddress, keyedevent, pthread,
+//     spin, token-thread, chan), "crossbeam.park.timed-out",
+//     "std.park-timeout.after-wait".
 //
 // # Thread parkers (parking_lot_core/src/thread_parker)
 //
