@@ -89,6 +89,12 @@ func pool() *backendPool {
 	if p := currentPool.Load(); p != nil {
 		return p
 	}
+	return installDefaultPool()
+}
+
+// installDefaultPool is pool's first-use path, kept out of line so that
+// pool inlines into Park.
+func installDefaultPool() *backendPool {
 	b, err := defaultBackend()
 	if err != nil {
 		panic("lot: " + err.Error())
@@ -113,10 +119,24 @@ func defaultBackend() (parkers.Backend, error) {
 
 // getThreadData takes a ThreadData from the pool, creating one (and growing
 // the hash table, as upstream's ThreadData::new) if the pool is empty.
+//
+// It may lock every bucket (growHashtable), so it must not be called while
+// holding a bucket lock; Park calls it before locking, and only when the
+// pool looks empty.
 func (p *backendPool) getThreadData() *threadData {
 	if td := p.threads.pop(); td != nil {
 		return td
 	}
+	td, n := p.newThreadData()
+	growHashtable(n)
+	return td
+}
+
+// newThreadData is upstream's ThreadData::new without its grow_hashtable:
+// it creates a ThreadData and counts it in NUM_THREADS, and returns the
+// new count, for which the caller must call growHashtable once it holds no
+// bucket lock. It touches no bucket, so it may run under a bucket lock.
+func (p *backendPool) newThreadData() (*threadData, uint) {
 	td := threadSlab.alloc()
 	td.pool = p
 	td.parker = p.backend.NewThread()
@@ -124,9 +144,7 @@ func (p *backendPool) getThreadData() *threadData {
 	// destroyed (they are pooled), so it never decreases, and it equals the
 	// largest number of threads that were ever inside Park at once (per
 	// backend, summed).
-	n := numThreads.Add(1)
-	growHashtable(uint(n))
-	return td
+	return td, uint(numThreads.Add(1))
 }
 
 func (p *backendPool) putThreadData(td *threadData) { p.threads.push(td) }

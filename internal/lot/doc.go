@@ -23,8 +23,9 @@
 // Upstream keeps one ThreadData per thread in a thread_local (falling back
 // to one on the stack while TLS is being destroyed). Go has no TLS for OS
 // threads, and a goroutine is not a thread. So a ThreadData is taken from a
-// pool at the start of Park and given back when Park returns, when the
-// thread is in no queue any more. The pool is a lock-free free list
+// pool once Park's validate has passed (see "When Park takes its
+// ThreadData") and given back when Park returns, when the thread is in no
+// queue any more. The pool is a lock-free free list
 // (a Treiber stack of slab ids with an ABA tag); the nodes live in a slab
 // that never frees them. Steady state therefore allocates nothing: one pop
 // and one push per Park. A new ThreadData is created only when every
@@ -42,6 +43,34 @@
 // different ThreadData on each Park, so nothing per-thread survives between
 // parks (upstream's deadlock detector keeps per-thread resource lists in
 // ThreadData; it is not ported).
+//
+// # When Park takes its ThreadData
+//
+// Upstream's park gets its ThreadData (thread-local, free) before it locks
+// the bucket. Ours is a pop and a push on the shared free list, so Park
+// reorders: it locks the bucket and runs validate first, and pops a
+// ThreadData only when validate passed, still holding the bucket lock (the
+// free list is lock-free and touches no bucket, so this nests no lock). A
+// ParkInvalid return therefore never does a CAS on the free list; it costs
+// what upstream's does, the bucket lock and unlock.
+//
+// The exception is a new ThreadData, whose creation (upstream's
+// ThreadData::new) grows the table, and growHashtable locks every bucket:
+// it must never run while we hold one. So Park first loads the free list's
+// head (a plain load, no CAS): if the list is empty, it creates the
+// ThreadData before locking, as upstream, and on ParkInvalid puts it back.
+// If the list was not empty then but is by the time of the pop (other
+// threads took the last nodes), Park creates the ThreadData under the
+// bucket lock without growing (slab allocation, the backend's NewThread
+// and the NUM_THREADS increment touch no bucket) and runs growHashtable
+// for it right after it has queued itself and unlocked the bucket, before
+// beforeSleep and the sleep: the growth rehashes it with every other
+// queued thread, and a wake meanwhile only disarms its parker. NUM_THREADS
+// still counts every ThreadData that exists, incremented when it is
+// created; in that rare case the table reaches LOAD_FACTOR buckets per
+// thread a moment later than upstream's, which affects only how short
+// bucket queues are, never correctness (lookups always use the current
+// table and retry if it changed under them).
 //
 // # How long a ThreadData lives
 //

@@ -125,6 +125,12 @@ func getHashtable() *hashTable {
 	if t := hashtable.Load(); t != nil {
 		return t
 	}
+	return createHashtable()
+}
+
+// createHashtable is getHashtable's first-use path, out of line so that
+// getHashtable inlines into lockBucket and the unpark functions.
+func createHashtable() *hashTable {
 	t := newHashTable(loadFactor, nil)
 	if hashtable.CompareAndSwap(nil, t) {
 		return t

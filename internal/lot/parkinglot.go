@@ -10,7 +10,7 @@ import (
 )
 
 // threadData is parking_lot::ThreadData: one thread's entry in a bucket
-// queue. It is taken from its backend's pool at the start of Park and given
+// queue. It is taken from its backend's pool once Park's validate has passed and given
 // back at the end (see doc.go), so outside Park it belongs to nobody.
 type threadData struct {
 	poolLink
@@ -184,28 +184,53 @@ const smallHandles = 8
 // the thread, not only the goroutine, sleeps in the backend's parker.
 func Park(key unsafe.Pointer, validate func() bool, beforeSleep func(),
 	timedOut func(key unsafe.Pointer, wasLast bool), parkToken ParkToken, deadline time.Time) ParkResult {
-	// Take a ThreadData; creating one also makes sure the table exists and
-	// is big enough (upstream: with_thread_data -> ThreadData::new).
+	// Upstream takes its ThreadData from a thread-local before locking the
+	// bucket. Ours comes from a shared pool (two CASes on a head all
+	// threads share), so we take it only once validate has passed: the
+	// ParkInvalid path never touches the free list. See doc.go, "When Park
+	// takes its ThreadData", for the invariants.
 	p := pool()
-	td := p.getThreadData()
-	r := park(td, key, validate, beforeSleep, timedOut, parkToken, deadline)
-	// We are out of every queue now (whoever unparked us unlinked us, or
-	// we unlinked ourselves under the lock), so the node can be reused.
-	td.pool.putThreadData(td)
-	return r
-}
+	var td *threadData
+	if p.threads.empty() {
+		// The pool looks empty: a new ThreadData is likely needed, and
+		// creating one may grow the table, which locks every bucket; so
+		// take it now, before we lock ours (upstream's order).
+		td = p.getThreadData()
+	}
 
-func park(td *threadData, key unsafe.Pointer, validate func() bool, beforeSleep func(),
-	timedOut func(key unsafe.Pointer, wasLast bool), parkToken ParkToken, deadline time.Time) ParkResult {
 	// Lock the bucket for the given key.
 	b := lockBucket(key)
 
 	// If the validation function fails, just return.
 	if validate != nil && !validate() {
 		b.mutex.unlock()
+		if td != nil {
+			p.putThreadData(td)
+		}
 		return ParkResult{Kind: ParkInvalid}
 	}
 
+	// Take a ThreadData now, under the bucket lock: pop is lock-free and
+	// touches no bucket. If the pool ran dry since the check above (other
+	// threads popped the last nodes), create one but do not grow the table
+	// here: growHashtable locks every bucket, ours included. growTo is
+	// then the NUM_THREADS to grow for, once the bucket is unlocked.
+	var growTo uint
+	if td == nil {
+		if td = p.threads.pop(); td == nil {
+			td, growTo = p.newThreadData()
+		}
+	}
+	r := park(td, b, key, beforeSleep, timedOut, parkToken, deadline, growTo)
+	// We are out of every queue now (whoever unparked us unlinked us, or
+	// we unlinked ourselves under the lock), so the node can be reused.
+	td.pool.putThreadData(td)
+	return r
+}
+
+// park is Park once validate has passed: b is locked, td is ours.
+func park(td *threadData, b *bucket, key unsafe.Pointer, beforeSleep func(),
+	timedOut func(key unsafe.Pointer, wasLast bool), parkToken ParkToken, deadline time.Time, growTo uint) ParkResult {
 	// Append our thread data to the queue and unlock the bucket.
 	// PreparePark comes before the unlock: once we are in the queue and the
 	// lock is released, a waker may UnparkLock us at any moment, and that
@@ -222,6 +247,13 @@ func park(td *threadData, key unsafe.Pointer, validate func() bool, beforeSleep 
 	}
 	b.queueTail = td
 	b.mutex.unlock()
+
+	// A ThreadData created under the bucket lock (Park) still owes its
+	// grow_hashtable. We are queued: the growth moves us to the new table
+	// with everyone else, and a wake meanwhile only disarms our parker.
+	if growTo != 0 {
+		growHashtable(growTo)
+	}
 
 	// Window: queued and unlocked, not yet asleep. A wake arriving here is
 	// not lost: UnparkLock already disarmed the parker, so Park returns.

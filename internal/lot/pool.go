@@ -89,6 +89,10 @@ func (f *freeList[T, P]) pop() P {
 	}
 }
 
+// empty reports whether the list looked empty at the moment of the load;
+// another thread may push or pop right after.
+func (f *freeList[T, P]) empty() bool { return uint32(f.head.Load()) == 0 }
+
 // push puts a node back on the list.
 func (f *freeList[T, P]) push(p P) {
 	l := p.link()

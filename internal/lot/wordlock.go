@@ -76,10 +76,15 @@ func (l *wordLock) unlock() {
 	// fetch_sub(LOCKED_BIT); Add returns the new value, which differs from
 	// the old only in bit 0, so the checks below read the same.
 	state := l.state.Add(^uintptr(0))
-	if state&wlQueueLockedBit != 0 || state&wlQueueMask == 0 {
-		return
+	// Upstream returns here if QUEUE_LOCKED is set or there is no queue.
+	// We only test state != 0 (LOCKED is clear now, so that means "a queue
+	// or QUEUE_LOCKED") and leave the QUEUE_LOCKED case to unlockSlow,
+	// whose loop starts with upstream's full check on a fresh load: the
+	// same outcome, and the one-test form keeps unlock within Go's
+	// inlining budget, so the uncontended unlock is inline in its callers.
+	if state != 0 {
+		l.unlockSlow()
 	}
-	l.unlockSlow()
 }
 
 func (l *wordLock) lockSlow() {
