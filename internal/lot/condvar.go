@@ -4,6 +4,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/parkbench/parkbench/internal/chaos"
 )
 
 // Condvar is parking_lot's Condvar: a condition variable whose waiters
@@ -196,6 +198,8 @@ func (c *Condvar) waitUntilInternal(m *Mutex, deadline time.Time) bool {
 			// Unlock the mutex only now, after we are in the queue: a notify
 			// issued after this unlock must take the bucket lock first and
 			// will find us.
+			// Window: validated and queued, the mutex not yet released.
+			chaos.Point("lot.condvar.validated")
 			m.Unlock()
 		},
 		func(k unsafe.Pointer, wasLast bool) {
@@ -219,6 +223,8 @@ func (c *Condvar) waitUntilInternal(m *Mutex, deadline time.Time) bool {
 	// Re-lock the mutex, unless it was handed to us: requeued onto the
 	// mutex and unparked by a fair unlock.
 	if result != Unparked(tokenHandoff) {
+		// Window: Park returned, the mutex not yet relocked.
+		chaos.Point("lot.condvar.relock")
 		m.Lock()
 	}
 	return !(result.IsUnparked() || requeued)

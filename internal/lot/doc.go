@@ -191,5 +191,13 @@
 // (timed out, not relocked), lot.unpark.marked (marked unparked, bucket
 // unlocked, not yet woken), lot.requeue (inside unpark_requeue, both
 // buckets locked), lot.wordlock.queued and lot.wordlock.marked (the same
-// two windows of the WordLock).
+// two windows of the WordLock), lot.parkinglot.beforesleep (beforeSleep
+// has run, so a Condvar's mutex is released, not yet asleep),
+// lot.hashtable.beforelock (table loaded, bucket not locked: the
+// stale-table retry), lot.hashtable.grow (every old bucket locked, the new
+// table not yet published), lot.mutex.parkedbit (PARKED set, not yet in
+// Park), lot.mutex.unlockcb (inside unlockSlow's UnparkOne callback, bucket
+// locked, state not yet written), lot.condvar.validated (queued, mutex not
+// yet released), lot.condvar.relock (Park returned, mutex not yet
+// relocked) and lot.waitgroup.zero (count at 0, lock not yet taken).
 package lot

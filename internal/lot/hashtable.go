@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/parkbench/parkbench/internal/chaos"
 )
 
 // The global hash table of buckets (parking_lot.rs, "HashTable").
@@ -173,6 +175,10 @@ func growHashtable(numThreads uint) {
 		rehashBucketInto(old.entries[i], nt)
 	}
 
+	// Window: all old buckets locked, entries moved, new table not yet
+	// published; every other locker waits on an old bucket.
+	chaos.Point("lot.hashtable.grow")
+
 	// Publish the new table. No races are possible here: any other thread
 	// trying to grow the table is blocked on the old buckets' locks, and a
 	// thread that locks an old bucket after this store sees the table
@@ -219,6 +225,9 @@ func lockBucket(key unsafe.Pointer) *bucket {
 	for {
 		t := getHashtable()
 		b := t.entries[hash(uintptr(key), t.hashBits)]
+		// Window: table loaded, bucket not locked; a growth here makes
+		// the re-check below fail and retry.
+		chaos.Point("lot.hashtable.beforelock")
 		b.mutex.lock()
 		// If nobody rehashed the table before we got the lock, we are good:
 		// the lock we hold prevents any rehash.
@@ -237,6 +246,9 @@ func lockBucketChecked(td *threadData) (unsafe.Pointer, *bucket) {
 		t := getHashtable()
 		key := td.loadKey()
 		b := t.entries[hash(uintptr(key), t.hashBits)]
+		// Window: table and key loaded, bucket not locked (a growth or a
+		// requeue here makes the re-check fail).
+		chaos.Point("lot.hashtable.beforelock")
 		b.mutex.lock()
 		// The key cannot change once we hold the right bucket's lock, so
 		// retry until table and key are both unchanged.
@@ -260,6 +272,7 @@ func lockBucketPair(key1, key2 unsafe.Pointer) (*bucket, *bucket) {
 			first = h2
 		}
 		b1 := t.entries[first]
+		chaos.Point("lot.hashtable.beforelock")
 		b1.mutex.lock()
 		if hashtable.Load() == t {
 			switch {

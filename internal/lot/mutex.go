@@ -4,6 +4,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/parkbench/parkbench/internal/chaos"
 )
 
 // Mutex is parking_lot's RawMutex: a one-word lock on the parking lot. The
@@ -177,6 +179,10 @@ func (m *Mutex) lockSlow(deadline time.Time) bool {
 			}
 		}
 
+		// Window: PARKED is set (by us or an earlier parker), we are not
+		// queued yet; an unlock now must still reach us through validate.
+		chaos.Point("lot.mutex.parkedbit")
+
 		// Park our thread until an unlock wakes us. validate runs under the
 		// bucket lock: if the state is still LOCKED|PARKED then the unlocker
 		// has not yet taken the bucket lock to clear PARKED (it must, to
@@ -218,6 +224,9 @@ func (m *Mutex) unlockSlow(forceFair bool) {
 		panic("lot: unlock of unlocked Mutex")
 	}
 	UnparkOne(unsafe.Pointer(m), func(result UnparkResult) UnparkToken {
+		// Window: bucket locked, the thread to wake (if any) unlinked but
+		// not marked, the state not yet updated.
+		chaos.Point("lot.mutex.unlockcb")
 		// For a fair unlock, keep the mutex locked and hand it off to the
 		// unparked thread.
 		if result.UnparkedThreads != 0 && (forceFair || result.BeFair) {

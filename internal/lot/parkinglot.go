@@ -264,6 +264,10 @@ func park(td *threadData, b *bucket, key unsafe.Pointer, beforeSleep func(),
 		beforeSleep()
 	}
 
+	// Window: beforeSleep has run (a Condvar's mutex is released), not
+	// yet asleep; a notify may come now and must not be lost.
+	chaos.Point("lot.parkinglot.beforesleep")
+
 	// Park our thread and determine whether we were woken by an unpark or
 	// by our timeout. This is not precise: we can still be unparked, since
 	// we are still in the queue.

@@ -3,6 +3,8 @@ package lot
 import (
 	"fmt"
 	"sync/atomic"
+
+	"github.com/parkbench/parkbench/internal/chaos"
 )
 
 // WaitGroup is crossbeam-utils' WaitGroup (0.8.22): a group of handles;
@@ -83,6 +85,8 @@ func (inner *wgInner) wakeAll() {
 	// queued on the condvar (its Wait unlocked the mutex only after
 	// queueing), where the NotifyAll finds it. Without the lock, a waiter
 	// that read a non-zero count could miss the notify.
+	// Window: the count is 0, the lock not yet taken.
+	chaos.Point("lot.waitgroup.zero")
 	inner.lock.Lock()
 	inner.lock.Unlock()
 	inner.cvar.NotifyAll()
