@@ -614,3 +614,64 @@ func TestTableGrowthWhileParked(t *testing.T) {
 		}
 	})
 }
+
+// TestParkPoolRanDry drives Park's rare path by hand: the free list looked
+// non-empty before the bucket lock but is empty at the pop, so the
+// ThreadData is created under the bucket lock and the table grows only
+// after the thread has queued itself and unlocked the bucket (growing
+// under the lock would deadlock: growHashtable locks every bucket). Every
+// thread must still end up in a table with LOAD_FACTOR buckets per thread,
+// in FIFO order, and be woken.
+func TestParkPoolRanDry(t *testing.T) {
+	participant(t)
+	fresh := chanBackend
+	fresh.Name = fmt.Sprintf("lot-test-dry-%d", time.Now().UnixNano())
+	withBackend(t, fresh, func(t *testing.T) {
+		before := getHashtable()
+		n := len(before.entries)/loadFactor - int(numThreads.Load()) + 2
+		if n < 8 {
+			n = 8
+		}
+		var key int
+		k := unsafe.Pointer(&key)
+		var wg sync.WaitGroup
+		res := make([]ParkResult, n)
+		for i := 0; i < n; i++ {
+			goThread(t, &wg, func() {
+				p := pool()
+				b := lockBucket(k)
+				td, growTo := p.newThreadData()
+				res[i] = park(td, b, k, nil, nil, ParkToken(i), time.Time{}, growTo)
+				td.pool.putThreadData(td)
+			})
+			until(t, fmt.Sprintf("thread %d parked", i), func() bool { return numParked(k) == i+1 })
+		}
+		// The last growth runs after its thread queued: wait for it.
+		until(t, "the table grew", func() bool {
+			return int64(len(getHashtable().entries)) >= loadFactor*numThreads.Load()
+		})
+		if len(getHashtable().entries) <= len(before.entries) {
+			t.Fatalf("table did not grow: %d buckets", len(before.entries))
+		}
+		got := tokensOn(k)
+		for i := range got {
+			if got[i] != i {
+				t.Fatalf("queue order after growth: %v", got)
+			}
+		}
+		if len(got) != n {
+			t.Fatalf("%d of %d parked threads found after growth", len(got), n)
+		}
+		for i := 0; i < n; i++ {
+			if r := UnparkOne(k, func(UnparkResult) UnparkToken { return UnparkToken(100 + i) }); r.UnparkedThreads != 1 {
+				t.Fatalf("UnparkOne #%d found nobody", i)
+			}
+		}
+		waitTimeout(t, &wg, "threads parked through the dry-pool path")
+		for i := range res {
+			if res[i] != Unparked(UnparkToken(100+i)) {
+				t.Fatalf("thread %d woke with %+v", i, res[i])
+			}
+		}
+	})
+}
