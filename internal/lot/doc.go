@@ -37,9 +37,11 @@
 // three buckets per thread that can be parked at once, which is what
 // LOAD_FACTOR is for.
 //
-// Costs of this choice against upstream's TLS: every Park does a CAS pop
-// and a CAS push on a free-list head shared by all threads of the backend
-// (a contended cache line under heavy parking), and a thread may get a
+// Costs of this choice against upstream's TLS: every Park that queues
+// does a CAS pop and a CAS push on a free-list head shared by all threads
+// of the backend (a contended cache line under heavy parking), and every
+// Park loads that head once (a ParkInvalid return does no CAS on it; see
+// "When Park takes its ThreadData"), and a thread may get a
 // different ThreadData on each Park, so nothing per-thread survives between
 // parks (upstream's deadlock detector keeps per-thread resource lists in
 // ThreadData; it is not ported).
@@ -109,7 +111,11 @@
 // every node reachable. The algorithm is upstream's: one CAS covers the
 // lock bits and the head; LIFO push at the head; FIFO pop from the tail,
 // prev pointers filled in lazily, queue_tail cached on the head; "locked
-// again: release QUEUE_LOCKED and let the next unlocker wake". Upstream's
+// again: release QUEUE_LOCKED and let the next unlocker wake". One
+// reshaping: after its fetch_sub, unlock tests only state != 0 and leaves
+// the "QUEUE_LOCKED is set" case to unlockSlow, whose loop begins with
+// upstream's full test on a fresh load (same outcome, one extra call in
+// that contended case), so that the uncontended unlock inlines. Upstream's
 // explicit acquire fences are unneeded: Go's atomics are sequentially
 // consistent and every failed CAS is followed by an explicit Load.
 //

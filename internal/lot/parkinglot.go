@@ -10,8 +10,9 @@ import (
 )
 
 // threadData is parking_lot::ThreadData: one thread's entry in a bucket
-// queue. It is taken from its backend's pool once Park's validate has passed and given
-// back at the end (see doc.go), so outside Park it belongs to nobody.
+// queue. It is taken from its backend's pool once Park's validate has
+// passed and given back at the end (see doc.go), so outside Park it
+// belongs to nobody.
 type threadData struct {
 	poolLink
 	// pool is the backend pool this node came from and returns to; fixed.
