@@ -7,6 +7,7 @@
 package probe
 
 import (
+	"runtime"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -45,6 +46,11 @@ func SpinOneWay(cpus [2]int, iters int) float64 {
 	if cpus[0] >= 0 && cpus[0] == cpus[1] {
 		// Two spinners on one CPU only measure the scheduler's slice.
 		return -1
+	}
+	// Two spinners need a P each (plus one for the caller): with fewer,
+	// every turn would wait for the scheduler's 10 ms preemption tick.
+	if runtime.GOMAXPROCS(0) < 3 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
 	}
 	var turn atomic.Int64 // even: side 0 may go, odd: side 1
 	var stamp atomic.Int64

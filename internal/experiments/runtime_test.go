@@ -1,0 +1,70 @@
+package experiments
+
+import (
+	"context"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestUnderHostileRuntime runs the experiments with GOMAXPROCS=1 set by the
+// caller and a goroutine forcing garbage collections throughout: they must
+// complete (no deadlock, a watchdog fails the test otherwise) and the result
+// must say that GC touched the measured window.
+func TestUnderHostileRuntime(t *testing.T) {
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+
+	var stop atomic.Bool
+	var gcs atomic.Int64
+	go func() {
+		for !stop.Load() {
+			runtime.GC()
+			gcs.Add(1)
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	defer stop.Store(true)
+
+	lat := QuickLatencyOptions()
+	lat.Impls = []string{"futex", "futex-raw", "lot"}
+	lat.Warmup, lat.Iterations, lat.Rounds = 20, 200, 1
+	herd := QuickHerdOptions()
+	herd.Impls = []string{"lot", "sync"}
+	herd.Waiters = []int{4}
+	herd.Repeats = 1
+
+	done := make(chan struct{})
+	var latGC, herdGC uint32
+	var latErr, herdErr error
+	go func() {
+		defer close(done)
+		e, err := RunLatency(context.Background(), lat, nil)
+		if latErr = err; err == nil {
+			latGC = e.Runtime.GCCycles
+		}
+		h, err := RunHerd(context.Background(), herd, nil)
+		if herdErr = err; err == nil {
+			herdGC = h.Runtime.GCCycles
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(120 * time.Second):
+		t.Fatal("experiments under GOMAXPROCS=1 and forced GC did not finish within 120 s (deadlock?)")
+	}
+	if latErr != nil {
+		t.Fatalf("latency: %v", latErr)
+	}
+	if herdErr != nil {
+		t.Fatalf("herd: %v", herdErr)
+	}
+	t.Logf("forced GCs: %d; recorded in latency's windows: %d, herd's: %d", gcs.Load(), latGC, herdGC)
+	if gcs.Load() > 0 && latGC == 0 && herdGC == 0 {
+		t.Errorf("GC was forced %d times but no result recorded a GC cycle in its measured window", gcs.Load())
+	}
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Errorf("GOMAXPROCS %d after the experiments, want the caller's 1", got)
+	}
+}
