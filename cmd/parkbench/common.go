@@ -162,3 +162,19 @@ func checkCount(flag string, v, lo, hi int) error {
 	}
 	return nil
 }
+
+// measure runs one experiment the way every measuring command does: under a
+// context that SIGINT/SIGTERM cancel, with progress on stderr, then renders
+// the result and writes --out. The result file's start time is taken before
+// the experiment runs.
+func measure(cmd *cobra.Command, of *outputFlags, run func(context.Context, experiments.Progress) (*results.Experiment, error)) error {
+	ctx, stop := signalContext()
+	defer stop()
+	f := newFile(cmd)
+	exp, err := run(ctx, progress(cmd, of))
+	if err != nil {
+		return runErr(err)
+	}
+	f.Experiments = []*results.Experiment{exp}
+	return emit(cmd, of, f)
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/parkbench/parkbench/internal/experiments"
+	"github.com/parkbench/parkbench/internal/results"
 )
 
 func init() { register(newHerdCmd) }
@@ -122,15 +124,9 @@ Configuration keys are impl/placement/n=N/notify=MODE/lock-held=BOOL.`,
 			if err := o.Check(); err != nil {
 				return usageError{err}
 			}
-			f := newFile(cmd)
-			ctx, cancel := signalContext()
-			defer cancel()
-			exp, err := experiments.RunHerd(ctx, o, progress(cmd, &of))
-			if err != nil {
-				return runErr(err)
-			}
-			f.Experiments = append(f.Experiments, exp)
-			return emit(cmd, &of, f)
+			return measure(cmd, &of, func(ctx context.Context, p experiments.Progress) (*results.Experiment, error) {
+				return experiments.RunHerd(ctx, o, p)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&impl, "impl", "all", "implementations: a name, a comma list, or all available (names: "+strings.Join(experiments.HerdImplNames(), ", ")+")")

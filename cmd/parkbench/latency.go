@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -109,15 +110,9 @@ what you want (scripts/e12-targets.sh does).
 			if fl.Changed("interleave") {
 				o.Interleave = interl
 			}
-			ctx, stop := signalContext()
-			defer stop()
-			f := newFile(cmd)
-			exp, err := experiments.RunLatency(ctx, o, progress(cmd, &of))
-			if err != nil {
-				return runErr(err)
-			}
-			f.Experiments = []*results.Experiment{exp}
-			return emit(cmd, &of, f)
+			return measure(cmd, &of, func(ctx context.Context, p experiments.Progress) (*results.Experiment, error) {
+				return experiments.RunLatency(ctx, o, p)
+			})
 		},
 	}
 	fl := cmd.Flags()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -69,15 +70,9 @@ they would show here; the study found ~10 ns, two orders of magnitude less.`,
 				o.Rounds = rounds
 			}
 			o.LotParker = lotParker
-			ctx, stop := signalContext()
-			defer stop()
-			f := newFile(cmd)
-			exp, err := experiments.RunSelfwake(ctx, o, progress(cmd, &of))
-			if err != nil {
-				return runErr(err)
-			}
-			f.Experiments = []*results.Experiment{exp}
-			return emit(cmd, &of, f)
+			return measure(cmd, &of, func(ctx context.Context, p experiments.Progress) (*results.Experiment, error) {
+				return experiments.RunSelfwake(ctx, o, p)
+			})
 		},
 	}
 	fl := cmd.Flags()

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/parkbench/parkbench/internal/experiments"
+	"github.com/parkbench/parkbench/internal/results"
 )
 
 func init() { register(newStacksCmd) }
@@ -56,15 +58,9 @@ how to tell the mechanisms apart. Linux only.`,
 				return err
 			}
 			o.GoFrames = frames
-			f := newFile(cmd)
-			ctx, cancel := signalContext()
-			defer cancel()
-			exp, err := experiments.RunStacks(ctx, o)
-			if err != nil {
-				return runErr(err)
-			}
-			f.Experiments = append(f.Experiments, exp)
-			return emit(cmd, &of, f)
+			return measure(cmd, &of, func(ctx context.Context, _ experiments.Progress) (*results.Experiment, error) {
+				return experiments.RunStacks(ctx, o)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&mech, "mech", "all", "mechanisms to block: a name, a comma list, or all ("+strings.Join(experiments.StacksMechanismNames(), ", ")+")")

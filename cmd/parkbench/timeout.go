@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/parkbench/parkbench/internal/experiments"
+	"github.com/parkbench/parkbench/internal/results"
 )
 
 func init() { register(newTimeoutCmd) }
@@ -74,15 +76,9 @@ Configuration keys are impl/deadline=D/slack=S.`,
 			if err := o.Check(); err != nil {
 				return usageError{err}
 			}
-			f := newFile(cmd)
-			ctx, cancel := signalContext()
-			defer cancel()
-			exp, err := experiments.RunTimeout(ctx, o, progress(cmd, &of))
-			if err != nil {
-				return runErr(err)
-			}
-			f.Experiments = append(f.Experiments, exp)
-			return emit(cmd, &of, f)
+			return measure(cmd, &of, func(ctx context.Context, p experiments.Progress) (*results.Experiment, error) {
+				return experiments.RunTimeout(ctx, o, p)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&impl, "impl", "all", "mechanisms to measure: `NAME`, a comma list, lot (the three lot-* ones), or all ("+strings.Join(experiments.TimeoutImplNames(), ", ")+")")
