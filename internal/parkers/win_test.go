@@ -106,6 +106,10 @@ func (f *fakeKeyedEvent) Release(unsafe.Pointer) uint32 {
 }
 
 type fakeLoader struct {
+	// mu guards keyed and waitAddr: upstream lets several threads race to
+	// make the first choice (the first published one wins), so the loader
+	// is called concurrently.
+	mu       sync.Mutex
 	wa, ke   bool
 	waCalls  atomic.Int64
 	keCalls  atomic.Int64
@@ -118,6 +122,8 @@ func (l *fakeLoader) WaitAddress() (waitAddressAPI, error) {
 	if !l.wa {
 		return nil, errors.New("WaitOnAddress is a Windows 8+ API: not found")
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.waitAddr = newFakeWaitAddress()
 	return l.waitAddr, nil
 }
@@ -127,6 +133,8 @@ func (l *fakeLoader) KeyedEvent() (keyedEventAPI, error) {
 	if !l.ke {
 		return nil, errors.New("NT keyed events: not found")
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.keyed = newFakeKeyedEvent()
 	return l.keyed, nil
 }
