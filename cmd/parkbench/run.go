@@ -63,7 +63,7 @@ under DIR/<machine>/suite-<UTC time>.json, never overwriting).`,
 			}
 			// The reverse check needs both halves of E12: replace the
 			// latency experiment's "not evaluated" placeholder.
-			latExp.Claims = replaceClaims(latExp.Claims, experiments.EvaluateE12Cross(latExp, selfExp))
+			latExp.Claims = experiments.MergeClaims(latExp.Claims, experiments.EvaluateE12Cross(latExp, selfExp))
 			herdExp, err := experiments.RunHerd(ctx, herd, stage("herd"))
 			if err != nil {
 				return runErr(err)
@@ -88,23 +88,4 @@ under DIR/<machine>/suite-<UTC time>.json, never overwriting).`,
 	cmd.Flags().BoolVar(&f.quick, "quick", false, "a short run (under a minute): cross-core latency, fewer round trips and repeats")
 	cmd.Flags().StringVar(&f.record, "record", "", "also file the result under `DIR`/<machine-slug>/suite-<UTC time>.json (never overwrites)")
 	return cmd
-}
-
-// replaceClaims replaces claims of the same ID in base by those in upd,
-// appending the ones base does not have.
-func replaceClaims(base, upd []results.Claim) []results.Claim {
-	out := append([]results.Claim(nil), base...)
-	for _, u := range upd {
-		found := false
-		for i := range out {
-			if out[i].ID == u.ID {
-				out[i] = u
-				found = true
-			}
-		}
-		if !found {
-			out = append(out, u)
-		}
-	}
-	return out
 }
