@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/parkbench/parkbench/internal/atomicfile"
 )
 
 // CurrentTool describes the running parkbench build from its build info.
@@ -47,44 +48,15 @@ func Encode(f *File) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// WriteFile writes f to path atomically: to a temporary file in the same
-// directory, synced, then renamed, so a reader never sees half a file and an
-// interrupted run leaves nothing behind.
+// WriteFile writes f to path atomically (atomicfile.Write: a temporary file
+// in the same directory, synced, then renamed), so a reader never sees half
+// a file and an interrupted run leaves nothing behind.
 func WriteFile(path string, f *File) error {
 	data, err := Encode(f)
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(name)
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil && runtime.GOOS != "windows" {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		return err
-	}
-	ok = true
-	return nil
+	return atomicfile.Write(path, data)
 }
 
 // Decode parses a result file, refusing anything that is not a parkbench

@@ -7,7 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
+
+	"github.com/parkbench/parkbench/internal/atomicfile"
 )
 
 // TimeLayout is the UTC timestamp in recorded file names.
@@ -69,35 +70,15 @@ func Record(dir string, f *File, name string) (string, error) {
 	return p, nil
 }
 
-// WriteNew writes f to path like WriteFile, but fails if path exists.
+// WriteNew writes f to path like WriteFile, but fails if path exists
+// (atomicfile.WriteNew links the finished file into place).
 func WriteNew(path string, f *File) error {
 	data, err := Encode(f)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	defer os.Remove(name)
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil && runtime.GOOS != "windows" {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Link(name, path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
+	if err := atomicfile.WriteNew(path, data); err != nil {
+		if atomicfile.IsExist(err) {
 			return fmt.Errorf("%s already exists: recorded results are never rewritten", path)
 		}
 		return err
