@@ -450,14 +450,9 @@ func UnparkAll(key unsafe.Pointer, token UnparkToken) int {
 	b.mutex.unlock()
 
 	// Now that we are outside the lock, wake all the threads we removed.
-	if len(handles) > 0 {
-		chaos.Point("lot.unpark.marked")
-	}
-	for i, h := range handles {
-		h.Unpark()
-		handles[i] = nil
-	}
-	return len(handles)
+	n := len(handles)
+	wakeHandles(handles)
+	return n
 }
 
 // UnparkRequeue removes all threads from the queue for from, optionally
@@ -638,6 +633,16 @@ scan:
 	b.mutex.unlock()
 
 	// Now that we are outside the lock, wake the threads we removed.
+	wakeHandles(handles)
+	return result
+}
+
+// wakeHandles performs the wakes of threads marked unparked under a bucket
+// lock; the caller has released that lock (marking under it and waking after
+// it is what keeps the syscalls out of the critical section). Each handle is
+// cleared after use, so a small on-stack array held by the caller keeps no
+// parker reachable.
+func wakeHandles(handles []parkers.UnparkHandle) {
 	if len(handles) > 0 {
 		chaos.Point("lot.unpark.marked")
 	}
@@ -645,5 +650,4 @@ scan:
 		h.Unpark()
 		handles[i] = nil
 	}
-	return result
 }
