@@ -131,21 +131,6 @@ func mutexStillWorks(t *testing.T, m *Mutex) {
 	}
 }
 
-// TestMutexUnlockOfUnlocked: Unlock and UnlockFair of an unlocked mutex
-// panic (as sync.Mutex refuses it, though sync's refusal is fatal) and
-// change nothing.
-func TestMutexUnlockOfUnlocked(t *testing.T) {
-	participant(t)
-	var m Mutex
-	for _, unlock := range []func(){m.Unlock, m.UnlockFair} {
-		r := mustPanic(t, "Unlock of an unlocked mutex", unlock)
-		if panicText(r) != "lot: unlock of unlocked Mutex" {
-			t.Errorf("panic %v", r)
-		}
-		mutexStillWorks(t, &m)
-	}
-}
-
 // TestWaitGroupMisuseStillWorks: a handle used twice panics before the
 // count changes, so the group still waits for its other handles.
 func TestWaitGroupMisuseStillWorks(t *testing.T) {
