@@ -121,6 +121,7 @@ func mutexStillWorks(t *testing.T, m *Mutex) {
 	var wg sync.WaitGroup
 	goThread(t, &wg, func() {
 		m.Lock()
+		//lint:ignore SA2001 the locker only has to be handed the mutex and leave
 		m.Unlock()
 	})
 	until(t, "a locker parked on the mutex", func() bool { return numParked(ptrOf(m)) == 1 })

@@ -57,7 +57,7 @@ func TestMutexTimeouts(t *testing.T) {
 	goThread(t, &wg2, func() { goThreadResult <- m.TryLockFor(time.Millisecond) })
 	goThread(t, &wg2, func() { goThreadResult <- m.TryLockUntil(time.Now().Add(2 * time.Millisecond)) })
 	waitTimeout(t, &wg2, "timed lockers")
-	if <-goThreadResult || <-goThreadResult {
+	if r1, r2 := <-goThreadResult, <-goThreadResult; r1 || r2 {
 		t.Fatal("timed lock of a held mutex succeeded")
 	}
 	if s := m.state.Load(); s != lockedBit {
@@ -185,6 +185,7 @@ func TestMutexHammer(t *testing.T) {
 					goThread(t, &wg, func() {
 						// Parks: the test holds m until all are parked.
 						m.Lock()
+						//lint:ignore SA2001 parks until the test releases m once every hammer thread is parked
 						m.Unlock()
 						start()
 						for j := 0; j < iters; j++ {

@@ -267,6 +267,7 @@ func TestSyncCondSignalStealing(t *testing.T) {
 
 			recvTimeout(t, ch, "the first waiter running")
 			m.Lock()
+			//lint:ignore SA2001 a barrier, as in sync's test: the waiter released m only inside Wait, so it is queued
 			m.Unlock()
 
 			// We know that the waiter is in the cond.Wait() call because we
@@ -344,6 +345,7 @@ func TestSyncMutexMisuse(t *testing.T) {
 		f    func()
 	}{
 		{"Mutex.Unlock", func() { mu.Unlock() }},
+		//lint:ignore SA2001 sync's Unlock2 misuse: the second Unlock is the point
 		{"Mutex.Unlock2", func() { mu.Lock(); mu.Unlock(); mu.Unlock() }},
 		{"Mutex.UnlockFair", func() { mu.UnlockFair() }},
 		{"Mutex.UnlockFair2", func() { mu.Lock(); mu.UnlockFair(); mu.UnlockFair() }},
@@ -378,6 +380,7 @@ func TestSyncMutexFairness(t *testing.T) {
 			for i := 0; i < 10; i++ {
 				time.Sleep(100 * time.Microsecond)
 				mu.Lock()
+				//lint:ignore SA2001 the locker takes the mutex and leaves: its acquisition is what the fairness test measures
 				mu.Unlock()
 			}
 			done <- true
