@@ -312,26 +312,37 @@ func TestCallbackPanics(t *testing.T) {
 				}, "[0 1 2]"})
 		}
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var key, other [2]int
-			k, to := unsafe.Pointer(&key), unsafe.Pointer(&other)
-			inUse := threadDataInUse()
-			var parked sync.WaitGroup
-			res := make([]ParkResult, tc.parked)
-			parkN(t, &parked, k, tc.parked, res)
-			r := mustPanic(t, tc.name, func() { tc.run(t, k, to) })
-			if r != errCallback {
-				t.Fatalf("panic %v, want %v", r, errCallback)
-			}
-			lotStillWorks(t, inUse, tc.want, &parked, k, to)
-			for i, r := range res {
-				if r != Unparked(DefaultUnparkToken) {
-					t.Errorf("thread %d parked before the panic: %+v, want Unparked(0)", i, r)
+	for _, b := range testBackends() {
+		t.Run(b.Name, func(t *testing.T) {
+			withBackend(t, b, func(t *testing.T) {
+				for _, tc := range cases {
+					runCallbackCase(t, tc)
 				}
-			}
+			})
 		})
 	}
+}
+
+// runCallbackCase runs one case of TestCallbackPanics.
+func runCallbackCase(t *testing.T, tc callbackCase) {
+	t.Run(tc.name, func(t *testing.T) {
+		var key, other [2]int
+		k, to := unsafe.Pointer(&key), unsafe.Pointer(&other)
+		inUse := threadDataInUse()
+		var parked sync.WaitGroup
+		res := make([]ParkResult, tc.parked)
+		parkN(t, &parked, k, tc.parked, res)
+		r := mustPanic(t, tc.name, func() { tc.run(t, k, to) })
+		if r != errCallback {
+			t.Fatalf("panic %v, want %v", r, errCallback)
+		}
+		lotStillWorks(t, inUse, tc.want, &parked, k, to)
+		for i, r := range res {
+			if r != Unparked(DefaultUnparkToken) {
+				t.Errorf("thread %d parked before the panic: %+v, want Unparked(0)", i, r)
+			}
+		}
+	})
 }
 
 // TestParkFatalMisuse: a beforeSleep that panics after an unpark handed
