@@ -33,6 +33,7 @@ func TestAllocsUncontended(t *testing.T) {
 	var c Condvar
 	var key int
 	k := unsafe.Pointer(&key)
+	//lint:ignore SA2001 measures the allocations of an uncontended Lock/Unlock pair
 	assertNoAllocs(t, "Mutex Lock/Unlock", 1000, func() { m.Lock(); m.Unlock() })
 	assertNoAllocs(t, "Mutex TryLock/UnlockFair", 1000, func() { m.TryLock(); m.UnlockFair() })
 	assertNoAllocs(t, "Condvar NotifyOne/NotifyAll, nobody waiting", 1000, func() { c.NotifyOne(); c.NotifyAll() })

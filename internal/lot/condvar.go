@@ -19,7 +19,9 @@ import (
 //     WaitUntil/WaitFor on a timeout);
 //   - NotifyAll wakes at most one thread and requeues the rest onto the
 //     mutex's queue, where each Unlock wakes the next (no thundering herd);
-//   - it is one word.
+//   - it is one word;
+//   - waiting with a mutex that is not locked panics (upstream's guard
+//     rules it out), before the thread is queued: both stay usable.
 type Condvar struct {
 	// state is the mutex the waiters use, nil when nobody waits. Written
 	// only with the condvar's bucket lock held (in Wait's validate and
@@ -32,7 +34,10 @@ type Condvar struct {
 // String formats like upstream's Debug: "Condvar { .. }".
 func (c *Condvar) String() string { return "Condvar { .. }" }
 
-const badMutexMsg = "attempted to use a condition variable with more than one mutex"
+const (
+	badMutexMsg      = "attempted to use a condition variable with more than one mutex"
+	unlockedMutexMsg = "lot: Condvar wait with a Mutex that is not locked"
+)
 
 // NotifyOne wakes one waiting thread, if any, and reports whether it woke
 // or requeued one. If the mutex is held (the usual case: notify with the
@@ -180,9 +185,19 @@ func (c *Condvar) WaitFor(m *Mutex, d time.Duration) (timedOut bool) {
 func (c *Condvar) waitUntilInternal(m *Mutex, deadline time.Time) bool {
 	addr := unsafe.Pointer(c)
 	badMutex := false
+	unlocked := false
 	requeued := false
 	result := Park(addr,
 		func() bool {
+			// Refuse a mutex that is not held before anything is queued or
+			// recorded: beforeSleep's Unlock would fail with the thread
+			// already queued. Not upstream, where the MutexGuard makes this
+			// impossible. Exact when the caller is the one misusing it: only
+			// the holder unlocks a held mutex.
+			if !m.IsLocked() {
+				unlocked = true
+				return false
+			}
 			// Make sure one condvar is not used with two mutexes at once.
 			// Done under the bucket lock to avoid races with the notifies.
 			state := c.state.Load()
@@ -218,6 +233,9 @@ func (c *Condvar) waitUntilInternal(m *Mutex, deadline time.Time) bool {
 	// m is still locked: before_sleep did not run.
 	if badMutex {
 		panic(badMutexMsg)
+	}
+	if unlocked {
+		panic(unlockedMutexMsg)
 	}
 
 	// Re-lock the mutex, unless it was handed to us: requeued onto the

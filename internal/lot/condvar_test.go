@@ -2,6 +2,7 @@ package lot
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -396,9 +397,11 @@ func TestCondvarTimeoutRacingRequeue(t *testing.T) {
 // TestCondvarQueue is a short version of upstream's webkit_queue_test:
 // producers and consumers over a bounded queue with NotifyOne / NotifyAll,
 // with and without timeouts, over several backends; every message must
-// arrive exactly once and in per-producer order.
+// arrive exactly once and in per-producer order. Its watchdogs fire only
+// when no message moved (or no subtest ended) for a whole interval: the
+// test's length depends on the machine's load.
 func TestCondvarQueue(t *testing.T) {
-	participant(t)
+	all := participantProgress(t)
 	type cfg struct {
 		producers, consumers, size int
 		all, bounded               bool
@@ -419,16 +422,22 @@ func TestCondvarQueue(t *testing.T) {
 			cf := cf
 			name := fmt.Sprintf("%s/p%d_c%d_q%d_all%v_bounded%v", b.Name, cf.producers, cf.consumers, cf.size, cf.all, cf.bounded)
 			t.Run(name, func(t *testing.T) {
-				participant(t)
+				// A participant thread; its messages are steps of the
+				// whole test's progress, which its watchdog checks.
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
 				withBackend(t, b, func(t *testing.T) {
-					runQueueTest(t, cf.producers, cf.consumers, cf.size, msgs, cf.all, cf.bounded)
+					runQueueTest(t, all, cf.producers, cf.consumers, cf.size, msgs, cf.all, cf.bounded)
 				})
 			})
+			all.step()
 		}
 	}
 }
 
-func runQueueTest(t *testing.T, producers, consumers, maxSize, msgs int, notifyAll, bounded bool) {
+// runQueueTest moves the messages; every message produced or consumed is a
+// step of p.
+func runQueueTest(t *testing.T, p *progress, producers, consumers, maxSize, msgs int, notifyAll, bounded bool) {
 	var m Mutex
 	var empty, full Condvar
 	var items []int
@@ -469,10 +478,11 @@ func runQueueTest(t *testing.T, producers, consumers, maxSize, msgs int, notifyA
 				outMu.Lock()
 				out = append(out, v)
 				outMu.Unlock()
+				p.step()
 			}
 		})
 	}
-	for p := 0; p < producers; p++ {
+	for i := 0; i < producers; i++ {
 		goThread(t, &pwg, func() {
 			for msg := 0; msg < msgs; msg++ {
 				m.Lock()
@@ -481,15 +491,16 @@ func runQueueTest(t *testing.T, producers, consumers, maxSize, msgs int, notifyA
 				items = append(items, msg)
 				m.Unlock()
 				notify(&empty, should)
+				p.step()
 			}
 		})
 	}
-	waitTimeout(t, &pwg, "producers")
+	waitProgress(t, &pwg, "producers", p)
 	m.Lock()
 	cont = false
 	m.Unlock()
 	empty.NotifyAll()
-	waitTimeout(t, &cwg, "consumers")
+	waitProgress(t, &cwg, "consumers", p)
 	if len(out) != producers*msgs {
 		t.Fatalf("%d messages arrived, want %d", len(out), producers*msgs)
 	}

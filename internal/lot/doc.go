@@ -181,8 +181,19 @@
 //   - WaitGroup handles are *WaitGroup values; Go has no Drop, so each
 //     handle (the one from NewWaitGroup and every Clone) must end with
 //     exactly one Done (upstream: drop) or Wait; a second use panics.
-//   - The callbacks that upstream forbids to panic still must not panic:
-//     a panic under a bucket lock leaves the bucket locked.
+//   - The callbacks that upstream forbids to panic (parking_lot
+//     core/src/parking_lot.rs:585,589,726,886,1018) may panic here: the
+//     panic goes on to the caller with no bucket lock held, no ThreadData
+//     lost and the queues as if the call had not happened (for a panicking
+//     beforeSleep: as if the thread had timed out). The one case no
+//     unwinding can repair, beforeSleep panicking after an unpark handed
+//     the thread a non-default token, is fatal (fatal.go). To keep the
+//     queues untouched until the callbacks have run, UnparkOne unlinks
+//     its thread, UnparkRequeue appends to the destination queue and
+//     UnparkFilter unlinks the chosen threads after the callback (upstream:
+//     before); callbacks may not call into the lot, so they cannot tell.
+//     Misuses of Mutex, Condvar and WaitGroup panic before anything is
+//     queued (Condvar.Wait checks the mutex is held in its validate).
 //   - Tests: upstream identifies a woken thread by its thread-local
 //     ThreadData address; ours are pooled, so the FIFO tests identify
 //     threads by their ParkToken. Upstream's sleeps that only let threads

@@ -207,15 +207,84 @@ func participant(t *testing.T) {
 	limit := testWatchdog()
 	name := t.Name()
 	timer := time.AfterFunc(limit, func() {
-		buf := make([]byte, 1<<20)
-		n := runtime.Stack(buf, true)
-		fmt.Fprintf(os.Stderr, "watchdog: %s still running after %v (lost wakeup?)\n%s\n", name, limit, buf[:n])
-		os.Exit(3)
+		watchdogExit(fmt.Sprintf("%s still running after %v", name, limit))
 	})
 	t.Cleanup(func() {
 		timer.Stop()
 		runtime.UnlockOSThread()
 	})
+}
+
+// watchdogExit prints every goroutine's stack and ends the test binary.
+func watchdogExit(what string) {
+	buf := make([]byte, 1<<20)
+	n := runtime.Stack(buf, true)
+	fmt.Fprintf(os.Stderr, "watchdog: %s (lost wakeup?)\n%s\n", what, buf[:n])
+	os.Exit(3)
+}
+
+// progress counts the steps of a test whose length grows with its work
+// (many subtests, many messages) and with the machine's load: its
+// watchdogs fire only when no step was made for a whole interval, however
+// long the test takes in all.
+type progress struct{ steps atomic.Uint64 }
+
+// step records progress.
+func (p *progress) step() { p.steps.Add(1) }
+
+// stalled blocks until done is closed (false) or until no step was made
+// for limit (true).
+func (p *progress) stalled(done <-chan struct{}, limit time.Duration) bool {
+	tick := time.NewTicker(limit / 10)
+	defer tick.Stop()
+	last, since := p.steps.Load(), time.Now()
+	for {
+		select {
+		case <-done:
+			return false
+		case <-tick.C:
+		}
+		if cur := p.steps.Load(); cur != last {
+			last, since = cur, time.Now()
+		} else if time.Since(since) >= limit {
+			return true
+		}
+	}
+}
+
+// participantProgress is participant for a long test: the per-test
+// watchdog fires only when the returned progress made no step for
+// testWatchdog().
+func participantProgress(t *testing.T) *progress {
+	t.Helper()
+	runtime.LockOSThread()
+	p := new(progress)
+	limit, name := testWatchdog(), t.Name()
+	stop := make(chan struct{})
+	go func() {
+		if p.stalled(stop, limit) {
+			watchdogExit(fmt.Sprintf("%s made no progress for %v", name, limit))
+		}
+	}()
+	t.Cleanup(func() {
+		close(stop)
+		runtime.UnlockOSThread()
+	})
+	return p
+}
+
+// waitProgress waits for wg, failing the test with every goroutine's
+// stack if p makes no step for the watchdog's interval (a lost wakeup);
+// it may take as long as it keeps progressing.
+func waitProgress(t testing.TB, wg *sync.WaitGroup, what string, p *progress) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	if p.stalled(done, watchdogTimeout) {
+		buf := make([]byte, 1<<20)
+		n := runtime.Stack(buf, true)
+		t.Fatalf("watchdog: %s made no progress for %v (lost wakeup?)\n%s", what, watchdogTimeout, buf[:n])
+	}
 }
 
 // testWatchdog is the per-test limit of participant.
@@ -224,4 +293,27 @@ func testWatchdog() time.Duration {
 		return 10 * time.Minute
 	}
 	return 2 * watchdogTimeout
+}
+
+// TestProgressWatchdog checks the tests' own progress watchdog: it fires
+// after an interval without a step, never while steps come or once done.
+func TestProgressWatchdog(t *testing.T) {
+	var p progress
+	if !p.stalled(make(chan struct{}), 20*time.Millisecond) {
+		t.Fatal("no step, not done: stalled must report true")
+	}
+	done := make(chan struct{})
+	stop := make(chan struct{})
+	go func() {
+		for i := 0; i < 50; i++ {
+			p.step()
+			time.Sleep(time.Millisecond)
+		}
+		close(done)
+		<-stop
+	}()
+	if p.stalled(done, time.Minute) {
+		t.Fatal("done: stalled must report false")
+	}
+	close(stop)
 }

@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
+	"unsafe"
 )
 
 // lot.Mutex vs sync.Mutex and lot.Condvar vs sync.Cond, uncontended and
@@ -16,6 +18,7 @@ func BenchmarkMutexUncontended(b *testing.B) {
 		var m Mutex
 		for b.Loop() {
 			m.Lock()
+			//lint:ignore SA2001 the benchmark measures an uncontended Lock/Unlock pair
 			m.Unlock()
 		}
 	})
@@ -23,6 +26,7 @@ func BenchmarkMutexUncontended(b *testing.B) {
 		var m sync.Mutex
 		for b.Loop() {
 			m.Lock()
+			//lint:ignore SA2001 the benchmark measures an uncontended Lock/Unlock pair
 			m.Unlock()
 		}
 	})
@@ -211,5 +215,36 @@ func BenchmarkCondvarBroadcast(b *testing.B) {
 		}
 		m.Unlock()
 		wg.Wait()
+	})
+}
+
+// BenchmarkCallbackPaths times the lot's operations that run callbacks
+// but never sleep: Park refused by validate, UnparkOne / UnparkRequeue /
+// UnparkFilter with nobody parked. They are where the panic guards of the
+// callbacks cost (a deferred check each), with no syscall to hide it.
+func BenchmarkCallbackPaths(b *testing.B) {
+	var key, to int
+	k, kt := unsafe.Pointer(&key), unsafe.Pointer(&to)
+	b.Run("ParkInvalid", func(b *testing.B) {
+		for b.Loop() {
+			Park(k, func() bool { return false }, nil, nil, DefaultParkToken, time.Time{})
+		}
+	})
+	b.Run("UnparkOneNobody", func(b *testing.B) {
+		for b.Loop() {
+			UnparkOne(k, func(UnparkResult) UnparkToken { return 0 })
+		}
+	})
+	b.Run("UnparkRequeueNobody", func(b *testing.B) {
+		for b.Loop() {
+			UnparkRequeue(k, kt, func() RequeueOp { return RequeueOpUnparkOneRequeueRest },
+				func(RequeueOp, UnparkResult) UnparkToken { return 0 })
+		}
+	})
+	b.Run("UnparkFilterNobody", func(b *testing.B) {
+		for b.Loop() {
+			UnparkFilter(k, func(ParkToken) FilterOp { return FilterOpUnpark },
+				func(UnparkResult) UnparkToken { return 0 })
+		}
 	})
 }

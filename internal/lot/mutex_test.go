@@ -57,7 +57,7 @@ func TestMutexTimeouts(t *testing.T) {
 	goThread(t, &wg2, func() { goThreadResult <- m.TryLockFor(time.Millisecond) })
 	goThread(t, &wg2, func() { goThreadResult <- m.TryLockUntil(time.Now().Add(2 * time.Millisecond)) })
 	waitTimeout(t, &wg2, "timed lockers")
-	if <-goThreadResult || <-goThreadResult {
+	if r1, r2 := <-goThreadResult, <-goThreadResult; r1 || r2 {
 		t.Fatal("timed lock of a held mutex succeeded")
 	}
 	if s := m.state.Load(); s != lockedBit {
@@ -164,6 +164,9 @@ func parkedWith(b parkers.Backend) bool {
 
 // TestMutexHammer: mutual exclusion with an unprotected counter, over
 // every backend, mixing Lock, TryLock, timed locks, UnlockFair and Bump.
+// It contends by construction: the test holds m until every hammer
+// thread is parked on it (whatever ran before, and however short the
+// run), so each backend parks and wakes at least threads times.
 func TestMutexHammer(t *testing.T) {
 	participant(t)
 	for _, b := range testBackends() {
@@ -176,9 +179,14 @@ func TestMutexHammer(t *testing.T) {
 				inside := atomic.Int32{}
 				var wg sync.WaitGroup
 				start := startBarrier(threads)
+				m.Lock()
 				for i := 0; i < threads; i++ {
 					i := i
 					goThread(t, &wg, func() {
+						// Parks: the test holds m until all are parked.
+						m.Lock()
+						//lint:ignore SA2001 parks until the test releases m once every hammer thread is parked
+						m.Unlock()
 						start()
 						for j := 0; j < iters; j++ {
 							switch (i + j) % 7 {
@@ -211,6 +219,8 @@ func TestMutexHammer(t *testing.T) {
 						}
 					})
 				}
+				until(t, "every hammer thread parked on the held mutex", func() bool { return numParked(ptrOf(&m)) == threads })
+				m.Unlock()
 				waitTimeout(t, &wg, "mutex hammer")
 				if counter != threads*iters {
 					t.Fatalf("counter = %d, want %d: mutual exclusion broken", counter, threads*iters)
@@ -219,7 +229,7 @@ func TestMutexHammer(t *testing.T) {
 					t.Fatalf("state %#x at the end", s)
 				}
 				if !parkedWith(b) {
-					t.Errorf("no thread ever parked with %s: the hammer did not contend", b.Name)
+					t.Errorf("no thread ever parked with %s: the hammer did not contend (it parks every thread before it starts)", b.Name)
 				}
 			})
 		})

@@ -176,10 +176,21 @@ const smallHandles = 8
 //
 // Rules, as upstream: key must point to a live object you control (the
 // parking lot keeps it reachable while threads are parked on it); validate
-// and timedOut run under a bucket lock and must not panic or call into this
+// and timedOut run under a bucket lock and must not call into this
 // package; beforeSleep runs unlocked and may call UnparkOne, UnparkAll,
 // UnparkRequeue or UnparkFilter, but not Park. A nil validate counts as
 // "always true"; nil beforeSleep / timedOut are skipped (an extension).
+//
+// Panics (not upstream, which forbids them: parking_lot
+// core/src/parking_lot.rs:585,589): a panic in a callback goes on to Park's
+// caller with the lot intact: no bucket lock held, no ThreadData lost,
+// nothing left queued. If validate panics, nothing was queued. If
+// beforeSleep panics, the thread leaves the queue as a timed-out one does,
+// timedOut included (so the caller's state stays right), unless an unpark
+// has already taken it: then Park waits for that wake and drops its token.
+// A token other than DefaultUnparkToken may carry ownership (a Mutex
+// handoff), which would be lost with it, so that case is fatal (see
+// fatal). If timedOut panics, the thread is already out of the queue.
 //
 // The caller should be locked to its OS thread (runtime.LockOSThread):
 // the thread, not only the goroutine, sleeps in the backend's parker.
@@ -203,7 +214,7 @@ func Park(key unsafe.Pointer, validate func() bool, beforeSleep func(),
 	b := lockBucket(key)
 
 	// If the validation function fails, just return.
-	if validate != nil && !validate() {
+	if validate != nil && !callValidate(validate, b, td) {
 		b.mutex.unlock()
 		if td != nil {
 			p.putThreadData(td)
@@ -227,6 +238,125 @@ func Park(key unsafe.Pointer, validate func() bool, beforeSleep func(),
 	// we unlinked ourselves under the lock), so the node can be reused.
 	td.pool.putThreadData(td)
 	return r
+}
+
+// callValidate runs Park's validate with b locked. Nothing is queued yet,
+// so if validate panics it is enough to unlock b and give back a
+// ThreadData taken early; the panic then goes on to Park's caller.
+func callValidate(validate func() bool, b *bucket, td *threadData) bool {
+	returned := false
+	defer func() {
+		if !returned {
+			b.mutex.unlock()
+			if td != nil {
+				td.pool.putThreadData(td)
+			}
+		}
+	}()
+	ok := validate()
+	returned = true
+	return ok
+}
+
+// callBeforeSleep runs Park's beforeSleep: td is queued and its bucket
+// unlocked. Upstream forbids a panic here (parking_lot
+// core/src/parking_lot.rs:589); unwinding out of Park would leave td in
+// the queue, where it would take a later wake meant for a live waiter (and,
+// on a Mutex, the lock with it). So on a panic, leaveAfterPanic takes td
+// out of the queue before the panic goes on.
+func callBeforeSleep(td *threadData, beforeSleep func(), timedOut func(key unsafe.Pointer, wasLast bool)) {
+	returned := false
+	defer func() {
+		if !returned {
+			leaveAfterPanic(td, timedOut)
+		}
+	}()
+	beforeSleep()
+	returned = true
+}
+
+// leaveAfterPanic is the way out of Park for a thread whose beforeSleep
+// panicked: td is queued (perhaps requeued since) or already unparked, and
+// it holds no lock. It gives td back to its pool; the panic goes on.
+func leaveAfterPanic(td *threadData, timedOut func(key unsafe.Pointer, wasLast bool)) {
+	// A waker unlinks a thread and marks it (UnparkLock) under the lock of
+	// the bucket it is queued in, and requeueing moves it under both
+	// buckets' locks; so once we hold the bucket of our current key, we
+	// are either in its queue, and nobody can wake us any more once we
+	// leave it, or we have been marked unparked.
+	key, b := lockBucketChecked(td)
+	if leaveQueue(td, b, key, timedOut) {
+		// The parker is armed and will never be woken: the next owner of
+		// td re-arms it with PreparePark.
+		b.mutex.unlock()
+		td.pool.putThreadData(td)
+		return
+	}
+	b.mutex.unlock()
+	// Marked unparked: let the wake land before td is reused (some
+	// backends' Unpark blocks until its target waits, e.g. keyed events).
+	// It is near: the waker wakes right after releasing the bucket lock.
+	td.parker.Park()
+	if td.unparkToken != DefaultUnparkToken {
+		fatal("lot: Park's beforeSleep panicked after the thread was unparked with a token: the token, which may hand over a lock, is lost")
+	}
+	td.pool.putThreadData(td)
+}
+
+// callTimedOut runs Park's timedOut with b locked and td already out of
+// its queue: if it panics, it is enough to unlock b and give td back.
+func callTimedOut(timedOut func(key unsafe.Pointer, wasLast bool), key unsafe.Pointer, wasLast bool, b *bucket, td *threadData) {
+	returned := false
+	defer func() {
+		if !returned {
+			b.mutex.unlock()
+			td.pool.putThreadData(td)
+		}
+	}()
+	timedOut(key, wasLast)
+	returned = true
+}
+
+// leaveQueue removes td from b's queue, where it is parked on key, calls
+// timedOut, and reports whether td was there (false: an unpark took it).
+// b is locked.
+func leaveQueue(td *threadData, b *bucket, key unsafe.Pointer, timedOut func(key unsafe.Pointer, wasLast bool)) bool {
+	// Remove our thread from the queue, and find out whether another
+	// thread is parked on the same key.
+	var previous *threadData
+	link := &b.queueHead
+	current := b.queueHead
+	wasLast := true
+	for current != nil {
+		if current == td {
+			next := current.nextInQueue
+			*link = next
+			if b.queueTail == current {
+				b.queueTail = previous
+			} else {
+				// Scan the rest of the queue for other entries with the key.
+				for scan := next; scan != nil; scan = scan.nextInQueue {
+					if scan.loadKey() == key {
+						wasLast = false
+						break
+					}
+				}
+			}
+			// Tell the caller we timed out, and whether we were the last
+			// thread on the queue.
+			if timedOut != nil {
+				callTimedOut(timedOut, key, wasLast, b, td)
+			}
+			return true
+		}
+		if current.loadKey() == key {
+			wasLast = false
+		}
+		link = &current.nextInQueue
+		previous = current
+		current = *link
+	}
+	return false
 }
 
 // park is Park once validate has passed: b is locked, td is ours.
@@ -262,7 +392,7 @@ func park(td *threadData, b *bucket, key unsafe.Pointer, beforeSleep func(),
 
 	// Invoke the pre-sleep callback.
 	if beforeSleep != nil {
-		beforeSleep()
+		callBeforeSleep(td, beforeSleep, timedOut)
 	}
 
 	// Window: beforeSleep has run (a Condvar's mutex is released), not
@@ -299,44 +429,9 @@ func park(td *threadData, b *bucket, key unsafe.Pointer, beforeSleep func(),
 		return Unparked(td.unparkToken)
 	}
 
-	// We timed out, so remove our thread from the queue, and find out
-	// whether another thread is parked on the same key.
-	var previous *threadData
-	link := &b.queueHead
-	current := b.queueHead
-	wasLast := true
-	for current != nil {
-		if current == td {
-			next := current.nextInQueue
-			*link = next
-			if b.queueTail == current {
-				b.queueTail = previous
-			} else {
-				// Scan the rest of the queue for other entries with the key.
-				for scan := next; scan != nil; scan = scan.nextInQueue {
-					if scan.loadKey() == key {
-						wasLast = false
-						break
-					}
-				}
-			}
-			// Tell the caller we timed out, and whether we were the last
-			// thread on the queue.
-			if timedOut != nil {
-				timedOut(key, wasLast)
-			}
-			break
-		}
-		if current.loadKey() == key {
-			wasLast = false
-		}
-		link = &current.nextInQueue
-		previous = current
-		current = *link
-	}
-	if current == nil {
-		// There is no way for our thread to have been removed from the
-		// queue if we really timed out.
+	// We timed out, so remove our thread from the queue. There is no way
+	// for it to have been removed if we really timed out.
+	if !leaveQueue(td, b, key, timedOut) {
 		b.mutex.unlock()
 		panic("lot: timed-out thread not found in its queue")
 	}
@@ -350,9 +445,11 @@ func park(td *threadData, b *bucket, key unsafe.Pointer, beforeSleep func(),
 // callback runs with the queue locked, before the thread is woken; it gets
 // an UnparkResult saying whether a thread was found and whether more
 // remain, and returns the token passed to the unparked thread (ignored if
-// none). It also runs when nobody was found. It must not panic or call
-// into this package. The UnparkResult is also returned. A nil callback
-// passes DefaultUnparkToken.
+// none). It also runs when nobody was found. It must not call into this
+// package. If it panics (upstream forbids it: parking_lot
+// core/src/parking_lot.rs:726), the panic goes on with the queue untouched
+// and unlocked. The UnparkResult is also returned. A nil callback passes
+// DefaultUnparkToken.
 func UnparkOne(key unsafe.Pointer, callback func(UnparkResult) UnparkToken) UnparkResult {
 	// Lock the bucket for the given key.
 	b := lockBucket(key)
@@ -364,27 +461,30 @@ func UnparkOne(key unsafe.Pointer, callback func(UnparkResult) UnparkToken) Unpa
 	var result UnparkResult
 	for current != nil {
 		if current.loadKey() == key {
-			// Remove the thread from the queue.
+			// Scan the rest of the queue for other entries with the key.
 			next := current.nextInQueue
-			*link = next
-			if b.queueTail == current {
-				b.queueTail = previous
-			} else {
-				// Scan the rest of the queue for other entries with the key.
-				for scan := next; scan != nil; scan = scan.nextInQueue {
-					if scan.loadKey() == key {
-						result.HaveMoreThreads = true
-						break
-					}
+			for scan := next; scan != nil; scan = scan.nextInQueue {
+				if scan.loadKey() == key {
+					result.HaveMoreThreads = true
+					break
 				}
 			}
 
-			// Invoke the callback before waking the thread.
+			// Invoke the callback before waking the thread. Upstream
+			// unlinks the thread first; the callback may not call into the
+			// lot, so it cannot tell, and if it panics the queue is still
+			// intact (callUnparkOneCallback unlocks the bucket).
 			result.UnparkedThreads = 1
 			result.BeFair = b.fairTimeout.shouldTimeout()
 			token := DefaultUnparkToken
 			if callback != nil {
-				token = callback(result)
+				token = callUnparkOneCallback(callback, result, b)
+			}
+
+			// Remove the thread from the queue.
+			*link = next
+			if b.queueTail == current {
+				b.queueTail = previous
 			}
 
 			// Set the token for the target thread.
@@ -407,10 +507,24 @@ func UnparkOne(key unsafe.Pointer, callback func(UnparkResult) UnparkToken) Unpa
 
 	// No thread with a matching key was found in the bucket.
 	if callback != nil {
-		callback(result)
+		callUnparkOneCallback(callback, result, b)
 	}
 	b.mutex.unlock()
 	return result
+}
+
+// callUnparkOneCallback runs UnparkOne's callback with b locked and the
+// queue untouched: if it panics, it is enough to unlock b.
+func callUnparkOneCallback(callback func(UnparkResult) UnparkToken, result UnparkResult, b *bucket) UnparkToken {
+	returned := false
+	defer func() {
+		if !returned {
+			b.mutex.unlock()
+		}
+	}()
+	token := callback(result)
+	returned = true
+	return token
 }
 
 // UnparkAll unparks every thread in the queue for key, passing token to
@@ -462,17 +576,32 @@ func UnparkAll(key unsafe.Pointer, token UnparkToken) int {
 // do, or to abort. callback is also called with both queues locked, with
 // the op and an UnparkResult (how many were unparked and requeued, whether
 // threads remain); it returns the token for the unparked thread (ignored if
-// none). Both must not panic or call into this package. A nil callback
+// none). Both must not call into this package. If either panics
+// (upstream forbids it: parking_lot core/src/parking_lot.rs:886), the
+// panic goes on with both queues as they were and unlocked. A nil callback
 // passes DefaultUnparkToken.
 func UnparkRequeue(from, to unsafe.Pointer, validate func() RequeueOp,
 	callback func(RequeueOp, UnparkResult) UnparkToken) UnparkResult {
 	// Lock the two buckets for the given keys.
 	bFrom, bTo := lockBucketPair(from, to)
 
-	// If the validation function fails, just return.
+	// If validate or callback panics, the deferred undo puts the threads
+	// already taken back in their queue and unlocks both buckets; the panic
+	// goes on to our caller.
 	var result UnparkResult
+	var requeueHead, requeueTail, wakeup *threadData
+	returned := false
+	defer func() {
+		if !returned {
+			undoRequeue(bFrom, from, wakeup, requeueHead, requeueTail)
+			unlockBucketPair(bFrom, bTo)
+		}
+	}()
+
+	// If the validation function fails, just return.
 	op := validate()
 	if op == RequeueOpAbort {
+		returned = true
 		unlockBucketPair(bFrom, bTo)
 		return result
 	}
@@ -483,7 +612,6 @@ func UnparkRequeue(from, to unsafe.Pointer, validate func() RequeueOp,
 	var previous *threadData
 	link := &bFrom.queueHead
 	current := bFrom.queueHead
-	var requeueHead, requeueTail, wakeup *threadData
 	for current != nil {
 		if current.loadKey() != from {
 			link = &current.nextInQueue
@@ -527,6 +655,19 @@ func UnparkRequeue(from, to unsafe.Pointer, validate func() RequeueOp,
 		current = next
 	}
 
+	// Invoke the callback before waking the thread. Upstream appends the
+	// requeued threads to the destination queue first; the callback may
+	// not call into the lot, so it cannot tell, and if it panics the undo
+	// has only bFrom's queue to restore.
+	if result.UnparkedThreads != 0 {
+		result.BeFair = bFrom.fairTimeout.shouldTimeout()
+	}
+	token := DefaultUnparkToken
+	if callback != nil {
+		token = callback(op, result)
+	}
+	returned = true
+
 	// Add the requeued threads to the destination bucket, in order.
 	if requeueHead != nil {
 		requeueTail.nextInQueue = nil
@@ -536,15 +677,6 @@ func UnparkRequeue(from, to unsafe.Pointer, validate func() RequeueOp,
 			bTo.queueHead = requeueHead
 		}
 		bTo.queueTail = requeueTail
-	}
-
-	// Invoke the callback before waking the thread.
-	if result.UnparkedThreads != 0 {
-		result.BeFair = bFrom.fairTimeout.shouldTimeout()
-	}
-	token := DefaultUnparkToken
-	if callback != nil {
-		token = callback(op, result)
 	}
 
 	// See UnparkOne for why we mark under the lock and wake after it.
@@ -560,51 +692,77 @@ func UnparkRequeue(from, to unsafe.Pointer, validate func() RequeueOp,
 	return result
 }
 
+// undoRequeue puts back the threads an UnparkRequeue whose validate or
+// callback panicked had taken out of bFrom's queue: wakeup (the first, if
+// any), then requeueHead..requeueTail, at the front of the queue with
+// their key set back to from. Both buckets are locked. Every thread taken
+// was parked on from before any thread still there (the scan takes them
+// from the front), so the front keeps the FIFO order per key.
+func undoRequeue(bFrom *bucket, from unsafe.Pointer, wakeup, requeueHead, requeueTail *threadData) {
+	head, tail := requeueHead, requeueTail
+	for t := head; t != nil; t = t.nextInQueue {
+		t.storeKey(from)
+		if t == tail {
+			break
+		}
+	}
+	if wakeup != nil {
+		wakeup.nextInQueue = head
+		if head == nil {
+			tail = wakeup
+		}
+		head = wakeup
+	}
+	if head == nil {
+		return
+	}
+	tail.nextInQueue = bFrom.queueHead
+	if bFrom.queueHead == nil {
+		bFrom.queueTail = tail
+	}
+	bFrom.queueHead = head
+}
+
 // UnparkFilter unparks threads from the front of the queue for key as
 // filter decides from each one's ParkToken: FilterOpUnpark unparks it,
 // FilterOpSkip leaves it and goes on, FilterOpStop leaves it and stops.
 //
 // callback is called with the queue locked, with an UnparkResult (how many
 // were unparked, whether parked threads remain); it returns the token for
-// every unparked thread. filter and callback must not panic or call into
-// this package. A nil callback passes DefaultUnparkToken.
+// every unparked thread. filter and callback must not call into this
+// package. If either panics (upstream forbids it: parking_lot
+// core/src/parking_lot.rs:1018), the panic goes on with the queue
+// untouched and unlocked. A nil callback passes DefaultUnparkToken.
 func UnparkFilter(key unsafe.Pointer, filter func(ParkToken) FilterOp,
 	callback func(UnparkResult) UnparkToken) UnparkResult {
 	// Lock the bucket for the given key.
 	b := lockBucket(key)
 
-	// Go through the queue looking for threads with a matching key.
+	// If filter or callback panics, the queue is still untouched (threads
+	// are unlinked only after both ran): unlocking b is enough.
+	returned := false
+	defer func() {
+		if !returned {
+			b.mutex.unlock()
+		}
+	}()
+
+	// Go through the queue looking for threads with a matching key, and
+	// collect the ones to unpark, in queue order.
 	var smallThreads [smallHandles]*threadData
 	threads := smallThreads[:0]
 	var result UnparkResult
-	var previous *threadData
-	link := &b.queueHead
-	current := b.queueHead
 scan:
-	for current != nil {
+	for current := b.queueHead; current != nil; current = current.nextInQueue {
 		if current.loadKey() != key {
-			link = &current.nextInQueue
-			previous = current
-			current = *link
 			continue
 		}
 		// Call the filter with the thread's ParkToken.
-		next := current.nextInQueue
 		switch filter(current.parkToken) {
 		case FilterOpUnpark:
-			// Remove the thread from the queue.
-			*link = next
-			if b.queueTail == current {
-				b.queueTail = previous
-			}
-			// Add it to the threads to unpark.
 			threads = append(threads, current)
-			current = next
 		case FilterOpSkip:
 			result.HaveMoreThreads = true
-			link = &current.nextInQueue
-			previous = current
-			current = *link
 		case FilterOpStop:
 			result.HaveMoreThreads = true
 			break scan
@@ -620,14 +778,33 @@ scan:
 	if callback != nil {
 		token = callback(result)
 	}
+	returned = true
 
-	// Pass the token to every thread to be unparked and mark each one.
+	// Remove the chosen threads from the queue, in one walk (they are in
+	// queue order); pass the token to each and mark it. Upstream unlinks
+	// each as the filter chooses it; the filter and the callback may not
+	// call into the lot, so they cannot tell.
 	var small [smallHandles]parkers.UnparkHandle
 	handles := small[:0]
-	for i, t := range threads {
-		t.unparkToken = token
-		handles = append(handles, t.parker.UnparkLock())
+	var previous *threadData
+	link := &b.queueHead
+	current := b.queueHead
+	for i := 0; i < len(threads); {
+		if current != threads[i] {
+			link = &current.nextInQueue
+			previous = current
+			current = *link
+			continue
+		}
+		*link = current.nextInQueue
+		if b.queueTail == current {
+			b.queueTail = previous
+		}
+		current.unparkToken = token
+		handles = append(handles, current.parker.UnparkLock())
 		threads[i] = nil
+		current = *link
+		i++
 	}
 
 	b.mutex.unlock()

@@ -88,6 +88,7 @@ func (inner *wgInner) wakeAll() {
 	// Window: the count is 0, the lock not yet taken.
 	chaos.Point("lot.waitgroup.zero")
 	inner.lock.Lock()
+	//lint:ignore SA2001 a barrier: see the comment above
 	inner.lock.Unlock()
 	inner.cvar.NotifyAll()
 }
