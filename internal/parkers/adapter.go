@@ -29,6 +29,9 @@ type tokenThread struct {
 
 type tokenThreadUnpark tokenThread
 
+// PreparePark: a sequentially consistent store, ordered before the caller's
+// later loads (no store->load reordering); a waker that clears the word
+// after it also leaves a token, so the Park loop ends either way.
 func (p *tokenThread) PreparePark()   { p.state.Store(1) }
 func (p *tokenThread) TimedOut() bool { return p.state.Load() != 0 }
 

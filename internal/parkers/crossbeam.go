@@ -174,6 +174,7 @@ func (in *cbInner) unpark() {
 	// Taking and dropping the lock waits for it to be inside the wait.
 	chaos.Point("crossbeam.unpark.before-lock")
 	in.lock.Lock()
+	//lint:ignore SA2001 deliberate barrier (crossbeam-utils sync/parker.rs unpark: `drop(self.lock.lock())`): it waits for the parked thread to be inside its condvar wait
 	in.lock.Unlock()
 	// Notify after unlocking, so the woken thread does not wake only to
 	// block on the lock we still hold.

@@ -6,16 +6,16 @@ import (
 	"time"
 )
 
-// crossbeam-utils/tests/parker.rs, ported. u32::MAX milliseconds is
-// crossbeam's "forever" in these tests.
-const u32MaxMs = time.Duration(math.MaxUint32) * time.Millisecond
+// crossbeam-utils/tests/parker.rs, ported. u32MaxWait, u32::MAX
+// milliseconds, is crossbeam's "forever" in these tests.
+const u32MaxWait = time.Duration(math.MaxUint32) * time.Millisecond
 
 func TestCrossbeamParkTimeoutUnparkBefore(t *testing.T) {
 	p := NewCrossbeam()
 	wait(t, onThread(func() {
 		for i := 0; i < 10; i++ {
 			p.Unparker().Unpark()
-			if !p.ParkTimeout(u32MaxMs) {
+			if !p.ParkTimeout(u32MaxWait) {
 				panic("park_timeout after unpark: Timeout, want Unparked")
 			}
 		}
@@ -42,7 +42,7 @@ func TestCrossbeamParkTimeoutUnparkCalledOtherThread(t *testing.T) {
 			u.Unpark()
 		})
 		wait(t, onThread(func() {
-			if !p.ParkTimeout(u32MaxMs) {
+			if !p.ParkTimeout(u32MaxWait) {
 				panic("park_timeout woken by another thread: Timeout, want Unparked")
 			}
 		}), "park_timeout_unpark_called_other_thread")

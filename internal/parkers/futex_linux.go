@@ -35,8 +35,12 @@ type futexUnpark futexParker
 func newFutex() ThreadParker    { return &futexParker{} }
 func newFutexRaw() ThreadParker { return &futexParker{raw: true} }
 
-// PreparePark stores 1. Relaxed in upstream; Go atomics are sequentially
-// consistent, which is stronger.
+// PreparePark stores 1. Relaxed in upstream, where the queue lock taken next
+// orders it; Go atomics are sequentially consistent, which is stronger and
+// what a caller without a lock needs: the store is ordered before the
+// caller's next load of its flag (no store->load reordering), so a waker
+// whose flag store that load missed clears the word after this 1, and
+// FUTEX_WAIT(1) then refuses to sleep.
 func (p *futexParker) PreparePark() { p.state.Store(1) }
 
 // TimedOut reports whether the word is still 1: no UnparkLock ran.

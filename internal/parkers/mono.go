@@ -1,3 +1,5 @@
+//go:build linux || (unix && cgo)
+
 package parkers
 
 import "time"
@@ -41,8 +43,6 @@ func calibrateMono(read func() time.Duration) {
 
 // monoNow is the current absolute CLOCK_MONOTONIC time.
 func monoNow() time.Duration { return monoBase + time.Since(monoEpoch) }
-
-const maxDuration = time.Duration(1<<63 - 1)
 
 // monoAbsNs returns deadline as absolute CLOCK_MONOTONIC nanoseconds. A
 // deadline before the clock's zero gives 0, which the kernel treats as

@@ -8,6 +8,10 @@ import "time"
 type ThreadParker interface {
 	// PreparePark arms the parker: a later Park blocks until an UnparkLock
 	// that happens after this call. Called by the owner before it is queued.
+	// Its store is sequentially consistent, ordered before the caller's
+	// later loads: a caller with no queue lock may arm, then look at its
+	// own condition, then Park (the latency ping-pong does), and a waker
+	// that changes the condition before UnparkLock is not missed.
 	PreparePark()
 	// Park blocks until UnparkLock has been called after PreparePark.
 	// It never returns spuriously.

@@ -41,7 +41,7 @@ extern void pbChaosPoint(int where);
 typedef struct {
 	pthread_mutex_t m;
 	pthread_cond_t c;
-	int should_park; // guarded by m, except in prepare (see Go side)
+	int should_park; // under m, except PreparePark's atomic store (Go side)
 } pb_parker;
 
 // The wait kind parking_lot's unix.rs uses on this OS: a CLOCK_MONOTONIC
@@ -163,7 +163,11 @@ static void pb_unpark_lock(pb_parker *p) { pthread_mutex_lock(&p->m); }
 // unix.rs UnparkHandle::unpark: clear should_park and signal while still
 // holding the mutex, then unlock.
 static void pb_unpark(pb_parker *p) {
-	p->should_park = 0;
+	// Atomic, because the owner's next PreparePark may store 1 without
+	// the mutex at the same moment (a late wake in a flag protocol such as
+	// the latency ping-pong). Relaxed is enough: the mutex orders this
+	// store with the owner's reads, which are all under it.
+	__atomic_store_n(&p->should_park, 0, __ATOMIC_RELAXED);
 	pthread_cond_signal(&p->c);
 	pthread_mutex_unlock(&p->m);
 }
@@ -181,7 +185,9 @@ import "C"
 
 import (
 	"runtime"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/parkbench/parkbench/internal/chaos"
 )
@@ -193,7 +199,8 @@ import (
 //
 // Missed-wakeup argument: should_park is only read and cleared under the
 // mutex (PreparePark, which sets it before the thread is queued, is the
-// exception upstream makes too: nobody else can touch it yet). The owner
+// exception upstream makes too; it is an atomic store, ordered before the
+// caller's later loads: see PreparePark). The owner
 // checks should_park and calls pthread_cond_wait without releasing the
 // mutex in between, and the waker clears it and signals while holding the
 // mutex, so the signal cannot fall between the owner's check and its sleep.
@@ -216,6 +223,10 @@ type pthreadParker struct {
 }
 
 type pthreadUnpark pthreadParker
+
+// realPthreadClocks are the clocks of the real parkers (mono.go, and
+// gettimeofday in pthread_clock.go).
+var realPthreadClocks = pthreadClocks{monoNow: monoNow, wallNow: gettimeofday}
 
 var (
 	pthreadNativeKind   = waitKind(C.pb_native_kind())
@@ -254,9 +265,28 @@ func (p *pthreadParker) Close() {
 }
 
 // PreparePark sets should_park from Go without the mutex, as upstream does
-// (the thread is not queued yet, so no waker can see it); the queue lock the
-// lot takes next publishes the store to the waker.
-func (p *pthreadParker) PreparePark() { p.c.should_park = 1 }
+// (unix.rs prepare_park: the thread is not queued yet, so in the lot no
+// waker can see it, and the queue lock taken next publishes the store).
+func (p *pthreadParker) PreparePark() {
+	// Missed-wakeup argument for the callers without a queue lock, which
+	// arm and then look at a flag before parking (the latency ping-pong,
+	// internal/experiments/latency_mech.go: "PreparePark; if flag == 0
+	// { Park }"; the waker stores the flag, then UnparkLock clears
+	// should_park under the mutex). This store must be ordered before
+	// that later flag load. A plain store is not: x86-TSO lets a store
+	// wait in the store buffer while a later load runs (store->load, the
+	// one reordering it allows; arm64 allows more). Then the waiter reads
+	// flag 0, the waker stores the flag and clears should_park, and only
+	// then does this 1 land, on top of the 0: the waiter sleeps with
+	// should_park 1 and nobody left to wake it (issue 11: both ping-pong
+	// threads in pthread_cond_wait, should_park 1 on both). A Go atomic
+	// store is sequentially consistent (XCHG on amd64, STLR before the
+	// LDAR of the flag load on arm64): if the flag load sees 0, the
+	// waker's flag store, and so its clear, come after this store, and
+	// pb_park sees should_park 0 under the mutex. pb_unpark's store is
+	// atomic too, as the two may run at the same time.
+	atomic.StoreInt32((*int32)(unsafe.Pointer(&p.c.should_park)), 1)
+}
 
 func (p *pthreadParker) TimedOut() bool {
 	r := C.pb_timed_out(p.c) != 0
@@ -335,7 +365,7 @@ func (p *pthreadParker) WaitCounts() (blocked, immediate uint64) { return p.bloc
 func cSchedYield() { C.pb_sched_yield() }
 
 func init() {
-	cgoYield = cSchedYield
+	setCgoYield(cSchedYield)
 	if !monoSet {
 		calibrateMono(func() time.Duration {
 			var sec C.longlong

@@ -70,7 +70,7 @@ type pthreadClocks struct {
 // reads CLOCK_REALTIME through the vDSO; gettimeofday has 1 µs resolution).
 func gettimeofday() time.Time { return time.Now().Round(0).Truncate(time.Microsecond) }
 
-var realPthreadClocks = pthreadClocks{monoNow: monoNow, wallNow: gettimeofday}
+const maxDuration = time.Duration(1<<63 - 1)
 
 // planTimedWait returns the wait for a park with rem (> 0) left, measured on
 // the monotonic clock. native and relative are the wait kinds this OS uses

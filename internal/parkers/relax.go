@@ -23,7 +23,3 @@ func CPURelax(n int) {
 		relaxWord.Load()
 	}
 }
-
-// cgoYield is libc's sched_yield, set by the cgo file on Unix; Yield uses it
-// where there is no sched_yield system call to reach without libc (macOS).
-var cgoYield func()

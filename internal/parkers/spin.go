@@ -36,6 +36,9 @@ func newSpin() ThreadParker    { return &spinParker{relax: relaxOnce} }
 func newYield() ThreadParker   { return &spinParker{relax: Yield} }
 func newGosched() ThreadParker { return &spinParker{relax: runtime.Gosched} }
 
+// PreparePark: a sequentially consistent store, ordered before the caller's
+// later loads, so a waker's false (after a flag the caller then missed)
+// lands after this true and ends the spin.
 func (p *spinParker) PreparePark()   { p.shouldPark.Store(true) }
 func (p *spinParker) TimedOut() bool { return p.shouldPark.Load() }
 

@@ -43,6 +43,9 @@ func newKeyedEventParker(api keyedEventAPI) *keyedEventParker {
 
 func (p *keyedEventParker) key() unsafe.Pointer { return unsafe.Pointer(&p.state) }
 
+// PreparePark: a sequentially consistent store, ordered before the caller's
+// later loads; a waker's Swap after it sees PARKED and releases, and the
+// release is taken by the wait that follows.
 func (p *keyedEventParker) PreparePark()   { p.state.Store(keParked) }
 func (p *keyedEventParker) TimedOut() bool { return p.state.Load() == keTimedOut }
 

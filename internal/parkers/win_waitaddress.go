@@ -29,6 +29,8 @@ func newWaitAddressParker(api waitAddressAPI) *waitAddressParker {
 	return &waitAddressParker{api: api}
 }
 
+// PreparePark: a sequentially consistent store, ordered before the caller's
+// later loads; a waker's 0 after it makes WaitOnAddress(key, 1) return.
 func (p *waitAddressParker) PreparePark()   { p.key.Store(1) }
 func (p *waitAddressParker) TimedOut() bool { return p.key.Load() != 0 }
 

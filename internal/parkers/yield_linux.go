@@ -4,6 +4,10 @@ package parkers
 
 import "golang.org/x/sys/unix"
 
+// setCgoYield ignores libc's sched_yield: Linux's Yield makes the system call
+// itself.
+func setCgoYield(func()) {}
+
 // Yield is the platform's thread_yield, what parking_lot's SpinWait calls
 // after its spin rounds: std::thread::yield_now, i.e. sched_yield(2) on
 // Linux. It goes through unix.Syscall so the Go scheduler knows the thread

@@ -160,7 +160,9 @@ type run struct {
 	faults0 uint64
 	procs   int
 	extra   []string // extra "k=v" fields for the STRESS line
-	mu      sync.Mutex
+	// violations counts errorf calls: checks that failed.
+	violations atomic.Uint64
+	mu         sync.Mutex
 }
 
 func newRun(r reporter, name string, threads int) *run {
@@ -202,6 +204,7 @@ func (ru *run) note(format string, args ...any) {
 
 // errorf reports a violation (any goroutine).
 func (ru *run) errorf(format string, args ...any) {
+	ru.violations.Add(1)
 	ru.r.Errorf("%s: "+format, append([]any{ru.name}, args...)...)
 }
 
@@ -318,8 +321,8 @@ func (ru *run) report() (ops, checks uint64) {
 	ru.mu.Lock()
 	extra := strings.Join(ru.extra, " ")
 	ru.mu.Unlock()
-	ru.r.Logf("STRESS case=%s procs=%d threads=%d ops=%d checks=%d faults=%d elapsed=%s %s",
-		strings.ReplaceAll(ru.name, " ", "_"), ru.procs, ru.threads, ops, checks, faults,
+	ru.r.Logf("STRESS case=%s procs=%d threads=%d ops=%d checks=%d faults=%d violations=%d elapsed=%s %s",
+		strings.ReplaceAll(ru.name, " ", "_"), ru.procs, ru.threads, ops, checks, faults, ru.violations.Load(),
 		time.Since(ru.start).Round(time.Millisecond), extra)
 	return ops, checks
 }

@@ -52,10 +52,14 @@ type tslot struct {
 	delivered atomic.Uint64
 }
 
-// stressThreadParker drives the ThreadParker contract the way the lot does:
-// waiters PreparePark and queue under a lock, then Park or ParkUntil;
-// wakers dequeue and UnparkLock under the lock, then Unpark after it; a
-// timed-out waiter relocks and asks TimedOut. Checks: no lost wakeup
+// stressThreadParker drives the ThreadParker contract the way the lot's
+// parking lot does (internal/lot/parkinglot.go park): waiters PreparePark
+// and queue under the queue lock, then Park or ParkUntil; wakers dequeue
+// and UnparkLock under the lock, then Unpark after it; a timed-out waiter
+// relocks and asks TimedOut. s.mu is the lot's bucket lock, held where the
+// lot holds it and nowhere else (the lot too calls PreparePark under it,
+// before the unlock that publishes the queue entry). Callers without a
+// queue lock are driven by stressPingPong. Checks: no lost wakeup
 // (watchdog), no return without an UnparkLock, TimedOut false after an
 // UnparkLock, timed parks return within the bound.
 func stressThreadParker(r reporter, name string, newParker func() parkers.ThreadParker, waiters, wakers int) (ops, checks uint64) {
@@ -90,12 +94,10 @@ func stressThreadParker(r reporter, name string, newParker func() parkers.Thread
 				s.p.PreparePark()
 				s.queued = true
 				s.mu.Unlock()
-				unparked := true
 				if w.sometimes(4) {
 					w.set(&stParkUntil)
 					d := w.shortDeadline()
-					unparked = s.p.ParkUntil(d)
-					if !unparked {
+					if !s.p.ParkUntil(d) {
 						checkTimeoutBound(ru, "ParkUntil", d, time.Now())
 						w.checks++
 						w.set(&stRelock)
@@ -159,6 +161,96 @@ func stressThreadParker(r reporter, name string, newParker func() parkers.Thread
 	return ru.report()
 }
 
+// stressPingPong drives the ThreadParker contract the way the latency
+// experiment does (internal/experiments/latency_mech.go threadMech,
+// latency_pingpong.go), with no lock anywhere: pairs of threads ping-pong;
+// the waiter loops "PreparePark; if flag == 0 { Park }" and clears its
+// flag, the waker stores the peer's flag and calls UnparkLock().Unpark()
+// on every wake, also when the peer never parked (the stale unparks the
+// experiment makes). A PreparePark store that a later flag load can pass
+// (store->load) leaves both sides parked: the watchdog reports it. Checks:
+// each side receives the trip numbers in order, none lost or repeated.
+func stressPingPong(r reporter, name string, newParker func() parkers.ThreadParker, pairs int) (ops, checks uint64) {
+	ru := newRun(r, name, 2*pairs)
+	type side struct {
+		flag atomic.Uint32
+		trip atomic.Uint64 // the sender's trip number, stored before flag
+		p    parkers.ThreadParker
+		_    [40]byte
+	}
+	sides := make([]*side, 2*pairs)
+	for i := range sides {
+		sides[i] = &side{p: newParker()}
+	}
+	var quit atomic.Bool // set by the rescue only
+	var done atomic.Int32
+	ru.rescue = func() {
+		quit.Store(true)
+		go func() {
+			for done.Load() < int32(len(sides)) {
+				for _, s := range sides {
+					s.flag.Store(1)
+					s.p.UnparkLock().Unpark()
+					rescueHook(s.p)
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}()
+	}
+	wait := func(s *side) {
+		for s.flag.Load() == 0 && !quit.Load() {
+			s.p.PreparePark()
+			if s.flag.Load() == 0 {
+				s.p.Park()
+			}
+		}
+		s.flag.Store(0)
+	}
+	send := func(s *side, trip uint64) {
+		s.trip.Store(trip)
+		s.flag.Store(1)
+		s.p.UnparkLock().Unpark()
+	}
+	fns := make([]func(*worker), 0, 2*pairs)
+	for i := 0; i < 2*pairs; i++ {
+		me, peer := sides[i], sides[i^1]
+		fns = append(fns, func(w *worker) {
+			w.name = fmt.Sprintf("pair %d side %d", i/2, i%2)
+			defer done.Add(1)
+			for trip := uint64(1); ; trip++ {
+				if i%2 == 0 {
+					// The initiator decides when the pair ends,
+					// and tells the answerer with trip 0.
+					if ru.stopping() {
+						send(peer, 0)
+						return
+					}
+					w.set(&stUnpark)
+					send(peer, trip)
+				}
+				w.set(&stPark)
+				wait(me)
+				got := me.trip.Load()
+				if got == 0 || quit.Load() {
+					return
+				}
+				w.checks++
+				if got != trip {
+					ru.errorf("%s: got trip %d, want %d", w.name, got, trip)
+					return
+				}
+				if i%2 == 1 {
+					w.set(&stUnpark)
+					send(peer, trip)
+				}
+				w.ops.Add(1)
+			}
+		})
+	}
+	ru.goAll(fns...)
+	return ru.report()
+}
+
 func TestThreadParkers(t *testing.T) {
 	for _, b := range threadBackends() {
 		t.Run(b.Name, func(t *testing.T) {
@@ -166,6 +258,20 @@ func TestThreadParkers(t *testing.T) {
 				withProcs(t, p, func(t *testing.T) {
 					// More threads than the 2 vCPUs: 4 waiters, 2 wakers.
 					stressThreadParker(t, "thread/"+b.Name, b.NewThread, 4, 2)
+				})
+			}
+		})
+	}
+}
+
+// TestThreadParkersPingPong: the latency experiment's lockless protocol.
+func TestThreadParkersPingPong(t *testing.T) {
+	for _, b := range threadBackends() {
+		t.Run(b.Name, func(t *testing.T) {
+			for _, p := range procsMatrix {
+				withProcs(t, p, func(t *testing.T) {
+					// Two pairs: four threads on the 2 vCPUs.
+					stressPingPong(t, "pingpong/"+b.Name, b.NewThread, 2)
 				})
 			}
 		})
