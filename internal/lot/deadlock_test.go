@@ -30,7 +30,7 @@ func goStuck(fn func()) {
 type barrier struct{ wg sync.WaitGroup }
 
 func newBarrier(n int) *barrier { b := &barrier{}; b.wg.Add(n); return b }
-func (b *barrier) wait()         { b.wg.Done(); b.wg.Wait() }
+func (b *barrier) wait()        { b.wg.Done(); b.wg.Wait() }
 
 // expectDeadlocks checks CheckDeadlock reports cycles of the given sizes
 // once, with stacks, and nothing on the next call.
