@@ -22,6 +22,7 @@ type threadData struct {
 	parker parkers.ThreadParker
 	// deadlockTD is the deadlock detector's per-thread record (build tag
 	// lotdeadlock; empty otherwise, deadlock_off.go).
+	//lint:ignore U1000 empty unless built with the lotdeadlock tag
 	deadlockTD
 
 	// key is the key this thread is parked on. The owner stores it under
