@@ -513,6 +513,20 @@ func TestRwLockMisuse(t *testing.T) {
 	rwQuiet(t, &l)
 }
 
+// upstream tests/issue_392.rs and test_issue_430 (with_upgraded twice on
+// one upgradable guard: upgrade, then downgrade_to_upgradable, twice).
+func TestRwLockIssue392(t *testing.T) {
+	participant(t)
+	var l RwLock
+	l.LockUpgradable()
+	for i := 0; i < 2; i++ {
+		l.Upgrade()
+		l.DowngradeToUpgradable()
+	}
+	l.UnlockUpgradable()
+	rwQuiet(t, &l)
+}
+
 // upstream test_rwlock_debug (the data is not ours to print).
 func TestRwLockString(t *testing.T) {
 	var l RwLock
@@ -605,9 +619,32 @@ func hammerRwLock(t *testing.T, numReaders, iters int) {
 	rwQuiet(t, &l)
 }
 
-// Go's TestRWMutex, over every backend.
+// Go's TestRWMutex, over every backend (Go's GOMAXPROCS 1/4/10 matrix is
+// the backends' here: withBackend raises GOMAXPROCS to 16, which futex-raw
+// needs; internal/stress runs the RwLock at 1, 2 and 8).
 func TestRwLockHammer(t *testing.T) {
 	participant(t)
+	var m RwLock
+	m.Lock()
+	if m.TryLock() || m.TryRLock() {
+		t.Fatal("TryLock/TryRLock succeeded with the lock write-locked")
+	}
+	m.Unlock()
+	if !m.TryLock() {
+		t.Fatal("TryLock failed with the lock unlocked")
+	}
+	m.Unlock()
+	if !m.TryRLock() {
+		t.Fatal("TryRLock failed with the lock unlocked")
+	}
+	if !m.TryRLock() {
+		t.Fatal("TryRLock failed with the lock read-locked")
+	}
+	if m.TryLock() {
+		t.Fatal("TryLock succeeded with the lock read-locked")
+	}
+	m.RUnlock()
+	m.RUnlock()
 	n := scale(1000, 100)
 	for _, b := range testBackends() {
 		t.Run(b.Name, func(t *testing.T) {
@@ -668,6 +705,7 @@ func TestRwLockGoMisuse(t *testing.T) {
 	cases := map[string]func(l *RwLock){
 		"Unlock":   func(l *RwLock) { l.Unlock() },
 		"Unlock2":  func(l *RwLock) { l.RLock(); l.Unlock() },
+		"Unlock3":  func(l *RwLock) { l.Lock(); l.Unlock(); l.Unlock() },
 		"RUnlock":  func(l *RwLock) { l.RUnlock() },
 		"RUnlock2": func(l *RwLock) { l.Lock(); l.RUnlock() },
 		"RUnlock3": func(l *RwLock) { l.RLock(); l.RUnlock(); l.RUnlock() },
