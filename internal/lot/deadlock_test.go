@@ -19,6 +19,12 @@ import (
 // Upstream's sleep(50ms) before the check becomes a wait until each
 // thread is parked. Deadlocked threads stay parked for good, as upstream.
 
+// With the detector every lock and unlock asks the OS for the thread id
+// (a syscall) and takes a global mutex; the package's heavier tests
+// (TestCondvarQueue over every backend) take several times longer, so the
+// watchdogs are scaled to match.
+func init() { watchdogTimeout *= 4 }
+
 // goStuck starts fn on a thread that will deadlock: never joined.
 func goStuck(fn func()) {
 	go func() {
