@@ -69,6 +69,11 @@ cases=(
 	"condvar.pml|pass|-DMAXSPUR=3"
 	"condvar.pml|fail|-DBUG_CONDVAR_UNLOCK_BEFORE_PARK"
 	"condvar.pml|fail|-DBUG_CONDVAR_REQUEUE_NO_PARKED"
+	"rwlock.pml|pass|"
+	"rwlock.pml|pass|-DMAXTO=0"
+	"rwlock.pml|fail|-DBUG_RW_VALIDATE_NO_PARKED"
+	"rwlock.pml|fail|-DBUG_RW_UNLOCK_SHARED_NEW_VALUE"
+	"rwlock.pml|fail|-DBUG_RW_TIMEOUT_NO_WAKE"
 )
 if [ "${MODELS_DEEP:-0}" = 1 ]; then
 	cases+=(
@@ -76,6 +81,7 @@ if [ "${MODELS_DEEP:-0}" = 1 ]; then
 		"crossbeam.pml|pass|-DROUNDS=6 -DMAXSPUR=3 -DMAXTO=3"
 		"stdfutex.pml|pass|-DROUNDS=6 -DMAXSPUR=3 -DMAXTO=3"
 		"rawmutex.pml|pass|-DMAXSPUR=2 -DMAXTO=2"
+		"rwlock.pml|pass|-DMAXTO=2"
 	)
 fi
 
@@ -88,7 +94,7 @@ verify() { # dir mode defines...
 		rm -f pan pan.* ./*.trail
 		# small models: compiling dominates, so -O0; rawmutex: exploring does
 		opt=-O0
-		[ "$model" = rawmutex.pml ] && opt=-O2
+		case "$model" in rawmutex.pml | rwlock.pml) opt=-O2 ;; esac
 		if [ "$mode" = safety ]; then
 			spin -a "$@" "$model" >spin.log 2>&1 || { echo "spin-error"; cat spin.log >&2; exit 1; }
 			gcc $opt -w -DSAFETY -o pan pan.c 2>gcc.log || { echo "gcc-error"; exit 1; }

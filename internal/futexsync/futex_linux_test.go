@@ -196,6 +196,7 @@ func TestRequeueRacingNotifiers(t *testing.T) {
 			default:
 			}
 			m.Lock()
+			//lint:ignore SA2001 the barging third party only takes and drops the lock, to compete with the woken waiters
 			m.Unlock()
 		}
 	}()

@@ -244,6 +244,8 @@ func (c *Condvar) waitUntilInternal(m *Mutex, deadline time.Time) bool {
 		// Window: Park returned, the mutex not yet relocked.
 		chaos.Point("lot.condvar.relock")
 		m.Lock()
+	} else {
+		deadlockAcquire(unsafe.Pointer(m))
 	}
 	return !(result.IsUnparked() || requeued)
 }

@@ -1,7 +1,9 @@
 // Package lot is a Go port of Rust's parking lot: parking_lot_core 0.9.12
 // (the hash table of buckets, Park, UnparkOne, UnparkAll, UnparkRequeue,
-// UnparkFilter, WordLock, SpinWait), parking_lot 0.12.5's RawMutex (Mutex)
-// and Condvar, and crossbeam-utils 0.8.22's WaitGroup, read at parking_lot
+// UnparkFilter, WordLock, SpinWait), parking_lot 0.12.5's RawMutex (Mutex),
+// Condvar, RawRwLock (RwLock), RawFairMutex (FairMutex), ReentrantMutex,
+// Once and the deadlock detector (build tag lotdeadlock), and
+// crossbeam-utils 0.8.22's WaitGroup, read at parking_lot
 // HEAD d20d71e and crossbeam HEAD 7de845a. Algorithms, names and guarantees
 // follow upstream: FIFO order per key, threads marked unparked under the
 // bucket lock and woken after it is released, eventual fairness through
@@ -44,7 +46,7 @@
 // "When Park takes its ThreadData"), and a thread may get a
 // different ThreadData on each Park, so nothing per-thread survives between
 // parks (upstream's deadlock detector keeps per-thread resource lists in
-// ThreadData; it is not ported).
+// ThreadData; ours keeps them per thread id, see "Deadlock detection").
 //
 // # When Park takes its ThreadData
 //
@@ -174,7 +176,8 @@
 //     only touched under the bucket's WordLock.
 //   - Old tables are kept on a prev chain as upstream (never freed); with
 //     a GC they would stay alive anyway while any thread still uses them.
-//   - Deadlock detection (upstream's optional feature) is not ported.
+//   - Deadlock detection (upstream's optional feature) is the build tag
+//     lotdeadlock; see "Deadlock detection".
 //   - Condvar.NotifyAllWake (wake every waiter, no requeue) and
 //     Condvar.NotifyAllResult (NotifyAll returning the UnparkResult) are
 //     parkbench additions for experiment E6, not upstream API.
@@ -201,6 +204,55 @@
 //     recv_timeouts by watchdogs; repeat counts are scaled down unless
 //     PARKBENCH_STRESS=1.
 //
+// # RwLock
+//
+// RwLock is RawRwLock (parking_lot src/raw_rwlock.rs), its state table
+// and invariants on the type. Upstream parks on two keys, addr (the main
+// queue: every new waiter, with a ParkToken saying what it will add to
+// the state when handed the lock) and addr + 1 (the writer queue: the one
+// thread holding WRITER_BIT while it waits for the readers). An address
+// + 1 is no key here (keys are live heap pointers, see "Keys"), so the
+// second key is the address of a second field of the RwLock, writerKey:
+// distinct from the RwLock's own address, never another object's, and
+// keeping the RwLock alive while the writer is parked on it. The two keys
+// may hash to the same bucket or not; nothing depends on it (no operation
+// locks both). Unlocks wake through UnparkFilter with upstream's filter:
+// all readers, at most one upgradable or writer, nothing after a writer;
+// the callback stores the accumulated state when it hands off. Departures:
+// no hardware lock elision (Go has no HLE intrinsics); the state word is a
+// uint64 everywhere (upstream usize); RUnlock is a CAS loop that checks
+// for a reader first, and the unlock, upgrade and downgrade methods check
+// that the lock is held in that mode, so a misuse panics before touching
+// the state (upstream: unsafe fns, unchecked; Go's sync.RWMutex: fatal
+// error); UnlockUpgradableFair is fair (upstream's passes false to
+// unlock_upgradable_slow, raw_rwlock.rs:416, a slip). models/rwlock.pml
+// model-checks the state machine.
+//
+// FairMutex is a Mutex whose Unlock is UnlockFair (raw_fair_mutex.rs).
+// ReentrantMutex is lock_api's RawReentrantMutex over Mutex; upstream
+// names the owner by a thread-local's address, ours by threadID: the OS
+// thread id, which names a thread only for goroutines locked to theirs
+// (threadid.go says what goes wrong otherwise). Once is src/once.rs; a
+// panicking function (or runtime.Goexit) poisons it through a deferred
+// function, upstream's PanicGuard.
+//
+// # Deadlock detection
+//
+// With -tags lotdeadlock, every lock records the keys it holds after it
+// acquires and forgets them before it releases (upstream
+// deadlock::acquire_resource / release_resource; RwLock both keys), Park
+// attaches the calling thread's record to the ThreadData it queues, a
+// thread woken from an untimed Park runs upstream's on_unpark hook, and
+// CheckDeadlock (upstream check_deadlock) builds the wait graph from the
+// bucket queues and returns its cycles, each thread with its stack, which
+// the deadlocked thread itself takes when the detector wakes it (it then
+// parks for good, as upstream). Records live per thread id (threadid.go),
+// not in the pooled ThreadData. Without the tag the hooks are empty
+// functions and an empty embedded struct: nothing is stored, called or
+// allocated (TestDeadlockHooksFree, BenchmarkLockHooks). Upstream's cycle
+// search misses a cycle first entered through a resource; ours does not
+// (deadlock_on.go).
+//
 // # Fault injection
 //
 // chaos.Point("lot.<name>") marks the windows a lost wakeup would hide in:
@@ -216,5 +268,9 @@
 // Park), lot.mutex.unlockcb (inside unlockSlow's UnparkOne callback, bucket
 // locked, state not yet written), lot.condvar.validated (queued, mutex not
 // yet released), lot.condvar.relock (Park returned, mutex not yet
-// relocked) and lot.waitgroup.zero (count at 0, lock not yet taken).
+// relocked), lot.waitgroup.zero (count at 0, lock not yet taken),
+// lot.rwlock.parkedbit (PARKED set, not yet in Park), lot.rwlock.writerparked
+// (WRITER_PARKED set, the writer not yet parked on the writer key),
+// lot.rwlock.wakecb (inside wake_parked_threads' callback, bucket locked)
+// and lot.once.parkedbit (Once's PARKED set, not yet in Park).
 package lot

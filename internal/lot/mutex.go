@@ -46,10 +46,10 @@ const (
 
 // Lock locks m, parking the thread if it is held.
 func (m *Mutex) Lock() {
-	if m.state.CompareAndSwap(0, lockedBit) {
-		return
+	if !m.state.CompareAndSwap(0, lockedBit) {
+		m.lockSlow(time.Time{})
 	}
-	m.lockSlow(time.Time{})
+	deadlockAcquire(unsafe.Pointer(m))
 }
 
 // TryLock locks m if it is not held, without waiting (upstream: try_lock,
@@ -61,6 +61,7 @@ func (m *Mutex) TryLock() bool {
 			return false
 		}
 		if m.state.CompareAndSwap(state, state|lockedBit) {
+			deadlockAcquire(unsafe.Pointer(m))
 			return true
 		}
 		state = m.state.Load()
@@ -70,22 +71,24 @@ func (m *Mutex) TryLock() bool {
 // TryLockUntil locks m, waiting at most until deadline; it reports whether
 // it got the lock.
 func (m *Mutex) TryLockUntil(deadline time.Time) bool {
-	if m.state.CompareAndSwap(0, lockedBit) {
-		return true
-	}
 	if deadline.IsZero() {
 		// Zero means "no timeout" in Park; here it means "already passed".
 		deadline = time.Unix(0, 1)
 	}
-	return m.lockSlow(deadline)
+	ok := m.state.CompareAndSwap(0, lockedBit) || m.lockSlow(deadline)
+	if ok {
+		deadlockAcquire(unsafe.Pointer(m))
+	}
+	return ok
 }
 
 // TryLockFor locks m, waiting at most d; it reports whether it got the lock.
 func (m *Mutex) TryLockFor(d time.Duration) bool {
-	if m.state.CompareAndSwap(0, lockedBit) {
-		return true
+	ok := m.state.CompareAndSwap(0, lockedBit) || m.lockSlow(toDeadline(d))
+	if ok {
+		deadlockAcquire(unsafe.Pointer(m))
 	}
-	return m.lockSlow(toDeadline(d))
+	return ok
 }
 
 // maxTimeout bounds timeouts: a longer one means "no timeout", as upstream
@@ -104,6 +107,7 @@ func toDeadline(d time.Duration) time.Time {
 // Unlock unlocks m. It must be held (by anyone: like sync.Mutex, and like
 // lock_api's raw unlock, the lock is not tied to a thread).
 func (m *Mutex) Unlock() {
+	deadlockRelease(unsafe.Pointer(m))
 	if m.state.CompareAndSwap(lockedBit, 0) {
 		return
 	}
@@ -113,6 +117,7 @@ func (m *Mutex) Unlock() {
 // UnlockFair unlocks m and, if a thread is parked, hands the lock directly
 // to it.
 func (m *Mutex) UnlockFair() {
+	deadlockRelease(unsafe.Pointer(m))
 	if m.state.CompareAndSwap(lockedBit, 0) {
 		return
 	}
@@ -249,6 +254,7 @@ func (m *Mutex) unlockSlow(forceFair bool) {
 }
 
 func (m *Mutex) bumpSlow() {
+	deadlockRelease(unsafe.Pointer(m))
 	m.unlockSlow(true)
 	m.Lock()
 }

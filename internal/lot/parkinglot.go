@@ -20,6 +20,10 @@ type threadData struct {
 	// parker is built once by pool.backend; its own contract says who may
 	// call what.
 	parker parkers.ThreadParker
+	// deadlockTD is the deadlock detector's per-thread record (build tag
+	// lotdeadlock; empty otherwise, deadlock_off.go).
+	//lint:ignore U1000 empty unless built with the lotdeadlock tag
+	deadlockTD
 
 	// key is the key this thread is parked on. The owner stores it under
 	// the bucket lock before queueing; unpark_requeue changes it, holding
@@ -370,6 +374,7 @@ func park(td *threadData, b *bucket, key unsafe.Pointer, beforeSleep func(),
 	td.nextInQueue = nil
 	td.storeKey(key)
 	td.parkToken = parkToken
+	deadlockOnPark(td)
 	td.parker.PreparePark()
 	if b.queueHead != nil {
 		b.queueTail.nextInQueue = td
@@ -405,6 +410,8 @@ func park(td *threadData, b *bucket, key unsafe.Pointer, beforeSleep func(),
 	unparked := true
 	if deadline.IsZero() {
 		td.parker.Park()
+		// The deadlock detector's on_unpark hook (lotdeadlock only).
+		deadlockOnUnpark(td)
 	} else {
 		unparked = td.parker.ParkUntil(deadline)
 	}

@@ -1,0 +1,51 @@
+package lot
+
+import (
+	"runtime"
+
+	"github.com/parkbench/parkbench/internal/osthread"
+)
+
+// threadID identifies the calling thread for ReentrantMutex's owner and
+// the deadlock detector (upstream: the address of a thread-local,
+// parking_lot src/remutex.rs RawThreadId, and the ThreadData of
+// core/src/parking_lot.rs). Never zero.
+//
+// parkbench's thread is a goroutine locked to its OS thread
+// (runtime.LockOSThread, internal/osthread), so where the OS has a thread
+// id (Linux: gettid via osthread.Tid) that is the identity. Limits: a
+// goroutine that is not locked to its thread may run on another thread
+// between two calls and so look like another thread, and two such
+// goroutines may share one; for them the identity means nothing. Where
+// osthread.Tid is unavailable (-1), the goroutine's id is used instead
+// (read from runtime.Stack: about a microsecond), which is exact for
+// every goroutine but costs more. Either is a syscall or more per call,
+// against upstream's free thread-local address.
+func threadID() uintptr {
+	if t := osthread.Tid(); t > 0 {
+		return uintptr(t)
+	}
+	return goroutineID()
+}
+
+// goroutineID parses "goroutine N [" from the calling goroutine's stack
+// header.
+func goroutineID() uintptr {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	const prefix = "goroutine "
+	if len(b) < len(prefix) {
+		panic("lot: cannot read the goroutine id")
+	}
+	var id uintptr
+	for _, c := range b[len(prefix):] {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + uintptr(c-'0')
+	}
+	if id == 0 {
+		panic("lot: cannot read the goroutine id")
+	}
+	return id
+}
