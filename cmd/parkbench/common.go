@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/parkbench/parkbench/internal/experiments"
+	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/machine"
 	"github.com/parkbench/parkbench/internal/report"
 	"github.com/parkbench/parkbench/internal/results"
@@ -105,16 +105,16 @@ func runErr(err error) error {
 	if errors.As(err, &ue) {
 		return err
 	}
-	var oe *experiments.OptionError
+	var oe *driver.OptionError
 	if errors.As(err, &oe) {
-		return usageError{err}
+		return usageError{flagError(oe)}
 	}
 	return exitError{exitFailed, err}
 }
 
 // progress returns a progress reporter on stderr: a one-line bar rewritten
 // in place when stderr is a terminal, nothing otherwise or with --quiet.
-func progress(cmd *cobra.Command, of *outputFlags) experiments.Progress {
+func progress(cmd *cobra.Command, of *outputFlags) driver.Progress {
 	errw := cmd.ErrOrStderr()
 	fd, ok := errw.(interface{ Fd() uintptr })
 	if of.quiet || !ok || !term.IsTerminal(int(fd.Fd())) {
@@ -155,23 +155,22 @@ func splitList(s string) []string {
 	return out
 }
 
-// checkCount refuses counts outside [lo, hi] with a clear message.
-func checkCount(flag string, v, lo, hi int) error {
-	if v < lo || v > hi {
-		return usagef("invalid --%s %d: must be between %d and %d", flag, v, lo, hi)
-	}
-	return nil
-}
+// validator is an experiment's Options.
+type validator interface{ Validate() error }
 
-// measure runs one experiment the way every measuring command does: under a
-// context that SIGINT/SIGTERM cancel, with progress on stderr, then renders
-// the result and writes --out. The result file's start time is taken before
-// the experiment runs.
-func measure(cmd *cobra.Command, of *outputFlags, run func(context.Context, experiments.Progress) (*results.Experiment, error)) error {
+// measure runs one experiment the way every measuring command does: it
+// validates o (bad input: exit 2, naming the flag, before anything is
+// measured or written), then runs under a context that SIGINT/SIGTERM
+// cancel, with progress on stderr, renders the result and writes --out. The
+// result file's start time is taken before the experiment runs.
+func measure[O validator](cmd *cobra.Command, of *outputFlags, o O, run func(context.Context, O, driver.Progress) (*results.Experiment, error)) error {
+	if err := o.Validate(); err != nil {
+		return runErr(err)
+	}
 	ctx, stop := signalContext()
 	defer stop()
 	f := newFile(cmd)
-	exp, err := run(ctx, progress(cmd, of))
+	exp, err := run(ctx, o, progress(cmd, of))
 	if err != nil {
 		return runErr(err)
 	}

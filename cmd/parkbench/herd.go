@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/parkbench/parkbench/internal/experiments/herd"
 	"github.com/spf13/cobra"
-
-	"github.com/parkbench/parkbench/internal/experiments"
-	"github.com/parkbench/parkbench/internal/results"
 )
 
 func init() { register(newHerdCmd) }
@@ -27,9 +24,9 @@ func newHerdCmd() *cobra.Command {
 		placements string
 		quick      bool
 	)
-	def := experiments.DefaultHerdOptions()
+	def := herd.DefaultOptions()
 	var implLines []string
-	for _, im := range experiments.HerdImpls() {
+	for _, im := range herd.Impls() {
 		line := fmt.Sprintf("  %-16s %s", im.Name, im.Summary)
 		if im.Why != "" {
 			line += " [unavailable: " + im.Why + "]"
@@ -89,7 +86,7 @@ Configuration keys are impl/placement/n=N/notify=MODE/lock-held=BOOL.`,
 			}
 			o := def
 			if quick {
-				o = experiments.QuickHerdOptions()
+				o = herd.QuickOptions()
 			}
 			if impl != "all" {
 				o.Impls = splitList(impl)
@@ -98,69 +95,55 @@ Configuration keys are impl/placement/n=N/notify=MODE/lock-held=BOOL.`,
 				}
 			}
 			if cmd.Flags().Changed("waiters") || !quick {
-				ns, err := herdParseWaiters(waiters)
+				ns, err := parseInts("waiters", waiters)
 				if err != nil {
 					return err
 				}
 				o.Waiters = ns
 			}
 			if cmd.Flags().Changed("repeats") || !quick {
-				if err := checkCount("repeats", repeats, 1, 1000); err != nil {
-					return err
-				}
 				o.Repeats = repeats
-			}
-			if hold < 0 || hold > time.Second {
-				return usagef("invalid --hold %v: must be between 0 and 1s", hold)
 			}
 			o.Hold = hold
 			o.Notify = splitList(notify)
-			held, err := herdParseBools("lock-held", lockHeld)
+			held, err := parseBools("lock-held", lockHeld)
 			if err != nil {
 				return err
 			}
 			o.LockHeld = held
 			o.Placements = splitList(placements)
-			if err := o.Check(); err != nil {
-				return usageError{err}
-			}
-			return measure(cmd, &of, func(ctx context.Context, p experiments.Progress) (*results.Experiment, error) {
-				return experiments.RunHerd(ctx, o, p)
-			})
+			return measure(cmd, &of, o, herd.Run)
 		},
 	}
-	cmd.Flags().StringVar(&impl, "impl", "all", "implementations: a name, a comma list, or all available (names: "+strings.Join(experiments.HerdImplNames(), ", ")+")")
-	cmd.Flags().StringVar(&waiters, "waiters", herdJoinInts(def.Waiters), fmt.Sprintf("N, or a comma list of N, each 1..%d (--quick: %s)", experiments.HerdMaxWaiters, herdJoinInts(experiments.QuickHerdOptions().Waiters)))
+	cmd.Flags().StringVar(&impl, "impl", "all", "implementations: a name, a comma list, or all available (names: "+strings.Join(herd.ImplNames(), ", ")+")")
+	cmd.Flags().StringVar(&waiters, "waiters", joinInts(def.Waiters), fmt.Sprintf("N, or a comma list of N, each 1..%d (--quick: %s)", herd.MaxWaiters, joinInts(herd.QuickOptions().Waiters)))
 	cmd.Flags().DurationVar(&hold, "hold", def.Hold, "how long each waiter holds the mutex, busy-waiting on the monotonic clock")
 	cmd.Flags().StringVar(&notify, "notify", "all", "notify mode: all (one notify_all), one-loop (N x notify_one), or both as a comma list")
 	cmd.Flags().StringVar(&lockHeld, "lock-held", "true", "notify with the mutex held (true), released (false), or both (true,false)")
-	cmd.Flags().IntVar(&repeats, "repeats", def.Repeats, fmt.Sprintf("repeats per configuration, fresh threads each (--quick: %d)", experiments.QuickHerdOptions().Repeats))
+	cmd.Flags().IntVar(&repeats, "repeats", def.Repeats, fmt.Sprintf("repeats per configuration, fresh threads each (--quick: %d)", herd.QuickOptions().Repeats))
 	cmd.Flags().StringVar(&placements, "placement", "unpinned", "unpinned, same-core, cross-core, or a comma list")
 	cmd.Flags().BoolVar(&quick, "quick", false, "waiters 1,16,64 and 3 repeats")
 	addOutputFlags(cmd, &of)
 	return cmd
 }
 
-func herdParseWaiters(s string) ([]int, error) {
+func parseInts(flag, s string) ([]int, error) {
 	items := splitList(s)
 	if len(items) == 0 {
-		return nil, usagef("--waiters is empty")
+		return nil, usagef("--%s is empty", flag)
 	}
 	var out []int
 	for _, it := range items {
 		n, err := strconv.Atoi(it)
 		if err != nil {
-			return nil, usagef("invalid --waiters item %q: want a whole number", it)
-		}
-		if err := checkCount("waiters", n, 1, experiments.HerdMaxWaiters); err != nil {
-			return nil, err
+			return nil, usagef("invalid --%s item %q: want a whole number", flag, it)
 		}
 		out = append(out, n)
 	}
 	return out, nil
 }
 
-func herdParseBools(flag, s string) ([]bool, error) {
+func parseBools(flag, s string) ([]bool, error) {
 	items := splitList(s)
 	if len(items) == 0 {
 		return nil, usagef("--%s is empty", flag)
@@ -176,7 +159,7 @@ func herdParseBools(flag, s string) ([]bool, error) {
 	return out, nil
 }
 
-func herdJoinInts(v []int) string {
+func joinInts(v []int) string {
 	var s []string
 	for _, n := range v {
 		s = append(s, strconv.Itoa(n))

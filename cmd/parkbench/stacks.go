@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"strings"
 	"time"
 
+	"github.com/parkbench/parkbench/internal/experiments/stacks"
 	"github.com/spf13/cobra"
-
-	"github.com/parkbench/parkbench/internal/experiments"
-	"github.com/parkbench/parkbench/internal/results"
 )
 
 func init() { register(newStacksCmd) }
@@ -20,7 +17,7 @@ func newStacksCmd() *cobra.Command {
 		settle time.Duration
 		frames int
 	)
-	def := experiments.DefaultStacksOptions()
+	def := stacks.DefaultOptions()
 	cmd := &cobra.Command{
 		Use:   "stacks",
 		Short: "Show where a thread blocked on each mechanism sleeps (wchan, syscall, futex op and address, kernel and Go stacks)",
@@ -50,20 +47,12 @@ how to tell the mechanisms apart. Linux only.`,
 			if len(o.Mechanisms) == 0 {
 				return usagef("--mech is empty; give names, a comma list, or all")
 			}
-			if settle <= 0 || settle > time.Minute {
-				return usagef("invalid --settle %v: must be > 0 and at most 1m", settle)
-			}
 			o.SettleTimeout = settle
-			if err := checkCount("go-frames", frames, 1, 100); err != nil {
-				return err
-			}
 			o.GoFrames = frames
-			return measure(cmd, &of, func(ctx context.Context, _ experiments.Progress) (*results.Experiment, error) {
-				return experiments.RunStacks(ctx, o)
-			})
+			return measure(cmd, &of, o, stacks.Run)
 		},
 	}
-	cmd.Flags().StringVar(&mech, "mech", "all", "mechanisms to block: a name, a comma list, or all ("+strings.Join(experiments.StacksMechanismNames(), ", ")+")")
+	cmd.Flags().StringVar(&mech, "mech", "all", "mechanisms to block: a name, a comma list, or all ("+strings.Join(stacks.ImplNames(), ", ")+")")
 	cmd.Flags().DurationVar(&settle, "settle", def.SettleTimeout, "how long to wait for every blocked thread to be asleep before sampling anyway")
 	cmd.Flags().IntVar(&frames, "go-frames", def.GoFrames, "Go frames to show per goroutine (1..100)")
 	addOutputFlags(cmd, &of)

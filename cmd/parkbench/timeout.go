@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/parkbench/parkbench/internal/experiments/timeout"
 	"github.com/spf13/cobra"
-
-	"github.com/parkbench/parkbench/internal/experiments"
-	"github.com/parkbench/parkbench/internal/results"
 )
 
 func init() { register(newTimeoutCmd) }
@@ -24,7 +21,7 @@ func newTimeoutCmd() *cobra.Command {
 		quick     bool
 		lotParker string
 	)
-	def := experiments.DefaultTimeoutOptions()
+	def := timeout.DefaultOptions()
 	cmd := &cobra.Command{
 		Use:   "timeout",
 		Short: "How late each park-until returns after its deadline, with and without timer slack",
@@ -50,12 +47,9 @@ Configuration keys are impl/deadline=D/slack=S.`,
 			}
 			o := def
 			if quick {
-				o = experiments.QuickTimeoutOptions()
+				o = timeout.QuickOptions()
 			}
 			if cmd.Flags().Changed("samples") || !quick {
-				if err := checkCount("samples", samples, 1, experiments.MaxTimeoutSamples); err != nil {
-					return err
-				}
 				o.Samples = samples
 			}
 			o.Impls = splitList(impl)
@@ -73,18 +67,13 @@ Configuration keys are impl/deadline=D/slack=S.`,
 			}
 			o.Slacks = sl
 			o.LotParker = lotParker
-			if err := o.Check(); err != nil {
-				return usageError{err}
-			}
-			return measure(cmd, &of, func(ctx context.Context, p experiments.Progress) (*results.Experiment, error) {
-				return experiments.RunTimeout(ctx, o, p)
-			})
+			return measure(cmd, &of, o, timeout.Run)
 		},
 	}
-	cmd.Flags().StringVar(&impl, "impl", "all", "mechanisms to measure: `NAME`, a comma list, lot (the three lot-* ones), or all ("+strings.Join(experiments.TimeoutImplNames(), ", ")+")")
+	cmd.Flags().StringVar(&impl, "impl", "all", "mechanisms to measure: `NAME`, a comma list, lot (the three lot-* ones), or all ("+strings.Join(timeout.ImplNames(), ", ")+")")
 	cmd.Flags().StringVar(&deadlines, "deadlines", "10us,100us,1ms,10ms", "comma list of timeouts, each > 0 and <= 10s")
 	cmd.Flags().StringVar(&slacks, "timerslack", "default,1ns", `comma list of per-thread timer slacks: "default" (leave it) or a duration <= 1s`)
-	cmd.Flags().IntVar(&samples, "samples", def.Samples, fmt.Sprintf("measured waits per configuration, 1..%d (--quick: %d)", experiments.MaxTimeoutSamples, experiments.QuickTimeoutOptions().Samples))
+	cmd.Flags().IntVar(&samples, "samples", def.Samples, fmt.Sprintf("measured waits per configuration, 1..%d (--quick: %d)", timeout.MaxSamples, timeout.QuickOptions().Samples))
 	cmd.Flags().BoolVar(&quick, "quick", false, "fewer samples per deadline (50)")
 	cmd.Flags().StringVar(&lotParker, "lot-parker", "", "parker backend under the lot-* mechanisms (default: the platform default)")
 	addOutputFlags(cmd, &of)
@@ -102,9 +91,6 @@ func parseDeadlines(s string) ([]time.Duration, error) {
 		if err != nil {
 			return nil, usagef("invalid --deadlines item %q: want a duration such as 10us or 1ms", it)
 		}
-		if d <= 0 || d > experiments.MaxTimeoutDeadline {
-			return nil, usagef("invalid --deadlines item %q: must be > 0 and at most %v", it, experiments.MaxTimeoutDeadline)
-		}
 		out = append(out, d)
 	}
 	return out, nil
@@ -117,7 +103,7 @@ func parseSlacks(s string) ([]time.Duration, error) {
 	}
 	var out []time.Duration
 	for _, it := range items {
-		d, err := experiments.ParseSlack(it)
+		d, err := timeout.ParseSlack(it)
 		if err != nil {
 			return nil, usagef("--timerslack: %v", err)
 		}
