@@ -19,7 +19,7 @@ import (
 	"github.com/parkbench/parkbench/internal/parkers"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/badinput.golden")
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 // TestMain lets the test binary act as parkbench itself (for the signal
 // test, which needs a real process to interrupt).
