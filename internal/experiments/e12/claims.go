@@ -11,7 +11,7 @@ import (
 	"github.com/parkbench/parkbench/internal/results"
 )
 
-// The study's E12 claims (seed 001, "实验 E12：唤醒延迟"), evaluated from the
+// The study's E12 claims (docs/experiments.md, "latency"), evaluated from the
 // figures just measured. Every checker is a pure function of results
 // structures, so it can be re-run on any result file.
 

@@ -4,7 +4,7 @@ import (
 	"github.com/parkbench/parkbench/internal/parkers"
 )
 
-// The mechanisms of the Go ping-pong (see latency_pingpong.go for the
+// The mechanisms of the Go ping-pong (see pingpong.go for the
 // protocol around them). Each wait returns only once the side's flag is set,
 // whatever its parker does, so a spurious or stale return is absorbed by the
 // wait's own loop and never shows up as a sample.

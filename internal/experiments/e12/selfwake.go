@@ -20,11 +20,6 @@ import (
 	"github.com/parkbench/parkbench/internal/runenv"
 )
 
-// E12's reverse check: a thread wakes itself, then waits; the wait must
-// return at once. Timed per sample of Pairs pairs. If the microseconds of
-// the latency experiment came from API overhead rather than from sleeping
-// and waking, they would show up here; they do not (the study: ~10 ns).
-
 // ImplSyscall is selfwake's reference row: one trivial syscall (getppid)
 // per "pair", the raw cost any kernel-side wake path pays at least once.
 const ImplSyscall = "syscall"

@@ -70,7 +70,7 @@ func verdictOf(ok, evaluated bool) string {
 	return results.DoesNotHold
 }
 
-// Claims evaluates the study's E6 claims (seed 002) from the measured
+// Claims evaluates the study's E6 claims (docs/experiments.md, "herd") from the measured
 // configurations. It is a pure function of its input.
 func Claims(configs []*results.Config, hold time.Duration) []results.Claim {
 	cs := claimCfgs(configs)

@@ -14,21 +14,6 @@ import (
 	"github.com/parkbench/parkbench/internal/results"
 )
 
-// The stacks experiment is the Linux analogue of the study's park-stack
-// experiment (seed 001, "睡着时的栈顶"): one thread is put to sleep on each
-// mechanism, and for each the experiment shows where it sleeps as the
-// kernel sees it (/proc/self/task/TID/{stat,wchan,syscall,stack}: state,
-// wait channel, the system call with its futex op and address decoded, the
-// kernel stack) and as Go sees it (the goroutine's wait reason and top
-// frames from runtime.Stack). Goroutine-level mechanisms (sync.Mutex, a
-// channel receive) block no thread at all; for them it shows the goroutine's
-// wait reason and what the runtime's threads are doing instead.
-//
-// The point, as in the study: the same stack top can mean several things.
-// On Linux every thread-level mechanism here sleeps in futex_wait_queue
-// inside futex(2); what tells them apart is the futex op, the address, and
-// the user-space stack.
-
 // Detail keys of a stacks configuration, in display order.
 var DetailKeys = []string{
 	"what", "tid", "state", "wchan", "syscall", "futex_op", "futex_addr", "futex_val", "futex_timeout",
