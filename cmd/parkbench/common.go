@@ -26,12 +26,21 @@ type outputFlags struct {
 	format string
 	out    string
 	quiet  bool
+	view   report.Options
+}
+
+// addViewFlags adds --wide and --verbose (what the table and markdown
+// formats show; the JSON always has everything).
+func addViewFlags(cmd *cobra.Command, o *report.Options) {
+	cmd.Flags().BoolVar(&o.Wide, "wide", false, "tables: add the probe and diagnostic columns (always in the JSON)")
+	cmd.Flags().BoolVar(&o.Verbose, "verbose", false, "claims: add the evidence (always in the JSON)")
 }
 
 func addOutputFlags(cmd *cobra.Command, of *outputFlags) {
 	cmd.Flags().StringVar(&of.format, "format", "table", "output on stdout: "+strings.Join(report.Formats, "|"))
 	cmd.Flags().StringVarP(&of.out, "out", "o", "", "write the result file (versioned JSON) to `FILE`; written only when the run completes")
 	cmd.Flags().BoolVarP(&of.quiet, "quiet", "q", false, "no progress on stderr")
+	addViewFlags(cmd, &of.view)
 }
 
 // check validates the output flags before anything is measured.
@@ -70,7 +79,7 @@ func newFile(cmd *cobra.Command) *results.File {
 // emit renders the finished file on stdout and writes --out atomically.
 func emit(cmd *cobra.Command, of *outputFlags, f *results.File) error {
 	f.Finished = time.Now().UTC()
-	if err := report.Render(cmd.OutOrStdout(), f, of.format); err != nil {
+	if err := report.Render(cmd.OutOrStdout(), f, of.format, of.view); err != nil {
 		return err
 	}
 	if of.out != "" {
@@ -113,16 +122,31 @@ func runErr(err error) error {
 }
 
 // progress returns a progress reporter on stderr: a one-line bar rewritten
-// in place when stderr is a terminal, nothing otherwise or with --quiet.
+// in place when stderr is a terminal; otherwise (a CI log) one line per
+// finished configuration; nothing with --quiet.
 func progress(cmd *cobra.Command, of *outputFlags) driver.Progress {
-	errw := cmd.ErrOrStderr()
-	fd, ok := errw.(interface{ Fd() uintptr })
-	if of.quiet || !ok || !term.IsTerminal(int(fd.Fd())) {
+	if of.quiet {
 		return nil
 	}
+	errw := cmd.ErrOrStderr()
 	start := time.Now()
+	if fd, ok := errw.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(fd.Fd())) {
+		return func(done, total int, label string) {
+			drawBar(errw, done, total, label, time.Since(start))
+		}
+	}
+	return progressLines(errw, start)
+}
+
+// progressLines reports each configuration when the next one starts (or
+// the run ends): "[3/20 12s] latency futex/cross-core done".
+func progressLines(w io.Writer, start time.Time) driver.Progress {
+	last, lastDone := "", -1
 	return func(done, total int, label string) {
-		drawBar(errw, done, total, label, time.Since(start))
+		if done > lastDone && last != "" {
+			fmt.Fprintf(w, "[%d/%d %s] %s done\n", done, total, time.Since(start).Truncate(time.Second), last)
+		}
+		last, lastDone = label, done
 	}
 }
 
