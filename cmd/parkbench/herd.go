@@ -25,54 +25,16 @@ func newHerdCmd() *cobra.Command {
 		quick      bool
 	)
 	def := herd.DefaultOptions()
-	var implLines []string
-	for _, im := range herd.Impls() {
-		line := fmt.Sprintf("  %-16s %s", im.Name, im.Summary)
-		if im.Why != "" {
-			line += " [unavailable: " + im.Why + "]"
-		}
-		implLines = append(implLines, line)
-	}
 	cmd := &cobra.Command{
 		Use:   "herd",
 		Short: "E6: N threads wait on one condvar; one notify_all: who wakes, when, at what cost",
-		Long: `herd is the study's E6. N waiters wait on one condition variable with one
-mutex; once every waiter is really asleep, the notifier sets the condition and
-calls notify_all (or N x notify_one, --notify=one-loop) with the mutex held
-(default) or released (--lock-held=false: the other branch of parking_lot's
-validate). Each waiter, once it holds the mutex, stamps the time, holds it for
---hold by busy-waiting on the monotonic clock, releases, and sleeps until the
-repeat is over (so no thread's exit lands inside the measured chain). Each
-repeat uses fresh threads.
-
-"Really asleep": every waiter increments a counter under the mutex right
-before it waits, and the notifier waits for the count to reach N; then it
-polls /proc/self/task/TID/stat until every waiter thread's state is S
-(sleeping), within 10 s + N x 10 ms. pthread's C threads report their tid
-(syscall(SYS_gettid)) and are polled the same way. sync's goroutines have no
-thread state to poll: the count plus a settle of 2 ms + N x 20 us.
-
-Per repeat: the notify's return value (lot: woken + requeued, must be N; -1
-for APIs that return nothing), first = notify -> first waiter holds the lock,
-total = notify -> last release, the CPU of the notifier and of the first
-waiter, csw proc = RUSAGE_SELF switches from the notify to the last release
-(every thread of the process, Go runtime included, and each released waiter's
-sleep until the end: ideal about N), csw parts = the sum of each waiter's
-RUSAGE_THREAD switches from right before its wait to right after its release
-(it includes the one park every waiter must make, so the ideal is N; a herd
-member that wakes and sleeps again on the mutex adds one), lot's unparked and
-requeued counts. Every repeat checks that no two holds overlapped and that each
-waiter returned exactly once; a failed check, or a repeat still unfinished
-10 s + N x hold x 10 after the notify (a lost wakeup), fails the run (exit 1).
-The table shows medians over repeats; the result file has min and max too and
-an HDR histogram of first-waiter latency.
-
-Placements: unpinned (default); same-core: the notifier and every waiter on the
-first allowed CPU; cross-core: the notifier on the first allowed CPU, the
-waiters round-robin over the others. sync runs unpinned only.
-
-Implementations (--impl, default: every one available here):
-` + strings.Join(implLines, "\n") + `
+		Long: `herd is the study's E6. N waiters wait on one condition variable; once
+every waiter is really asleep, the notifier calls notify_all (or N x
+notify_one) with the mutex held or released. Each waiter holds the mutex for
+--hold once it has it. Per repeat: the notify's return, first = notify ->
+first waiter holds the lock, total = notify -> last release, context
+switches. A lost wakeup or an overlap of holds fails the run (exit 1).
+Implementations: parkbench list. Method and metrics: docs/experiments.md.
 
 Configuration keys are impl/placement/n=N/notify=MODE/lock-held=BOOL.`,
 		Example: `  parkbench herd --quick

@@ -28,31 +28,14 @@ func newLatencyCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "latency",
 		Short: "E12: ping-pong wake latency between two threads, per implementation and placement",
-		Long: `E12, wake latency. Two threads ping-pong: the waker writes the monotonic time
-into the other side's slot, sets its flag and wakes it, then waits itself; the
-woken side records now - stamp (one-way latency) and wakes back. Both
-directions are pooled into an HDR histogram per round (min, median, p99,
-p99.9, max); the summary is the median of the rounds. Also counted: waits that
-returned without sleeping, and context switches per round trip (process-wide
-and for the two threads only).
-
-Implementations: every parker backend, lot (parking_lot_core Park/UnparkOne on
-the flag's address; --lot-parker picks the parker under it) and the C
-reference c-futex and c-spin (C threads, no Go runtime), measured side by side.
-
---gap=D[,D...] makes the waker nanosleep D before every wake, so the woken
-CPU is idle when the wake arrives (wake from idle, as cyclictest's timer
-wakeups); each value is a configuration, so a list gives the curve. Gap
-configurations use fewer round trips by default (100 warm-up, 2000
-measured; --iterations/--warmup, when given, apply to them too).
-
---interleave runs round 1 of every configuration, then round 2, ... (all
-participants started first), so that host drift (vCPUs moving between
-physical cores, foreign load coming and going) hits every implementation
-alike: use it, with more rounds, when the ratios between implementations are
-what you want (scripts/e12-targets.sh does).
-
---quick: 200 warm-up, 2000 measured round trips, 3 rounds, cross-core only.`,
+		Long: `E12, wake latency. Two threads ping-pong: the waker stamps the monotonic
+time and wakes the other side, which records now - stamp and wakes back.
+Per configuration (implementation x placement x gap): min, median, p99,
+p99.9, max from HDR histograms, the median over rounds; waits that did not
+sleep; context switches per round trip. --gap wakes an idle CPU;
+--interleave runs the rounds round-robin for fair ratios on a noisy host.
+--quick: 200 warm-up, 2000 measured round trips, 3 rounds, cross-core only.
+Implementations: parkbench list. Method: docs/experiments.md.`,
 		Example: `  parkbench latency --quick
   parkbench latency --impl=futex,c-futex,spin,c-spin --placement=cross-core
   parkbench latency --impl=futex --gap=0,50us,200us,1ms --placement=cross-core

@@ -21,15 +21,10 @@ func newSelfwakeCmd() *cobra.Command {
 		Use:   "selfwake",
 		Short: "E12 reverse check: a thread wakes itself, then waits; the wait must return at once",
 		Long: `E12's reverse check. One thread wakes itself and then waits, so the wait
-returns at once: thread parkers PreparePark, UnparkLock().Unpark(), Park;
-token parkers Unpark, Park; lot UnparkOne (finds nobody), then Park whose
-validate returns false (ParkInvalid); c-futex FUTEX_WAKE then FUTEX_WAIT with
-a value that does not match (EAGAIN). Timed per sample of --pairs pairs; ns
-per pair is the median of the samples, with min and p99. The syscall row is
-one getppid per pair: the raw cost of entering the kernel, for context.
-
-If latency's microseconds came from API overhead rather than from sleeping,
-they would show here; the study found ~10 ns, two orders of magnitude less.`,
+returns at once; ns per pair is the median of the samples. If latency's
+microseconds came from API overhead rather than from sleeping, they would
+show here; the study found ~10 ns. The syscall row is one getppid per pair,
+for context. Implementations: parkbench list. Method: docs/experiments.md.`,
 		Example: `  parkbench selfwake
   parkbench selfwake --impl=futex,lot,std,crossbeam,c-futex --format=json`,
 		Args: cobra.NoArgs,

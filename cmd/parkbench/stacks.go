@@ -21,19 +21,12 @@ func newStacksCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "stacks",
 		Short: "Show where a thread blocked on each mechanism sleeps (wchan, syscall, futex op and address, kernel and Go stacks)",
-		Long: `stacks is the Linux analogue of the study's park-stack experiment. It holds a
-lot.Mutex and a sync.Mutex and sets up the other mechanisms, puts one thread
-(or goroutine) to sleep on each (lot mutex, lot condvar, futex and pthread
-thread parkers, std and crossbeam token parkers, sync.Mutex from a plain and
-from a locked goroutine, a channel receive), waits until each is really
-asleep, and shows for each where it sleeps: state, wchan, the system call
-with its futex op and address decoded and matched against the mechanism's
-own objects, the kernel stack (/proc/self/task/TID/stack, root only), and the
-goroutine's wait reason and top Go frames. Then it wakes everything and joins.
-
-The point, as in the study: the same stack top can mean several things. The
-notes say, per mechanism, what a production stack dump or perf/gdb shows and
-how to tell the mechanisms apart. Linux only.`,
+		Long: `stacks puts one thread (or goroutine) to sleep on each mechanism and shows
+where each sleeps: state, wchan, the system call with its futex op and
+address decoded, the kernel stack (root only), the goroutine's wait reason
+and top Go frames; the notes say how to tell the mechanisms apart in a
+production stack dump. Linux only.
+Mechanisms: parkbench list. Method: docs/experiments.md.`,
 		Example: `  parkbench stacks
   parkbench stacks --mech lot-mutex,lot-condvar,futex
   parkbench stacks --format json -o stacks.json`,

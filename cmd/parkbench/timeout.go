@@ -25,18 +25,13 @@ func newTimeoutCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "timeout",
 		Short: "How late each park-until returns after its deadline, with and without timer slack",
-		Long: `timeout measures, for every timed wait parkbench knows (each thread parker's
-ParkUntil, each token parker's ParkDeadline, the parking lot's Park with a
-deadline, Condvar.WaitUntil, Mutex.TryLockUntil on a held mutex, and
-nanosleep as the kernel's floor), how late it returns after its deadline when
-nobody wakes it: min, median, p99 and max overshoot per deadline, from an HDR
-histogram, one fresh locked OS thread per configuration.
-
---timerslack runs each configuration under the given per-thread timer slack
-(prctl PR_SET_TIMERSLACK; "default" leaves it, normally 50 µs, and records the
-value read back). A return before the deadline is a bug and is counted.
-
-Configuration keys are impl/deadline=D/slack=S.`,
+		Long: `timeout measures how late every timed wait parkbench knows (each parker's
+timed park, the lot's Park with a deadline, Condvar.WaitUntil,
+Mutex.TryLockUntil, nanosleep as the floor) returns after its deadline when
+nobody wakes it: min, median, p99 and max overshoot per deadline, under each
+--timerslack (Linux prctl; "default" leaves it). An early return is a bug
+and is counted. Configuration keys are impl/deadline=D/slack=S.
+Implementations: parkbench list. Method: docs/experiments.md.`,
 		Example: `  parkbench timeout --quick
   parkbench timeout --impl futex,pthread,pthread-wallclock,pthread-relative --deadlines 10us,1ms
   parkbench timeout --impl std --timerslack default,1ns,200us --samples 1000 -o timeout.json`,
