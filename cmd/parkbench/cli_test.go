@@ -189,7 +189,7 @@ func TestInterrupt(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		dir := t.TempDir()
 		out := filepath.Join(dir, "r.json")
-		cmd := exec.Command(os.Args[0], "latency", "--impl="+availableImpls(t, "futex", "pthread", "std", "lot"), "--iterations=1000000", "--quiet", "--out", out)
+		cmd := exec.Command(os.Args[0], "latency", "--impl="+sleeper(t), "--iterations=1000000", "--quiet", "--out", out)
 		cmd.Env = append(os.Environ(), "PARKBENCH_AS_MAIN=1")
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
@@ -219,18 +219,13 @@ func TestInterrupt(t *testing.T) {
 	}
 }
 
-// availableImpls returns the first of names that runs here (they are
-// tried in order, so a Linux name comes first and another OS gets the next
-// one), or skips the test saying why.
-func availableImpls(t *testing.T, names ...string) string {
+// sleeper is a sleeping thread parker that runs here (futex on Linux), or
+// skips the test saying none does.
+func sleeper(t *testing.T) string {
 	t.Helper()
-	for _, n := range names {
-		for _, im := range e12.Impls() {
-			if im.Name == n && im.Why == "" {
-				return n
-			}
-		}
+	n := e12.FirstAvailable("futex", "pthread", "waitonaddress", "keyedevent")
+	if n == "" {
+		t.Skip("no sleeping thread parker runs here")
 	}
-	t.Skipf("none of %v runs here", names)
-	return ""
+	return n
 }

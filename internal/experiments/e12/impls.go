@@ -163,3 +163,17 @@ func resolveImpls(names []string) (impls []e12Impl, warnings, notes []string, er
 	}
 	return impls, warnings, notes, nil
 }
+
+// FirstAvailable returns the first of names that runs here ("" if none):
+// a Linux name first, then the other platforms' equivalents, so that one
+// call picks a sleeping parker on any OS.
+func FirstAvailable(names ...string) string {
+	for _, n := range names {
+		for _, im := range e12Impls() {
+			if im.name == n && im.why == nil && im.never == "" {
+				return n
+			}
+		}
+	}
+	return ""
+}

@@ -33,7 +33,7 @@ func tinyLatency(impls ...string) LatencyOptions {
 // with 2 samples per round trip, the metrics are present, the summary is
 // there, the claims are evaluated. No timing thresholds.
 func TestRunLatencyStructure(t *testing.T) {
-	o := tinyLatency("spin", "futex")
+	o := tinyLatency("spin", sleeper(t))
 	exp, err := RunLatency(context.Background(), o, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -112,10 +112,10 @@ func TestRunLatencyEveryImpl(t *testing.T) {
 }
 
 func TestRunLatencyGapAndLot(t *testing.T) {
-	o := tinyLatency(ImplLot, "futex")
+	o := tinyLatency(ImplLot, sleeper(t))
 	o.Gaps = []time.Duration{0, 20 * time.Microsecond}
 	o.GapWarmup, o.GapIterations = 2, 10
-	o.LotParker = "futex"
+	o.LotParker = sleeper(t)
 	exp, err := RunLatency(context.Background(), o, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +129,7 @@ func TestRunLatencyGapAndLot(t *testing.T) {
 			t.Errorf("config %d: %q, want %q", i, c.Key, want[i])
 		}
 	}
-	if exp.Configs[0].Params["lot_parker"] != "futex" {
+	if exp.Configs[0].Params["lot_parker"] != sleeper(t) {
 		t.Errorf("lot parker not recorded: %v", exp.Configs[0].Params)
 	}
 	if exp.Configs[1].Summary[results.MSamples] != 20 {
@@ -138,7 +138,7 @@ func TestRunLatencyGapAndLot(t *testing.T) {
 }
 
 func TestRunLatencyInterleaved(t *testing.T) {
-	o := tinyLatency("futex", "spin", ImplLot, ImplCFutex)
+	o := tinyLatency(withAvailable(sleeper(t), "spin", ImplLot, ImplCFutex)...)
 	o.Interleave = true
 	o.Rounds = 3
 	exp, err := RunLatency(context.Background(), o, nil)
@@ -173,7 +173,7 @@ func TestLatencyBadOptions(t *testing.T) {
 		},
 		"bad lot parker": func(o *LatencyOptions) { o.LotParker = "crossbeam-nope" },
 	} {
-		o := tinyLatency("futex")
+		o := tinyLatency(sleeper(t))
 		mod(&o)
 		_, err := RunLatency(context.Background(), o, nil)
 		var oe *driver.OptionError
@@ -189,7 +189,29 @@ func TestLatencyBadOptions(t *testing.T) {
 func TestRunLatencyCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := RunLatency(ctx, tinyLatency("futex"), nil); !errors.Is(err, context.Canceled) {
+	if _, err := RunLatency(ctx, tinyLatency(sleeper(t)), nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v", err)
 	}
+}
+
+// sleeper is a sleeping thread parker that runs here (futex on Linux), or
+// skips the test saying none does.
+func sleeper(t *testing.T) string {
+	t.Helper()
+	n := FirstAvailable("futex", "pthread", "waitonaddress", "keyedevent")
+	if n == "" {
+		t.Skip("no sleeping thread parker runs here")
+	}
+	return n
+}
+
+// withAvailable keeps the names that run here.
+func withAvailable(names ...string) []string {
+	var out []string
+	for _, n := range names {
+		if FirstAvailable(n) != "" {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -43,7 +43,7 @@ func TestRunSelfwake(t *testing.T) {
 		t.Errorf("claims %+v", exp.Claims)
 	}
 	// The cross claim evaluates from these and a latency run.
-	l, err := RunLatency(context.Background(), tinyLatency("futex"), nil)
+	l, err := RunLatency(context.Background(), tinyLatency(sleeper(t)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
