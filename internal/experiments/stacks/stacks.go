@@ -106,7 +106,7 @@ func whatOf(name string) string {
 	return name
 }
 
-// Limits of the stacks options (0 means the default for both).
+// Limits of the stacks options.
 const (
 	MaxSettleTimeout = time.Minute
 	MaxGoFrames      = 100
@@ -118,10 +118,10 @@ func (o Options) Validate() error {
 	if _, err := resolveStackNames(o.Mechanisms); err != nil {
 		return err
 	}
-	if o.SettleTimeout < 0 || o.SettleTimeout > MaxSettleTimeout {
+	if o.SettleTimeout <= 0 || o.SettleTimeout > MaxSettleTimeout {
 		return driver.Bad("SettleTimeout", "invalid settle timeout %v: must be > 0 and at most %v", o.SettleTimeout, MaxSettleTimeout)
 	}
-	if err := driver.CheckCount("GoFrames", "go frames", o.GoFrames, 0, MaxGoFrames); err != nil {
+	if err := driver.CheckCount("GoFrames", "go frames", o.GoFrames, 1, MaxGoFrames); err != nil {
 		return err
 	}
 	return available()
