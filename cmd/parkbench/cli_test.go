@@ -7,13 +7,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/parkbench/parkbench/internal/experiments/e12"
+	"github.com/parkbench/parkbench/internal/experiments/herd"
+	"github.com/parkbench/parkbench/internal/experiments/timeout"
+	"github.com/parkbench/parkbench/internal/parkers"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/badinput.golden")
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 // TestMain lets the test binary act as parkbench itself (for the signal
 // test, which needs a real process to interrupt).
@@ -34,7 +40,8 @@ var badInputs = [][]string{
 	{"--nosuchflag"},
 	// latency
 	{"latency", "--impl=nosuch"},
-	{"latency", "--impl=waitonaddress"},
+	// latency --impl=<a name unavailable here> is added by TestBadInput:
+	// which one depends on the OS (see unavailableImpl).
 	{"latency", "--impl=wasm"},
 	{"latency", "--placement=sideways"},
 	{"latency", "--iterations=0"},
@@ -92,13 +99,52 @@ var badInputs = [][]string{
 // tmpPath hides temporary directories in messages.
 var tmpPath = regexp.MustCompile(`/tmp/[^ :"]+`)
 
+// unavailableImpl is a latency implementation that exists but does not run
+// on this OS and build ("" if every one runs), never one that is only
+// "never run" (wasm, which has its own case).
+func unavailableImpl() (name, why string) {
+	for _, im := range e12.Impls() {
+		if im.Why != "" && im.Name != parkers.NameWasm {
+			return im.Name, im.Why
+		}
+	}
+	return "", ""
+}
+
+// normalise makes a bad-input message the same on every OS: the lists of
+// names that depend on the OS, and the unavailable implementation, become
+// placeholders.
+func normalise(msg, unavail, why string) string {
+	for _, r := range []struct {
+		list []string
+		name string
+	}{
+		{e12.ImplNames(), "<latency impls>"},
+		{timeout.ImplNames(), "<timeout impls>"},
+		{herd.ImplNames(), "<herd impls>"},
+		{parkers.Names(), "<parkers>"},
+	} {
+		msg = strings.ReplaceAll(msg, strings.Join(r.list, ", "), r.name)
+	}
+	if unavail != "" {
+		msg = strings.ReplaceAll(msg, why, "<why>")
+		msg = strings.ReplaceAll(msg, unavail, "<unavailable here>")
+	}
+	return msg
+}
+
 func TestBadInput(t *testing.T) {
 	var golden bytes.Buffer
-	for _, args := range badInputs {
+	inputs := badInputs
+	unavail, why := unavailableImpl()
+	if unavail != "" {
+		inputs = append(slices.Clone(inputs), []string{"latency", "--impl=" + unavail})
+	}
+	for _, args := range inputs {
 		var out, errb bytes.Buffer
 		code := executeTo(args, &out, &errb)
-		msg := strings.TrimSpace(tmpPath.ReplaceAllString(errb.String(), "/tmp/..."))
-		name := strings.Join(args, " ")
+		msg := normalise(strings.TrimSpace(tmpPath.ReplaceAllString(errb.String(), "/tmp/...")), unavail, why)
+		name := normalise(strings.Join(args, " "), unavail, why)
 		if code != exitUsage {
 			t.Errorf("parkbench %s: exit status %d, want %d (stderr: %s)", name, code, exitUsage, msg)
 		}
@@ -112,6 +158,10 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("parkbench %s: panicked: %s", name, msg)
 		}
 		golden.WriteString("$ parkbench " + name + "\n" + msg + "\n\n")
+	}
+	if unavail == "" {
+		t.Log("every latency implementation runs here: the unavailable-implementation case is written as expected")
+		golden.WriteString("$ parkbench latency --impl=<unavailable here>\nparkbench: implementation \"<unavailable here>\" is not available here: <why>\n\n")
 	}
 	path := filepath.Join("testdata", "badinput.golden")
 	if *update {
@@ -139,7 +189,7 @@ func TestInterrupt(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		dir := t.TempDir()
 		out := filepath.Join(dir, "r.json")
-		cmd := exec.Command(os.Args[0], "latency", "--impl=futex,spin", "--iterations=1000000", "--quiet", "--out", out)
+		cmd := exec.Command(os.Args[0], "latency", "--impl="+sleeper(t), "--iterations=1000000", "--quiet", "--out", out)
 		cmd.Env = append(os.Environ(), "PARKBENCH_AS_MAIN=1")
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
@@ -167,4 +217,15 @@ func TestInterrupt(t *testing.T) {
 			t.Errorf("%v: left %s behind", sig, e.Name())
 		}
 	}
+}
+
+// sleeper is a sleeping thread parker that runs here (futex on Linux), or
+// skips the test saying none does.
+func sleeper(t *testing.T) string {
+	t.Helper()
+	n := e12.FirstAvailable("futex", "pthread", "waitonaddress", "keyedevent")
+	if n == "" {
+		t.Skip("no sleeping thread parker runs here")
+	}
+	return n
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/parkbench/parkbench/internal/experiments"
+	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/machine"
 	"github.com/parkbench/parkbench/internal/report"
 	"github.com/parkbench/parkbench/internal/results"
@@ -26,12 +26,21 @@ type outputFlags struct {
 	format string
 	out    string
 	quiet  bool
+	view   report.Options
+}
+
+// addViewFlags adds --wide and --verbose (what the table and markdown
+// formats show; the JSON always has everything).
+func addViewFlags(cmd *cobra.Command, o *report.Options) {
+	cmd.Flags().BoolVar(&o.Wide, "wide", false, "tables: add the probe and diagnostic columns (always in the JSON)")
+	cmd.Flags().BoolVar(&o.Verbose, "verbose", false, "claims: add the evidence (always in the JSON)")
 }
 
 func addOutputFlags(cmd *cobra.Command, of *outputFlags) {
 	cmd.Flags().StringVar(&of.format, "format", "table", "output on stdout: "+strings.Join(report.Formats, "|"))
 	cmd.Flags().StringVarP(&of.out, "out", "o", "", "write the result file (versioned JSON) to `FILE`; written only when the run completes")
 	cmd.Flags().BoolVarP(&of.quiet, "quiet", "q", false, "no progress on stderr")
+	addViewFlags(cmd, &of.view)
 }
 
 // check validates the output flags before anything is measured.
@@ -70,7 +79,7 @@ func newFile(cmd *cobra.Command) *results.File {
 // emit renders the finished file on stdout and writes --out atomically.
 func emit(cmd *cobra.Command, of *outputFlags, f *results.File) error {
 	f.Finished = time.Now().UTC()
-	if err := report.Render(cmd.OutOrStdout(), f, of.format); err != nil {
+	if err := report.Render(cmd.OutOrStdout(), f, of.format, of.view); err != nil {
 		return err
 	}
 	if of.out != "" {
@@ -105,24 +114,39 @@ func runErr(err error) error {
 	if errors.As(err, &ue) {
 		return err
 	}
-	var oe *experiments.OptionError
+	var oe *driver.OptionError
 	if errors.As(err, &oe) {
-		return usageError{err}
+		return usageError{flagError(oe)}
 	}
 	return exitError{exitFailed, err}
 }
 
 // progress returns a progress reporter on stderr: a one-line bar rewritten
-// in place when stderr is a terminal, nothing otherwise or with --quiet.
-func progress(cmd *cobra.Command, of *outputFlags) experiments.Progress {
-	errw := cmd.ErrOrStderr()
-	fd, ok := errw.(interface{ Fd() uintptr })
-	if of.quiet || !ok || !term.IsTerminal(int(fd.Fd())) {
+// in place when stderr is a terminal; otherwise (a CI log) one line per
+// finished configuration; nothing with --quiet.
+func progress(cmd *cobra.Command, of *outputFlags) driver.Progress {
+	if of.quiet {
 		return nil
 	}
+	errw := cmd.ErrOrStderr()
 	start := time.Now()
+	if fd, ok := errw.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(fd.Fd())) {
+		return func(done, total int, label string) {
+			drawBar(errw, done, total, label, time.Since(start))
+		}
+	}
+	return progressLines(errw, start)
+}
+
+// progressLines reports each configuration when the next one starts (or
+// the run ends): "[3/20 12s] latency futex/cross-core done".
+func progressLines(w io.Writer, start time.Time) driver.Progress {
+	last, lastDone := "", -1
 	return func(done, total int, label string) {
-		drawBar(errw, done, total, label, time.Since(start))
+		if done > lastDone && last != "" {
+			fmt.Fprintf(w, "[%d/%d %s] %s done\n", done, total, time.Since(start).Truncate(time.Second), last)
+		}
+		last, lastDone = label, done
 	}
 }
 
@@ -155,23 +179,22 @@ func splitList(s string) []string {
 	return out
 }
 
-// checkCount refuses counts outside [lo, hi] with a clear message.
-func checkCount(flag string, v, lo, hi int) error {
-	if v < lo || v > hi {
-		return usagef("invalid --%s %d: must be between %d and %d", flag, v, lo, hi)
-	}
-	return nil
-}
+// validator is an experiment's Options.
+type validator interface{ Validate() error }
 
-// measure runs one experiment the way every measuring command does: under a
-// context that SIGINT/SIGTERM cancel, with progress on stderr, then renders
-// the result and writes --out. The result file's start time is taken before
-// the experiment runs.
-func measure(cmd *cobra.Command, of *outputFlags, run func(context.Context, experiments.Progress) (*results.Experiment, error)) error {
+// measure runs one experiment the way every measuring command does: it
+// validates o (bad input: exit 2, naming the flag, before anything is
+// measured or written), then runs under a context that SIGINT/SIGTERM
+// cancel, with progress on stderr, renders the result and writes --out. The
+// result file's start time is taken before the experiment runs.
+func measure[O validator](cmd *cobra.Command, of *outputFlags, o O, run func(context.Context, O, driver.Progress) (*results.Experiment, error)) error {
+	if err := o.Validate(); err != nil {
+		return runErr(err)
+	}
 	ctx, stop := signalContext()
 	defer stop()
 	f := newFile(cmd)
-	exp, err := run(ctx, progress(cmd, of))
+	exp, err := run(ctx, o, progress(cmd, of))
 	if err != nil {
 		return runErr(err)
 	}

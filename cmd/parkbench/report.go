@@ -28,7 +28,10 @@ func readResults(paths []string) ([]report.Named, error) {
 }
 
 func newReportCmd() *cobra.Command {
-	var format string
+	var (
+		format string
+		view   report.Options
+	)
 	cmd := &cobra.Command{
 		Use:   "report FILE...",
 		Short: "Render result files as tables, markdown, CSV, JSON or benchstat input",
@@ -62,9 +65,10 @@ that benchstat sees the rounds as repeated runs:
 			if err != nil {
 				return err
 			}
-			return report.RenderFiles(cmd.OutOrStdout(), files, format)
+			return report.RenderFiles(cmd.OutOrStdout(), files, format, view)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "table", "output: "+strings.Join(report.Formats, "|"))
+	addViewFlags(cmd, &view)
 	return cmd
 }

@@ -39,36 +39,21 @@ under DIR/<machine>/suite-<UTC time>.json, never overwriting).`,
 			if err := f.check(); err != nil {
 				return err
 			}
-			lat, self, herd := experiments.DefaultLatencyOptions(), experiments.DefaultSelfwakeOptions(), experiments.DefaultHerdOptions()
+			o := experiments.DefaultSuite()
 			if f.quick {
-				lat, self, herd = experiments.QuickLatencyOptions(), experiments.QuickSelfwakeOptions(), experiments.QuickHerdOptions()
+				o = experiments.QuickSuite()
+			}
+			if err := o.Validate(); err != nil {
+				return runErr(err)
 			}
 			ctx, stop := signalContext()
 			defer stop()
 			file := newFile(cmd)
-			prog := progress(cmd, &f.outputFlags)
-			stage := func(name string) experiments.Progress {
-				if prog == nil {
-					return nil
-				}
-				return func(done, total int, label string) { prog(done, total, name+" "+label) }
-			}
-			latExp, err := experiments.RunLatency(ctx, lat, stage("latency"))
+			exps, err := experiments.RunSuite(ctx, o, progress(cmd, &f.outputFlags))
 			if err != nil {
 				return runErr(err)
 			}
-			selfExp, err := experiments.RunSelfwake(ctx, self, stage("selfwake"))
-			if err != nil {
-				return runErr(err)
-			}
-			// The reverse check needs both halves of E12: replace the
-			// latency experiment's "not evaluated" placeholder.
-			latExp.Claims = experiments.MergeClaims(latExp.Claims, experiments.EvaluateE12Cross(latExp, selfExp))
-			herdExp, err := experiments.RunHerd(ctx, herd, stage("herd"))
-			if err != nil {
-				return runErr(err)
-			}
-			file.Experiments = []*results.Experiment{latExp, selfExp, herdExp}
+			file.Experiments = exps
 			if err := emit(cmd, &f.outputFlags, file); err != nil {
 				return err
 			}

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
 	"strings"
 
+	"github.com/parkbench/parkbench/internal/experiments/e12"
 	"github.com/spf13/cobra"
-
-	"github.com/parkbench/parkbench/internal/experiments"
-	"github.com/parkbench/parkbench/internal/results"
 )
 
 func init() { register(newSelfwakeCmd) }
@@ -19,20 +16,15 @@ func newSelfwakeCmd() *cobra.Command {
 		quick                  bool
 		pairs, samples, rounds int
 	)
-	d := experiments.DefaultSelfwakeOptions()
+	d := e12.DefaultSelfwakeOptions()
 	cmd := &cobra.Command{
 		Use:   "selfwake",
 		Short: "E12 reverse check: a thread wakes itself, then waits; the wait must return at once",
 		Long: `E12's reverse check. One thread wakes itself and then waits, so the wait
-returns at once: thread parkers PreparePark, UnparkLock().Unpark(), Park;
-token parkers Unpark, Park; lot UnparkOne (finds nobody), then Park whose
-validate returns false (ParkInvalid); c-futex FUTEX_WAKE then FUTEX_WAIT with
-a value that does not match (EAGAIN). Timed per sample of --pairs pairs; ns
-per pair is the median of the samples, with min and p99. The syscall row is
-one getppid per pair: the raw cost of entering the kernel, for context.
-
-If latency's microseconds came from API overhead rather than from sleeping,
-they would show here; the study found ~10 ns, two orders of magnitude less.`,
+returns at once; ns per pair is the median of the samples. If latency's
+microseconds came from API overhead rather than from sleeping, they would
+show here; the study found ~10 ns. The syscall row is one getppid per pair,
+for context. Implementations: parkbench list. Method: docs/experiments.md.`,
 		Example: `  parkbench selfwake
   parkbench selfwake --impl=futex,lot,std,crossbeam,c-futex --format=json`,
 		Args: cobra.NoArgs,
@@ -42,41 +34,30 @@ they would show here; the study found ~10 ns, two orders of magnitude less.`,
 			}
 			o := d
 			if quick {
-				o = experiments.QuickSelfwakeOptions()
+				o = e12.QuickSelfwakeOptions()
 			}
 			fl := cmd.Flags()
 			if fl.Changed("impl") {
 				o.Impls = splitList(impls)
 				if len(o.Impls) == 0 {
-					return usagef("--impl is empty; valid names: %s, %s, or all", experiments.ImplSyscall, strings.Join(experiments.ImplNames(), ", "))
+					return usagef("--impl is empty; valid names: %s, %s, or all", e12.ImplSyscall, strings.Join(e12.ImplNames(), ", "))
 				}
 			}
 			if fl.Changed("pairs") {
-				if err := checkCount("pairs", pairs, 1, experiments.MaxPairs); err != nil {
-					return err
-				}
 				o.Pairs = pairs
 			}
 			if fl.Changed("samples") {
-				if err := checkCount("samples", samples, 1, experiments.MaxSamples); err != nil {
-					return err
-				}
 				o.Samples = samples
 			}
 			if fl.Changed("rounds") {
-				if err := checkCount("rounds", rounds, 1, experiments.MaxRounds); err != nil {
-					return err
-				}
 				o.Rounds = rounds
 			}
 			o.LotParker = lotParker
-			return measure(cmd, &of, func(ctx context.Context, p experiments.Progress) (*results.Experiment, error) {
-				return experiments.RunSelfwake(ctx, o, p)
-			})
+			return measure(cmd, &of, o, e12.RunSelfwake)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&impls, "impl", "all", "implementations: `NAME`, a comma list, or all (syscall, "+strings.Join(experiments.ImplNames(), ", ")+")")
+	fl.StringVar(&impls, "impl", "all", "implementations: `NAME`, a comma list, or all (syscall, "+strings.Join(e12.ImplNames(), ", ")+")")
 	fl.IntVar(&pairs, "pairs", d.Pairs, "wake-then-wait pairs per timed sample")
 	fl.IntVar(&samples, "samples", d.Samples, "samples per round")
 	fl.IntVar(&rounds, "rounds", d.Rounds, "rounds")

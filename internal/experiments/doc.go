@@ -1,37 +1,14 @@
-// Package experiments runs the study's experiments (E12 latency and its
-// selfwake reverse check, E6 herd) and parkbench's own (timeout, stacks).
-// Each experiment takes an options struct, measures, evaluates the study's
-// claims from the numbers it just measured, and returns a
-// *results.Experiment. Experiments never print: commands render.
+// Package experiments is the top of parkbench's experiments: RunSuite (what
+// `parkbench run` measures) and the registry of experiments that `parkbench
+// list` shows. Each experiment is its own package on the shared driver
+// (internal/experiments/driver, whose doc says how to add one):
+//
+//   - e12: E12 wake latency (a ping-pong between two threads) and its
+//     reverse check, selfwake; their claims, and the claim that needs both.
+//   - herd: E6, N waiters on one condvar and one notify_all.
+//   - timeout: how late each timed wait returns after its deadline.
+//   - stacks: where a thread blocked on each mechanism sleeps.
+//
+// Experiments return data (*results.Experiment) and never print: commands
+// render. The method of each is in its package doc and in docs/experiments.md.
 package experiments
-
-import (
-	"context"
-	"fmt"
-)
-
-// Progress is told how far an experiment is; label names the configuration
-// running. It may be nil.
-type Progress func(done, total int, label string)
-
-func (p Progress) report(done, total int, label string) {
-	if p != nil {
-		p(done, total, label)
-	}
-}
-
-// interrupted reports whether ctx has been cancelled (SIGINT / SIGTERM).
-func interrupted(ctx context.Context) bool { return ctx.Err() != nil }
-
-// OptionError is bad input only an experiment can detect (an unknown
-// implementation, one not available here, a placement this machine cannot
-// do). Commands turn it into exit status 2.
-type OptionError struct{ Err error }
-
-func (e *OptionError) Error() string { return e.Err.Error() }
-func (e *OptionError) Unwrap() error { return e.Err }
-
-// badOption returns an *OptionError.
-func badOption(format string, a ...any) error {
-	return &OptionError{fmt.Errorf(format, a...)}
-}

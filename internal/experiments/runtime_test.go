@@ -6,6 +6,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/parkbench/parkbench/internal/experiments/e12"
+	"github.com/parkbench/parkbench/internal/experiments/herd"
 )
 
 // TestUnderHostileRuntime runs the experiments with GOMAXPROCS=1 set by the
@@ -27,24 +30,29 @@ func TestUnderHostileRuntime(t *testing.T) {
 	}()
 	defer stop.Store(true)
 
-	lat := QuickLatencyOptions()
-	lat.Impls = []string{"futex", "futex-raw", "lot"}
+	lat := e12.QuickLatencyOptions()
+	lat.Impls = []string{"lot"}
+	for _, n := range []string{"futex", "futex-raw"} { // Linux: one scheduler-aware, one raw wait
+		if e12.FirstAvailable(n) != "" {
+			lat.Impls = append(lat.Impls, n)
+		}
+	}
 	lat.Warmup, lat.Iterations, lat.Rounds = 20, 200, 1
-	herd := QuickHerdOptions()
-	herd.Impls = []string{"lot", "sync"}
-	herd.Waiters = []int{4}
-	herd.Repeats = 1
+	hd := herd.QuickOptions()
+	hd.Impls = []string{"lot", "sync"}
+	hd.Waiters = []int{4}
+	hd.Repeats = 1
 
 	done := make(chan struct{})
 	var latGC, herdGC uint32
 	var latErr, herdErr error
 	go func() {
 		defer close(done)
-		e, err := RunLatency(context.Background(), lat, nil)
+		e, err := e12.RunLatency(context.Background(), lat, nil)
 		if latErr = err; err == nil {
 			latGC = e.Runtime.GCCycles
 		}
-		h, err := RunHerd(context.Background(), herd, nil)
+		h, err := herd.Run(context.Background(), hd, nil)
 		if herdErr = err; err == nil {
 			herdGC = h.Runtime.GCCycles
 		}

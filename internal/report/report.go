@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -30,15 +31,29 @@ type Named struct {
 	File *results.File
 }
 
+// Options select how much the text formats (table, markdown) show. The
+// other formats always carry everything.
+type Options struct {
+	// Wide adds the probe and diagnostic columns (probes, foreign CPU,
+	// per-configuration details) to the tables; without it a table fits
+	// about 120 columns.
+	Wide bool
+	// Verbose adds each claim's evidence.
+	Verbose bool
+}
+
+// Full is every column and every claim's evidence.
+var Full = Options{Wide: true, Verbose: true}
+
 // Render writes f in format.
-func Render(w io.Writer, f *results.File, format string) error {
-	return RenderFiles(w, []Named{{File: f}}, format)
+func Render(w io.Writer, f *results.File, format string, o Options) error {
+	return RenderFiles(w, []Named{{File: f}}, format, o)
 }
 
 // RenderFiles writes several files in format: one after the other for the
 // text formats and benchstat, one CSV with a file column, and for json the
 // file itself (one) or an array of files (several).
-func RenderFiles(w io.Writer, files []Named, format string) error {
+func RenderFiles(w io.Writer, files []Named, format string, o Options) error {
 	switch format {
 	case "json":
 		if len(files) == 1 {
@@ -61,7 +76,7 @@ func RenderFiles(w io.Writer, files []Named, format string) error {
 			if i > 0 {
 				fmt.Fprintln(w)
 			}
-			if err := renderText(w, n, format == "markdown"); err != nil {
+			if err := renderText(w, n, format == "markdown", o); err != nil {
 				return err
 			}
 		}
@@ -99,12 +114,17 @@ func Columns(exp string) []Column {
 	case "herd":
 		return []Column{{"return", results.MReturn, ""}, {"first", results.MFirstNs, "us"}, {"total", results.MTotalNs, "us"}, {"csw proc", results.MCtxSwProc, ""}, {"csw parts", results.MCtxSwParts, ""}, {"unparked", results.MUnparked, ""}, {"requeued", results.MRequeued, ""}}
 	case "timeout":
-		// "early_returns" and "timerslack_ns" are experiments.MEarly and
-		// experiments.MSlack (report does not import experiments).
+		// "early_returns" and "timerslack_ns" are timeout.MEarly and
+		// timeout.MSlack (report does not import the experiments).
 		return []Column{{"min late", results.MMin, "us"}, {"median late", results.MMedian, "us"}, {"p99 late", results.MP99, "us"}, {"max late", results.MMax, "us"}, {"early", "early_returns", ""}, {"slack ns", "timerslack_ns", ""}}
 	}
 	return nil
 }
+
+// diagnostic are the metric columns shown only with Options.Wide: they
+// tell whether a figure can be trusted (did the waits sleep, who switched)
+// rather than answer the question.
+var diagnostic = map[string]bool{results.MNoSleep: true, results.MCtxSwSelf: true, results.MCtxSwThread: true}
 
 // columnsFor returns Columns(e.Name) or, for an experiment without fixed
 // columns, one per summary metric any configuration has.
@@ -236,7 +256,7 @@ func newTable(w io.Writer, md bool) *tablewriter.Table {
 	return tablewriter.NewTable(w, opts...)
 }
 
-func renderText(w io.Writer, n Named, md bool) error {
+func renderText(w io.Writer, n Named, md bool, o Options) error {
 	f := n.File
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	li := "  "
@@ -258,8 +278,9 @@ func renderText(w io.Writer, n Named, md bool) error {
 		p("%scommand: %s\n", li, strings.Join(f.Command, " "))
 	}
 	p("\n")
+	renderSummary(w, f, md)
 	for _, e := range f.Experiments {
-		if err := renderExperiment(w, e, md); err != nil {
+		if err := renderExperiment(w, e, md, o); err != nil {
 			return err
 		}
 	}
@@ -288,7 +309,7 @@ func claimMark(v string, md bool) string {
 	return "NOT EVALUATED"
 }
 
-func renderExperiment(w io.Writer, e *results.Experiment, md bool) error {
+func renderExperiment(w io.Writer, e *results.Experiment, md bool, o Options) error {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	li := "  "
 	if md {
@@ -298,7 +319,7 @@ func renderExperiment(w io.Writer, e *results.Experiment, md bool) error {
 		p("%s\n", e.Name)
 	}
 	p("%sruntime: %s\n", li, RuntimeSummary(e.Runtime))
-	if len(e.Options) > 0 {
+	if len(e.Options) > 0 && o.Verbose {
 		p("%soptions: %s\n", li, sortedPairs(e.Options))
 	}
 	p("\n")
@@ -307,13 +328,13 @@ func renderExperiment(w io.Writer, e *results.Experiment, md bool) error {
 		if err := renderStacks(w, e, md); err != nil {
 			return err
 		}
-	} else if err := renderConfigTable(w, e, md); err != nil {
+	} else if err := renderConfigTable(w, e, md, o); err != nil {
 		return err
 	}
 	p("\n")
 	for _, c := range e.Claims {
 		ev := ""
-		if c.Evidence != "" {
+		if c.Evidence != "" && o.Verbose {
 			ev = " (" + c.Evidence + ")"
 		}
 		p("%sclaim %s: %s: %s%s\n", li, c.ID, claimMark(c.Verdict, md), c.Statement, ev)
@@ -324,18 +345,120 @@ func renderExperiment(w io.Writer, e *results.Experiment, md bool) error {
 	for _, wn := range e.Warnings {
 		p("%swarning: %s\n", li, wn)
 	}
-	for _, c := range e.Configs {
-		for _, wn := range c.Warnings {
-			p("%swarning: %s: %s\n", li, c.Key, wn)
+	for _, g := range groupWarnings(e.Configs) {
+		if len(g.keys) == 1 {
+			p("%swarning: %s: %s\n", li, g.keys[0], g.first)
+			continue
 		}
+		p("%swarning (%d configurations, e.g. %s): %s\n", li, len(g.keys), g.keys[0], g.first)
 	}
 	p("\n")
 	return nil
 }
 
+// warningGroup is the configurations whose warnings differ only in their
+// figures ("other processes used 7% of the CPU" / "... 12% ...").
+type warningGroup struct {
+	first string   // the first configuration's text
+	keys  []string // the configurations, in order
+}
+
+var figures = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
+
+// groupWarnings groups the configurations' warnings by their text with the
+// figures taken out, in order of first appearance.
+func groupWarnings(cfgs []*results.Config) []*warningGroup {
+	var out []*warningGroup
+	by := map[string]*warningGroup{}
+	for _, c := range cfgs {
+		for _, wn := range c.Warnings {
+			k := figures.ReplaceAllString(wn, "#")
+			g, ok := by[k]
+			if !ok {
+				g = &warningGroup{first: wn}
+				by[k] = g
+				out = append(out, g)
+			}
+			g.keys = append(g.keys, c.Key)
+		}
+	}
+	return out
+}
+
+// renderSummary opens a file's text: per experiment, how many claims hold,
+// and the spread of its headline figure (the median, or ns per pair) with
+// the implementations at either end.
+func renderSummary(w io.Writer, f *results.File, md bool) {
+	li := "  "
+	if md {
+		li = "- "
+	}
+	if len(f.Experiments) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "summary\n")
+	for _, e := range f.Experiments {
+		tally := map[string]int{}
+		for _, c := range e.Claims {
+			tally[c.Verdict]++
+		}
+		line := fmt.Sprintf("%s%s: %d configurations", li, e.Name, len(e.Configs))
+		if len(e.Claims) > 0 {
+			line += fmt.Sprintf("; claims: %d hold, %d do not, %d not evaluated",
+				tally[results.Holds], tally[results.DoesNotHold], tally[results.NotEvaluated])
+		}
+		if h := headline(e); h != "" {
+			line += "; " + h
+		}
+		fmt.Fprintln(w, line)
+		for _, c := range e.Claims {
+			if c.Verdict == results.DoesNotHold {
+				fmt.Fprintf(w, "%s  does not hold: %s\n", li, c.ID)
+			}
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// headline is the spread of an experiment's main figure: "median 0.3 µs
+// (c-spin) .. 91.5 µs (chan)".
+func headline(e *results.Experiment) string {
+	col := Column{"median", results.MMedian, "us"}
+	switch e.Name {
+	case "selfwake":
+		col = Column{"ns/pair", results.MNsPerPair, "ns"}
+	case "herd":
+		col = Column{"total", results.MTotalNs, "us"}
+	case "stacks":
+		return ""
+	}
+	var lo, hi *results.Config
+	for _, c := range e.Configs {
+		v, ok := c.Summary[col.Metric]
+		if !ok {
+			continue
+		}
+		if lo == nil || v < lo.Summary[col.Metric] {
+			lo = c
+		}
+		if hi == nil || v > hi.Summary[col.Metric] {
+			hi = c
+		}
+	}
+	if lo == nil {
+		return ""
+	}
+	u := unitLabel(col.Unit)
+	return fmt.Sprintf("%s %s %s (%s) .. %s %s (%s)", col.Header,
+		FormatValue(lo.Summary[col.Metric], col.Unit), u, lo.Key, FormatValue(hi.Summary[col.Metric], col.Unit), u, hi.Key)
+}
+
 // renderConfigTable is the table of an experiment's configurations.
-func renderConfigTable(w io.Writer, e *results.Experiment, md bool) error {
+func renderConfigTable(w io.Writer, e *results.Experiment, md bool, o Options) error {
 	cols := columnsFor(e)
+	if !o.Wide {
+		cols = slices.DeleteFunc(slices.Clone(cols), func(c Column) bool { return diagnostic[c.Metric] })
+	}
 	header := []any{"config"}
 	for _, c := range cols {
 		h := c.Header
@@ -344,11 +467,17 @@ func renderConfigTable(w io.Writer, e *results.Experiment, md bool) error {
 		}
 		header = append(header, h)
 	}
-	detailKeys := detailKeys(e)
+	var detailKeys []string
+	if o.Wide {
+		detailKeys = detailKeysOf(e)
+	}
 	for _, k := range detailKeys {
 		header = append(header, k)
 	}
-	header = append(header, "rounds", "spin probe (ns)", "syscall probe (ns)", "foreign CPU")
+	header = append(header, "rounds")
+	if o.Wide {
+		header = append(header, "spin probe (ns)", "syscall probe (ns)", "foreign CPU")
+	}
 	t := newTable(w, md)
 	t.Header(header...)
 	for _, c := range e.Configs {
@@ -369,12 +498,14 @@ func renderConfigTable(w io.Writer, e *results.Experiment, md bool) error {
 			row = append(row, v)
 		}
 		row = append(row, strconv.Itoa(len(c.Rounds)))
-		if c.Probe != nil {
-			row = append(row, probeCell(c.Probe.SpinOneWayNs), probeCell(c.Probe.SyscallNs))
-		} else {
-			row = append(row, "-", "-")
+		if o.Wide {
+			if c.Probe != nil {
+				row = append(row, probeCell(c.Probe.SpinOneWayNs), probeCell(c.Probe.SyscallNs))
+			} else {
+				row = append(row, "-", "-")
+			}
+			row = append(row, foreignCell(c.Foreign))
 		}
-		row = append(row, foreignCell(c.Foreign))
 		if err := t.Append(row...); err != nil {
 			return err
 		}
@@ -391,7 +522,7 @@ func renderConfigTable(w io.Writer, e *results.Experiment, md bool) error {
 }
 
 // stacksDetailOrder is the display order of the stacks experiment's Detail
-// keys (experiments.StacksDetailKeys); "what" goes in the heading.
+// keys (stacks.DetailKeys); "what" goes in the heading.
 var stacksDetailOrder = []string{"tid", "state", "wchan", "syscall", "futex_op", "futex_addr", "futex_val", "futex_timeout",
 	"matches", "memory", "kernel_stack", "goroutine", "goroutine_wait", "go_stack", "threads", "summary", "goroutines"}
 
@@ -444,7 +575,7 @@ func renderStacks(w io.Writer, e *results.Experiment, md bool) error {
 	return nil
 }
 
-func detailKeys(e *results.Experiment) []string {
+func detailKeysOf(e *results.Experiment) []string {
 	seen := map[string]bool{}
 	var keys []string
 	for _, c := range e.Configs {

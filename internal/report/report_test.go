@@ -33,14 +33,14 @@ func TestEveryFormat(t *testing.T) {
 	files := fixtures(t)
 	for _, format := range Formats {
 		var buf bytes.Buffer
-		if err := RenderFiles(&buf, files, format); err != nil {
+		if err := RenderFiles(&buf, files, format, Options{}); err != nil {
 			t.Fatalf("%s: %v", format, err)
 		}
 		if buf.Len() == 0 {
 			t.Fatalf("%s: empty", format)
 		}
 	}
-	if err := Render(&bytes.Buffer{}, files[0].File, "yaml"); err == nil {
+	if err := Render(&bytes.Buffer{}, files[0].File, "yaml", Options{}); err == nil {
 		t.Fatal("unknown format accepted")
 	}
 }
@@ -52,7 +52,7 @@ func TestTextShowsEverything(t *testing.T) {
 	f.Experiments[0].Configs[0].Warnings = []string{"2 waits did not sleep"}
 	for _, md := range []bool{false, true} {
 		var buf bytes.Buffer
-		if err := renderText(&buf, Named{"x.json", f}, md); err != nil {
+		if err := renderText(&buf, Named{"x.json", f}, md, Full); err != nil {
 			t.Fatal(err)
 		}
 		out := buf.String()
@@ -74,7 +74,7 @@ func TestTextShowsEverything(t *testing.T) {
 
 func TestCSV(t *testing.T) {
 	var buf bytes.Buffer
-	if err := RenderFiles(&buf, fixtures(t)[:2], "csv"); err != nil {
+	if err := RenderFiles(&buf, fixtures(t)[:2], "csv", Options{}); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := csv.NewReader(&buf).ReadAll()
@@ -85,7 +85,7 @@ func TestCSV(t *testing.T) {
 
 func TestJSONSeveral(t *testing.T) {
 	var buf bytes.Buffer
-	if err := RenderFiles(&buf, fixtures(t)[:2], "json"); err != nil {
+	if err := RenderFiles(&buf, fixtures(t)[:2], "json", Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var fs []*results.File
@@ -93,7 +93,7 @@ func TestJSONSeveral(t *testing.T) {
 		t.Fatal(err)
 	}
 	buf.Reset()
-	if err := RenderFiles(&buf, fixtures(t)[:1], "json"); err != nil {
+	if err := RenderFiles(&buf, fixtures(t)[:1], "json", Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := results.Decode(buf.Bytes()); err != nil {
@@ -109,7 +109,7 @@ func TestBenchstatParses(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := Render(&buf, f, "benchstat"); err != nil {
+	if err := Render(&buf, f, "benchstat", Options{}); err != nil {
 		t.Fatal(err)
 	}
 	want := 0

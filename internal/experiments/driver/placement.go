@@ -1,0 +1,103 @@
+package driver
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/parkbench/parkbench/internal/osthread"
+	"github.com/parkbench/parkbench/internal/probe"
+)
+
+// Placements: where the threads of a configuration run.
+const (
+	Unpinned  = "unpinned"   // the scheduler places every thread
+	CrossCore = "cross-core" // the two sides on two different CPUs
+	SameCore  = "same-core"  // every thread on one CPU
+	All       = "all"        // every placement (and every implementation, for --impl)
+)
+
+// Placements lists the placements in run order.
+var Placements = []string{Unpinned, CrossCore, SameCore}
+
+// ResolvePlacements expands "all" (also for an empty list), refuses unknown
+// names (field names the Options field) and returns the placements in run
+// order, with the set the user named explicitly.
+func ResolvePlacements(field string, names []string) ([]string, map[string]bool, error) {
+	if len(names) == 0 {
+		names = []string{All}
+	}
+	explicit := map[string]bool{}
+	want := map[string]bool{}
+	for _, n := range names {
+		if n == All {
+			for _, p := range Placements {
+				want[p] = true
+			}
+			continue
+		}
+		if !slices.Contains(Placements, n) {
+			return nil, nil, Bad(field, "unknown placement %q; valid: %s, or %s", n, strings.Join(Placements, ", "), All)
+		}
+		want[n] = true
+		explicit[n] = true
+	}
+	var out []string
+	for _, p := range Placements {
+		if want[p] {
+			out = append(out, p)
+		}
+	}
+	return out, explicit, nil
+}
+
+// PairCPUs pins a two-thread configuration: -1 for unpinned; cross-core on
+// probe.DefaultCPUs [0] and [1]; same-core both on [0]. ok is false when
+// cross-core cannot run here (one CPU), with the reason.
+func PairCPUs(placement string) (cpus [2]int, why string) {
+	d := probe.DefaultCPUs()
+	switch placement {
+	case CrossCore:
+		if d[0] == d[1] {
+			return d, fmt.Sprintf("cross-core needs two CPUs; this process may run on %v only", d[:1])
+		}
+		return d, ""
+	case SameCore:
+		return [2]int{d[0], d[0]}, ""
+	}
+	return [2]int{-1, -1}, ""
+}
+
+// GroupCPUs pins one leader and n followers (herd's notifier and waiters):
+// unpinned gives -1 and nil; same-core puts all on the first CPU this
+// process may use; cross-core puts the leader there and the followers
+// round-robin over the other allowed CPUs, so that the leader's wake and the
+// first follower always cross cores.
+func GroupCPUs(field, placement string, n int) (leader int, followers []int, err error) {
+	if placement == Unpinned {
+		return -1, nil, nil
+	}
+	cpus, err := osthread.Affinity()
+	if err != nil || len(cpus) == 0 {
+		return 0, nil, Bad(field, "placement %s: cannot read this process's CPU affinity (%v)", placement, err)
+	}
+	a := cpus[0]
+	followers = make([]int, n)
+	switch placement {
+	case SameCore:
+		for i := range followers {
+			followers[i] = a
+		}
+	case CrossCore:
+		others := cpus[1:]
+		if len(others) == 0 {
+			return 0, nil, Bad(field, "placement cross-core needs two CPUs; this process may use only CPU %d", a)
+		}
+		for i := range followers {
+			followers[i] = others[i%len(others)]
+		}
+	default:
+		return 0, nil, Bad(field, "unknown placement %q; valid: %s", placement, strings.Join(Placements, ", "))
+	}
+	return a, followers, nil
+}

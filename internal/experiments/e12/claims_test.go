@@ -1,0 +1,147 @@
+package e12
+
+import (
+	"testing"
+
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// cfg builds a latency config with a median and the figures the claims read.
+func cfg(impl, kind, placement string, sleeps bool, median, noSleep, samples, csw float64) *results.Config {
+	s := "false"
+	if sleeps {
+		s = "true"
+	}
+	return &results.Config{
+		Key: impl + "/" + placement, Impl: impl, Kind: kind, Placement: placement,
+		Params: map[string]string{"sleeps": s, "gap": "0s"},
+		Summary: map[string]float64{
+			results.MMedian: median, results.MNoSleep: noSleep, results.MSamples: samples, results.MCtxSwThread: csw,
+		},
+	}
+}
+
+func lat(cs ...*results.Config) *results.Experiment {
+	return &results.Experiment{Name: "latency", Configs: cs}
+}
+
+func wantVerdict(t *testing.T, what string, c results.Claim, want string) {
+	t.Helper()
+	if c.Verdict != want {
+		t.Errorf("%s: verdict %q, want %q (evidence: %s)", what, c.Verdict, want, c.Evidence)
+	}
+	if c.ID == "" || c.Statement == "" || c.Evidence == "" {
+		t.Errorf("%s: incomplete claim %+v", what, c)
+	}
+}
+
+func TestClaimSameOrder(t *testing.T) {
+	ok := lat(cfg("futex", "thread", "cross-core", true, 20000, 0, 2000, 2),
+		cfg("pthread", "thread", "cross-core", true, 60000, 0, 2000, 2),
+		// goroutine-level and busy ones do not count
+		cfg("chan", "goroutine", "cross-core", true, 900000, 0, 2000, 2),
+		cfg("spin", "thread", "cross-core", false, 100, 0, 2000, 0))
+	wantVerdict(t, "within 3x", ClaimSameOrder(ok), results.Holds)
+
+	bad := lat(cfg("futex", "thread", "cross-core", true, 20000, 0, 2000, 2),
+		cfg("pthread", "thread", "cross-core", true, 250000, 0, 2000, 2))
+	wantVerdict(t, "12.5x apart", ClaimSameOrder(bad), results.DoesNotHold)
+
+	// Fine on one placement, violated on another: does not hold.
+	mixed := lat(cfg("futex", "thread", "cross-core", true, 20000, 0, 2000, 2),
+		cfg("pthread", "thread", "cross-core", true, 30000, 0, 2000, 2),
+		cfg("futex", "thread", "same-core", true, 5000, 0, 2000, 2),
+		cfg("pthread", "thread", "same-core", true, 51000, 0, 2000, 2))
+	wantVerdict(t, "one placement off", ClaimSameOrder(mixed), results.DoesNotHold)
+
+	one := lat(cfg("futex", "thread", "cross-core", true, 20000, 0, 2000, 2))
+	wantVerdict(t, "one impl", ClaimSameOrder(one), results.NotEvaluated)
+}
+
+func TestClaimSpinFloor(t *testing.T) {
+	ok := lat(cfg("futex", "thread", "cross-core", true, 20000, 0, 2000, 2),
+		cfg("spin", "thread", "cross-core", false, 150, 0, 2000, 0))
+	wantVerdict(t, "spin 133x below", ClaimSpinFloor(ok), results.Holds)
+
+	bad := lat(cfg("futex", "thread", "cross-core", true, 20000, 0, 2000, 2),
+		cfg("spin", "thread", "cross-core", false, 2500, 0, 2000, 0))
+	wantVerdict(t, "spin only 8x below", ClaimSpinFloor(bad), results.DoesNotHold)
+
+	// Without Go spin, the C reference stands in.
+	cOnly := lat(cfg("c-futex", KindCRef, "cross-core", true, 1000, 0, 2000, 2),
+		cfg(ImplCSpin, KindCRef, "cross-core", false, 200, 0, 2000, 0))
+	wantVerdict(t, "c-spin 5x below", ClaimSpinFloor(cOnly), results.DoesNotHold)
+
+	none := lat(cfg("futex", "thread", "cross-core", true, 20000, 0, 2000, 2))
+	wantVerdict(t, "no spin", ClaimSpinFloor(none), results.NotEvaluated)
+}
+
+func TestClaimReallySlept(t *testing.T) {
+	ok := lat(cfg("futex", "thread", "cross-core", true, 20000, 10, 2000, 1.98),
+		cfg("spin", "thread", "cross-core", false, 100, 2000, 2000, 0)) // busy: not judged
+	wantVerdict(t, "0.5% no-sleep, 2 csw", ClaimReallySlept(ok), results.Holds)
+
+	manyNoSleep := lat(cfg("futex", "thread", "cross-core", true, 20000, 100, 2000, 1.9))
+	wantVerdict(t, "5% no-sleep", ClaimReallySlept(manyNoSleep), results.DoesNotHold)
+
+	noSwitch := lat(cfg("futex", "thread", "cross-core", true, 20000, 0, 2000, 0.2))
+	wantVerdict(t, "0.2 csw/rt", ClaimReallySlept(noSwitch), results.DoesNotHold)
+
+	none := lat(cfg("spin", "thread", "cross-core", false, 100, 0, 2000, 0))
+	wantVerdict(t, "nothing sleeps", ClaimReallySlept(none), results.NotEvaluated)
+}
+
+func swCfg(impl string, nsPerPair, csw float64) *results.Config {
+	return &results.Config{Key: impl, Impl: impl, Summary: map[string]float64{results.MNsPerPair: nsPerPair, MCtxSwPerPair: csw}}
+}
+
+func TestEvaluateE12Cross(t *testing.T) {
+	l := lat(cfg("futex", "thread", "cross-core", true, 20000, 0, 2000, 2),
+		cfg("futex", "thread", "same-core", true, 5000, 0, 2000, 2),
+		cfg("std", "token", "same-core", true, 8000, 0, 2000, 2))
+	ok := &results.Experiment{Name: "selfwake", Configs: []*results.Config{swCfg("futex", 150, 0), swCfg("std", 10, 0), swCfg("spin", 3, 0)}}
+	c := CrossClaims(l, ok)
+	if len(c) != 1 {
+		t.Fatalf("%d claims", len(c))
+	}
+	wantVerdict(t, "133x and 800x", c[0], results.Holds)
+
+	// futex cross-core is 20 µs; a 300 ns self-wake is only 67x below
+	// (no study mechanism in both: every common one is judged).
+	bad := &results.Experiment{Name: "selfwake", Configs: []*results.Config{swCfg("futex", 300, 0), swCfg("spin", 10, 0)}}
+	wantVerdict(t, "67x", CrossClaims(l, bad)[0], results.DoesNotHold)
+
+	// With a study mechanism (lot, std, crossbeam) measured, only those
+	// are judged: futex's 67x is shown, not held against the claim.
+	study := &results.Experiment{Name: "selfwake", Configs: []*results.Config{swCfg("futex", 300, 0), swCfg("std", 10, 0)}}
+	l2 := lat(cfg("futex", "thread", "cross-core", true, 20000, 0, 2000, 2), cfg("std", "token", "cross-core", true, 20000, 0, 2000, 2))
+	wantVerdict(t, "std 2000x, futex not judged", CrossClaims(l2, study)[0], results.Holds)
+	studyBad := &results.Experiment{Name: "selfwake", Configs: []*results.Config{swCfg("std", 400, 0)}}
+	wantVerdict(t, "std 50x", CrossClaims(l2, studyBad)[0], results.DoesNotHold)
+
+	disjoint := &results.Experiment{Name: "selfwake", Configs: []*results.Config{swCfg("spin", 3, 0)}}
+	wantVerdict(t, "nothing in common", CrossClaims(l, disjoint)[0], results.NotEvaluated)
+
+	// Merged into the latency claims, it replaces the not-evaluated one.
+	merged := MergeClaims(LatencyClaims(l), CrossClaims(l, ok))
+	n := 0
+	for _, m := range merged {
+		if m.ID == ClaimE12Reverse {
+			n++
+			if m.Verdict != results.Holds {
+				t.Errorf("merged reverse claim: %v", m.Verdict)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d reverse claims after merge", n)
+	}
+}
+
+func TestClaimSelfwakeAtOnce(t *testing.T) {
+	ok := &results.Experiment{Configs: []*results.Config{swCfg("futex", 150, 0), swCfg("std", 10, 0.00001)}}
+	wantVerdict(t, "no switches", ClaimSelfwakeAtOnce(ok), results.Holds)
+	bad := &results.Experiment{Configs: []*results.Config{swCfg("futex", 150, 0.5)}}
+	wantVerdict(t, "half a switch per pair", ClaimSelfwakeAtOnce(bad), results.DoesNotHold)
+	wantVerdict(t, "empty", ClaimSelfwakeAtOnce(&results.Experiment{}), results.NotEvaluated)
+}

@@ -1,0 +1,344 @@
+package herd
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// Tolerances of the herd claims, explicit so that a verdict can be checked
+// by hand from the table.
+const (
+	// TotalTolerance: "about N x (hold + handoff)" and "about equal
+	// across implementations" mean within 10%, the study's own bound
+	// ("parking_lot 和 std 相差不到 10%").
+	TotalTolerance = 0.10
+	// CswSlack: "about 2N or fewer" allows 2N + 4 (the notifier's own
+	// sleep and a few runtime threads in the process count).
+	CswSlack = 4
+	// ClaimMinN: the total-time comparison across implementations and
+	// the context-switch comparison are judged at N >= 16, where the holds
+	// dominate; at N = 1 a single wake latency is most of the total.
+	ClaimMinN = 16
+	// FirstN is the N at which the study compared first-waiter times.
+	FirstN = 64
+)
+
+// claimCfg is the part of a Config the claims read.
+type claimCfg struct {
+	c         *results.Config
+	impl      string
+	n         int
+	placement string
+	notify    string
+	held      string
+}
+
+func claimCfgs(configs []*results.Config) []claimCfg {
+	var out []claimCfg
+	for _, c := range configs {
+		n, _ := strconv.Atoi(c.Params["n"])
+		out = append(out, claimCfg{c: c, impl: c.Impl, n: n, placement: c.Placement, notify: c.Params["notify"], held: c.Params["lock_held"]})
+	}
+	return out
+}
+
+// same finds the configuration of impl that shares a's group.
+func sameConfig(cs []claimCfg, a claimCfg, impl string) (claimCfg, bool) {
+	for _, b := range cs {
+		if b.impl == impl && b.n == a.n && b.placement == a.placement && b.notify == a.notify && b.held == a.held {
+			return b, true
+		}
+	}
+	return claimCfg{}, false
+}
+
+func fmtUs(ns float64) string { return strconv.FormatFloat(ns/1000, 'f', 1, 64) + "us" }
+
+func verdictOf(ok, evaluated bool) string {
+	switch {
+	case !evaluated:
+		return results.NotEvaluated
+	case ok:
+		return results.Holds
+	}
+	return results.DoesNotHold
+}
+
+// Claims evaluates the study's E6 claims (docs/experiments.md, "herd") from the measured
+// configurations. It is a pure function of its input.
+func Claims(configs []*results.Config, hold time.Duration) []results.Claim {
+	cs := claimCfgs(configs)
+	return []results.Claim{
+		claimReturn(cs),
+		claimSerial(cs, hold),
+		claimEqual(cs),
+		claimFirst(cs),
+		claimCsw(cs),
+		claimOneLoop(cs),
+	}
+}
+
+// herd-return-n: lot's notify returns N in every repeat.
+func claimReturn(cs []claimCfg) results.Claim {
+	cl := results.Claim{ID: "herd-return-n", Statement: "lot's notify_all returns N (woken + requeued) in every configuration and repeat"}
+	var bad []string
+	evaluated := 0
+	for _, h := range cs {
+		if h.impl != "lot" {
+			continue
+		}
+		for i, r := range h.c.Rounds {
+			evaluated++
+			if v := r.Metrics[results.MReturn]; v != float64(h.n) {
+				bad = append(bad, fmt.Sprintf("%s repeat %d returned %g", h.c.Key, i+1, v))
+			}
+		}
+	}
+	cl.Verdict = verdictOf(len(bad) == 0, evaluated > 0)
+	switch {
+	case evaluated == 0:
+		cl.Evidence = "lot was not run"
+	case len(bad) == 0:
+		cl.Evidence = fmt.Sprintf("%d repeats, every return value equal to N", evaluated)
+	default:
+		cl.Evidence = strings.Join(bad, "; ")
+	}
+	return cl
+}
+
+// herd-total-serial: total ~ N x hold + the handoffs, for every
+// implementation: the median over repeats of serial_ratio = total / (N x
+// hold + (N-1) x mean handoff + first) is at most 1 + tol. hold is the
+// nominal --hold; the handoffs are the gaps that repeat measured between
+// one release and the next hold. Since the total is first + the measured
+// holds + the gaps, what this checks is that the holds were not stretched
+// (a waiter preempted while holding) and that the holds ran one after the
+// other with nothing but the handoffs between them.
+func claimSerial(cs []claimCfg, hold time.Duration) results.Claim {
+	cl := results.Claim{ID: "herd-total-serial",
+		Statement: fmt.Sprintf("total time is about N x (hold + handoff): median over repeats of total / (N x hold + (N-1) x mean handoff + first) within %.0f%%", 100*TotalTolerance)}
+	var bad, worst []string
+	evaluated := 0
+	for _, h := range cs {
+		ratio, ok := h.c.Summary[mSerial]
+		if !ok {
+			continue
+		}
+		evaluated++
+		if ratio > 1+TotalTolerance || ratio < 1-TotalTolerance {
+			bad = append(bad, fmt.Sprintf("%s x%.2f (hold stretched: mean hold %s)", h.c.Key, ratio, fmtUs(h.c.Summary[mHoldMean])))
+		} else if h.n >= ClaimMinN && len(worst) < 4 {
+			worst = append(worst, fmt.Sprintf("%s n=%d x%.2f", h.impl, h.n, ratio))
+		}
+	}
+	cl.Verdict = verdictOf(len(bad) == 0, evaluated > 0)
+	switch {
+	case evaluated == 0:
+		cl.Evidence = "no configuration with totals"
+	case len(bad) == 0:
+		cl.Evidence = fmt.Sprintf("%d configurations within; e.g. %s", evaluated, strings.Join(worst, ", "))
+	default:
+		cl.Evidence = strings.Join(bad, "; ")
+	}
+	return cl
+}
+
+// herd-total-equal: at N >= 16, every implementation's median total is
+// within tol of futex-broadcast's (Rust std's), the study's parking_lot vs
+// std comparison extended to every implementation run.
+func claimEqual(cs []claimCfg) results.Claim {
+	cl := results.Claim{ID: "herd-total-equal",
+		Statement: fmt.Sprintf("total time is about equal across implementations: within %.0f%% of futex-broadcast's (std's) at N >= %d", 100*TotalTolerance, ClaimMinN)}
+	var bad, good []string
+	evaluated := 0
+	for _, h := range cs {
+		if h.impl == "futex-broadcast" || h.n < ClaimMinN {
+			continue
+		}
+		ref, ok := sameConfig(cs, h, "futex-broadcast")
+		if !ok {
+			continue
+		}
+		t, r := h.c.Summary[results.MTotalNs], ref.c.Summary[results.MTotalNs]
+		if r <= 0 {
+			continue
+		}
+		evaluated++
+		ratio := t / r
+		e := fmt.Sprintf("%s n=%d x%.2f", h.impl, h.n, ratio)
+		if math.Abs(ratio-1) > TotalTolerance {
+			bad = append(bad, e)
+		} else {
+			good = append(good, e)
+		}
+	}
+	cl.Verdict = verdictOf(len(bad) == 0, evaluated > 0)
+	switch {
+	case evaluated == 0:
+		cl.Evidence = fmt.Sprintf("needs futex-broadcast and another implementation at N >= %d", ClaimMinN)
+	case len(bad) == 0:
+		cl.Evidence = strings.Join(good, ", ")
+	default:
+		cl.Evidence = "outside: " + strings.Join(bad, ", ")
+		if len(good) > 0 {
+			cl.Evidence += "; within: " + strings.Join(good, ", ")
+		}
+	}
+	return cl
+}
+
+// herd-first-sooner: at N = 64 (else the largest N >= 16 run), with
+// notify=all, lot's median first-waiter time is below futex-broadcast's,
+// in every placement / lock-held group where both ran.
+func claimFirst(cs []claimCfg) results.Claim {
+	cl := results.Claim{ID: "herd-first-sooner",
+		Statement: fmt.Sprintf("lot's first waiter holds the lock sooner than futex-broadcast's (std's) at N = %d", FirstN)}
+	n := 0
+	for _, h := range cs {
+		if h.impl == "lot" && h.notify == ModeAll && h.n >= ClaimMinN {
+			if _, ok := sameConfig(cs, h, "futex-broadcast"); ok {
+				if h.n == FirstN || (n != FirstN && h.n > n) {
+					n = h.n
+				}
+			}
+		}
+	}
+	var parts []string
+	ok, evaluated := true, false
+	for _, h := range cs {
+		if h.impl != "lot" || h.notify != ModeAll || h.n != n {
+			continue
+		}
+		ref, found := sameConfig(cs, h, "futex-broadcast")
+		if !found {
+			continue
+		}
+		evaluated = true
+		a, b := h.c.Summary[results.MFirstNs], ref.c.Summary[results.MFirstNs]
+		if !(a < b) {
+			ok = false
+		}
+		ratio := math.NaN()
+		if b > 0 {
+			ratio = a / b
+		}
+		parts = append(parts, fmt.Sprintf("%s lock-held=%s n=%d: lot %s vs futex-broadcast %s (x%.2f)", h.placement, h.held, n, fmtUs(a), fmtUs(b), ratio))
+	}
+	cl.Verdict = verdictOf(ok, evaluated)
+	if !evaluated {
+		cl.Evidence = fmt.Sprintf("needs lot and futex-broadcast with notify=all at N >= %d", ClaimMinN)
+	} else {
+		if n != FirstN {
+			parts = append(parts, fmt.Sprintf("N = %d not run; judged at N = %d", FirstN, n))
+		}
+		cl.Evidence = strings.Join(parts, "; ")
+	}
+	return cl
+}
+
+// herd-ctxsw: at N >= 16 with notify=all, lot's participant and process
+// switches are at most 2N + slack, and futex-broadcast's participant
+// switches exceed lot's.
+func claimCsw(cs []claimCfg) results.Claim {
+	cl := results.Claim{ID: "herd-ctxsw",
+		Statement: fmt.Sprintf("lot's context switches are about 2N or fewer (<= 2N + %d, participants and process) while futex-broadcast's (std's) are higher (participants), at N >= %d", CswSlack, ClaimMinN)}
+	var parts []string
+	ok, evaluated := true, false
+	for _, h := range cs {
+		if h.impl != "lot" || h.notify != ModeAll || h.n < ClaimMinN {
+			continue
+		}
+		ref, found := sameConfig(cs, h, "futex-broadcast")
+		lp, okp := h.c.Summary[results.MCtxSwParts]
+		lproc := h.c.Summary[results.MCtxSwProc]
+		if !found || !okp {
+			continue
+		}
+		evaluated = true
+		bp := ref.c.Summary[results.MCtxSwParts]
+		limit := float64(2*h.n + CswSlack)
+		this := lp <= limit && lproc <= limit && bp > lp
+		if !this {
+			ok = false
+		}
+		parts = append(parts, fmt.Sprintf("n=%d %s held=%s: lot parts %g proc %g (limit %g), futex-broadcast parts %g proc %g",
+			h.n, h.placement, h.held, lp, lproc, limit, bp, ref.c.Summary[results.MCtxSwProc]))
+	}
+	cl.Verdict = verdictOf(ok, evaluated)
+	if !evaluated {
+		cl.Evidence = fmt.Sprintf("needs lot and futex-broadcast with notify=all at N >= %d", ClaimMinN)
+	} else {
+		cl.Evidence = strings.Join(parts, "; ")
+	}
+	return cl
+}
+
+// herd-one-loop: N x notify_one is indistinguishable from one notify_all:
+// for every implementation and group run both ways, the [min, max] ranges
+// over repeats of first_ns and of total_ns overlap, or the medians are
+// within tol of each other.
+func claimOneLoop(cs []claimCfg) results.Claim {
+	cl := results.Claim{ID: "herd-one-loop",
+		Statement: fmt.Sprintf("N x notify_one is indistinguishable from one notify_all (first and total: [min,max] over repeats overlap, or medians within %.0f%%)", 100*TotalTolerance)}
+	var bad, good []string
+	for _, h := range cs {
+		if h.notify != ModeOneLoop {
+			continue
+		}
+		var all claimCfg
+		found := false
+		for _, b := range cs {
+			if b.impl == h.impl && b.n == h.n && b.placement == h.placement && b.held == h.held && b.notify == ModeAll {
+				all, found = b, true
+			}
+		}
+		if !found {
+			continue
+		}
+		same := true
+		var diffs []string
+		for _, m := range []string{results.MFirstNs, results.MTotalNs} {
+			if !overlapOrClose(h.c.Summary, all.c.Summary, m) {
+				same = false
+				diffs = append(diffs, fmt.Sprintf("%s %s vs %s", strings.TrimSuffix(m, "_ns"), fmtUs(h.c.Summary[m]), fmtUs(all.c.Summary[m])))
+			}
+		}
+		label := fmt.Sprintf("%s n=%d %s held=%s", h.impl, h.n, h.placement, h.held)
+		if same {
+			good = append(good, label)
+		} else {
+			bad = append(bad, label+" ("+strings.Join(diffs, ", ")+")")
+		}
+	}
+	evaluated := len(good)+len(bad) > 0
+	cl.Verdict = verdictOf(len(bad) == 0, evaluated)
+	switch {
+	case !evaluated:
+		cl.Evidence = "needs --notify=all,one-loop"
+	case len(bad) == 0:
+		cl.Evidence = fmt.Sprintf("%d pairs indistinguishable", len(good))
+	default:
+		sort.Strings(bad)
+		cl.Evidence = "distinguishable: " + strings.Join(bad, "; ")
+	}
+	return cl
+}
+
+func overlapOrClose(a, b map[string]float64, m string) bool {
+	amin, amax := a[m+"_min"], a[m+"_max"]
+	bmin, bmax := b[m+"_min"], b[m+"_max"]
+	if amin <= bmax && bmin <= amax {
+		return true
+	}
+	am, bm := a[m], b[m]
+	if am <= 0 || bm <= 0 {
+		return am == bm
+	}
+	return math.Abs(am/bm-1) <= TotalTolerance
+}

@@ -1,0 +1,294 @@
+package herd
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+func tinyHerd() Options {
+	o := DefaultOptions()
+	o.Waiters = []int{1, 3}
+	o.Hold = 2 * time.Microsecond
+	o.Repeats = 2
+	return o
+}
+
+// TestRunHerdStructure runs every available implementation with tiny N and
+// checks the result's shape and its correctness checks; no timing
+// thresholds.
+func TestRunHerdStructure(t *testing.T) {
+	o := tinyHerd()
+	o.Notify = []string{ModeAll, ModeOneLoop}
+	o.LockHeld = []bool{true, false}
+	var calls int
+	exp, err := Run(context.Background(), o, func(done, total int, label string) { calls++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	impls, _ := lookupImpls(nil)
+	want := len(impls) * 2 * 2 * 2 // impls x N x notify x lock-held
+	want -= 2 * 2                  // lot-wakeall has no one-loop of its own
+	if len(exp.Configs) != want {
+		t.Fatalf("%d configs, want %d", len(exp.Configs), want)
+	}
+	if calls == 0 {
+		t.Error("progress never called")
+	}
+	for _, c := range exp.Configs {
+		if !strings.HasSuffix(c.Key, "/n="+c.Params["n"]) || !strings.HasPrefix(c.Key, c.Impl+"/unpinned/") {
+			t.Errorf("key %q", c.Key)
+		}
+		if len(c.Rounds) != o.Repeats {
+			t.Fatalf("%s: %d rounds, want %d", c.Key, len(c.Rounds), o.Repeats)
+		}
+		for _, m := range []string{results.MReturn, results.MFirstNs, results.MTotalNs, results.MCtxSwProc, mHandoff} {
+			if _, ok := c.Summary[m]; !ok {
+				t.Errorf("%s: summary lacks %s", c.Key, m)
+			}
+		}
+		if c.Summary[results.MFirstNs] <= 0 || c.Summary[results.MTotalNs] < c.Summary[results.MFirstNs] {
+			t.Errorf("%s: first %v total %v", c.Key, c.Summary[results.MFirstNs], c.Summary[results.MTotalNs])
+		}
+		if _, ok := c.Summary[results.MFirstNs+"_min"]; !ok {
+			t.Errorf("%s: no first_ns_min", c.Key)
+		}
+		h, err := c.Rounds[0].Hist()
+		if err != nil || h == nil || h.TotalCount() != int64(o.Repeats) {
+			t.Errorf("%s: histogram %v, err %v", c.Key, h, err)
+		}
+		switch c.Impl {
+		case "lot":
+			n := c.Params["n"]
+			for _, r := range c.Rounds {
+				if got := r.Metrics[results.MReturn]; n == "1" && got != 1 || n == "3" && got != 3 {
+					t.Errorf("%s: lot returned %v", c.Key, got)
+				}
+			}
+			if _, ok := c.Summary[results.MCtxSwParts]; !ok {
+				t.Errorf("%s: no participant switches", c.Key)
+			}
+		case "sync":
+			if c.Kind != "goroutine" {
+				t.Errorf("sync kind %q", c.Kind)
+			}
+			if _, ok := c.Summary[results.MCtxSwParts]; ok {
+				t.Errorf("sync must not report participant switches")
+			}
+		case "futex-broadcast", "futex-requeue", "pthread":
+			if c.Summary[results.MReturn] != -1 {
+				t.Errorf("%s: return %v, want -1", c.Key, c.Summary[results.MReturn])
+			}
+		}
+	}
+	if len(exp.Claims) != 6 {
+		t.Fatalf("%d claims", len(exp.Claims))
+	}
+	for _, cl := range exp.Claims {
+		if cl.ID == "herd-return-n" && cl.Verdict != results.Holds {
+			t.Errorf("return claim: %+v", cl)
+		}
+	}
+	if exp.Runtime.GOMAXPROCS < 5 || exp.Runtime.GCPercent != -1 {
+		t.Errorf("runtime %+v", exp.Runtime)
+	}
+	f := &results.File{Format: results.Format, Version: results.Version, Tool: results.CurrentTool(),
+		Started: time.Now().UTC(), Finished: time.Now().UTC(), Command: []string{"parkbench", "herd"},
+		Machine:     results.Machine{Hostname: "test", Slug: "test", OS: "linux", Arch: "amd64", LogicalCPUs: 2, GoVersion: "go"},
+		Experiments: []*results.Experiment{exp}}
+	if err := results.Validate(f); err != nil {
+		t.Errorf("the herd result does not validate: %v", err)
+	}
+}
+
+func TestRunHerdPlacements(t *testing.T) {
+	o := tinyHerd()
+	o.Impls = []string{"lot", "futex-requeue", "sync"}
+	o.Waiters = []int{2}
+	o.Repeats = 1
+	o.Placements = []string{"same-core"}
+	exp, err := Run(context.Background(), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exp.Configs) != 2 || len(exp.Warnings) == 0 {
+		t.Fatalf("%d configs (sync must be skipped pinned), warnings %v", len(exp.Configs), exp.Warnings)
+	}
+	for _, c := range exp.Configs {
+		if c.Summary[mNotifierCPU] != c.Summary[mFirstCPU] {
+			t.Errorf("%s: same-core but notifier on %v, first waiter on %v", c.Key, c.Summary[mNotifierCPU], c.Summary[mFirstCPU])
+		}
+	}
+}
+
+func TestHerdOptionErrors(t *testing.T) {
+	for _, tc := range []struct {
+		mod  func(*Options)
+		want string
+	}{
+		{func(o *Options) { o.Impls = []string{"nope"} }, "valid: lot"},
+		{func(o *Options) { o.Waiters = []int{0} }, "between 1 and 4096"},
+		{func(o *Options) { o.Waiters = []int{4097} }, "between 1 and 4096"},
+		{func(o *Options) { o.Notify = []string{"some"} }, "valid modes"},
+		{func(o *Options) { o.Placements = []string{"moon"} }, "valid placements"},
+		{func(o *Options) { o.Repeats = 0 }, "repeats"},
+	} {
+		o := tinyHerd()
+		tc.mod(&o)
+		err := o.Validate()
+		var oe *driver.OptionError
+		if !errors.As(err, &oe) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Validate: %v, want an OptionError containing %q", err, tc.want)
+		}
+		if _, err := Run(context.Background(), o, nil); !errors.As(err, &oe) {
+			t.Errorf("Run: %v, want an OptionError", err)
+		}
+	}
+}
+
+// TestRunHerdCancel cancels mid-run: Run returns context.Canceled
+// promptly (every started repeat still notifies, so no thread is stuck).
+func TestRunHerdCancel(t *testing.T) {
+	o := tinyHerd()
+	o.Repeats = 50
+	o.Impls = []string{"lot", "futex-broadcast"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := Run(ctx, o, func(done, total int, label string) {
+		if done == 3 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+}
+
+func TestCheckHerdRaw(t *testing.T) {
+	ok := &repeatResult{waiters: []waiterState{{acq: 10, rel: 20, acquisitions: 1}, {acq: 21, rel: 30, acquisitions: 1}}}
+	if err := checkRaw(ok, "x", 2); err != nil {
+		t.Fatal(err)
+	}
+	overlap := &repeatResult{waiters: []waiterState{{acq: 10, rel: 20, acquisitions: 1}, {acq: 15, rel: 30, acquisitions: 1}}}
+	if err := checkRaw(overlap, "x", 2); err == nil || !strings.Contains(err.Error(), "at once") {
+		t.Fatalf("overlap: %v", err)
+	}
+	twice := &repeatResult{waiters: []waiterState{{acq: 10, rel: 20, acquisitions: 2}, {acq: 21, rel: 30, acquisitions: 1}}}
+	if err := checkRaw(twice, "x", 2); err == nil || !strings.Contains(err.Error(), "exactly once") {
+		t.Fatalf("twice: %v", err)
+	}
+	never := &repeatResult{waiters: []waiterState{{acq: 10, rel: 20, acquisitions: 1}, {}}}
+	if err := checkRaw(never, "x", 2); err == nil {
+		t.Fatal("a waiter that never returned passed")
+	}
+}
+
+// fakeHerd builds a config for the claim tests.
+func fakeHerd(impl string, n int, notify string, s map[string]float64, rets ...float64) *results.Config {
+	c := &results.Config{
+		Key: impl + "/unpinned/n", Impl: impl, Placement: "unpinned",
+		Params:  map[string]string{"n": strconv.Itoa(n), "notify": notify, "lock_held": "true"},
+		Summary: s,
+	}
+	for _, r := range rets {
+		c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{results.MReturn: r}})
+	}
+	return c
+}
+
+// testN is the N herdSum computes serial_ratio for.
+const testN = 64
+
+func claimByID(cls []results.Claim, id string) results.Claim {
+	for _, c := range cls {
+		if c.ID == id {
+			return c
+		}
+	}
+	return results.Claim{}
+}
+
+func herdSum(first, total, handoff, parts, proc float64) map[string]float64 {
+	return map[string]float64{
+		results.MFirstNs: first, results.MFirstNs + "_min": first, results.MFirstNs + "_max": first,
+		results.MTotalNs: total, results.MTotalNs + "_min": total, results.MTotalNs + "_max": total,
+		mHandoff: handoff, mHandoffMean: handoff,
+		mSerial:             total / (float64(testN)*20e3 + float64(testN-1)*handoff + first),
+		results.MCtxSwParts: parts, results.MCtxSwProc: proc,
+	}
+}
+
+func TestHerdClaimsHold(t *testing.T) {
+	hold := 20 * time.Microsecond
+	// N=64: total = 64*20us + 63*10us + first.
+	lot := fakeHerd("lot", 64, "all", herdSum(20e3, 64*20e3+63*10e3+20e3, 10e3, 70, 90), 64, 64, 64)
+	bc := fakeHerd("futex-broadcast", 64, "all", herdSum(100e3, 64*20e3+63*10e3+100e3, 10e3, 130, 140), -1, -1, -1)
+	one := fakeHerd("lot", 64, "one-loop", herdSum(21e3, 64*20e3+63*10e3+21e3, 10e3, 70, 90), 64, 64, 64)
+	cls := Claims([]*results.Config{lot, bc, one}, hold)
+	for _, id := range []string{"herd-return-n", "herd-total-serial", "herd-total-equal", "herd-first-sooner", "herd-ctxsw", "herd-one-loop"} {
+		if c := claimByID(cls, id); c.Verdict != results.Holds {
+			t.Errorf("%s: %s (%s)", id, c.Verdict, c.Evidence)
+		}
+	}
+}
+
+func TestHerdClaimsDoNotHold(t *testing.T) {
+	hold := 20 * time.Microsecond
+	// lot returns 63 once; its total is 2x the serial estimate and 2x the
+	// broadcast's; its first waiter is later; it switches 3N times; and
+	// one-loop is far from all.
+	lot := fakeHerd("lot", 64, "all", herdSum(200e3, 2*(64*20e3+63*10e3+200e3), 10e3, 192, 200), 64, 63, 64)
+	bc := fakeHerd("futex-broadcast", 64, "all", herdSum(100e3, 64*20e3+63*10e3+100e3, 10e3, 130, 140), -1)
+	one := fakeHerd("lot", 64, "one-loop", herdSum(900e3, 9*(64*20e3+63*10e3+200e3), 10e3, 70, 90), 64)
+	cls := Claims([]*results.Config{lot, bc, one}, hold)
+	for _, id := range []string{"herd-return-n", "herd-total-serial", "herd-total-equal", "herd-first-sooner", "herd-ctxsw", "herd-one-loop"} {
+		if c := claimByID(cls, id); c.Verdict != results.DoesNotHold {
+			t.Errorf("%s: %s, want %q (%s)", id, c.Verdict, results.DoesNotHold, c.Evidence)
+		}
+	}
+	// Broadcast switching no more than lot also breaks the ctxsw claim.
+	lot2 := fakeHerd("lot", 64, "all", herdSum(20e3, 64*20e3+63*10e3+20e3, 10e3, 70, 90), 64)
+	bc2 := fakeHerd("futex-broadcast", 64, "all", herdSum(100e3, 64*20e3+63*10e3+100e3, 10e3, 70, 80), -1)
+	if c := claimByID(Claims([]*results.Config{lot2, bc2}, hold), "herd-ctxsw"); c.Verdict != results.DoesNotHold {
+		t.Errorf("ctxsw with broadcast == lot: %s", c.Verdict)
+	}
+}
+
+func TestHerdClaimsNotEvaluated(t *testing.T) {
+	bc := fakeHerd("futex-broadcast", 4, "all", herdSum(100e3, 4*20e3+3*10e3+100e3, 10e3, 8, 9), -1)
+	cls := Claims([]*results.Config{bc}, 20*time.Microsecond)
+	for _, id := range []string{"herd-return-n", "herd-total-equal", "herd-first-sooner", "herd-ctxsw", "herd-one-loop"} {
+		if c := claimByID(cls, id); c.Verdict != results.NotEvaluated {
+			t.Errorf("%s: %s, want not evaluated", id, c.Verdict)
+		}
+	}
+}
+
+// lostPrim never notifies: a lost wakeup by construction.
+type lostPrim struct{ futexPrim }
+
+func (p *lostPrim) NotifyAll(bool) notifyOut { return notifyOut{-1, -1, -1} }
+func (p *lostPrim) NotifyOne(bool) notifyOut { return notifyOut{-1, -1, -1} }
+
+// TestHerdWatchdog: a repeat whose notify wakes nobody fails with a lost
+// wakeup naming the implementation and N. (Its waiters stay blocked: the
+// test process exits.)
+func TestHerdWatchdog(t *testing.T) {
+	if notLinuxFutex() != nil {
+		t.Skip(notLinuxFutex())
+	}
+	old := repeatWatchdog
+	repeatWatchdog = func(int, time.Duration) time.Duration { return 200 * time.Millisecond }
+	defer func() { repeatWatchdog = old }()
+	im := implSpec{name: "broken", kind: "thread", newPrim: func() primitive { return &lostPrim{} }}
+	_, err := runRepeat(context.Background(), repeatSpec{impl: im, n: 3, hold: time.Microsecond, lockHeld: true, notifierCPU: -1})
+	if err == nil || !strings.Contains(err.Error(), "lost wakeup") || !strings.Contains(err.Error(), "broken with N=3") {
+		t.Fatalf("err %v, want a lost wakeup naming broken and N=3", err)
+	}
+}

@@ -1,0 +1,274 @@
+package herd
+
+import (
+	"errors"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/parkbench/parkbench/internal/cref"
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/futexsync"
+	"github.com/parkbench/parkbench/internal/lot"
+)
+
+// primitive is one condition variable with its mutex, as a Go-side herd
+// implementation uses them. Lock/Unlock/Wait follow the usual contract (Wait
+// is called with the mutex held and returns with it held; callers loop on
+// their predicate). held says whether the notifier holds the mutex while it
+// notifies.
+type primitive interface {
+	Lock()
+	Unlock()
+	Wait()
+	NotifyAll(held bool) notifyOut
+	NotifyOne(held bool) notifyOut
+}
+
+// notifyOut is what one notify call reported. ret is the call's return
+// value (-1 when the API returns nothing); unparked / requeued are the
+// counts the implementation knows (-1 when it does not).
+type notifyOut struct {
+	ret, unparked, requeued int
+}
+
+func (a *notifyOut) add(b notifyOut) {
+	a.ret = addKnown(a.ret, b.ret)
+	a.unparked = addKnown(a.unparked, b.unparked)
+	a.requeued = addKnown(a.requeued, b.requeued)
+}
+
+func addKnown(a, b int) int {
+	if a < 0 || b < 0 {
+		return -1
+	}
+	return a + b
+}
+
+// implSpec is one --impl of the herd.
+type implSpec struct {
+	name    string
+	summary string
+	// kind is results.Config.Kind: "thread" (locked OS threads),
+	// "goroutine" (sync), "c-reference" (pthread: C threads).
+	kind string
+	// unavailable says why the implementation does not run here (nil: it does).
+	unavailable func() error
+	// newPrim builds the primitives of one repeat (Go implementations).
+	newPrim func() primitive
+	// goroutines: waiters are plain goroutines (sync), not locked threads.
+	goroutines bool
+	// c: the whole repeat runs in C (pthread).
+	c bool
+}
+
+func notLinuxFutex() error {
+	if !futexsync.Supported {
+		return errors.New("futexes exist only on Linux; this is " + runtime.GOOS)
+	}
+	return nil
+}
+
+// allImpls are the implementations in --impl order.
+var allImpls = []implSpec{
+	{
+		name:    "lot",
+		summary: "parking_lot Condvar + Mutex (lot): notify_all requeues onto the mutex (RequeueAll when held, UnparkOneRequeueRest when not)",
+		kind:    "thread",
+		newPrim: func() primitive { return &lotPrim{} },
+	},
+	{
+		name:    "lot-wakeall",
+		summary: "the same lot Mutex and parker, but notify_all wakes every waiter (UnparkAll; not upstream): what the requeue buys",
+		kind:    "thread",
+		newPrim: func() primitive { return &lotPrim{wakeAll: true} },
+	},
+	{
+		name:        "futex-broadcast",
+		summary:     "Rust std's Linux futex Condvar + futex Mutex: notify_all = counter++ and FUTEX_WAKE(INT_MAX) (the herd)",
+		kind:        "thread",
+		unavailable: notLinuxFutex,
+		newPrim:     func() primitive { return &futexPrim{} },
+	},
+	{
+		name:        "futex-requeue",
+		summary:     "futex Condvar with FUTEX_CMP_REQUEUE onto the futex Mutex, marked contended first; requeued waiters relock contended",
+		kind:        "thread",
+		unavailable: notLinuxFutex,
+		newPrim:     func() primitive { return &requeuePrim{} },
+	},
+	{
+		name:        "pthread",
+		summary:     "glibc pthread_cond_broadcast + pthread_mutex, C threads (pthread_create), the whole repeat in C",
+		kind:        "c-reference",
+		unavailable: cref.HerdAvailable,
+		c:           true,
+	},
+	{
+		name:       "sync",
+		summary:    "Go sync.Cond.Broadcast + sync.Mutex between plain goroutines (goroutine level, GOMAXPROCS = NumCPU)",
+		kind:       "goroutine",
+		newPrim:    func() primitive { return newSyncPrim() },
+		goroutines: true,
+	},
+}
+
+// ImplNames returns every --impl name of the herd, in order.
+func ImplNames() []string {
+	var names []string
+	for _, im := range allImpls {
+		names = append(names, im.name)
+	}
+	return names
+}
+
+// Impls describes every herd implementation.
+func Impls() []driver.ImplInfo {
+	var out []driver.ImplInfo
+	for _, im := range allImpls {
+		info := driver.ImplInfo{Name: im.name, Kind: im.kind, Summary: im.summary}
+		if im.unavailable != nil {
+			if err := im.unavailable(); err != nil {
+				info.Why = err.Error()
+			}
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+// lookupImpls resolves --impl names (nil/empty: every available one).
+// An unknown name lists the valid ones; an unavailable one says why.
+func lookupImpls(names []string) ([]implSpec, error) {
+	if len(names) == 0 {
+		var out []implSpec
+		for _, im := range allImpls {
+			if im.unavailable == nil || im.unavailable() == nil {
+				out = append(out, im)
+			}
+		}
+		return out, nil
+	}
+	var out []implSpec
+	seen := map[string]bool{}
+	for _, n := range names {
+		var found *implSpec
+		for i := range allImpls {
+			if allImpls[i].name == n {
+				found = &allImpls[i]
+			}
+		}
+		if found == nil {
+			return nil, driver.Bad("Impls", "unknown herd implementation %q; valid: %s", n, strings.Join(ImplNames(), ", "))
+		}
+		if found.unavailable != nil {
+			if err := found.unavailable(); err != nil {
+				return nil, driver.Bad("Impls", "herd implementation %q is not available here: %v", n, err)
+			}
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, *found)
+		}
+	}
+	return out, nil
+}
+
+// lotPrim: lot.Condvar + lot.Mutex.
+type lotPrim struct {
+	m       lot.Mutex
+	c       lot.Condvar
+	wakeAll bool
+}
+
+func (p *lotPrim) Lock()   { p.m.Lock() }
+func (p *lotPrim) Unlock() { p.m.Unlock() }
+func (p *lotPrim) Wait()   { p.c.Wait(&p.m) }
+func (p *lotPrim) NotifyAll(bool) notifyOut {
+	if p.wakeAll {
+		n := p.c.NotifyAllWake()
+		return notifyOut{ret: n, unparked: n, requeued: 0}
+	}
+	r := p.c.NotifyAllResult()
+	return notifyOut{ret: r.UnparkedThreads + r.RequeuedThreads, unparked: r.UnparkedThreads, requeued: r.RequeuedThreads}
+}
+
+// NotifyOne: lot's notify_one returns a bool (woken or requeued), not the
+// split; lot-wakeall has no notify_one of its own and uses lot's.
+func (p *lotPrim) NotifyOne(bool) notifyOut {
+	if p.c.NotifyOne() {
+		return notifyOut{ret: 1, unparked: -1, requeued: -1}
+	}
+	return notifyOut{ret: 0, unparked: -1, requeued: -1}
+}
+
+// futexPrim: std's futex Condvar + Mutex.
+type futexPrim struct {
+	m futexsync.Mutex
+	c futexsync.Condvar
+}
+
+func (p *futexPrim) Lock()   { p.m.Lock() }
+func (p *futexPrim) Unlock() { p.m.Unlock() }
+func (p *futexPrim) Wait()   { p.c.Wait(&p.m) }
+
+// NotifyAll: std's notify_all returns (); unparked is the kernel's count of
+// threads FUTEX_WAKE woke.
+func (p *futexPrim) NotifyAll(bool) notifyOut {
+	return notifyOut{ret: -1, unparked: p.c.NotifyAll(), requeued: 0}
+}
+func (p *futexPrim) NotifyOne(bool) notifyOut {
+	return notifyOut{ret: -1, unparked: p.c.NotifyOne(), requeued: 0}
+}
+
+// requeuePrim: the CMP_REQUEUE condvar on the futex Mutex.
+type requeuePrim struct {
+	m futexsync.Mutex
+	c futexsync.RequeueCondvar
+}
+
+func (p *requeuePrim) Lock()   { p.m.Lock() }
+func (p *requeuePrim) Unlock() { p.m.Unlock() }
+func (p *requeuePrim) Wait()   { p.c.Wait(&p.m) }
+func (p *requeuePrim) NotifyAll(held bool) notifyOut {
+	var w, r int
+	if held {
+		w, r = p.c.NotifyAllLocked(&p.m)
+	} else {
+		w, r = p.c.NotifyAll(&p.m)
+	}
+	return notifyOut{ret: -1, unparked: w, requeued: r}
+}
+func (p *requeuePrim) NotifyOne(held bool) notifyOut {
+	var w, r int
+	if held {
+		w, r = p.c.NotifyOneLocked(&p.m)
+	} else {
+		w, r = p.c.NotifyOne(&p.m)
+	}
+	return notifyOut{ret: -1, unparked: w, requeued: r}
+}
+
+// syncPrim: sync.Cond + sync.Mutex.
+type syncPrim struct {
+	m sync.Mutex
+	c *sync.Cond
+}
+
+func newSyncPrim() *syncPrim {
+	p := &syncPrim{}
+	p.c = sync.NewCond(&p.m)
+	return p
+}
+
+func (p *syncPrim) Lock()   { p.m.Lock() }
+func (p *syncPrim) Unlock() { p.m.Unlock() }
+func (p *syncPrim) Wait()   { p.c.Wait() }
+func (p *syncPrim) NotifyAll(bool) notifyOut {
+	p.c.Broadcast()
+	return notifyOut{ret: -1, unparked: -1, requeued: -1}
+}
+func (p *syncPrim) NotifyOne(bool) notifyOut {
+	p.c.Signal()
+	return notifyOut{ret: -1, unparked: -1, requeued: -1}
+}

@@ -1,0 +1,60 @@
+package experiments
+
+import (
+	"context"
+
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/experiments/e12"
+	"github.com/parkbench/parkbench/internal/experiments/herd"
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// SuiteOptions are the options of each experiment of the suite.
+type SuiteOptions struct {
+	Latency  e12.LatencyOptions
+	Selfwake e12.SelfwakeOptions
+	Herd     herd.Options
+}
+
+// DefaultSuite is the study's method for every experiment of the suite.
+func DefaultSuite() SuiteOptions {
+	return SuiteOptions{e12.DefaultLatencyOptions(), e12.DefaultSelfwakeOptions(), herd.DefaultOptions()}
+}
+
+// QuickSuite is a short run of the suite (under a minute on two vCPUs).
+func QuickSuite() SuiteOptions {
+	return SuiteOptions{e12.QuickLatencyOptions(), e12.QuickSelfwakeOptions(), herd.QuickOptions()}
+}
+
+// Validate checks every experiment's options before anything is measured.
+func (o SuiteOptions) Validate() error {
+	for _, v := range []interface{ Validate() error }{o.Latency, o.Selfwake, o.Herd} {
+		if err := v.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RunSuite runs the suite: E12 latency, its reverse check selfwake, and E6
+// herd, in that order. The reverse-check claim needs latency and selfwake
+// from the same run: it replaces latency's "not evaluated" placeholder.
+func RunSuite(ctx context.Context, o SuiteOptions, progress driver.Progress) ([]*results.Experiment, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	lat, err := e12.RunLatency(ctx, o.Latency, progress.Stage("latency"))
+	if err != nil {
+		return nil, err
+	}
+	self, err := e12.RunSelfwake(ctx, o.Selfwake, progress.Stage("selfwake"))
+	if err != nil {
+		return nil, err
+	}
+	lat.Claims = e12.MergeClaims(lat.Claims, e12.CrossClaims(lat, self))
+	h, err := herd.Run(ctx, o.Herd, progress.Stage("herd"))
+	if err != nil {
+		return nil, err
+	}
+	return []*results.Experiment{lat, self, h}, nil
+}

@@ -1,0 +1,230 @@
+package timeout
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/lot"
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+func testConfig(impl, deadline, slack string, kernel bool, min, median, early, slackNs float64) *results.Config {
+	kt := "false"
+	if kernel {
+		kt = "true"
+	}
+	return &results.Config{
+		Key:    impl + "/deadline=" + deadline + "/slack=" + slack,
+		Impl:   impl,
+		Params: map[string]string{"deadline": deadline, "slack": slack, "kernel_timed": kt},
+		Summary: map[string]float64{
+			results.MMin: min, results.MMedian: median, results.MSamples: 100,
+			MEarly: early, MSlack: slackNs,
+		},
+	}
+}
+
+func claimByID(cs []results.Claim, id string) results.Claim {
+	for _, c := range cs {
+		if c.ID == id {
+			return c
+		}
+	}
+	return results.Claim{}
+}
+
+func TestTimeoutClaimNoEarly(t *testing.T) {
+	good := []*results.Config{testConfig("futex", "10µs", "default", true, 3000, 55000, 0, 50000)}
+	if c := claimByID(Claims(good), ClaimNoEarlyReturn); c.Verdict != results.Holds {
+		t.Fatalf("good numbers: %+v", c)
+	}
+	bad := []*results.Config{
+		testConfig("futex", "10µs", "default", true, 3000, 55000, 0, 50000),
+		testConfig("std", "10µs", "default", true, -1200, 55000, 3, 50000),
+		// a negative minimum without an early count still violates it
+		testConfig("pthread", "10µs", "default", true, -5, 55000, 0, 50000),
+	}
+	c := claimByID(Claims(bad), ClaimNoEarlyReturn)
+	if c.Verdict != results.DoesNotHold || !strings.Contains(c.Evidence, "std") || !strings.Contains(c.Evidence, "pthread") || strings.Contains(c.Evidence, "futex/") {
+		t.Fatalf("violating numbers: %+v", c)
+	}
+	if c := claimByID(Claims(nil), ClaimNoEarlyReturn); c.Verdict != results.NotEvaluated {
+		t.Fatalf("no configs: %+v", c)
+	}
+}
+
+func TestTimeoutClaimSlack(t *testing.T) {
+	holds := []*results.Config{
+		testConfig("futex", "10µs", "default", true, 50000, 60000, 0, 50000),
+		testConfig("futex", "10µs", "1ns", true, 2000, 8000, 0, 1),
+		testConfig("futex", "100µs", "default", true, 50000, 58000, 0, 50000),
+		testConfig("futex", "100µs", "1ns", true, 2000, 9000, 0, 1),
+		// long deadlines and non-kernel-timed rows are ignored
+		testConfig("futex", "10ms", "default", true, 50000, 58000, 0, 50000),
+		testConfig("futex", "10ms", "1ns", true, 2000, 90000, 0, 1),
+		testConfig("chan", "10µs", "default", false, 50000, 10000, 0, 50000),
+		testConfig("chan", "10µs", "1ns", false, 2000, 90000, 0, 1),
+	}
+	if c := claimByID(Claims(holds), ClaimSlackDominates); c.Verdict != results.Holds {
+		t.Fatalf("holding numbers: %+v", c)
+	}
+	// The small slack does not reduce the overshoot: violated.
+	violates := []*results.Config{
+		testConfig("futex", "10µs", "default", true, 50000, 60000, 0, 50000),
+		testConfig("futex", "10µs", "1ns", true, 50000, 59000, 0, 1),
+		testConfig("pthread", "10µs", "default", true, 50000, 60000, 0, 50000),
+		testConfig("pthread", "10µs", "1ns", true, 2000, 70000, 0, 1),
+	}
+	c := claimByID(Claims(violates), ClaimSlackDominates)
+	if c.Verdict != results.DoesNotHold || !strings.Contains(c.Evidence, "0 of 2") {
+		t.Fatalf("violating numbers: %+v", c)
+	}
+	// Only one slack measured: not evaluated.
+	if c := claimByID(Claims(holds[:1]), ClaimSlackDominates); c.Verdict != results.NotEvaluated {
+		t.Fatalf("one slack: %+v", c)
+	}
+	// A machine whose default slack is not 50 µs: not evaluated.
+	rt := []*results.Config{
+		testConfig("futex", "10µs", "default", true, 0, 3000, 0, 0),
+		testConfig("futex", "10µs", "1ns", true, 0, 3000, 0, 1),
+	}
+	if c := claimByID(Claims(rt), ClaimSlackDominates); c.Verdict != results.NotEvaluated {
+		t.Fatalf("slack 0: %+v", c)
+	}
+}
+
+func TestStatsOf(t *testing.T) {
+	var late []int64
+	for i := 100; i >= 1; i-- {
+		late = append(late, int64(i))
+	}
+	late = append(late, -7)
+	st := overshootStatsOf(late)
+	if st.min != -7 || st.max != 100 || st.early != 1 || st.median != 50 || st.p99 != 99 {
+		t.Fatalf("%+v", st)
+	}
+	if (overshootStatsOf(nil) != overshootStats{}) {
+		t.Fatal("empty")
+	}
+}
+
+func TestTimeoutOptionsCheck(t *testing.T) {
+	ok := QuickOptions()
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, mut := range map[string]func(*Options){
+		"zero deadline":     func(o *Options) { o.Deadlines = []time.Duration{0} },
+		"negative deadline": func(o *Options) { o.Deadlines = []time.Duration{-time.Millisecond} },
+		"huge deadline":     func(o *Options) { o.Deadlines = []time.Duration{11 * time.Second} },
+		"no deadline":       func(o *Options) { o.Deadlines = nil },
+		"samples 0":         func(o *Options) { o.Samples = 0 },
+		"samples 1e6+1":     func(o *Options) { o.Samples = 1_000_001 },
+		"negative slack":    func(o *Options) { o.Slacks = []time.Duration{-1} },
+		"no slack":          func(o *Options) { o.Slacks = nil },
+	} {
+		o := DefaultOptions()
+		mut(&o)
+		var oe *driver.OptionError
+		if err := o.Validate(); !errors.As(err, &oe) {
+			t.Errorf("%s: got %v, want an OptionError", name, err)
+		}
+	}
+	for _, s := range []string{"", "x", "0", "-1ns", "2s"} {
+		if _, err := ParseSlack(s); err == nil {
+			t.Errorf("ParseSlack(%q) accepted", s)
+		}
+	}
+	if d, err := ParseSlack("1ns"); err != nil || d != 1 {
+		t.Errorf("ParseSlack(1ns) = %v, %v", d, err)
+	}
+	if d, err := ParseSlack("default"); err != nil || d != 0 {
+		t.Errorf("ParseSlack(default) = %v, %v", d, err)
+	}
+	o := QuickOptions()
+	o.Impls = []string{"no-such-parker"}
+	_, err := Run(context.Background(), o, nil)
+	var oe *driver.OptionError
+	if !errors.As(err, &oe) || !strings.Contains(err.Error(), "futex") {
+		t.Fatalf("unknown impl: %v", err)
+	}
+}
+
+// TestTimeoutNeverEarly runs a few real timed waits per mechanism and checks
+// correctness only: no wait returns before its deadline, and none reports a
+// wake nobody made (std's token parker may wake spuriously by contract, so
+// its spurious count is not checked).
+func TestTimeoutNeverEarly(t *testing.T) {
+	o := Options{
+		Impls:     []string{"all"},
+		Deadlines: []time.Duration{10 * time.Microsecond, 200 * time.Microsecond},
+		Samples:   4,
+		Warmup:    1,
+		Slacks:    []time.Duration{0},
+	}
+	if slackSupported {
+		o.Slacks = append(o.Slacks, time.Nanosecond)
+	}
+	exp, err := Run(context.Background(), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exp.Configs) == 0 {
+		t.Fatal("no configurations")
+	}
+	for _, c := range exp.Configs {
+		if c.Summary[MEarly] != 0 || c.Summary[results.MMin] < 0 {
+			t.Errorf("%s returned before its deadline: %v", c.Key, c.Summary)
+		}
+		if c.Summary[results.MSamples] != 4 || c.Rounds[0].Histogram == "" {
+			t.Errorf("%s: samples %v, histogram %q", c.Key, c.Summary[results.MSamples], c.Rounds[0].Histogram)
+		}
+		if c.Impl != "std" && c.Summary[MSpurious] != 0 {
+			t.Errorf("%s: %v spurious wakes", c.Key, c.Summary[MSpurious])
+		}
+		if runtime.GOOS == "linux" && c.Params["slack"] == "1ns" && c.Summary[MSlack] != 1 {
+			t.Errorf("%s: slack read back %v, want 1", c.Key, c.Summary[MSlack])
+		}
+	}
+	if c := claimByID(exp.Claims, ClaimNoEarlyReturn); c.Verdict != results.Holds {
+		t.Errorf("claim: %+v", c)
+	}
+}
+
+func TestTimeoutLotParker(t *testing.T) {
+	before := lot.CurrentBackend().Name
+	o := Options{Impls: []string{"lot"}, Deadlines: []time.Duration{20 * time.Microsecond}, Samples: 2, Slacks: []time.Duration{0}, LotParker: "yield"}
+	exp, err := Run(context.Background(), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exp.Configs) != 3 {
+		t.Fatalf("--impl lot gave %d configurations", len(exp.Configs))
+	}
+	for _, c := range exp.Configs {
+		if c.Params["lot_parker"] != "yield" || c.Params["kernel_timed"] != "false" || c.Summary[MEarly] != 0 {
+			t.Errorf("%s: params %v early %v", c.Key, c.Params, c.Summary[MEarly])
+		}
+	}
+	if after := lot.CurrentBackend().Name; after != before {
+		t.Errorf("lot backend left at %q, was %q", after, before)
+	}
+	o.LotParker = "no-such-parker"
+	var oe *driver.OptionError
+	if _, err := Run(context.Background(), o, nil); !errors.As(err, &oe) {
+		t.Errorf("bad --lot-parker: %v", err)
+	}
+}
+
+func TestTimeoutInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, QuickOptions(), nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v", err)
+	}
+}
