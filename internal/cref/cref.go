@@ -19,6 +19,7 @@ package cref
 import "C"
 
 import (
+	"context"
 	"fmt"
 	"syscall"
 	"time"
@@ -76,6 +77,10 @@ func (pr *Pair) Round(n int) Result {
 	}
 	C.cref_round(pr.p, C.long(n), &pr.r0, &pr.r1, &pr.buf)
 	r0, r1, buf := pr.r0, pr.r1, pr.buf
+	if int(r0.done) < n || int(r1.done) < n {
+		// cref_stop cut the round: its samples are incomplete.
+		return Result{Interrupted: true}
+	}
 	res := Result{
 		NoSleep:    uint64(r0.nosleep) + uint64(r1.nosleep),
 		ThreadCsw:  int64(r0.csw) + int64(r1.csw),
@@ -86,6 +91,32 @@ func (pr *Pair) Round(n int) Result {
 		res.Samples = unsafe.Slice((*int64)(unsafe.Pointer(buf)), 2*n)
 	}
 	return res
+}
+
+// RoundContext is Round that ends within one round trip of ctx being
+// cancelled (SIGINT, SIGTERM), returning ctx's error: the C threads never
+// look at Go's signal handling, so without it an interrupt waited for the
+// whole round. After an interrupted round the pair can only be closed.
+func (pr *Pair) RoundContext(ctx context.Context, n int) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	p := pr.p
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		C.cref_stop(p)
+		close(fired)
+	})
+	res := pr.Round(n)
+	if !stop() {
+		// The stop ran or is running: let it finish before the caller
+		// may Close (and free) the pair.
+		<-fired
+	}
+	if res.Interrupted {
+		return Result{}, ctx.Err()
+	}
+	return res, nil
 }
 
 // Close stops and joins the threads and frees the C memory.

@@ -9,6 +9,7 @@ typedef struct {
 	int64_t csw;        // this thread's RUSAGE_THREAD nvcsw+nivcsw delta
 	int64_t same_cpu;   // sampled wakes where waker and woken shared a CPU
 	int64_t cpu_samples;
+	long done;          // round trips completed (< n when cref_stop cut the round)
 } cref_side;
 
 typedef struct cref_pair cref_pair;
@@ -22,5 +23,9 @@ int cref_pin_error(cref_pair *p, int me);
 // cref_round runs n round trips and returns both sides' figures and the
 // sample buffer (2n one-way latencies, ns), valid until the next call.
 void cref_round(cref_pair *p, long n, cref_side *res0, cref_side *res1, int64_t **samples);
+// cref_stop makes the running round (and every later one) end within one
+// round trip; any thread may call it, once the pair is open and until
+// cref_close. A stopped pair can only be closed.
+void cref_stop(cref_pair *p);
 void cref_close(cref_pair *p);
 long cref_selfwake(int mode, long pairs, long nsamples, int64_t *out);

@@ -3,6 +3,7 @@
 package cref
 
 import (
+	"context"
 	"errors"
 	"runtime"
 	"time"
@@ -28,6 +29,9 @@ func Open(mode Mode, cpus [2]int, capacity int, gap time.Duration, sampleCPU boo
 
 // Round is never reached (Open fails).
 func (pr *Pair) Round(n int) Result { return Result{} }
+
+// RoundContext is never reached (Open fails).
+func (pr *Pair) RoundContext(ctx context.Context, n int) (Result, error) { return Result{}, why() }
 
 // Close does nothing.
 func (pr *Pair) Close() {}

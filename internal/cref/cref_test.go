@@ -1,7 +1,10 @@
 package cref
 
 import (
+	"context"
+	"errors"
 	"testing"
+	"time"
 )
 
 // TestRound runs a few round trips of each mode and checks the structure
@@ -50,5 +53,39 @@ func TestSelfwake(t *testing.T) {
 				t.Fatalf("mode %d: sample %d", mode, v)
 			}
 		}
+	}
+}
+
+// TestRoundContextStops: a cancelled context ends a C round within a round
+// trip (the C threads never see Go's signal handling; SIGINT during a
+// 1 000 000-trip c-futex round once went unheard for 65 s).
+func TestRoundContextStops(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+	for _, mode := range []Mode{Futex, Spin} {
+		const huge = 50_000_000 // hours of round trips: only the stop ends it
+		p, err := Open(mode, [2]int{-1, -1}, huge, 0, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			_, err := p.RoundContext(ctx, huge)
+			done <- err
+		}()
+		time.Sleep(50 * time.Millisecond)
+		cancel()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("mode %d: RoundContext = %v, want context.Canceled", mode, err)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatalf("mode %d: the round did not stop within 60 s of the cancel", mode)
+		}
+		// A stopped pair still closes (both threads reach the barriers).
+		p.Close()
 	}
 }

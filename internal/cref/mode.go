@@ -20,4 +20,7 @@ type Result struct {
 	ThreadCsw int64
 	// SameCPU of CPUSamples sampled wakes had waker and woken on one CPU.
 	SameCPU, CPUSamples int64
+	// Interrupted: the round was stopped (RoundContext) before its n
+	// round trips; the other fields are empty.
+	Interrupted bool
 }

@@ -62,7 +62,9 @@ func WriteFile(path string, f *File) error {
 // Decode parses a result file, refusing anything that is not a parkbench
 // result of a version this build can read: invalid or truncated JSON, no
 // "format": "parkbench-result", a version newer than Version, or a document
-// that does not match that version's JSON Schema (schema/v<N>.json). Errors
+// that does not match that version's JSON Schema (schema/v<N>.json), or
+// figures no measurement can produce (a negative latency or count, a
+// histogram that does not decode: see checkFigures). Errors
 // say what is wrong and where (a JSON pointer or line:column).
 func Decode(data []byte) (*File, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -102,6 +104,9 @@ func Decode(data []byte) (*File, error) {
 	var f File
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("malformed parkbench result: %v", err)
+	}
+	if err := checkFigures(&f); err != nil {
+		return nil, fmt.Errorf("malformed parkbench result: %w", err)
 	}
 	return &f, nil
 }

@@ -7,9 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"github.com/parkbench/parkbench/internal/atomicfile"
 )
+
+// errRecorded says a recorded file already has the name.
+var errRecorded = errors.New("already exists: recorded results are never rewritten")
 
 // TimeLayout is the UTC timestamp in recorded file names.
 const TimeLayout = "20060102T150405Z"
@@ -46,7 +50,7 @@ func RecordPath(dir string, f *File, name string) (string, error) {
 	}
 	p := filepath.Join(dir, slug, name+"-"+f.Started.UTC().Format(TimeLayout)+".json")
 	if _, err := os.Lstat(p); err == nil {
-		return "", fmt.Errorf("%s already exists: recorded results are never rewritten", p)
+		return p, fmt.Errorf("%s %w", p, errRecorded)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return "", err
 	}
@@ -55,20 +59,42 @@ func RecordPath(dir string, f *File, name string) (string, error) {
 
 // Record writes f under dir at RecordPath, creating the machine directory,
 // and never replaces an existing file: the temporary file is linked into
-// place, which fails if the name was taken meanwhile.
+// place, which fails if the name was taken meanwhile. Names have a
+// one-second resolution, so two runs that start in the same second (two
+// `run --record` side by side) would collide: the later one takes the first
+// free name of <name>-<time>-2.json, -3, ... instead of failing after its
+// whole run.
 func Record(dir string, f *File, name string) (string, error) {
 	p, err := RecordPath(dir, f, name)
-	if err != nil {
+	if err != nil && !errors.Is(err, errRecorded) {
 		return "", err
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return "", err
 	}
-	if err := WriteNew(p, f); err != nil {
+	data, err := Encode(f)
+	if err != nil {
 		return "", err
 	}
-	return p, nil
+	base := strings.TrimSuffix(p, ".json")
+	for n := 1; n <= maxRecordTries; n++ {
+		try := p
+		if n > 1 {
+			try = fmt.Sprintf("%s-%d.json", base, n)
+		}
+		err := atomicfile.WriteNew(try, data)
+		if err == nil {
+			return try, nil
+		}
+		if !atomicfile.IsExist(err) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("%s and %d more names like it already exist: recorded results are never rewritten", p, maxRecordTries-1)
 }
+
+// maxRecordTries bounds the -N suffixes Record tries for one start second.
+const maxRecordTries = 100
 
 // WriteNew writes f to path like WriteFile, but fails if path exists
 // (atomicfile.WriteNew links the finished file into place).

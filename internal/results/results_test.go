@@ -216,6 +216,38 @@ func TestHistRoundTrip(t *testing.T) {
 	}
 }
 
+// TestRecordConcurrent: runs recorded side by side in the same second each
+// get their own file (two `run --record D` started together once lost one).
+func TestRecordConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	f := goodFixtures["v1-herd.json"]()
+	const n = 8
+	names := make(chan string, n)
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			p, err := results.Record(dir, f, "")
+			names <- p
+			errs <- err
+		}()
+	}
+	seen := map[string]bool{}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+		seen[<-names] = true
+	}
+	if len(seen) != n {
+		t.Fatalf("%d distinct names for %d records", len(seen), n)
+	}
+	for p := range seen {
+		if _, err := results.ReadFile(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func TestRecordNeverRewrites(t *testing.T) {
 	dir := t.TempDir()
 	f := goodFixtures["v1-herd.json"]()
@@ -235,9 +267,11 @@ func TestRecordNeverRewrites(t *testing.T) {
 	if _, err := results.RecordPath(dir, f, ""); err == nil || !strings.Contains(err.Error(), "never rewritten") {
 		t.Fatalf("RecordPath over an existing file: %v", err)
 	}
-	if _, err := results.Record(dir, f, ""); err == nil {
-		t.Fatal("Record rewrote a file")
+	// A second record of the same start second takes the next free name.
+	if got, err := results.Record(dir, f, ""); err != nil || filepath.Base(got) != "herd-20261201T080807Z-2.json" {
+		t.Fatalf("second Record = %s, %v; want herd-20261201T080807Z-2.json", got, err)
 	}
+	os.Remove(filepath.Join(dir, f.Machine.Slug, "herd-20261201T080807Z-2.json"))
 	if err := results.WriteNew(want, f); err == nil {
 		t.Fatal("WriteNew rewrote a file")
 	}

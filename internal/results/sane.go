@@ -1,0 +1,78 @@
+package results
+
+import (
+	"fmt"
+	"math"
+)
+
+// sentinelMetrics may hold -1, which they document as "none" or "not
+// measured"; every other figure in a result is a time, a count, a fraction
+// or a ratio and is never negative.
+var sentinelMetrics = map[string]bool{
+	MReturn:             true, // herd: -1 when the implementation's notify returns nothing
+	"same_cpu_fraction": true, // latency: -1 when not measured (pinned placements)
+}
+
+// checkFigures refuses what the schema cannot: figures no measurement can
+// produce (a negative latency or count, NaN or an infinity written by a
+// foreign tool) and histograms that do not decode. A file that passes is
+// safe to render, compare and plot; one that fails is an input error, not a
+// verdict, so compare never judges a corrupt file "faster".
+func checkFigures(f *File) error {
+	for ei, e := range f.Experiments {
+		if e == nil {
+			return fmt.Errorf("experiments[%d] is null", ei)
+		}
+		for ci, c := range e.Configs {
+			if c == nil {
+				return fmt.Errorf("experiment %s: configs[%d] is null", e.Name, ci)
+			}
+			where := func(s string) string { return fmt.Sprintf("experiment %s, config %s: %s", e.Name, c.Key, s) }
+			if err := checkMetrics(c.Summary); err != nil {
+				return fmt.Errorf("%s", where("summary "+err.Error()))
+			}
+			for ri := range c.Rounds {
+				r := &c.Rounds[ri]
+				if err := checkMetrics(r.Metrics); err != nil {
+					return fmt.Errorf("%s", where(fmt.Sprintf("round %d %v", ri+1, err)))
+				}
+				if r.Histogram == "" {
+					continue
+				}
+				h, err := r.Hist()
+				if err != nil {
+					return fmt.Errorf("%s", where(fmt.Sprintf("round %d: %v", ri+1, err)))
+				}
+				if h.TotalCount() < 0 || h.Min() < 0 {
+					return fmt.Errorf("%s", where(fmt.Sprintf("round %d: corrupt histogram: negative count or value", ri+1)))
+				}
+			}
+			if p := c.Probe; p != nil && (bad(p.SpinOneWayNs) || bad(p.SyscallNs)) {
+				return fmt.Errorf("%s", where(fmt.Sprintf("probe figures %g ns, %g ns: must be finite and not negative", p.SpinOneWayNs, p.SyscallNs)))
+			}
+			if fr := c.Foreign; fr != nil {
+				// Both are -1 where they could not be measured.
+				for _, v := range []float64{fr.Fraction, fr.SameCPUFraction} {
+					if v != -1 && (bad(v) || v > 1) {
+						return fmt.Errorf("%s", where(fmt.Sprintf("CPU fraction %g: must be in [0, 1], or -1 for not measured", v)))
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func checkMetrics(m map[string]float64) error {
+	for k, v := range m {
+		if sentinelMetrics[k] && v == -1 {
+			continue
+		}
+		if bad(v) {
+			return fmt.Errorf("%s = %g: a measured figure is never negative, NaN or infinite", k, v)
+		}
+	}
+	return nil
+}
+
+func bad(v float64) bool { return v < 0 || math.IsNaN(v) || math.IsInf(v, 0) }

@@ -1,0 +1,50 @@
+package results_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/results/resultstest"
+)
+
+// TestDecodeRefusesImpossibleFigures: a file with a figure no measurement can
+// produce is refused by Decode, so report and compare never render or judge
+// it (one such file was once judged "faster, -157%").
+func TestDecodeRefusesImpossibleFigures(t *testing.T) {
+	s := resultstest.Spec{Spread: 0.05}
+	cases := []struct {
+		name  string
+		spoil func(f *results.File)
+		want  string
+	}{
+		{"negative round latency", func(f *results.File) { f.Experiments[0].Configs[0].Rounds[0].Metrics[results.MMedian] = -157 }, "median_ns = -157"},
+		{"negative summary latency", func(f *results.File) { f.Experiments[0].Configs[0].Summary[results.MP99] = -1 }, "p99_ns = -1"},
+		{"negative count", func(f *results.File) { f.Experiments[0].Configs[0].Rounds[0].Metrics[results.MSamples] = -3 }, "samples = -3"},
+		{"corrupt histogram", func(f *results.File) {
+			f.Experiments[0].Configs[0].Rounds[0].Histogram = "HISTFAAAACR4nJNpmSzMwMDAxAABzFCaEUzOmNZg"
+		}, "corrupt histogram"},
+		{"negative probe", func(f *results.File) { f.Experiments[0].Configs[0].Probe.SpinOneWayNs = -5 }, "probe figures"},
+		{"foreign fraction above 1", func(f *results.File) { f.Experiments[0].Configs[0].Foreign.Fraction = 1.5 }, "CPU fraction 1.5"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := resultstest.File(s, resultstest.Latency(s))
+			tc.spoil(f)
+			data, err := results.Encode(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = results.Decode(data)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Decode = %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+	// The documented sentinels stay valid.
+	f := resultstest.File(s, resultstest.Herd(s))
+	f.Experiments[0].Configs[0].Summary[results.MReturn] = -1
+	if err := results.Validate(f); err != nil {
+		t.Fatalf("notify_return -1 (none) refused: %v", err)
+	}
+}
