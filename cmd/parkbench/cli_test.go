@@ -186,10 +186,22 @@ func TestInterrupt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a measurement")
 	}
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	impls := []string{sleeper(t)}
+	// The C reference's round runs in C threads that never see Go's signal
+	// handling: an interrupt once waited for the whole round (65 s).
+	for _, im := range e12.Impls() {
+		if im.Name == "c-futex" && im.Why == "" {
+			impls = append(impls, im.Name)
+		}
+	}
+	for i, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGINT, syscall.SIGTERM} {
+		impl := impls[i%len(impls)]
+		if i >= 2 && len(impls) == 1 {
+			break
+		}
 		dir := t.TempDir()
 		out := filepath.Join(dir, "r.json")
-		cmd := exec.Command(os.Args[0], "latency", "--impl="+sleeper(t), "--iterations=1000000", "--quiet", "--out", out)
+		cmd := exec.Command(os.Args[0], "latency", "--impl="+impl, "--placement=cross-core,unpinned", "--iterations=1000000", "--rounds=1", "--quiet", "--out", out)
 		cmd.Env = append(os.Environ(), "PARKBENCH_AS_MAIN=1")
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
@@ -204,10 +216,10 @@ func TestInterrupt(t *testing.T) {
 		case <-done:
 		case <-time.After(60 * time.Second):
 			cmd.Process.Kill()
-			t.Fatalf("%v: parkbench did not stop within 60 s", sig)
+			t.Fatalf("%v during %s: parkbench did not stop within 60 s", sig, impl)
 		}
 		if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
-			t.Errorf("%v: exit status %d, want %d; stderr: %s", sig, code, exitInterrupted, errb.String())
+			t.Errorf("%v during %s: exit status %d, want %d; stderr: %s", sig, impl, code, exitInterrupted, errb.String())
 		}
 		if !strings.Contains(errb.String(), "interrupted") {
 			t.Errorf("%v: stderr does not say interrupted: %s", sig, errb.String())
@@ -216,6 +228,28 @@ func TestInterrupt(t *testing.T) {
 		for _, e := range entries {
 			t.Errorf("%v: left %s behind", sig, e.Name())
 		}
+	}
+}
+
+// TestOneCPU: with one CPU (taskset -c 0), latency --quick runs instead of
+// refusing, skips the busy-wait implementations and says why.
+func TestOneCPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a measurement")
+	}
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		t.Skip("needs taskset (util-linux)")
+	}
+	cmd := exec.Command(taskset, "-c", "0", os.Args[0], "latency", "--quick", "--iterations=200", "--warmup=20", "--rounds=1", "--quiet")
+	cmd.Env = append(os.Environ(), "PARKBENCH_AS_MAIN=1")
+	outb, err := cmd.CombinedOutput()
+	out := string(outb)
+	if err != nil {
+		t.Fatalf("taskset -c 0 parkbench latency --quick: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "one CPU only") || !strings.Contains(out, "spin at unpinned skipped") {
+		t.Fatalf("the output does not say that one CPU was used and spin skipped:\n%s", out)
 	}
 }
 

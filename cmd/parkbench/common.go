@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/parkbench/parkbench/internal/atomicfile"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/machine"
 	"github.com/parkbench/parkbench/internal/report"
@@ -38,27 +39,21 @@ func addViewFlags(cmd *cobra.Command, o *report.Options) {
 
 func addOutputFlags(cmd *cobra.Command, of *outputFlags) {
 	cmd.Flags().StringVar(&of.format, "format", "table", "output on stdout: "+strings.Join(report.Formats, "|"))
-	cmd.Flags().StringVarP(&of.out, "out", "o", "", "write the result file (versioned JSON) to `FILE`; written only when the run completes")
+	cmd.Flags().StringVarP(&of.out, "out", "o", "", "write the result file (versioned JSON) to `FILE` (- for stdout); written only when the run completes")
 	cmd.Flags().BoolVarP(&of.quiet, "quiet", "q", false, "no progress on stderr")
 	addViewFlags(cmd, &of.view)
 }
 
-// check validates the output flags before anything is measured.
+// check validates the output flags before anything is measured: a bad
+// --out (a directory, a missing or read-only directory) fails now, in a
+// second, not after the whole run.
 func (of *outputFlags) check() error {
 	if !slices.Contains(report.Formats, of.format) {
 		return usagef("invalid --format %q: valid formats are %s", of.format, strings.Join(report.Formats, ", "))
 	}
-	if of.out != "" {
-		st, err := os.Stat(of.out)
-		if err == nil && st.IsDir() {
-			return usagef("--out %s is a directory; give a file name", of.out)
-		}
-		dir := "."
-		if i := strings.LastIndexByte(of.out, '/'); i >= 0 {
-			dir = of.out[:i+1]
-		}
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return usagef("--out %s: directory %s does not exist", of.out, dir)
+	if of.out != "" && of.out != "-" {
+		if err := atomicfile.Check(of.out); err != nil {
+			return usagef("--out: %v", err)
 		}
 	}
 	return nil
@@ -77,14 +72,29 @@ func newFile(cmd *cobra.Command) *results.File {
 }
 
 // emit renders the finished file on stdout and writes --out atomically.
+// With --out - the result file goes to stdout instead, and the rendered
+// report to stderr (unless --quiet), so that stdout stays one JSON document.
 func emit(cmd *cobra.Command, of *outputFlags, f *results.File) error {
 	f.Finished = time.Now().UTC()
+	if of.out == "-" {
+		data, err := results.Encode(f)
+		if err != nil {
+			return err
+		}
+		if !of.quiet {
+			if err := report.Render(cmd.ErrOrStderr(), f, of.format, of.view); err != nil {
+				return err
+			}
+		}
+		_, err = cmd.OutOrStdout().Write(data)
+		return err
+	}
 	if err := report.Render(cmd.OutOrStdout(), f, of.format, of.view); err != nil {
 		return err
 	}
 	if of.out != "" {
 		if err := results.WriteFile(of.out, f); err != nil {
-			return fmt.Errorf("writing %s: %w", of.out, err)
+			return exitError{exitFailed, err}
 		}
 		if !of.quiet {
 			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", of.out)

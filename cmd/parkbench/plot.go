@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/parkbench/parkbench/internal/atomicfile"
 	"github.com/parkbench/parkbench/internal/plot"
 )
 
@@ -48,6 +49,9 @@ nothing behind.`,
 			if _, err := plot.Format(out); err != nil {
 				return usagef("invalid --out: %v", err)
 			}
+			if err := atomicfile.Check(out); err != nil {
+				return usagef("--out: %v", err)
+			}
 			files, err := readResults(args)
 			if err != nil {
 				return err
@@ -61,7 +65,7 @@ nothing behind.`,
 				if errors.As(err, &ie) {
 					return usageError{err}
 				}
-				return exitError{exitFailed, fmt.Errorf("writing %s: %w", out, err)}
+				return exitError{exitFailed, err}
 			}
 			if !quiet {
 				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", out)

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/parkbench/parkbench/internal/results"
 )
 
 // Exit statuses.
@@ -57,8 +59,10 @@ condvars, Windows WaitOnAddress and keyed events, crossbeam and std token
 parkers, a Go port of Rust's parking_lot), and reproduces the study's
 experiments: E12 wake latency (latency, selfwake) and E6 notify_all with N
 waiters (herd).`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		PersistentPreRunE: checkFlags,
+		Version:           versionString(),
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
@@ -69,6 +73,25 @@ waiters (herd).`,
 	return root
 }
 
+// versionString is the build's version, commit and Go version, for
+// --version (the same facts a result file's "tool" records).
+func versionString() string {
+	t := results.CurrentTool()
+	v := t.Version
+	if t.Commit != "" {
+		c := t.Commit
+		if len(c) > 12 {
+			c = c[:12]
+		}
+		v += " (" + c
+		if t.Modified {
+			v += ", modified"
+		}
+		v += ")"
+	}
+	return v + " " + t.GoVersion
+}
+
 func execute(args []string) int { return executeTo(args, os.Stdout, os.Stderr) }
 
 // executeTo runs parkbench with args, writing to stdout and stderr, and
@@ -76,9 +99,13 @@ func execute(args []string) int { return executeTo(args, os.Stdout, os.Stderr) }
 func executeTo(args []string, stdout, stderr io.Writer) int {
 	root := newRoot()
 	root.SetArgs(args)
-	root.SetOut(stdout)
+	out := &stickyWriter{w: stdout}
+	root.SetOut(out)
 	root.SetErr(stderr)
 	err := root.Execute()
+	if err == nil {
+		err = out.writeFailed()
+	}
 	if err == nil {
 		return exitOK
 	}

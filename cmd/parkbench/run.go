@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/parkbench/parkbench/internal/atomicfile"
 	"github.com/parkbench/parkbench/internal/experiments"
 	"github.com/parkbench/parkbench/internal/results"
 )
@@ -38,6 +39,11 @@ under DIR/<machine>/suite-<UTC time>.json, never overwriting).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := f.check(); err != nil {
 				return err
+			}
+			if f.record != "" {
+				if err := atomicfile.CheckDir(f.record); err != nil {
+					return usagef("--record: %v", err)
+				}
 			}
 			o := experiments.DefaultSuite()
 			if f.quick {

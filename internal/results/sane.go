@@ -47,8 +47,9 @@ func checkFigures(f *File) error {
 					return fmt.Errorf("%s", where(fmt.Sprintf("round %d: corrupt histogram: negative count or value", ri+1)))
 				}
 			}
-			if p := c.Probe; p != nil && (bad(p.SpinOneWayNs) || bad(p.SyscallNs)) {
-				return fmt.Errorf("%s", where(fmt.Sprintf("probe figures %g ns, %g ns: must be finite and not negative", p.SpinOneWayNs, p.SyscallNs)))
+			// The spin probe is -1 where it cannot run (one CPU).
+			if p := c.Probe; p != nil && ((p.SpinOneWayNs != -1 && bad(p.SpinOneWayNs)) || bad(p.SyscallNs)) {
+				return fmt.Errorf("%s", where(fmt.Sprintf("probe figures %g ns, %g ns: must be finite and not negative (spin: -1 for not measured)", p.SpinOneWayNs, p.SyscallNs)))
 			}
 			if fr := c.Foreign; fr != nil {
 				// Both are -1 where they could not be measured.

@@ -51,6 +51,15 @@ func ResolvePlacements(field string, names []string) ([]string, map[string]bool,
 	return out, explicit, nil
 }
 
+// SingleCPU reports whether this process may run on one CPU only (taskset
+// -c 0, a one-vCPU machine). Then nothing crosses cores, and two
+// busy-waiting threads measure the scheduler's time slice, not a wake: no
+// spin figure measured here is a floor.
+func SingleCPU() bool {
+	d := probe.DefaultCPUs()
+	return d[0] >= 0 && d[0] == d[1]
+}
+
 // PairCPUs pins a two-thread configuration: -1 for unpinned; cross-core on
 // probe.DefaultCPUs [0] and [1]; same-core both on [0]. ok is false when
 // cross-core cannot run here (one CPU), with the reason.

@@ -80,6 +80,11 @@ func DefaultLatencyOptions() LatencyOptions {
 func QuickLatencyOptions() LatencyOptions {
 	o := DefaultLatencyOptions()
 	o.Placements = []string{driver.CrossCore}
+	if driver.SingleCPU() {
+		// One CPU: the quick run measures what this machine can (plan
+		// says why cross-core is missing) instead of refusing to run.
+		o.Placements = []string{driver.Unpinned}
+	}
 	o.Warmup = 200
 	o.Iterations = 2000
 	o.GapWarmup = 20
@@ -148,6 +153,10 @@ func planLatency(o LatencyOptions) (plan []latencyConfig, warnings, notes []stri
 		return nil, nil, nil, err
 	}
 	explicitImpl := !slices.Contains(o.Impls, ImplAll) && len(o.Impls) > 0
+	single := driver.SingleCPU()
+	if single {
+		notes = append(notes, "this process may use one CPU only: nothing crosses cores, the busy-wait implementations are not run (their figures would not be a floor), and the spin-floor claim is not evaluated")
+	}
 	for _, p := range places {
 		cpus, msg := driver.PairCPUs(p)
 		if msg != "" {
@@ -158,12 +167,15 @@ func planLatency(o LatencyOptions) (plan []latencyConfig, warnings, notes []stri
 			continue
 		}
 		for _, im := range impls {
-			if p == driver.SameCore && im.busy {
+			if (p == driver.SameCore || single) && im.busy {
 				why := "two busy-waiting threads on one CPU measure the scheduler's time slice, not a wake"
-				if explicitPlace[p] && explicitImpl {
-					return nil, nil, nil, driver.Bad("Placements", "%s at same-core is not run: %s", im.name, why)
+				if single {
+					why = "this process may use one CPU only, and " + why
 				}
-				warnings = append(warnings, fmt.Sprintf("%s at same-core skipped: %s", im.name, why))
+				if explicitPlace[p] && explicitImpl {
+					return nil, nil, nil, driver.Bad("Placements", "%s at %s is not run: %s", im.name, p, why)
+				}
+				warnings = append(warnings, fmt.Sprintf("%s at %s skipped: %s", im.name, p, why))
 				continue
 			}
 			for _, g := range gaps {

@@ -304,12 +304,15 @@ func (g *goPair) close() {
 	}
 }
 
-// cPair adapts the C reference to pairRunner. A C round cannot be
-// interrupted; rounds are short, and ctx is checked between them.
+// cPair adapts the C reference to pairRunner. A cancelled ctx ends a C
+// round within one round trip (cref.Pair.RoundContext).
 type cPair struct{ p *cref.Pair }
 
 func (c cPair) round(ctx context.Context, n int) (pairRound, error) {
-	r := c.p.Round(n)
+	r, err := c.p.RoundContext(ctx, n)
+	if err != nil {
+		return pairRound{}, err
+	}
 	return pairRound{samples: r.Samples, noSleep: r.NoSleep, threadCsw: r.ThreadCsw, same: r.SameCPU, cpus: r.CPUSamples}, nil
 }
 func (c cPair) immediate() uint64 { return 0 }

@@ -3,6 +3,7 @@ package herd
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,6 +61,25 @@ func sameConfig(cs []claimCfg, a claimCfg, impl string) (claimCfg, bool) {
 
 func fmtUs(ns float64) string { return strconv.FormatFloat(ns/1000, 'f', 1, 64) + "us" }
 
+// atNs appends the N values a claim was evaluated at to its statement, so
+// that the claim text quotes what was measured ("at N >= 16" alone does not
+// say whether 16, 64 or 1024 ran).
+func atNs(cl *results.Claim, ns map[int]bool) {
+	if len(ns) == 0 {
+		return
+	}
+	var v []int
+	for n := range ns {
+		v = append(v, n)
+	}
+	slices.Sort(v)
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	cl.Statement += " (measured at N = " + strings.Join(s, ", ") + ")"
+}
+
 func verdictOf(ok, evaluated bool) string {
 	switch {
 	case !evaluated:
@@ -89,10 +109,12 @@ func claimReturn(cs []claimCfg) results.Claim {
 	cl := results.Claim{ID: "herd-return-n", Statement: "lot's notify_all returns N (woken + requeued) in every configuration and repeat"}
 	var bad []string
 	evaluated := 0
+	ns := map[int]bool{}
 	for _, h := range cs {
 		if h.impl != "lot" {
 			continue
 		}
+		ns[h.n] = true
 		for i, r := range h.c.Rounds {
 			evaluated++
 			if v := r.Metrics[results.MReturn]; v != float64(h.n) {
@@ -109,6 +131,7 @@ func claimReturn(cs []claimCfg) results.Claim {
 	default:
 		cl.Evidence = strings.Join(bad, "; ")
 	}
+	atNs(&cl, ns)
 	return cl
 }
 
@@ -157,6 +180,7 @@ func claimEqual(cs []claimCfg) results.Claim {
 		Statement: fmt.Sprintf("total time is about equal across implementations: within %.0f%% of futex-broadcast's (std's) at N >= %d", 100*TotalTolerance, ClaimMinN)}
 	var bad, good []string
 	evaluated := 0
+	ns := map[int]bool{}
 	for _, h := range cs {
 		if h.impl == "futex-broadcast" || h.n < ClaimMinN {
 			continue
@@ -170,6 +194,7 @@ func claimEqual(cs []claimCfg) results.Claim {
 			continue
 		}
 		evaluated++
+		ns[h.n] = true
 		ratio := t / r
 		e := fmt.Sprintf("%s n=%d x%.2f", h.impl, h.n, ratio)
 		if math.Abs(ratio-1) > TotalTolerance {
@@ -190,6 +215,7 @@ func claimEqual(cs []claimCfg) results.Claim {
 			cl.Evidence += "; within: " + strings.Join(good, ", ")
 		}
 	}
+	atNs(&cl, ns)
 	return cl
 }
 
@@ -234,6 +260,7 @@ func claimFirst(cs []claimCfg) results.Claim {
 	if !evaluated {
 		cl.Evidence = fmt.Sprintf("needs lot and futex-broadcast with notify=all at N >= %d", ClaimMinN)
 	} else {
+		cl.Statement = fmt.Sprintf("lot's first waiter holds the lock sooner than futex-broadcast's (std's) at N = %d", n)
 		if n != FirstN {
 			parts = append(parts, fmt.Sprintf("N = %d not run; judged at N = %d", FirstN, n))
 		}
@@ -250,6 +277,7 @@ func claimCsw(cs []claimCfg) results.Claim {
 		Statement: fmt.Sprintf("lot's context switches are about 2N or fewer (<= 2N + %d, participants and process) while futex-broadcast's (std's) are higher (participants), at N >= %d", CswSlack, ClaimMinN)}
 	var parts []string
 	ok, evaluated := true, false
+	ns := map[int]bool{}
 	for _, h := range cs {
 		if h.impl != "lot" || h.notify != ModeAll || h.n < ClaimMinN {
 			continue
@@ -261,6 +289,7 @@ func claimCsw(cs []claimCfg) results.Claim {
 			continue
 		}
 		evaluated = true
+		ns[h.n] = true
 		bp := ref.c.Summary[results.MCtxSwParts]
 		limit := float64(2*h.n + CswSlack)
 		this := lp <= limit && lproc <= limit && bp > lp
@@ -276,6 +305,7 @@ func claimCsw(cs []claimCfg) results.Claim {
 	} else {
 		cl.Evidence = strings.Join(parts, "; ")
 	}
+	atNs(&cl, ns)
 	return cl
 }
 

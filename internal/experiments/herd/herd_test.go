@@ -3,6 +3,7 @@ package herd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -290,5 +291,27 @@ func TestHerdWatchdog(t *testing.T) {
 	_, err := runRepeat(context.Background(), repeatSpec{impl: im, n: 3, hold: time.Microsecond, lockHeld: true, notifierCPU: -1})
 	if err == nil || !strings.Contains(err.Error(), "lost wakeup") || !strings.Contains(err.Error(), "broken with N=3") {
 		t.Fatalf("err %v, want a lost wakeup naming broken and N=3", err)
+	}
+}
+
+// TestClaimsQuoteN: every claim evaluated at some N says which.
+func TestClaimsQuoteN(t *testing.T) {
+	var cfgs []*results.Config
+	for _, impl := range []string{"lot", "futex-broadcast"} {
+		for _, n := range []int{16, 64} {
+			c := &results.Config{Key: fmt.Sprintf("%s/unpinned/notify=all/lock-held=true/n=%d", impl, n), Impl: impl, Placement: "unpinned",
+				Params:  map[string]string{"n": fmt.Sprint(n), "notify": "all", "lock_held": "true"},
+				Summary: map[string]float64{results.MFirstNs: 1000, results.MTotalNs: 5e6, results.MCtxSwParts: float64(n), results.MCtxSwProc: float64(n)},
+				Rounds:  []results.Round{{Metrics: map[string]float64{results.MReturn: float64(n)}}}}
+			cfgs = append(cfgs, c)
+		}
+	}
+	for _, cl := range Claims(cfgs, 20*time.Microsecond) {
+		if cl.Verdict == results.NotEvaluated {
+			continue
+		}
+		if !strings.Contains(cl.Statement, "N = ") {
+			t.Errorf("claim %s does not quote its N: %q", cl.ID, cl.Statement)
+		}
 	}
 }

@@ -412,15 +412,44 @@ func Claims(cfgs []*results.Config) []results.Claim {
 	return []results.Claim{claimSameTop(cfgs), claimGoroutineLevel(cfgs)}
 }
 
+// unreadable says whether a Detail figure could not be read (for example
+// /proc/TID/stack without root, /proc/TID/syscall under a ptrace policy).
+func unreadable(v string) bool {
+	return strings.HasPrefix(v, "not readable") || strings.HasPrefix(v, "unreadable")
+}
+
+// notMeasured lists, one warning each, the figures of a sampled thread
+// that could not be read, with the reason: they are not measured, and no
+// claim is evaluated from them.
+func notMeasured(d map[string]string) []string {
+	var out []string
+	for _, k := range []string{"state", "wchan", "syscall", "kernel_stack", "threads"} {
+		if v := d[k]; unreadable(v) {
+			out = append(out, k+" not measured: "+v)
+		}
+	}
+	return out
+}
+
 func claimSameTop(cfgs []*results.Config) results.Claim {
 	c := results.Claim{ID: ClaimSameStackTop, Statement: "the same stack top can mean several things: several mechanisms sleep with the same wait channel in the same system call, " +
 		"and the futex address, the futex op or the Go stack tells each apart"}
 	type top struct{ wchan, sys string }
 	groups := map[top][]*results.Config{}
 	var order []top
+	var notRead []string
 	for _, cf := range cfgs {
 		d := cf.Detail
-		if d == nil || cf.Kind == "goroutine" || cf.Impl == StackGoRuntime || d["wchan"] == "" || !strings.HasPrefix(d["state"], "S") {
+		if d == nil || cf.Kind == "goroutine" || cf.Impl == StackGoRuntime {
+			continue
+		}
+		if unreadable(d["state"]) || unreadable(d["wchan"]) || unreadable(d["syscall"]) {
+			// Not measured: it joins no group (all "not readable"
+			// threads would otherwise look like one shared top).
+			notRead = append(notRead, cf.Impl)
+			continue
+		}
+		if d["wchan"] == "" || !strings.HasPrefix(d["state"], "S") {
 			continue
 		}
 		sys := d["syscall"]
@@ -455,6 +484,9 @@ func claimSameTop(cfgs []*results.Config) results.Claim {
 		}
 	}
 	switch {
+	case len(shared) == 0 && len(notRead) > 0:
+		c.Verdict = results.NotEvaluated
+		c.Evidence = fmt.Sprintf("the wait channel or system call of %d threads (%s) could not be read (run as root, or allow ptrace)", len(notRead), strings.Join(notRead, ", "))
 	case len(shared) == 0:
 		c.Verdict = results.NotEvaluated
 		c.Evidence = "fewer than two sleeping thread-level mechanisms share a wait channel and system call in this run"
@@ -464,6 +496,9 @@ func claimSameTop(cfgs []*results.Config) results.Claim {
 	default:
 		c.Verdict = results.Holds
 		c.Evidence = "shared tops: " + strings.Join(shared, "; ") + "; every pair differs in futex address, op, matched object or Go stack"
+	}
+	if len(notRead) > 0 && len(shared) > 0 {
+		c.Evidence += fmt.Sprintf("; not measured (unreadable): %s", strings.Join(notRead, ", "))
 	}
 	return c
 }

@@ -371,6 +371,7 @@ func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Exp
 		if c.tid > 0 {
 			known[c.tid] = true
 		}
+		cfg.Warnings = append(cfg.Warnings, notMeasured(cfg.Detail)...)
 		exp.Configs = append(exp.Configs, cfg)
 	}
 	exp.Configs = append(exp.Configs, runtimeThreads(known, self, gs, maps, syms))

@@ -159,3 +159,29 @@ func TestResolveStackNames(t *testing.T) {
 }
 
 func addrOf[T any](p *T) uint64 { return uint64(uintptr(unsafe.Pointer(p))) }
+
+// TestStacksUnreadable: as non-root, /proc figures that cannot be read are
+// marked not measured (a warning each, with the reason) and the claim built
+// on them is not evaluated; threads whose wchan is "not readable" never form
+// a shared top.
+func TestStacksUnreadable(t *testing.T) {
+	nr := func(impl string) *results.Config {
+		return stackCfg(impl, "thread", map[string]string{
+			"state":        "S (sleeping)",
+			"wchan":        "not readable: permission denied",
+			"syscall":      "not readable: permission denied",
+			"kernel_stack": "not readable (permission denied; needs root or CAP_SYS_ADMIN)",
+		})
+	}
+	cs := Claims([]*results.Config{nr("futex"), nr("pthread"), nr("std")})
+	if cs[0].Verdict != results.NotEvaluated || !strings.Contains(cs[0].Evidence, "could not be read") {
+		t.Errorf("claim from unreadable figures: %+v", cs[0])
+	}
+	w := notMeasured(nr("futex").Detail)
+	if len(w) != 3 || !strings.Contains(strings.Join(w, "|"), "kernel_stack not measured: not readable (permission denied; needs root") {
+		t.Errorf("not-measured warnings: %q", w)
+	}
+	if w := notMeasured(map[string]string{"state": "S (sleeping)", "wchan": "futex_do_wait"}); len(w) != 0 {
+		t.Errorf("readable figures marked not measured: %q", w)
+	}
+}
