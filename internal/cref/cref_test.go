@@ -1,6 +1,7 @@
 package cref
 
 import (
+	"runtime"
 	"testing"
 )
 
@@ -10,7 +11,8 @@ func TestRound(t *testing.T) {
 	if err := Available(); err != nil {
 		t.Skip(err)
 	}
-	for _, mode := range []Mode{Futex, Spin} {
+	for _, f := range Floors() {
+		mode := f.Mode
 		p, err := Open(mode, [2]int{-1, -1}, 100, 0, true)
 		if err != nil {
 			t.Fatal(err)
@@ -25,7 +27,7 @@ func TestRound(t *testing.T) {
 					t.Fatalf("mode %d: sample %d = %d, want > 0", mode, i, s)
 				}
 			}
-			if r.CPUSamples == 0 || r.SameCPU > r.CPUSamples {
+			if runtime.GOOS == "linux" && r.CPUSamples == 0 || r.SameCPU > r.CPUSamples {
 				t.Fatalf("mode %d: cpu samples %d same %d", mode, r.CPUSamples, r.SameCPU)
 			}
 			if mode == Spin && r.ThreadCsw < 0 {
@@ -40,7 +42,8 @@ func TestSelfwake(t *testing.T) {
 	if err := Available(); err != nil {
 		t.Skip(err)
 	}
-	for _, mode := range []Mode{Futex, Spin} {
+	for _, f := range Floors() {
+		mode := f.Mode
 		out := make([]int64, 10)
 		if slept := Selfwake(mode, 100, out); slept != 0 {
 			t.Fatalf("mode %d: %d waits slept", mode, slept)
@@ -50,5 +53,23 @@ func TestSelfwake(t *testing.T) {
 				t.Fatalf("mode %d: sample %d", mode, v)
 			}
 		}
+	}
+}
+
+// TestForeignMode: a floor of another OS (c-ulock on Linux, c-futex on
+// darwin) is refused with an error, never run.
+func TestForeignMode(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+	foreign := Ulock
+	if runtime.GOOS == "darwin" {
+		foreign = Futex
+	}
+	if _, err := Open(foreign, [2]int{-1, -1}, 1, 0, false); err == nil {
+		t.Fatalf("Open(mode %d) on %s succeeded", foreign, runtime.GOOS)
+	}
+	if n := Selfwake(foreign, 1, make([]int64, 1)); n != -1 {
+		t.Fatalf("Selfwake(mode %d) on %s = %d, want -1", foreign, runtime.GOOS, n)
 	}
 }
