@@ -1,24 +1,23 @@
-//go:build linux && cgo
+//go:build (linux || darwin) && cgo
 
 // The C reference of E12: the same ping-pong as internal/experiments'
 // latency runner, between two C threads (pthread_create), with no Go runtime
-// anywhere in the loop. See cref.h for the contract and cref.go for the Go
+// anywhere in the loop. See cref.h for the contract, cref_os.h for what
+// differs between Linux (futex) and darwin (ulock), and cref.go for the Go
 // side.
 
+#if defined(__linux__)
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
-#include <linux/futex.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cref.h"
+#include "cref_os.h"
 
 // One side's mailbox. The waker writes stamp (and, when sampled, its CPU),
 // then sets flag; the woken side reads stamp after it sees flag (acquire),
@@ -40,7 +39,7 @@ struct cref_pair {
 	long gap_ns;
 	pthread_t th[2];
 	int started;
-	pthread_barrier_t start, end;
+	cref_barrier start, end;
 	// Set by cref_round before the start barrier, read by both threads
 	// after it (the barrier orders them).
 	long n;
@@ -60,26 +59,17 @@ static inline int64_t now_ns(void) {
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static long futex(_Atomic uint32_t *addr, int op, uint32_t val) {
-	return syscall(SYS_futex, (uint32_t *)addr, op, val, NULL, NULL, 0);
-}
-
-static int64_t thread_csw(void) {
-	struct rusage ru;
-	if (getrusage(RUSAGE_THREAD, &ru) != 0)
-		return 0;
-	return (int64_t)ru.ru_nvcsw + (int64_t)ru.ru_nivcsw;
-}
-
 // wait_flag returns when s->flag is set. It counts a wait that did not
 // sleep: the flag was already set at the first look, or no FUTEX_WAIT of
 // this wait slept (each found the word changed: EAGAIN), the same per-wait
-// rule as the Go runner.
+// rule as the Go runner. (ulock cannot tell: on darwin only the first look
+// counts.)
 //
-// No wake is lost: FUTEX_WAIT(addr, 0) compares the word with 0 under the
-// kernel's futex-bucket lock and only then sleeps; the waker stores 1
-// before FUTEX_WAKE, which takes the same lock. Either the 1 is seen at the
-// comparison (EAGAIN) or the waiter is queued when the wake runs.
+// No wake is lost: FUTEX_WAIT(addr, 0) (darwin: __ulock_wait) compares the
+// word with 0 under the kernel's wait-queue lock and only then sleeps; the
+// waker stores 1 before FUTEX_WAKE (__ulock_wake), which takes the same
+// lock. Either the 1 is seen at the comparison (EAGAIN) or the waiter is
+// queued when the wake runs.
 static inline void wait_flag(cref_slot *s, int mode, uint64_t *nosleep) {
 	if (atomic_load_explicit(&s->flag, memory_order_acquire)) {
 		(*nosleep)++;
@@ -94,7 +84,7 @@ static inline void wait_flag(cref_slot *s, int mode, uint64_t *nosleep) {
 	}
 	int slept = 0;
 	while (!atomic_load_explicit(&s->flag, memory_order_acquire)) {
-		if (futex(&s->flag, FUTEX_WAIT_PRIVATE, 0) == 0 || errno != EAGAIN)
+		if (cref_word_wait(&s->flag, 0))
 			slept = 1;
 	}
 	if (!slept)
@@ -108,11 +98,11 @@ static inline void send(struct cref_pair *p, int peer, long i) {
 		nanosleep(&ts, NULL);
 	}
 	if (p->sample_cpu && (i & 15) == 0)
-		atomic_store_explicit(&s->cpu, sched_getcpu(), memory_order_relaxed);
+		atomic_store_explicit(&s->cpu, cref_getcpu(), memory_order_relaxed);
 	atomic_store_explicit(&s->stamp, now_ns(), memory_order_relaxed);
 	atomic_store_explicit(&s->flag, 1, memory_order_release);
-	if (p->mode == CREF_FUTEX)
-		futex(&s->flag, FUTEX_WAKE_PRIVATE, 1);
+	if (p->mode != CREF_SPIN)
+		cref_word_wake(&s->flag);
 }
 
 // run_round is one side's part of a round of n round trips. Side 0 starts
@@ -126,7 +116,7 @@ static void run_round(struct cref_pair *p, int me) {
 	cref_slot *s = &p->slot[me];
 	cref_side r = {0};
 	r.done = n;
-	int64_t csw0 = thread_csw();
+	int64_t csw0 = cref_thread_csw(me);
 	for (long i = 0; i < n; i++) {
 		if (me == 0) {
 			// A stop request ends the round here, between round trips:
@@ -138,8 +128,8 @@ static void run_round(struct cref_pair *p, int me) {
 			if (atomic_load_explicit(&p->stop, memory_order_relaxed)) {
 				r.done = i;
 				atomic_store_explicit(&p->slot[peer].flag, 2, memory_order_release);
-				if (p->mode == CREF_FUTEX)
-					futex(&p->slot[peer].flag, FUTEX_WAKE_PRIVATE, 1);
+				if (p->mode != CREF_SPIN)
+					cref_word_wake(&p->slot[peer].flag);
 				break;
 			}
 			send(p, peer, i);
@@ -153,14 +143,14 @@ static void run_round(struct cref_pair *p, int me) {
 		out[i] = t - atomic_load_explicit(&s->stamp, memory_order_relaxed);
 		if (p->sample_cpu && (i & 15) == 0) {
 			r.cpu_samples++;
-			if (sched_getcpu() == atomic_load_explicit(&s->cpu, memory_order_relaxed))
+			if (cref_getcpu() == atomic_load_explicit(&s->cpu, memory_order_relaxed))
 				r.same_cpu++;
 		}
 		atomic_store_explicit(&s->flag, 0, memory_order_relaxed);
 		if (me == 1)
 			send(p, peer, i);
 	}
-	r.csw = thread_csw() - csw0;
+	r.csw = cref_thread_csw(me) - csw0;
 	p->res[me] = r;
 }
 
@@ -174,18 +164,14 @@ static void *thread_main(void *a) {
 	free(a);
 	struct cref_pair *p = arg.p;
 	int me = arg.me;
-	if (p->cpu[me] >= 0) {
-		cpu_set_t set;
-		CPU_ZERO(&set);
-		CPU_SET(p->cpu[me], &set);
-		p->pin_err[me] = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-	}
+	if (p->cpu[me] >= 0)
+		p->pin_err[me] = cref_pin(p->cpu[me]);
 	for (;;) {
-		pthread_barrier_wait(&p->start);
+		cref_barrier_wait(&p->start);
 		if (p->quit)
 			return NULL;
 		run_round(p, me);
-		pthread_barrier_wait(&p->end);
+		cref_barrier_wait(&p->end);
 	}
 }
 
@@ -200,7 +186,7 @@ cref_pair *cref_open(int mode, int cpu0, int cpu1, int sample_cpu, long gap_ns, 
 	p->mode = mode;
 	p->cpu[0] = cpu0;
 	p->cpu[1] = cpu1;
-	p->sample_cpu = sample_cpu;
+	p->sample_cpu = sample_cpu && cref_can_sample_cpu();
 	p->gap_ns = gap_ns;
 	p->cap = cap;
 	p->samples = calloc(2 * (size_t)cap, sizeof(int64_t));
@@ -209,8 +195,8 @@ cref_pair *cref_open(int mode, int cpu0, int cpu1, int sample_cpu, long gap_ns, 
 		*err = ENOMEM;
 		return NULL;
 	}
-	pthread_barrier_init(&p->start, NULL, 3);
-	pthread_barrier_init(&p->end, NULL, 3);
+	cref_barrier_init(&p->start, 3);
+	cref_barrier_init(&p->end, 3);
 	for (int i = 0; i < 2; i++) {
 		struct thread_arg *a = malloc(sizeof *a);
 		a->p = p;
@@ -237,8 +223,8 @@ void cref_round(cref_pair *p, long n, cref_side *res0, cref_side *res1, int64_t 
 	p->n = n;
 	atomic_store(&p->slot[0].flag, 0);
 	atomic_store(&p->slot[1].flag, 0);
-	pthread_barrier_wait(&p->start);
-	pthread_barrier_wait(&p->end);
+	cref_barrier_wait(&p->start);
+	cref_barrier_wait(&p->end);
 	*res0 = p->res[0];
 	*res1 = p->res[1];
 	*samples = p->samples;
@@ -250,32 +236,34 @@ void cref_close(cref_pair *p) {
 	if (p == NULL)
 		return;
 	p->quit = 1;
-	pthread_barrier_wait(&p->start);
+	cref_barrier_wait(&p->start);
 	pthread_join(p->th[0], NULL);
 	pthread_join(p->th[1], NULL);
-	pthread_barrier_destroy(&p->start);
-	pthread_barrier_destroy(&p->end);
+	cref_barrier_destroy(&p->start);
+	cref_barrier_destroy(&p->end);
 	free(p->samples);
 	free(p);
 }
 
 // cref_selfwake times nsamples samples of pairs wake-then-wait pairs on the
 // calling thread, writing each sample's elapsed ns into out. The wait must
-// return at once: c-futex does FUTEX_WAKE (nobody waits) and then
-// FUTEX_WAIT with an expected value that does not match the word, which the
-// kernel answers with EAGAIN without sleeping; c-spin stores the flag and
-// then finds it set. It returns the number of waits that slept (must be 0).
+// return at once: c-futex (c-ulock) does FUTEX_WAKE (__ulock_wake; nobody
+// waits) and then FUTEX_WAIT (__ulock_wait) with an expected value that
+// does not match the word, which the kernel answers without sleeping
+// (EAGAIN; ulock returns success, and a ulock wait that slept would never
+// return, having no waker); c-spin stores the flag and then finds it set.
+// It returns the number of waits that slept (must be 0).
 long cref_selfwake(int mode, long pairs, long nsamples, int64_t *out) {
 	static _Atomic uint32_t word;
 	long slept = 0;
 	for (long k = 0; k < nsamples; k++) {
 		int64_t t0 = now_ns();
 		for (long i = 0; i < pairs; i++) {
-			if (mode == CREF_FUTEX) {
+			if (mode != CREF_SPIN) {
 				atomic_store_explicit(&word, 1, memory_order_release);
-				futex(&word, FUTEX_WAKE_PRIVATE, 1);
-				// Expect 0, the word is 1: EAGAIN, no sleep.
-				if (futex(&word, FUTEX_WAIT_PRIVATE, 0) == 0)
+				cref_word_wake(&word);
+				// Expect 0, the word is 1: no sleep.
+				if (cref_word_wait(&word, 0) && CREF_SLEEP_MODE == CREF_FUTEX)
 					slept++;
 			} else {
 				atomic_store_explicit(&word, 1, memory_order_release);

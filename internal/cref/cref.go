@@ -1,12 +1,15 @@
-//go:build linux && cgo
+//go:build (linux || darwin) && cgo
 
 // Package cref is the C reference of E12: the same ping-pong as the Go
 // latency runner (flag + timestamp slot, one-way latency = now - stamp on
 // CLOCK_MONOTONIC), between two C threads made with pthread_create and
 // pinned with pthread_setaffinity_np, with no Go runtime in the loop. Two
-// mechanisms: raw futex (FUTEX_WAIT_PRIVATE / FUTEX_WAKE_PRIVATE) and
-// spinning. Its figures are the floor the Go implementations are judged
-// against, in the same run.
+// mechanisms per OS (Floors): on Linux raw futex (FUTEX_WAIT_PRIVATE /
+// FUTEX_WAKE_PRIVATE, c-futex), on darwin __ulock_wait / __ulock_wake
+// (c-ulock: compiled for darwin, never executed), and spinning (c-spin)
+// on both. Its figures are the floor the Go implementations are judged
+// against, in the same run. cref_os.h holds what differs between the two
+// OSes (darwin: no pinning, no CPU sampling, process-wide switch counts).
 //
 // All cgo lives in this file and cref.c; cref_other.go says why the
 // reference is unavailable elsewhere.
@@ -44,6 +47,9 @@ type Pair struct {
 // whether waker and woken were on the same CPU; gap > 0 makes the waker
 // nanosleep that long before each wake.
 func Open(mode Mode, cpus [2]int, capacity int, gap time.Duration, sampleCPU bool) (*Pair, error) {
+	if err := checkMode(mode); err != nil {
+		return nil, err
+	}
 	if capacity < 1 {
 		capacity = 1
 	}
@@ -62,7 +68,7 @@ func Open(mode Mode, cpus [2]int, capacity int, gap time.Duration, sampleCPU boo
 	for me := 0; me < 2; me++ {
 		if e := C.cref_pin_error(p, C.int(me)); e != 0 {
 			pr.Close()
-			return nil, fmt.Errorf("cref: pthread_setaffinity_np(cpu %d): %w", cpus[me], syscall.Errno(e))
+			return nil, fmt.Errorf("cref: pinning to cpu %d: %w", cpus[me], syscall.Errno(e))
 		}
 	}
 	return pr, nil
@@ -129,8 +135,12 @@ func (pr *Pair) Close() {
 
 // Selfwake runs len(out) samples of pairs wake-then-wait pairs on the
 // calling thread, in C, and writes each sample's elapsed ns into out. It
-// returns how many waits slept (0 unless the kernel misbehaves).
+// returns how many waits slept (0 unless the kernel misbehaves). A mode
+// that is not one of this OS's Floors measures nothing and returns -1.
 func Selfwake(mode Mode, pairs int, out []int64) int {
+	if checkMode(mode) != nil {
+		return -1
+	}
 	if len(out) == 0 {
 		return 0
 	}

@@ -1,7 +1,8 @@
 // C reference ping-pong for E12; see cref.c.
 #include <stdint.h>
 
-enum { CREF_FUTEX = 0, CREF_SPIN = 1 };
+// CREF_FUTEX runs on Linux, CREF_ULOCK on darwin (see cref_os.h).
+enum { CREF_FUTEX = 0, CREF_SPIN = 1, CREF_ULOCK = 2 };
 
 // What one side measured in a round.
 typedef struct {

@@ -1,4 +1,4 @@
-//go:build !linux || !cgo
+//go:build !(linux || darwin) || !cgo
 
 package cref
 
@@ -10,8 +10,8 @@ import (
 )
 
 func why() error {
-	if runtime.GOOS != "linux" {
-		return errors.New("the C reference is Linux-only (raw futex, pthread_setaffinity_np); this is " + runtime.GOOS)
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		return errors.New("the C reference runs on Linux (futex) and darwin (ulock) only; this is " + runtime.GOOS)
 	}
 	return errors.New("the C reference needs cgo (CGO_ENABLED=1 and a C compiler)")
 }

@@ -3,6 +3,7 @@ package cref
 import (
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -13,7 +14,8 @@ func TestRound(t *testing.T) {
 	if err := Available(); err != nil {
 		t.Skip(err)
 	}
-	for _, mode := range []Mode{Futex, Spin} {
+	for _, f := range Floors() {
+		mode := f.Mode
 		p, err := Open(mode, [2]int{-1, -1}, 100, 0, true)
 		if err != nil {
 			t.Fatal(err)
@@ -28,7 +30,7 @@ func TestRound(t *testing.T) {
 					t.Fatalf("mode %d: sample %d = %d, want > 0", mode, i, s)
 				}
 			}
-			if r.CPUSamples == 0 || r.SameCPU > r.CPUSamples {
+			if runtime.GOOS == "linux" && r.CPUSamples == 0 || r.SameCPU > r.CPUSamples {
 				t.Fatalf("mode %d: cpu samples %d same %d", mode, r.CPUSamples, r.SameCPU)
 			}
 			if mode == Spin && r.ThreadCsw < 0 {
@@ -43,7 +45,8 @@ func TestSelfwake(t *testing.T) {
 	if err := Available(); err != nil {
 		t.Skip(err)
 	}
-	for _, mode := range []Mode{Futex, Spin} {
+	for _, f := range Floors() {
+		mode := f.Mode
 		out := make([]int64, 10)
 		if slept := Selfwake(mode, 100, out); slept != 0 {
 			t.Fatalf("mode %d: %d waits slept", mode, slept)
@@ -87,5 +90,23 @@ func TestRoundContextStops(t *testing.T) {
 		}
 		// A stopped pair still closes (both threads reach the barriers).
 		p.Close()
+	}
+}
+
+// TestForeignMode: a floor of another OS (c-ulock on Linux, c-futex on
+// darwin) is refused with an error, never run.
+func TestForeignMode(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+	foreign := Ulock
+	if runtime.GOOS == "darwin" {
+		foreign = Futex
+	}
+	if _, err := Open(foreign, [2]int{-1, -1}, 1, 0, false); err == nil {
+		t.Fatalf("Open(mode %d) on %s succeeded", foreign, runtime.GOOS)
+	}
+	if n := Selfwake(foreign, 1, make([]int64, 1)); n != -1 {
+		t.Fatalf("Selfwake(mode %d) on %s = %d, want -1", foreign, runtime.GOOS, n)
 	}
 }

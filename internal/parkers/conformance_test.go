@@ -46,8 +46,13 @@ func threadBackends(t *testing.T) []Backend {
 		Backend{Name: "fake-waitonaddress", Sleeps: true, NewThread: func() ThreadParker { return newWaitAddressParker(newFakeWaitAddress()) }},
 		Backend{Name: "fake-keyedevent", Sleeps: true, NewThread: func() ThreadParker { return newKeyedEventParker(newFakeKeyedEvent()) }},
 	)
-	return out
+	return append(out, extraThreadBackends...)
 }
+
+// extraThreadBackends and extraTokenBackends are test-only backends that
+// other test files add from init: OS-independent state machines on fakes
+// (std_sema_test.go, addrwait_test.go).
+var extraThreadBackends, extraTokenBackends []Backend
 
 func tokenBackends(t *testing.T) []Backend {
 	var out []Backend
@@ -56,7 +61,7 @@ func tokenBackends(t *testing.T) []Backend {
 			out = append(out, b)
 		}
 	}
-	return out
+	return append(out, extraTokenBackends...)
 }
 
 // skipUnavailable skips a backend that does not run here, saying why.
@@ -415,7 +420,7 @@ func TestWasmPanics(t *testing.T) {
 
 func TestRegistry(t *testing.T) {
 	want := []string{NameDefault, NameFutex, NameFutexRaw, NamePthread, NamePthreadWallclock, NamePthreadRelative,
-		NameStd, NameCrossbeam, NameWaitOnAddress, NameKeyedEvent, NameWasm,
+		NameStd, NameCrossbeam, NameWaitOnAddress, NameKeyedEvent, NameUlock, NameOSSync, NameWasm,
 		NameSpin, NameYield, NameGosched, NameGeneric, NameGenericYield, NameChan, NameCond}
 	got := Names()
 	if strings.Join(got, ",") != strings.Join(want, ",") {

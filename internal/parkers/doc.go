@@ -44,14 +44,16 @@
 //     "pthread.unpark.before-signal" (the mutex is held there, as upstream),
 //     "std.unpark.before-wake", "crossbeam.unpark.before-lock" (after the
 //     swap), "crossbeam.unpark.before-notify" (after the unlock),
-//     "waitaddress.unpark.before-wake", "keyedevent.unpark.before-release",
+//     "waitaddress.unpark.before-wake", "ulock.unpark.before-wake",
+//     "os-sync.unpark.before-wake", "keyedevent.unpark.before-release",
 //     "token-thread.unpark.before-token", "cond.unpark.before-signal",
 //     "chan.unpark.before-send"; and before the mark,
 //     "spin.unpark-lock.before-mark";
 //   - between the state check and the sleep: "*.park.before-wait",
 //     "*.park-until.before-wait" (futex, waitaddress, keyedevent, pthread,
-//     chan, cond; crossbeam's is "crossbeam.park.before-wait", timed or
-//     not), "std.park-timeout.before-wait", "pthread.park.before-lock",
+//     chan, cond, ulock, os-sync; crossbeam's is
+//     "crossbeam.park.before-wait", timed or not),
+//     "std.park-timeout.before-wait", "pthread.park.before-lock",
 //     "crossbeam.park.before-lock" (between the fast path's CAS and the
 //     lock), "cond.park.before-wait" / "cond.park-until.before-wait" (under
 //     the mutex, between the token check and Wait), and per turn of the
@@ -67,7 +69,7 @@
 //     NOTIFIED CAS);
 //   - after a timeout before the caller's TimedOut or the state swap:
 //     "*.park-until.timed-out" (futex, waitaddress, keyedevent, pthread,
-//     spin, token-thread, chan), "crossbeam.park.timed-out",
+//     spin, token-thread, chan, ulock, os-sync), "crossbeam.park.timed-out",
 //     "std.park-timeout.after-wait".
 //
 // # Thread parkers (parking_lot_core/src/thread_parker)
@@ -128,6 +130,15 @@
 // time; the state machines and the selection are OS-independent
 // (win_*.go) and tested on Linux with fakes.
 //
+// ulock, os-sync (darwin, beyond the study; addrwait.go + darwin_cgo.go):
+// linux.rs's word (1 = park, 0 = unparked) on __ulock_wait /
+// __ulock_wake (UL_COMPARE_AND_WAIT, private, prototypes declared here as
+// libc++ does; timeouts in µs rounded up, sliced at 2^32-1 µs) and on
+// os_sync_wait_on_address(_with_timeout) / os_sync_wake_by_address_any
+// (public since macOS 14.4, found with dlsym at start: unavailable, with
+// that reason, on older systems). The parker logic is tested on Linux on
+// the real futex and on a fake. Compiled for darwin; never executed.
+//
 // wasm (wasm.rs): every method panics ("Parking not supported on this
 // platform"): without threads a park could only block forever.
 //
@@ -151,7 +162,12 @@
 // park_timeout makes one wait then swaps EMPTY and cannot tell a timeout from
 // a spurious wakeup (ParkDeadline reports whether it consumed the token,
 // which std does not expose); unpark swaps NOTIFIED and wakes only a PARKED
-// thread. Linux only.
+// thread. On darwin (thread_parking/darwin.rs, std_sema.go + darwin_cgo.go)
+// the same states sit on a libdispatch semaphore: park waits until the
+// semaphore really decremented, park_timeout waits once through
+// dispatch_time and, after a timeout that raced an unpark, takes that
+// unpark's signal so the count is 0 again; unpark signals only a PARKED
+// thread. The darwin state machine is tested on Linux on a fake semaphore.
 //
 // crossbeam (crossbeam-utils sync/parker.rs): EMPTY/PARKED/NOTIFIED on a
 // mutex + condvar, SeqCst, with upstream's lock-then-unlock-then-notify
@@ -159,8 +175,11 @@
 // Park, ParkTimeout, ParkDeadline (bool = crossbeam main's UnparkReason).
 // On Linux the mutex and condvar are futex-based like Rust std's (which is
 // what crossbeam's std::sync::Mutex/Condvar are there) and block the OS
-// thread; elsewhere they fall back to sync.Mutex and a one-slot channel
-// condvar (goroutine-level; sync.Cond has no timed wait).
+// thread; on darwin they are std's macOS ones, a PTHREAD_MUTEX_NORMAL
+// pthread mutex and a pthread condvar with pthread_cond_timedwait_relative_np
+// timed waits, in C memory allocated on first use (darwin_cgo.go);
+// elsewhere they fall back to sync.Mutex and a one-slot channel condvar
+// (goroutine-level; sync.Cond has no timed wait).
 //
 // # Go-native (goroutine-level)
 //

@@ -1,14 +1,20 @@
-//go:build !linux
+//go:build !linux && !(darwin && cgo)
 
 package parkers
 
+import "runtime"
+
 func init() {
+	why := onlyOn("Linux (futex) and macOS (libdispatch semaphore, cgo) only: Rust std's thread parker here is neither")
+	if runtime.GOOS == "darwin" {
+		why = unavailable("needs cgo (CGO_ENABLED=1 and a C compiler): Rust std's darwin parker is a libdispatch semaphore called through cgo")
+	}
 	Register(Backend{
 		Name:        NameStd,
 		Kind:        KindToken,
-		Summary:     "Rust std's Linux thread::park (futex, Linux only)",
+		Summary:     "Rust std's thread::park (futex on Linux, libdispatch semaphore on macOS)",
 		Sleeps:      true,
-		Unavailable: onlyOn("Linux only: Rust std's futex thread parker uses futex(2)"),
+		Unavailable: why,
 		Order:       orderStd,
 	})
 }
