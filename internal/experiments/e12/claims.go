@@ -25,11 +25,18 @@ const (
 )
 
 // Claim statements.
+//
+// The study measured them on macOS (Apple silicon laptop); its figures are
+// quoted as the reference the statements are phrased after, never as a
+// threshold: median one-way wake std thread::park (libdispatch semaphore)
+// 1.17 us, parking_lot_core park/unpark_one (pthread condvar) 1.46 us,
+// crossbeam Parker (pthread condvar) 1.38 us; busy waiting 84-125 ns;
+// reverse check 8-12 ns.
 const (
-	stmtSameOrder = "the sleeping implementations are within one order of magnitude of each other (max/min median <= 10, per placement)"
-	stmtSpinFloor = "busy waiting is at least 10x below them (spin median x 10 <= the fastest sleeping median)"
+	stmtSameOrder = "the sleeping implementations are within one order of magnitude of each other (max/min median <= 10, per placement; the study on macOS: std 1.17, parking_lot_core 1.46, crossbeam 1.38 us)"
+	stmtSpinFloor = "busy waiting is at least 10x below them (spin median x 10 <= the fastest sleeping median; the study on macOS: 84-125 ns)"
 	stmtSlept     = "the measured waits really slept (no-sleep waits <= 1% and participant context switches >= ~1 per round trip)"
-	stmtReverse   = "the reverse check (wake self, then wait) is two orders of magnitude below the sleeping wake"
+	stmtReverse   = "the reverse check (wake self, then wait) is two orders of magnitude below the sleeping wake (the study on macOS: 8-12 ns against 1.2-1.5 us)"
 	stmtSelfOnce  = "in the reverse check the wait returns at once: no context switch"
 )
 

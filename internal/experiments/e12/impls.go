@@ -44,6 +44,8 @@ type e12Impl struct {
 	// why: the reason it is unavailable here, nil when available.
 	why     error
 	backend parkers.Backend
+	// cmode is the C reference's mode (KindCRef rows only).
+	cmode cref.Mode
 	// summary is one line for `parkbench list`.
 	summary string
 }
@@ -73,11 +75,13 @@ func e12Impls() []e12Impl {
 			summary: "Go twin of c-futex: the C loop's FUTEX_WAIT/WAKE_PRIVATE protocol in Go, no parker"},
 		e12Impl{name: ImplGoSpin, kind: KindTwin, busy: true, why: twinAvailable(),
 			summary: "Go twin of c-spin: busy-waiting on the flag in Go, no parker"},
-		e12Impl{name: ImplCFutex, kind: KindCRef, sleeps: true, why: cref.Available(),
-			summary: "C threads, raw FUTEX_WAIT/WAKE_PRIVATE ping-pong, no Go runtime in the loop: the floor for sleeping parkers"},
-		e12Impl{name: ImplCSpin, kind: KindCRef, busy: true, why: cref.Available(),
-			summary: "C threads busy-waiting on a flag: the cross-core communication floor"},
 	)
+	// The C floors of this OS (c-futex on Linux, c-ulock on darwin; c-spin
+	// everywhere cgo runs).
+	for _, f := range cref.Floors() {
+		out = append(out, e12Impl{name: f.Name, kind: KindCRef, sleeps: f.Sleeps, busy: !f.Sleeps,
+			why: cref.Available(), summary: f.Summary, cmode: f.Mode})
+	}
 	return out
 }
 

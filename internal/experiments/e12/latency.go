@@ -453,13 +453,8 @@ func syscallMode(im e12Impl) string {
 func openRunner(c latencyConfig) (pairRunner, error) {
 	capacity := max(c.warmup, c.n, 1)
 	sampleCPU := c.placement == driver.Unpinned
-	switch c.impl.name {
-	case ImplCFutex, ImplCSpin:
-		mode := cref.Futex
-		if c.impl.name == ImplCSpin {
-			mode = cref.Spin
-		}
-		p, err := cref.Open(mode, c.cpus, capacity, c.gap, sampleCPU)
+	if c.impl.kind == KindCRef {
+		p, err := cref.Open(c.impl.cmode, c.cpus, capacity, c.gap, sampleCPU)
 		if err != nil {
 			return nil, err
 		}

@@ -128,9 +128,7 @@ func (selfSyscall) slept() int { return 0 }
 
 // selfwakeImpl is one planned row.
 type selfwakeImpl struct {
-	e12Impl
-	// cmode is set for the C reference rows (run by cref.Selfwake).
-	cmode cref.Mode
+	e12Impl // cmode is set for the C reference rows (run by cref.Selfwake)
 }
 
 // Validate checks every option without measuring anything (as
@@ -178,9 +176,6 @@ func planSelfwake(o SelfwakeOptions) ([]selfwakeImpl, []string, []string, error)
 	}
 	for _, im := range impls {
 		s := selfwakeImpl{e12Impl: im}
-		if im.name == ImplCSpin {
-			s.cmode = cref.Spin
-		}
 		out = append(out, s)
 	}
 	return out, warnings, notes, nil
