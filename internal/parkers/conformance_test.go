@@ -2,6 +2,7 @@ package parkers
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -338,7 +339,12 @@ func TestTokenParkDeadlineTimesOut(t *testing.T) {
 				if p.ParkDeadline(deadline) {
 					panic("ParkDeadline(+20ms) got a token")
 				}
-				if now := time.Now(); now.Before(deadline) {
+				// std on Windows makes ONE relative wait, timed by the
+				// OS's clock rather than Go's, and returns after it
+				// (windows7.rs park_timeout; std allows a spurious
+				// return), so it may end a little before the deadline.
+				early := runtime.GOOS == "windows" && b.Name == NameStd
+				if now := time.Now(); now.Before(deadline) && !early {
 					panic("ParkDeadline returned " + deadline.Sub(now).String() + " before its deadline")
 				}
 			}), "token ParkDeadline timing out")

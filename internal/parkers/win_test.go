@@ -30,11 +30,17 @@ func newFakeWaitAddress() *fakeWaitAddress {
 }
 
 func (f *fakeWaitAddress) WaitOnAddress(addr, compare unsafe.Pointer, size uintptr, ms uint32) bool {
-	if size != unsafe.Sizeof(uintptr(0)) {
+	switch size {
+	case unsafe.Sizeof(uintptr(0)): // parking_lot's usize key
+		if (*atomic.Uintptr)(addr).Load() != *(*uintptr)(compare) {
+			return true
+		}
+	case 1: // std's i8 state: the low byte of an int32 (little-endian)
+		if uint8((*atomic.Int32)(addr).Load()) != *(*uint8)(compare) {
+			return true
+		}
+	default:
 		panic("WaitOnAddress: unexpected size")
-	}
-	if (*atomic.Uintptr)(addr).Load() != *(*uintptr)(compare) {
-		return true
 	}
 	f.waits.Add(1)
 	if ms == winInfinite {
