@@ -260,8 +260,20 @@ func TestKeyedEventPastDeadlineButUnparked(t *testing.T) {
 func TestKeyedEventSelfWake(t *testing.T) {
 	f := newFakeKeyedEvent()
 	p := newKeyedEventParker(f)
-	wait(t, onThread(func() {
-		for i := 0; i < 3; i++ {
+	wait(t, onThread(selfWakeRounds(p, 3)), "self-wake")
+	if w, r := f.waits.Load(), f.releases.Load(); w != 0 || r != 0 {
+		t.Errorf("%d waits, %d releases; want none", w, r)
+	}
+	if b, im := p.WaitCounts(); b != 0 || im != 6 {
+		t.Errorf("WaitCounts = %d blocked, %d immediate; want 0, 6", b, im)
+	}
+}
+
+// selfWakeRounds is selfwake's loop: rounds of Park and of ParkUntil, each
+// after the owner unparked itself.
+func selfWakeRounds(p ThreadParker, rounds int) func() {
+	return func() {
+		for i := 0; i < rounds; i++ {
 			p.PreparePark()
 			p.UnparkLock().Unpark()
 			p.Park()
@@ -271,12 +283,6 @@ func TestKeyedEventSelfWake(t *testing.T) {
 				panic("self-woken ParkUntil reported a timeout")
 			}
 		}
-	}), "self-wake")
-	if w, r := f.waits.Load(), f.releases.Load(); w != 0 || r != 0 {
-		t.Errorf("%d waits, %d releases; want none", w, r)
-	}
-	if b, im := p.WaitCounts(); b != 0 || im != 6 {
-		t.Errorf("WaitCounts = %d blocked, %d immediate; want 0, 6", b, im)
 	}
 }
 

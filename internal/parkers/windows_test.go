@@ -2,10 +2,7 @@
 
 package parkers
 
-import (
-	"testing"
-	"time"
-)
+import "testing"
 
 // The real Windows APIs (under Wine here, see docs/platforms-windows.md):
 // std's parker on both of its paths, and the parking_lot keyed-event
@@ -30,17 +27,5 @@ func TestKeyedEventRealSelfWake(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	p := newKeyedEventParker(ke)
-	wait(t, onThread(func() {
-		for i := 0; i < 100; i++ {
-			p.PreparePark()
-			p.UnparkLock().Unpark()
-			p.Park()
-			p.PreparePark()
-			p.UnparkLock().Unpark()
-			if !p.ParkUntil(time.Now().Add(time.Hour)) {
-				panic("self-woken ParkUntil reported a timeout")
-			}
-		}
-	}), "keyed-event self-wake")
+	wait(t, onThread(selfWakeRounds(newKeyedEventParker(ke), 100)), "keyed-event self-wake")
 }
