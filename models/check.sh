@@ -66,6 +66,13 @@ cases=(
 	"condvar.pml|pass|-DMAXSPUR=3"
 	"condvar.pml|fail|-DBUG_CONDVAR_UNLOCK_BEFORE_PARK"
 	"condvar.pml|fail|-DBUG_CONDVAR_REQUEUE_NO_PARKED"
+	"keyedevent.pml|pass|"
+	"keyedevent.pml|pass|-DSELFWAKE=0"
+	"keyedevent.pml|pass|-DROUNDS=3 -DMAXTO=2"
+	"keyedevent.pml|pass|-DSELFWAKE=0 -DBUG_KE_PARKED_AT_PREPARE"
+	"keyedevent.pml|fail|-DBUG_KE_PARKED_AT_PREPARE"
+	"keyedevent.pml|fail|-DBUG_KE_TIMEOUT_NO_TAKE"
+	"keyedevent.pml|fail|-DBUG_KE_RELEASE_ALWAYS"
 )
 if [ "${MODELS_DEEP:-0}" = 1 ]; then
 	cases+=(
@@ -73,6 +80,7 @@ if [ "${MODELS_DEEP:-0}" = 1 ]; then
 		"crossbeam.pml|pass|-DROUNDS=6 -DMAXSPUR=3 -DMAXTO=3"
 		"stdfutex.pml|pass|-DROUNDS=6 -DMAXSPUR=3 -DMAXTO=3"
 		"rawmutex.pml|pass|-DMAXSPUR=2 -DMAXTO=2"
+		"keyedevent.pml|pass|-DROUNDS=4 -DMAXTO=3"
 	)
 fi
 

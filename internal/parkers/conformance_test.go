@@ -66,6 +66,16 @@ func skipUnavailable(t *testing.T, b Backend) {
 	if why := b.Why(); why != "" {
 		t.Skip(why)
 	}
+	if runtime.GOARCH != "wasm" {
+		return
+	}
+	// wasm: one thread, and goroutines are never preempted.
+	if b.Name == NameDefault && DefaultName() == NameWasm {
+		t.Skip("default is the wasm parker here, which panics by design (TestWasmPanics)")
+	}
+	if !b.Sleeps {
+		t.Skip("wasm runs one thread without preemption: a spinning waiter never lets its partner run (livelock)")
+	}
 }
 
 // rendezvous reports whether the backend's wake blocks until the target
