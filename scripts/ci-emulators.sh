@@ -41,7 +41,8 @@ apt_need() {
 fails=0
 run_counted() {
 	local name=$1 dir=$2; shift 2
-	local out="$work/${name// /_}.out" t0=$SECONDS rc=0
+	local out t0=$SECONDS rc=0
+	out="$work/$(echo "$name" | tr " /=" "___").out"
 	(cd "$dir" && "$@" -test.v) >"$out" 2>&1 || rc=$?
 	local pass skip fail
 	pass=$(grep -cE '^\s*--- PASS' "$out" || true)
