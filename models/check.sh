@@ -74,6 +74,13 @@ cases=(
 	"rwlock.pml|fail|-DBUG_RW_VALIDATE_NO_PARKED"
 	"rwlock.pml|fail|-DBUG_RW_UNLOCK_SHARED_NEW_VALUE"
 	"rwlock.pml|fail|-DBUG_RW_TIMEOUT_NO_WAKE"
+	"keyedevent.pml|pass|"
+	"keyedevent.pml|pass|-DSELFWAKE=0"
+	"keyedevent.pml|pass|-DROUNDS=3 -DMAXTO=2"
+	"keyedevent.pml|pass|-DSELFWAKE=0 -DBUG_KE_PARKED_AT_PREPARE"
+	"keyedevent.pml|fail|-DBUG_KE_PARKED_AT_PREPARE"
+	"keyedevent.pml|fail|-DBUG_KE_TIMEOUT_NO_TAKE"
+	"keyedevent.pml|fail|-DBUG_KE_RELEASE_ALWAYS"
 )
 if [ "${MODELS_DEEP:-0}" = 1 ]; then
 	cases+=(
@@ -82,6 +89,7 @@ if [ "${MODELS_DEEP:-0}" = 1 ]; then
 		"stdfutex.pml|pass|-DROUNDS=6 -DMAXSPUR=3 -DMAXTO=3"
 		"rawmutex.pml|pass|-DMAXSPUR=2 -DMAXTO=2"
 		"rwlock.pml|pass|-DMAXTO=2"
+		"keyedevent.pml|pass|-DROUNDS=4 -DMAXTO=3"
 	)
 fi
 

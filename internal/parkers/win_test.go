@@ -30,11 +30,17 @@ func newFakeWaitAddress() *fakeWaitAddress {
 }
 
 func (f *fakeWaitAddress) WaitOnAddress(addr, compare unsafe.Pointer, size uintptr, ms uint32) bool {
-	if size != unsafe.Sizeof(uintptr(0)) {
+	switch size {
+	case unsafe.Sizeof(uintptr(0)): // parking_lot's usize key
+		if (*atomic.Uintptr)(addr).Load() != *(*uintptr)(compare) {
+			return true
+		}
+	case 1: // std's i8 state: the low byte of an int32 (little-endian)
+		if uint8((*atomic.Int32)(addr).Load()) != *(*uint8)(compare) {
+			return true
+		}
+	default:
 		panic("WaitOnAddress: unexpected size")
-	}
-	if (*atomic.Uintptr)(addr).Load() != *(*uintptr)(compare) {
-		return true
 	}
 	f.waits.Add(1)
 	if ms == winInfinite {
@@ -228,21 +234,82 @@ func TestKeyedEventTimedOutButUnparkedTakesRelease(t *testing.T) {
 	}
 }
 
-// The same rule when the deadline has already passed on entry.
+// An unpark before the owner committed to wait (ARMED) sends no release,
+// and a ParkUntil whose deadline has already passed then reports the
+// unpark without waiting.
 func TestKeyedEventPastDeadlineButUnparked(t *testing.T) {
 	f := newFakeKeyedEvent()
 	p := newKeyedEventParker(f)
 	p.PreparePark()
-	h := p.UnparkLock()
-	released := make(chan struct{})
-	go func() { h.Unpark(); close(released) }()
+	if _, ok := p.UnparkLock().(spinUnpark); !ok {
+		t.Fatal("UnparkLock before the owner committed returned a release")
+	}
 	if !p.ParkUntil(time.Now().Add(-time.Second)) {
 		t.Error("ParkUntil(past) = false although already unparked")
 	}
-	select {
-	case <-released:
-	case <-time.After(watchdog):
-		t.Fatal("release not taken")
+	if w, r := f.waits.Load(), f.releases.Load(); w != 0 || r != 0 {
+		t.Errorf("%d waits, %d releases; want none", w, r)
+	}
+}
+
+// selfwake's sequence: the owner unparks itself between PreparePark and
+// Park. With parking_lot's protocol as written (PARKED at prepare_park) the
+// release has only the caller to take it and blocks for ever; with std's
+// rule (PARKED only once the owner commits) no release is sent and Park
+// returns at once. Park and ParkUntil, several rounds, on one thread.
+func TestKeyedEventSelfWake(t *testing.T) {
+	f := newFakeKeyedEvent()
+	p := newKeyedEventParker(f)
+	wait(t, onThread(selfWakeRounds(p, 3)), "self-wake")
+	if w, r := f.waits.Load(), f.releases.Load(); w != 0 || r != 0 {
+		t.Errorf("%d waits, %d releases; want none", w, r)
+	}
+	if b, im := p.WaitCounts(); b != 0 || im != 6 {
+		t.Errorf("WaitCounts = %d blocked, %d immediate; want 0, 6", b, im)
+	}
+}
+
+// selfWakeRounds is selfwake's loop: rounds of Park and of ParkUntil, each
+// after the owner unparked itself.
+func selfWakeRounds(p ThreadParker, rounds int) func() {
+	return func() {
+		for i := 0; i < rounds; i++ {
+			p.PreparePark()
+			p.UnparkLock().Unpark()
+			p.Park()
+			p.PreparePark()
+			p.UnparkLock().Unpark()
+			if !p.ParkUntil(time.Now().Add(time.Hour)) {
+				panic("self-woken ParkUntil reported a timeout")
+			}
+		}
+	}
+}
+
+// A waker that comes after the owner committed (PARKED) releases, and the
+// owner's wait takes that release: Park and ParkUntil.
+func TestKeyedEventCommittedTakesRelease(t *testing.T) {
+	f := newFakeKeyedEvent()
+	p := newKeyedEventParker(f)
+	for _, timed := range []bool{false, true} {
+		p.PreparePark()
+		done := onThread(func() {
+			if timed {
+				if !p.ParkUntil(time.Now().Add(time.Hour)) {
+					panic("ParkUntil timed out")
+				}
+			} else {
+				p.Park()
+			}
+		})
+		for p.state.Load() != keParked {
+			time.Sleep(time.Millisecond)
+		}
+		p.UnparkLock().Unpark() // blocks until the owner's wait takes it
+		wait(t, done, "park")
+	}
+	if w, r := f.waits.Load(), f.releases.Load(); w != 2 || r != 2 {
+		t.Errorf("%d waits, %d releases; want 2, 2", w, r)
 	}
 }
 

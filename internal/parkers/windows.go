@@ -138,7 +138,7 @@ func init() {
 	Register(Backend{
 		Name:             NameKeyedEvent,
 		Kind:             KindThread,
-		Summary:          "parking_lot windows/keyed_event.rs: NtWaitForKeyedEvent/NtReleaseKeyedEvent, UNPARKED/PARKED/TIMED_OUT, a late timeout still takes the release",
+		Summary:          "parking_lot windows/keyed_event.rs: NtWaitForKeyedEvent/NtReleaseKeyedEvent, ARMED/PARKED/UNPARKED/TIMED_OUT, release only to a committed waiter (std windows7.rs rule, so a self-wake cannot block), a late timeout still takes the release",
 		Sleeps:           true,
 		CheapToConstruct: true,
 		Unavailable: func() error {

@@ -7,6 +7,7 @@
 package probe
 
 import (
+	"fmt"
 	"runtime"
 	"slices"
 	"sync/atomic"
@@ -17,7 +18,8 @@ import (
 )
 
 // Measure runs the spin probe on cpus (two CPUs, or the same one twice for a
-// single-core machine) and the syscall probe, taking a few milliseconds.
+// single-core machine, or Unknown: unpinned) and the syscall probe, taking a
+// few milliseconds.
 func Measure(cpus [2]int) *results.Probe {
 	return &results.Probe{
 		SpinOneWayNs: SpinOneWay(cpus, 2000),
@@ -26,16 +28,36 @@ func Measure(cpus [2]int) *results.Probe {
 	}
 }
 
-// DefaultCPUs returns the pair of CPUs the probe and cross-core runs use.
-func DefaultCPUs() [2]int {
+// Unknown is the CPU pair where this process's affinity cannot be read
+// (every OS but Linux here): nothing to pin to, and no claim about how many
+// CPUs there are. It is NOT "one CPU", although its two entries are equal.
+var Unknown = [2]int{-1, -1}
+
+// CPUs returns the pair of CPUs the probe and pinned runs use, and n, the
+// number of CPUs this process may run on: n == 1 means the pair is one CPU
+// twice (a single-CPU machine or affinity mask). Where the affinity cannot
+// be read, it returns Unknown, n == 0 and the reason: placements that pin
+// (cross-core, same-core) cannot run there and must be skipped with that
+// reason, not taken for "one CPU".
+func CPUs() (pair [2]int, n int, err error) {
 	cpus, err := osthread.Affinity()
-	if err != nil || len(cpus) == 0 {
-		return [2]int{-1, -1}
+	if err != nil {
+		return Unknown, 0, fmt.Errorf("the CPU affinity cannot be read on %s, so threads cannot be pinned: %w", runtime.GOOS, err)
 	}
-	if len(cpus) == 1 {
-		return [2]int{cpus[0], cpus[0]}
+	switch len(cpus) {
+	case 0:
+		return Unknown, 0, fmt.Errorf("the CPU affinity mask is empty")
+	case 1:
+		return [2]int{cpus[0], cpus[0]}, 1, nil
 	}
-	return [2]int{cpus[0], cpus[1]}
+	return [2]int{cpus[0], cpus[1]}, len(cpus), nil
+}
+
+// DefaultCPUs is CPUs' pair alone: Unknown ({-1, -1}) where the affinity
+// cannot be read, which callers must not read as one CPU (use CPUs).
+func DefaultCPUs() [2]int {
+	pair, _, _ := CPUs()
+	return pair
 }
 
 // SpinOneWay returns the median one-way latency, in ns, of a busy-wait

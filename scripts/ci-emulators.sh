@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# scripts/ci-emulators.sh: run the test binaries of other platforms here,
+# under emulators (see docs/platforms-windows.md).
+#
+#   scripts/ci-emulators.sh wine    windows/amd64 under Wine (wine64)
+#   scripts/ci-emulators.sh qemu    linux/arm64 under qemu-user, cgo off and on
+#   scripts/ci-emulators.sh wasm    wasip1/wasm under wazero
+#
+# Each step installs what it needs (apt-get as root, go install) and fails
+# loudly if it cannot: CI must not pass by skipping an emulator. A test
+# failure fails the step. Each step prints its pass/skip/fail counts and
+# its time. Caches (the Wine prefix, wazero) live in $PARKBENCH_CI_CACHE
+# (default ~/.cache/parkbench-ci).
+#
+# What the emulators cannot show: Wine is not Windows (its ntdll and
+# wineserver implement WaitOnAddress and keyed events; timing and
+# scheduling are Wine's and Linux's); qemu-user runs arm64 code with the
+# host's x86 memory ordering, so arm's weaker ordering is never exercised
+# (models/check.sh covers ordering); wazero runs one thread.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export GOTOOLCHAIN=local
+cache=${PARKBENCH_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/parkbench-ci}
+mkdir -p "$cache"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+die() { echo "ci-emulators: $*" >&2; exit 1; }
+
+# apt_need PKG... : install the packages if any command is missing.
+apt_need() {
+	[ "$(id -u)" = 0 ] || die "need root to apt-get install $*"
+	apt-get update -qq || die "apt-get update failed"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 "$@" >/dev/null ||
+		die "apt-get install $* failed"
+}
+
+# run_counted NAME DIR CMD...: run a test binary in DIR (its package
+# directory, for testdata) with -test.v, print its counts; a failure is
+# counted in $fails.
+fails=0
+run_counted() {
+	local name=$1 dir=$2; shift 2
+	local out t0=$SECONDS rc=0
+	out="$work/$(echo "$name" | tr " /=" "___").out"
+	(cd "$dir" && "$@" -test.v) >"$out" 2>&1 || rc=$?
+	local pass skip fail
+	pass=$(grep -cE '^\s*--- PASS' "$out" || true)
+	skip=$(grep -cE '^\s*--- SKIP' "$out" || true)
+	fail=$(grep -cE '^\s*--- FAIL' "$out" || true)
+	printf '%-28s pass %4d  skip %4d  fail %4d  exit %d  %4ds\n' "$name" "$pass" "$skip" "$fail" "$rc" $((SECONDS - t0))
+	if [ "$rc" != 0 ]; then
+		grep -E '^\s*--- FAIL|^panic:|watchdog' "$out" | head -20
+		tail -20 "$out"
+		fails=$((fails + 1))
+	fi
+}
+
+wine_step() {
+	command -v /usr/lib/wine/wine64 >/dev/null && command -v x86_64-w64-mingw32-ld >/dev/null ||
+		apt_need wine64 binutils-mingw-w64-x86-64
+	export WINEPREFIX="$cache/wine/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+	unset DISPLAY
+	local sys32="$WINEPREFIX/drive_c/windows/system32"
+	if [ ! -f "$sys32/bcryptprimitives.dll" ]; then
+		# Go >= 1.24 needs bcryptprimitives.dll!ProcessPrng, which Wine 8
+		# lacks: a one-export DLL forwarding it to advapi32's
+		# SystemFunction036 (RtlGenRandom).
+		mkdir -p "$(dirname "$WINEPREFIX")"
+		/usr/lib/wine/wine64 wineboot --init >/dev/null 2>&1 || die "wineboot --init failed"
+		printf '\t.text\n\t.globl DllMain\nDllMain:\n\tmovl $1, %%eax\n\tret\n' >"$work/shim.s"
+		printf 'LIBRARY bcryptprimitives.dll\nEXPORTS\n\tProcessPrng = advapi32.SystemFunction036\n' >"$work/shim.def"
+		x86_64-w64-mingw32-as -o "$work/shim.o" "$work/shim.s"
+		x86_64-w64-mingw32-ld --dll -e DllMain -o "$sys32/bcryptprimitives.dll" "$work/shim.o" "$work/shim.def"
+	fi
+	/usr/lib/wine/wineserver -p 60 || true # one server for the whole step (fails if one already runs)
+	for pkg in parkers lot stress; do
+		GOOS=windows GOARCH=amd64 go test -c -o "$work/$pkg.exe" "./internal/$pkg/"
+		run_counted "wine windows/amd64 $pkg" "internal/$pkg" /usr/lib/wine/wine64 "$work/$pkg.exe" -test.short -test.timeout=15m
+	done
+	/usr/lib/wine/wineserver -k || true
+}
+
+qemu_step() {
+	command -v qemu-aarch64-static >/dev/null && command -v aarch64-linux-gnu-gcc >/dev/null ||
+		apt_need qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	for cgo in 0 1; do
+		for pkg in parkers lot stress; do
+			CC=aarch64-linux-gnu-gcc CGO_ENABLED=$cgo GOOS=linux GOARCH=arm64 go test -c -o "$work/$pkg.arm64" "./internal/$pkg/"
+			run_counted "qemu linux/arm64 cgo=$cgo $pkg" "internal/$pkg" \
+				qemu-aarch64-static -L /usr/aarch64-linux-gnu "$work/$pkg.arm64" -test.short -test.timeout=15m
+		done
+	done
+}
+
+wasm_step() {
+	local bin="$cache/bin"
+	if [ ! -x "$bin/wazero" ]; then
+		GOBIN="$bin" go install github.com/tetratelabs/wazero/cmd/wazero@v1.11.0 || die "go install wazero failed"
+	fi
+	# lot: TestCondvarTimeoutRacingRequeue makes no progress on wasm's one
+	# thread (0 waits in 20 s, then the run hangs): left out by name until
+	# it is bounded for one thread (open; see docs/platforms-windows.md).
+	for pkg in parkers lot; do
+		GOOS=wasip1 GOARCH=wasm go test -c -o "$work/$pkg.wasm" "./internal/$pkg/"
+		run_counted "wazero wasip1/wasm $pkg" "internal/$pkg" \
+			"$bin/wazero" run -mount /:/ "$work/$pkg.wasm" -test.short -test.timeout=10m \
+			-test.skip 'TestCondvarTimeoutRacingRequeue'
+	done
+}
+
+[ $# -gt 0 ] || set -- wine qemu wasm
+for step in "$@"; do
+	t0=$SECONDS
+	case $step in
+	wine) wine_step ;;
+	qemu) qemu_step ;;
+	wasm) wasm_step ;;
+	*) die "unknown step $step (wine, qemu, wasm)" ;;
+	esac
+	echo "ci-emulators: $step took $((SECONDS - t0))s"
+done
+[ "$fails" = 0 ] || die "$fails test binaries failed"
