@@ -2,9 +2,6 @@
 
 package osthread
 
-// Tid returns -1: no portable thread id.
-func Tid() int { return -1 }
-
 // CPU returns -1: not known on this OS.
 func CPU() int { return -1 }
 
