@@ -382,6 +382,9 @@ func config(im impl, g group, o Options, cal calib, raws []*raw, unc []float64) 
 	// CPU the calibrated work accounts for, per acquisition.
 	workNs := float64(win)*inNs + float64(wbt)*betweenNs
 	for i, rw := range raws {
+		if starved := slices.Index(rw.counts, 0); starved >= 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("repeat %d: thread %d never acquired the lock (starved, or never scheduled on a loaded machine)", i+1, starved))
+		}
 		m := roundMetrics(rw, workNs)
 		m[MUncontended] = unc[min(i, len(unc)-1)]
 		r := results.Round{Metrics: m}
@@ -439,10 +442,10 @@ func roundMetrics(rw *raw, workNs float64) map[string]float64 {
 	m[MKhzAvg] = avg
 	m[MKhzMedian] = sorted[n/2]
 	m[MKhzStddev] = math.Sqrt(variance)
+	// With no acquisitions at all both are 0 (nothing was shared).
+	m[MJain], m[MMinMax] = 0, 0
 	if sumSq > 0 {
 		m[MJain] = sum * sum / (float64(n) * sumSq)
-	}
-	if sorted[n-1] > 0 {
 		m[MMinMax] = sorted[0] / sorted[n-1]
 	}
 	if rw.waits.TotalCount() > 0 {
