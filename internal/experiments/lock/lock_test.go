@@ -142,6 +142,13 @@ func TestClaims(t *testing.T) {
 			t.Errorf("single thread only: %s = %s, want not evaluated", id, vv)
 		}
 	}
+	// A configuration run on a machine busy with other processes is left
+	// out of the fairness claims.
+	loaded := cfg("lot", 2, 1, 50*ms)
+	loaded.Foreign = &results.Foreign{Fraction: 0.9}
+	if v := verdicts(Claims([]*results.Config{loaded}, 2)); v[ClaimLotFair] != results.NotEvaluated {
+		t.Errorf("loaded machine: %s, want not evaluated", v[ClaimLotFair])
+	}
 	// The fairness bound includes the hold.
 	held := cfg("lot", 2, 1, 2.5*ms)
 	held.Params["hold_sleep"] = "1ms"
