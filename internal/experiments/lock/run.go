@@ -334,9 +334,11 @@ func (o Options) asMap(impls []impl) map[string]string {
 	}
 	if o.HoldSleep > 0 {
 		m["hold-sleep"] = o.HoldSleep.String()
+		m["work-in"] = "none (sleeps while holding)"
 	}
 	if o.Skew {
 		m["lockskew_sleep"] = o.SkewSleep.String()
+		m["threads"], m["work-in"], m["work-between"] = "2", "none (sleeps while holding)", "none"
 	}
 	if len(o.LotParkers) > 0 {
 		m["lot-parker"] = strings.Join(o.LotParkers, ",")
