@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/parkbench/parkbench/internal/experiments"
+	"github.com/parkbench/parkbench/internal/experiments/lock"
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+func init() { register(newLockCmd) }
+
+func newLockCmd() *cobra.Command {
+	var (
+		of                  outputFlags
+		impl, lotParker     string
+		threads, locks      string
+		workIn, workBetween string
+		duration, holdSleep time.Duration
+		repeats             int
+		skew, quick         bool
+	)
+	def := lock.DefaultOptions()
+	var implLines []string
+	for _, im := range lock.Impls() {
+		line := fmt.Sprintf("  %-10s %s", im.Name, im.Summary)
+		if im.Why != "" {
+			line += " [unavailable: " + im.Why + "]"
+		}
+		implLines = append(implLines, line)
+	}
+	cmd := &cobra.Command{
+		Use:   "lock",
+		Short: "What a contended lock costs: throughput per thread, fairness, CPU, for every lock side by side",
+		Long: `lock follows parking_lot's benchmark (benchmark/src/bin/mutex.rs): N threads
+start together and loop { lock; work-in; unlock; work-between } for
+--duration, each lock between 320-byte pads, each thread counting its own
+acquisitions. Per repeat: per-thread acquisitions/s (average, median,
+standard deviation, as mutex.rs prints them in kHz) and the total; the table
+shows the median over --repeats. The work unit is mutex.rs's dependent f64
+add and multiply, calibrated in ns on this machine per language, so
+--work-in=100ns means 100 ns everywhere (the iteration counts are in each
+configuration's params, for running the Rust benchmark with the same).
+
+From the same run: fairness (Jain's index over per-thread counts, min/max
+ratio, and the wait for the lock, 1 acquisition in 64 timed on the monotonic
+clock into an HDR histogram: p99 and max), and CPU cost (process CPU / wall =
+cores busy; CPU ns per acquisition beyond the calibrated work; one thread's
+uncontended lock+unlock pair, next to an atomic add).
+
+--hold-sleep D is WebKit's LockFairnessTest (sleep D while holding, instead
+of the work-in); --lockskew is golang/go#13086's pattern (two threads: one
+holds the lock while sleeping 100 µs and relocks at once, the other sleeps
+100 µs and locks briefly).
+
+Every configuration is checked: the locks count their acquisitions under
+the lock, and the sum must equal the threads' counts (exit 1 otherwise, or
+if a thread is still in the loop 30 s after the stop: a lost wakeup).
+
+Implementations (--impl, default: every one available here):
+` + strings.Join(implLines, "\n") + `
+  lot@P      lot over parker P, for each P in --lot-parker
+
+Configuration keys are impl/in=D/between=D/locks=K/t=N. See docs/lock.md.`,
+		Example: `  parkbench lock --quick
+  parkbench lock --impl lot,sync,std-futex,c-pthread --threads 1,2,4,8 -o lock.json
+  parkbench lock --impl lot,lot-fair,sync --hold-sleep 100us --threads 4
+  parkbench lock --lockskew --impl lot,sync,std-futex
+  parkbench lock --impl lot --lot-parker futex,pthread,std --threads 2`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := of.check(); err != nil {
+				return err
+			}
+			o := def
+			if quick {
+				o = lock.QuickOptions()
+			}
+			changed := func(name string) bool { return cmd.Flags().Changed(name) || !quick }
+			if impl != "all" {
+				if o.Impls = splitList(impl); len(o.Impls) == 0 {
+					return usagef("--impl is empty; give names, a comma list, or all")
+				}
+			}
+			o.LotParkers = splitList(lotParker)
+			var err error
+			if changed("threads") && threads != "" {
+				if o.Threads, err = lockInts("threads", threads); err != nil {
+					return err
+				}
+			}
+			if cmd.Flags().Changed("locks") {
+				if o.Locks, err = lockInts("locks", locks); err != nil {
+					return err
+				}
+			}
+			if changed("work-in") {
+				if o.WorkIn, err = lockDurations("work-in", workIn); err != nil {
+					return err
+				}
+			}
+			if changed("work-between") {
+				if o.WorkBetween, err = lockDurations("work-between", workBetween); err != nil {
+					return err
+				}
+			}
+			if changed("duration") {
+				o.Duration = duration
+			}
+			if changed("repeats") {
+				o.Repeats = repeats
+			}
+			o.HoldSleep, o.Skew = holdSleep, skew
+			if err := o.Validate(); err != nil {
+				return usageError{err}
+			}
+			return measure(cmd, &of, func(ctx context.Context, p experiments.Progress) (*results.Experiment, error) {
+				exp, err := lock.Run(ctx, o, lock.Progress(p))
+				var oe *lock.OptionError
+				if errors.As(err, &oe) {
+					return nil, usageError{err}
+				}
+				return exp, err
+			})
+		},
+	}
+	q := lock.QuickOptions()
+	fl := cmd.Flags()
+	fl.StringVar(&impl, "impl", "all", "implementations: a name, a comma list, or all available (names: "+strings.Join(lock.ImplNames(), ", ")+")")
+	fl.StringVar(&lotParker, "lot-parker", "", "also run lot over each of these parkers (comma list), as impl lot@PARKER")
+	fl.StringVar(&threads, "threads", herdJoinInts(def.Threads), fmt.Sprintf("thread counts, comma list, each 1..%d (default 1,2,4,NumCPU,2xNumCPU; --quick: %s)", lock.MaxThreads, herdJoinInts(q.Threads)))
+	fl.StringVar(&workIn, "work-in", "0,200ns", fmt.Sprintf("work inside the lock, comma list of durations 0..%v (--quick: 0)", lock.MaxWork))
+	fl.StringVar(&workBetween, "work-between", "0,200ns", fmt.Sprintf("work between acquisitions, comma list of durations 0..%v (--quick: 0)", lock.MaxWork))
+	fl.StringVar(&locks, "locks", "1", fmt.Sprintf("number of locks, comma list, each 1..%d: with K > 1 each acquisition picks one of K at random (lock-bench)", lock.MaxLocks))
+	fl.DurationVar(&duration, "duration", def.Duration, fmt.Sprintf("length of one timed run (--quick: %v)", q.Duration))
+	fl.IntVar(&repeats, "repeats", def.Repeats, fmt.Sprintf("timed runs per configuration; figures are their median (--quick: %d)", q.Repeats))
+	fl.DurationVar(&holdSleep, "hold-sleep", 0, "WebKit LockFairnessTest mode: sleep this long while holding the lock (0: off)")
+	fl.BoolVar(&skew, "lockskew", false, "golang/go#13086's lockskew pattern (two threads; 100 µs sleeps)")
+	fl.BoolVar(&quick, "quick", false, "a short run: 2 and 2xNumCPU threads, no work, 100 ms x 2 repeats")
+	addOutputFlags(cmd, &of)
+	return cmd
+}
+
+func lockInts(flag, s string) ([]int, error) {
+	items := splitList(s)
+	if len(items) == 0 {
+		return nil, usagef("--%s is empty", flag)
+	}
+	var out []int
+	for _, it := range items {
+		n, err := strconv.Atoi(it)
+		if err != nil {
+			return nil, usagef("invalid --%s item %q: want a whole number", flag, it)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func lockDurations(flag, s string) ([]time.Duration, error) {
+	items := splitList(s)
+	if len(items) == 0 {
+		return nil, usagef("--%s is empty", flag)
+	}
+	var out []time.Duration
+	for _, it := range items {
+		d, err := time.ParseDuration(it)
+		if err != nil {
+			return nil, usagef("invalid --%s item %q: want a duration such as 0, 100ns or 1us", flag, it)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}

@@ -1,0 +1,34 @@
+//go:build !linux || !cgo
+
+package cref
+
+// LockAvailable says why the C lock benchmark and the cgo pthread mutex do
+// not run in this build.
+func LockAvailable() error { return why() }
+
+// LockRun is unavailable in this build.
+func LockRun(cfg LockRunConfig) (LockRunResult, error) { return LockRunResult{}, why() }
+
+// LockWorkNs is unavailable in this build (-1).
+func LockWorkNs(iters int) float64 { return -1 }
+
+// LockUncontendedNs is unavailable in this build (-1).
+func LockUncontendedNs(mode LockMode, iters int) float64 { return -1 }
+
+// CgoCallNs is unavailable in this build (-1).
+func CgoCallNs(iters int) float64 { return -1 }
+
+// PthreadMutex is unavailable in this build.
+type PthreadMutex struct{}
+
+// NewPthreadMutex fails: see LockAvailable.
+func NewPthreadMutex() (*PthreadMutex, error) { return nil, why() }
+
+// Lock is never reached (NewPthreadMutex fails).
+func (m *PthreadMutex) Lock() {}
+
+// Unlock is never reached.
+func (m *PthreadMutex) Unlock() {}
+
+// Free does nothing.
+func (m *PthreadMutex) Free() {}
