@@ -1,18 +1,13 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/parkbench/parkbench/internal/experiments"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
-	"github.com/parkbench/parkbench/internal/results"
 )
 
 func init() { register(newLockCmd) }
@@ -92,22 +87,22 @@ Configuration keys are impl/in=D/between=D/locks=K/t=N. See docs/lock.md.`,
 			o.LotParkers = splitList(lotParker)
 			var err error
 			if changed("threads") && threads != "" {
-				if o.Threads, err = lockInts("threads", threads); err != nil {
+				if o.Threads, err = parseInts("threads", threads); err != nil {
 					return err
 				}
 			}
 			if cmd.Flags().Changed("locks") {
-				if o.Locks, err = lockInts("locks", locks); err != nil {
+				if o.Locks, err = parseInts("locks", locks); err != nil {
 					return err
 				}
 			}
 			if changed("work-in") {
-				if o.WorkIn, err = lockDurations("work-in", workIn); err != nil {
+				if o.WorkIn, err = parseDurations("work-in", workIn); err != nil {
 					return err
 				}
 			}
 			if changed("work-between") {
-				if o.WorkBetween, err = lockDurations("work-between", workBetween); err != nil {
+				if o.WorkBetween, err = parseDurations("work-between", workBetween); err != nil {
 					return err
 				}
 			}
@@ -118,24 +113,14 @@ Configuration keys are impl/in=D/between=D/locks=K/t=N. See docs/lock.md.`,
 				o.Repeats = repeats
 			}
 			o.HoldSleep, o.Skew = holdSleep, skew
-			if err := o.Validate(); err != nil {
-				return usageError{err}
-			}
-			return measure(cmd, &of, func(ctx context.Context, p experiments.Progress) (*results.Experiment, error) {
-				exp, err := lock.Run(ctx, o, lock.Progress(p))
-				var oe *lock.OptionError
-				if errors.As(err, &oe) {
-					return nil, usageError{err}
-				}
-				return exp, err
-			})
+			return measure(cmd, &of, o, lock.Run)
 		},
 	}
 	q := lock.QuickOptions()
 	fl := cmd.Flags()
 	fl.StringVar(&impl, "impl", "all", "implementations: a name, a comma list, or all available (names: "+strings.Join(lock.ImplNames(), ", ")+")")
 	fl.StringVar(&lotParker, "lot-parker", "", "also run lot over each of these parkers (comma list), as impl lot@PARKER")
-	fl.StringVar(&threads, "threads", herdJoinInts(def.Threads), fmt.Sprintf("thread counts, comma list, each 1..%d (default 1,2,4,NumCPU,2xNumCPU; --quick: %s)", lock.MaxThreads, herdJoinInts(q.Threads)))
+	fl.StringVar(&threads, "threads", joinInts(def.Threads), fmt.Sprintf("thread counts, comma list, each 1..%d (default 1,2,4,NumCPU,2xNumCPU; --quick: %s)", lock.MaxThreads, joinInts(q.Threads)))
 	fl.StringVar(&workIn, "work-in", "0,200ns", fmt.Sprintf("work inside the lock, comma list of durations 0..%v (--quick: 0)", lock.MaxWork))
 	fl.StringVar(&workBetween, "work-between", "0,200ns", fmt.Sprintf("work between acquisitions, comma list of durations 0..%v (--quick: 0)", lock.MaxWork))
 	fl.StringVar(&locks, "locks", "1", fmt.Sprintf("number of locks, comma list, each 1..%d: with K > 1 each acquisition picks one of K at random (lock-bench)", lock.MaxLocks))
@@ -148,23 +133,7 @@ Configuration keys are impl/in=D/between=D/locks=K/t=N. See docs/lock.md.`,
 	return cmd
 }
 
-func lockInts(flag, s string) ([]int, error) {
-	items := splitList(s)
-	if len(items) == 0 {
-		return nil, usagef("--%s is empty", flag)
-	}
-	var out []int
-	for _, it := range items {
-		n, err := strconv.Atoi(it)
-		if err != nil {
-			return nil, usagef("invalid --%s item %q: want a whole number", flag, it)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
-func lockDurations(flag, s string) ([]time.Duration, error) {
+func parseDurations(flag, s string) ([]time.Duration, error) {
 	items := splitList(s)
 	if len(items) == 0 {
 		return nil, usagef("--%s is empty", flag)

@@ -7,13 +7,11 @@ import (
 	"sync/atomic"
 
 	"github.com/parkbench/parkbench/internal/cref"
+	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/futexsync"
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/parkers"
 )
-
-// ImplInfo is one implementation for listings; Why is "" when it runs here.
-type ImplInfo struct{ Name, Kind, Summary, Why string }
 
 // Config.Kind values.
 const (
@@ -144,53 +142,41 @@ func cImpl(name string, mode cref.LockMode, summary string) impl {
 }
 
 // lotOverParker is lot@PARKER: lot.Mutex with the parking lot switched to
-// that parker for the run (lot.SetBackend; parked threads keep their own
-// parker, so switching between runs is safe).
+// that parker for the run (driver.WithLotParker; parked threads keep their
+// own parker, so switching between runs is safe).
 func lotOverParker(name string) (impl, error) {
-	b, err := parkers.Lookup(name)
+	b, err := driver.LotParker("LotParkers", name)
 	if err != nil {
-		return impl{}, badOption("lot-parker", "%v", err)
+		return impl{}, err
 	}
 	if w := b.Why(); w != "" {
-		return impl{}, badOption("lot-parker", "parker %q is not available here: %s", name, w)
-	}
-	if b.NewThread == nil || (b.Kind != parkers.KindThread && b.Kind != parkers.KindGoroutine) {
-		return impl{}, badOption("lot-parker", "parker %q is a %s parker; the lot needs a thread parker", name, b.Kind)
-	}
-	if name == parkers.NameWasm {
-		return impl{}, badOption("lot-parker", "the wasm backend aborts on any park, by design")
+		return impl{}, driver.Bad("LotParkers", "parker %q is not available here: %s", name, w)
 	}
 	im := goImpl[lot.Mutex]("lot@"+name, KindGo, "lot.Mutex over the "+name+" parker", nil, nil)
 	im.parker = b
 	run, unc := im.run, im.uncontended
 	im.run = func(ctx context.Context, sp spec) (r *raw, err error) {
-		err = withBackend(b, func() error {
+		err = driver.WithLotParker(b, func() error {
 			r, err = run(ctx, sp)
 			return err
 		})
-		return r, err
+		if err != nil {
+			return nil, fmt.Errorf("lot over parker %s: %w", b.Name, err)
+		}
+		return r, nil
 	}
 	im.uncontended = func() (ns float64) {
-		_ = withBackend(b, func() error { ns = unc(); return nil })
+		_ = driver.WithLotParker(b, func() error { ns = unc(); return nil })
 		return ns
 	}
 	return im, nil
 }
 
-func withBackend(b parkers.Backend, fn func() error) error {
-	prev := lot.CurrentBackend()
-	if err := lot.SetBackend(b); err != nil {
-		return fmt.Errorf("switching the lot to parker %s: %w", b.Name, err)
-	}
-	defer func() { _ = lot.SetBackend(prev) }()
-	return fn()
-}
-
 // Impls lists every implementation for help and `parkbench list`.
-func Impls() []ImplInfo {
-	var out []ImplInfo
+func Impls() []driver.ImplInfo {
+	var out []driver.ImplInfo
 	for _, im := range allImpls() {
-		out = append(out, ImplInfo{Name: im.name, Kind: im.kind, Summary: im.summary, Why: im.why})
+		out = append(out, driver.ImplInfo{Name: im.name, Kind: im.kind, Summary: im.summary, Why: im.why})
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/parkbench/parkbench/internal/cref"
+	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/osthread"
 )
 
@@ -114,7 +115,7 @@ func loop[M any, PM interface {
 		}
 		PM(&l.mu).Lock()
 		if sample {
-			_ = t.hist.RecordValue(nanotime() - t0)
+			driver.RecordAll(t.hist, nanotime()-t0)
 		}
 		l.n++
 		switch {
@@ -158,7 +159,7 @@ func goRun[M any, PM interface {
 	}
 	ths := make([]thread, sp.threads)
 	for i := range ths {
-		ths[i].hist = newHist()
+		ths[i].hist = driver.NewHist()
 	}
 	var ready atomic.Int32
 	start := make(chan struct{})
@@ -206,7 +207,7 @@ func goRun[M any, PM interface {
 	if cancelled {
 		return nil, ctx.Err()
 	}
-	r := &raw{counts: make([]int64, sp.threads), wallNs: wall, cpuNs: -1, waits: newHist()}
+	r := &raw{counts: make([]int64, sp.threads), wallNs: wall, cpuNs: -1, waits: driver.NewHist()}
 	if cpu0 >= 0 && cpu1 >= 0 {
 		r.cpuNs = cpu1 - cpu0
 	}
@@ -272,7 +273,7 @@ func cRun(ctx context.Context, mode cref.LockMode, sp spec) (*raw, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	r := &raw{counts: res.Counts, wallNs: res.WallNs, cpuNs: res.CPUNs, waits: newHist()}
+	r := &raw{counts: res.Counts, wallNs: res.WallNs, cpuNs: res.CPUNs, waits: driver.NewHist()}
 	var sum int64
 	for _, c := range res.Counts {
 		sum += c

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/parkbench/parkbench/internal/experiments/driver"
 )
 
 // Bounds of the options.
@@ -89,52 +91,52 @@ func QuickOptions() Options {
 }
 
 // Validate checks the options without measuring; errors are *OptionError
-// naming the field's flag and what is allowed.
+// naming the Options field and what is allowed.
 func (o Options) Validate() error {
 	if len(o.Threads) == 0 {
-		return badOption("threads", "give at least one thread count")
+		return driver.Bad("Threads", "give at least one thread count")
 	}
 	for _, n := range o.Threads {
 		if n < 1 || n > MaxThreads {
-			return badOption("threads", "invalid thread count %d: must be between 1 and %d", n, MaxThreads)
+			return driver.Bad("Threads", "invalid thread count %d: must be between 1 and %d", n, MaxThreads)
 		}
 	}
 	for _, w := range []struct {
 		field string
 		v     []time.Duration
-	}{{"work-in", o.WorkIn}, {"work-between", o.WorkBetween}} {
+	}{{"WorkIn", o.WorkIn}, {"WorkBetween", o.WorkBetween}} {
 		if len(w.v) == 0 {
-			return badOption(w.field, "give at least one duration (0 for none)")
+			return driver.Bad(w.field, "give at least one duration (0 for none)")
 		}
 		for _, d := range w.v {
 			if d < 0 || d > MaxWork {
-				return badOption(w.field, "invalid work %v: must be between 0 and %v", d, MaxWork)
+				return driver.Bad(w.field, "invalid work %v: must be between 0 and %v", d, MaxWork)
 			}
 		}
 	}
 	if len(o.Locks) == 0 {
-		return badOption("locks", "give at least one lock count")
+		return driver.Bad("Locks", "give at least one lock count")
 	}
 	for _, k := range o.Locks {
 		if k < 1 || k > MaxLocks {
-			return badOption("locks", "invalid lock count %d: must be between 1 and %d", k, MaxLocks)
+			return driver.Bad("Locks", "invalid lock count %d: must be between 1 and %d", k, MaxLocks)
 		}
 	}
 	if o.Duration <= 0 || o.Duration > MaxDuration {
-		return badOption("duration", "invalid duration %v: must be above 0 and at most %v", o.Duration, MaxDuration)
+		return driver.Bad("Duration", "invalid duration %v: must be above 0 and at most %v", o.Duration, MaxDuration)
 	}
 	if o.Repeats < 1 || o.Repeats > MaxRepeats {
-		return badOption("repeats", "invalid repeats %d: must be between 1 and %d", o.Repeats, MaxRepeats)
+		return driver.Bad("Repeats", "invalid repeats %d: must be between 1 and %d", o.Repeats, MaxRepeats)
 	}
 	if o.HoldSleep < 0 || o.HoldSleep > MaxHold {
-		return badOption("hold-sleep", "invalid hold %v: must be between 0 (off) and %v", o.HoldSleep, MaxHold)
+		return driver.Bad("HoldSleep", "invalid hold %v: must be between 0 (off) and %v", o.HoldSleep, MaxHold)
 	}
 	if o.Skew {
 		if o.HoldSleep > 0 {
-			return badOption("lockskew", "--lockskew and --hold-sleep are two different patterns; choose one")
+			return driver.Bad("Skew", "the lockskew pattern and a hold sleep are two different patterns; choose one")
 		}
 		if o.SkewSleep <= 0 || o.SkewSleep > MaxHold {
-			return badOption("skew-sleep", "invalid sleep %v: must be above 0 and at most %v", o.SkewSleep, MaxHold)
+			return driver.Bad("SkewSleep", "invalid sleep %v: must be above 0 and at most %v", o.SkewSleep, MaxHold)
 		}
 	}
 	_, _, err := o.resolve()
@@ -175,10 +177,10 @@ func (o Options) resolve() (impls []impl, warnings []string, err error) {
 		}
 		im, ok := byName[n]
 		if !ok {
-			return nil, nil, badOption("impl", "unknown implementation %q; valid names: %s, or all", n, strings.Join(names, ", "))
+			return nil, nil, driver.Bad("Impls", "unknown implementation %q; valid names: %s, or all", n, strings.Join(names, ", "))
 		}
 		if im.why != "" {
-			return nil, nil, badOption("impl", "implementation %q is not available here: %s", n, im.why)
+			return nil, nil, driver.Bad("Impls", "implementation %q is not available here: %s", n, im.why)
 		}
 		add(im)
 	}
@@ -190,7 +192,7 @@ func (o Options) resolve() (impls []impl, warnings []string, err error) {
 		add(im)
 	}
 	if len(impls) == 0 {
-		return nil, nil, badOption("impl", "no implementation is available here")
+		return nil, nil, driver.Bad("Impls", "no implementation is available here")
 	}
 	return impls, warnings, nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/parkbench/parkbench/internal/cref"
+	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/probe"
 	"github.com/parkbench/parkbench/internal/results"
@@ -126,7 +127,7 @@ func atomicAddNs() float64 {
 // (runenv); both are restored on return, also when ctx is cancelled. No
 // thread is pinned (mutex.rs pins nothing), so there is no affinity to
 // restore. A cancelled run returns ctx.Err() and no result.
-func Run(ctx context.Context, o Options, progress Progress) (*results.Experiment, error) {
+func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Experiment, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -167,9 +168,9 @@ func Run(ctx context.Context, o Options, progress Progress) (*results.Experiment
 	if cal.c > 0 {
 		exp.Options["work_unit_c_ns"] = strconv.FormatFloat(cal.c, 'f', 3, 64)
 	}
-	exp.Options["atomic_add_ns"] = strconv.FormatFloat(median(atomicNs), 'f', 2, 64)
+	exp.Options["atomic_add_ns"] = strconv.FormatFloat(driver.Median(atomicNs), 'f', 2, 64)
 	if len(cgoNs) > 0 {
-		exp.Options["cgo_call_ns"] = strconv.FormatFloat(median(cgoNs), 'f', 2, 64)
+		exp.Options["cgo_call_ns"] = strconv.FormatFloat(driver.Median(cgoNs), 'f', 2, 64)
 	}
 	exp.Notes = append(exp.Notes,
 		fmt.Sprintf("method: parking_lot benchmark/src/bin/mutex.rs: threads start together and loop { lock; work-in; unlock; work-between } for %v; per-thread acquisitions/s (avg, median = sorted[n/2], population stddev) per repeat, the summary is the median over %d repeats", o.Duration, o.Repeats),
@@ -193,7 +194,7 @@ func Run(ctx context.Context, o Options, progress Progress) (*results.Experiment
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
-				progress.report(done, total, key(im.name, g, o))
+				progress.Report(done, total, key(im.name, g, o))
 				sp := spec{threads: g.threads, locks: g.locks, pattern: pattern, holdSleep: hold, duration: o.Duration, seed: seed + uint64(done)}
 				if im.c {
 					sp.workIn, sp.workBetween = iters(g.workIn, cal.c), iters(g.workBetween, cal.c)
@@ -230,7 +231,7 @@ func Run(ctx context.Context, o Options, progress Progress) (*results.Experiment
 			configs = append(configs, c)
 		}
 	}
-	progress.report(total, total, "")
+	progress.Report(total, total, "")
 	rt := env.Runtime()
 	rt.SyscallMode = "syscall"
 	exp.Runtime = rt
@@ -390,7 +391,7 @@ func config(im impl, g group, o Options, cal calib, raws []*raw, unc []float64) 
 		m := roundMetrics(rw, workNs)
 		m[MUncontended] = unc[min(i, len(unc)-1)]
 		r := results.Round{Metrics: m}
-		enc, err := encodeHist(rw.waits)
+		enc, err := results.EncodeHist(rw.waits)
 		if err != nil {
 			return nil, err
 		}
@@ -406,7 +407,7 @@ func config(im impl, g group, o Options, cal calib, raws []*raw, unc []float64) 
 			}
 		}
 		if len(v) > 0 {
-			c.Summary[k] = median(v)
+			c.Summary[k] = driver.Median(v)
 		}
 	}
 	return c, nil
