@@ -58,3 +58,27 @@ type LockRunResult struct {
 	// per power of two (relative error below 1%).
 	Waits [][2]int64
 }
+
+// RwRunConfig is one timed run of the C rwlock benchmark (parking_lot
+// benchmark/src/bin/rwlock.rs): Writers threads take the write lock and
+// Readers the read lock of one pthread_rwlock_t, each with the same work
+// inside and between.
+type RwRunConfig struct {
+	Readers, Writers    int
+	WorkIn, WorkBetween int // work-unit iterations
+	Duration            time.Duration
+	SampleEvery         int // one write acquisition in SampleEvery has its wait timed
+}
+
+// RwRunResult is what one rwlock run measured.
+type RwRunResult struct {
+	Readers, Writers []int64 // acquisitions per thread of each class
+	WallNs, CPUNs    int64
+	// Written is the write lock's own counter, incremented under it: it
+	// equals the sum of Writers unless two writers overlapped.
+	Written int64
+	// Overlaps counts read acquisitions that saw a writer inside.
+	Overlaps int64
+	// WriteWaitMaxNs is the longest sampled write-lock wait.
+	WriteWaitMaxNs int64
+}

@@ -304,6 +304,177 @@ static void pb_mutex_lock(pb_lk *l) { pthread_mutex_lock(&l->mu); }
 static void pb_mutex_unlock(pb_lk *l) { pthread_mutex_unlock(&l->mu); }
 static void pb_mutex_free(pb_lk *l) { pthread_mutex_destroy(&l->mu); free(l); }
 static void pb_nop(void) {}
+
+// --- parkbench lock --rwlock: pthread_rwlock_t, from Go through cgo and
+// as the whole loop of parking_lot's benchmark/src/bin/rwlock.rs
+// (run_benchmark) in C threads.
+
+// One rwlock between pads, as rwlock.rs's ([0u8; 300], M::new(0.0), [0u8; 300]).
+// writing is set by a writer inside the write lock and cleared before it
+// unlocks: a reader that sees it set overlapped a writer (overlaps counts).
+typedef struct {
+	char pad0[320];
+	pthread_rwlock_t rw;
+	int64_t n;          // write acquisitions counted under the write lock
+	_Atomic int writing;
+	_Atomic int64_t overlaps;
+	double value;
+	char pad1[320];
+} pb_rw;
+
+typedef struct {
+	int64_t count;
+	int64_t wait_max;   // writers: the longest sampled wait, ns
+	double value;
+	char pad[64];
+} pb_rw_slot;
+
+typedef struct {
+	int nreaders, nwriters, win, wbetween, sample_mask;
+	pb_rw *lock;
+	pb_rw_slot *slots;  // writers first, then readers
+	pthread_mutex_t gate_mu;
+	pthread_cond_t gate_cv;
+	int ready, go;
+	char pad0[64];
+	_Atomic int stop;
+	char pad1[64];
+} pb_rw_run;
+
+typedef struct { pb_rw_run *r; int i; } pb_rw_arg;
+
+static void *pb_rw_thread(void *p) {
+	pb_rw_arg *a = p;
+	pb_rw_run *r = a->r;
+	pb_rw_slot *s = &r->slots[a->i];
+	pb_rw *l = r->lock;
+	const int writer = a->i < r->nwriters, win = r->win, wbetween = r->wbetween;
+	const int64_t mask = r->sample_mask;
+	double value = 0, local = 0;
+	int64_t n = 0;
+	pthread_mutex_lock(&r->gate_mu);
+	r->ready++;
+	pthread_cond_broadcast(&r->gate_cv);
+	while (!r->go) pthread_cond_wait(&r->gate_cv, &r->gate_mu);
+	pthread_mutex_unlock(&r->gate_mu);
+	while (!atomic_load_explicit(&r->stop, memory_order_relaxed)) {
+		if (writer) {
+			int sample = (n & mask) == 0;
+			int64_t t0 = 0;
+			if (sample) t0 = pb_lk_now();
+			pthread_rwlock_wrlock(&l->rw);
+			if (sample) {
+				int64_t w = pb_lk_now() - t0;
+				if (w > s->wait_max) s->wait_max = w;
+			}
+			atomic_store_explicit(&l->writing, 1, memory_order_relaxed);
+			l->n++;
+			for (int k = 0; k < win; k++) {
+				l->value += value;
+				l->value *= 1.01;
+				value = l->value;
+			}
+			atomic_store_explicit(&l->writing, 0, memory_order_relaxed);
+			pthread_rwlock_unlock(&l->rw);
+		} else {
+			pthread_rwlock_rdlock(&l->rw);
+			if (atomic_load_explicit(&l->writing, memory_order_relaxed))
+				atomic_fetch_add_explicit(&l->overlaps, 1, memory_order_relaxed);
+			double shared = l->value;
+			for (int k = 0; k < win; k++) {
+				local += value;
+				local *= shared;
+				value = local;
+			}
+			pthread_rwlock_unlock(&l->rw);
+		}
+		for (int k = 0; k < wbetween; k++) {
+			local += value;
+			local *= 1.01;
+			value = local;
+		}
+		n++;
+	}
+	s->count = n;
+	s->value = value;
+	return NULL;
+}
+
+static void pb_rw_free(pb_rw_run *r) {
+	pthread_rwlock_destroy(&r->lock->rw);
+	pthread_mutex_destroy(&r->gate_mu);
+	pthread_cond_destroy(&r->gate_cv);
+	free(r->lock); free(r->slots); free(r);
+}
+
+// pb_rw_run_once is pb_lk_run_once for the rwlock loop: nwriters writer
+// threads (slots 0..nwriters-1) and nreaders readers on one rwlock.
+static pb_rw_run *pb_rw_run_once(int nreaders, int nwriters, int win, int wbetween,
+		int64_t duration_ns, int sample_every, int64_t *wall, int64_t *cpu, int *err) {
+	int nthreads = nreaders + nwriters;
+	pb_rw_run *r = calloc(1, sizeof *r);
+	if (!r) { *err = ENOMEM; return NULL; }
+	r->nreaders = nreaders; r->nwriters = nwriters;
+	r->win = win; r->wbetween = wbetween; r->sample_mask = sample_every - 1;
+	r->lock = aligned_alloc(64, sizeof(pb_rw));
+	r->slots = aligned_alloc(64, sizeof(pb_rw_slot) * (size_t)nthreads);
+	pthread_t *th = calloc((size_t)nthreads, sizeof *th);
+	pb_rw_arg *args = calloc((size_t)nthreads, sizeof *args);
+	if (!r->lock || !r->slots || !th || !args) {
+		free(r->lock); free(r->slots); free(th); free(args); free(r);
+		*err = ENOMEM;
+		return NULL;
+	}
+	memset(r->lock, 0, sizeof(pb_rw));
+	memset(r->slots, 0, sizeof(pb_rw_slot) * (size_t)nthreads);
+	pthread_rwlock_init(&r->lock->rw, NULL);
+	pthread_mutex_init(&r->gate_mu, NULL);
+	pthread_cond_init(&r->gate_cv, NULL);
+	int started = 0;
+	for (; started < nthreads; started++) {
+		args[started] = (pb_rw_arg){ r, started };
+		int e = pthread_create(&th[started], NULL, pb_rw_thread, &args[started]);
+		if (e != 0) { *err = e; break; }
+	}
+	pthread_mutex_lock(&r->gate_mu);
+	while (r->ready < started) pthread_cond_wait(&r->gate_cv, &r->gate_mu);
+	if (started < nthreads) atomic_store(&r->stop, 1);
+	r->go = 1;
+	pthread_cond_broadcast(&r->gate_cv);
+	pthread_mutex_unlock(&r->gate_mu);
+	if (started < nthreads) {
+		for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+		free(th); free(args);
+		pb_rw_free(r);
+		return NULL;
+	}
+	int64_t t0 = pb_lk_now(), c0 = pb_lk_cpu();
+	pb_lk_sleep(duration_ns);
+	atomic_store_explicit(&r->stop, 1, memory_order_relaxed);
+	*wall = pb_lk_now() - t0;
+	*cpu = pb_lk_cpu() - c0;
+	for (int i = 0; i < nthreads; i++) pthread_join(th[i], NULL);
+	free(th); free(args);
+	return r;
+}
+
+static int64_t pb_rw_count(pb_rw_run *r, int i) { return r->slots[i].count; }
+static int64_t pb_rw_wait_max(pb_rw_run *r, int i) { return r->slots[i].wait_max; }
+static int64_t pb_rw_locked(pb_rw_run *r) { return r->lock->n; }
+static int64_t pb_rw_overlaps(pb_rw_run *r) { return atomic_load(&r->lock->overlaps); }
+
+// The Go pthread rwlock implementation's lock, padded like the benchmark's.
+static pb_rw *pb_rwlock_new(void) {
+	pb_rw *l = aligned_alloc(64, sizeof(pb_rw));
+	if (!l) return NULL;
+	memset(l, 0, sizeof *l);
+	pthread_rwlock_init(&l->rw, NULL);
+	return l;
+}
+static void pb_rwlock_rdlock(pb_rw *l) { pthread_rwlock_rdlock(&l->rw); }
+static void pb_rwlock_wrlock(pb_rw *l) { pthread_rwlock_wrlock(&l->rw); }
+static void pb_rwlock_unlock(pb_rw *l) { pthread_rwlock_unlock(&l->rw); }
+static void pb_rwlock_free(pb_rw *l) { pthread_rwlock_destroy(&l->rw); free(l); }
 */
 import "C"
 
@@ -394,6 +565,65 @@ func (m *PthreadMutex) Unlock() { C.pb_mutex_unlock(m.l) }
 func (m *PthreadMutex) Free() {
 	if m.l != nil {
 		C.pb_mutex_free(m.l)
+		m.l = nil
+	}
+}
+
+// RwRun runs rwlock.rs's loop entirely in C threads on one
+// pthread_rwlock_t. It blocks for cfg.Duration plus thread start and join.
+func RwRun(cfg RwRunConfig) (RwRunResult, error) {
+	if cfg.Readers < 0 || cfg.Writers < 0 || cfg.Readers+cfg.Writers < 1 || cfg.SampleEvery < 1 || cfg.SampleEvery&(cfg.SampleEvery-1) != 0 {
+		return RwRunResult{}, fmt.Errorf("cref: bad rwlock run %+v", cfg)
+	}
+	var wall, cpu C.int64_t
+	var cerr C.int
+	r := C.pb_rw_run_once(C.int(cfg.Readers), C.int(cfg.Writers), C.int(cfg.WorkIn), C.int(cfg.WorkBetween),
+		C.int64_t(cfg.Duration), C.int(cfg.SampleEvery), &wall, &cpu, &cerr)
+	if r == nil {
+		return RwRunResult{}, fmt.Errorf("cref: starting %d C rwlock threads: %w", cfg.Readers+cfg.Writers, syscall.Errno(cerr))
+	}
+	defer C.pb_rw_free(r)
+	res := RwRunResult{WallNs: int64(wall), CPUNs: int64(cpu), Written: int64(C.pb_rw_locked(r)), Overlaps: int64(C.pb_rw_overlaps(r))}
+	for i := 0; i < cfg.Writers; i++ {
+		res.Writers = append(res.Writers, int64(C.pb_rw_count(r, C.int(i))))
+		res.WriteWaitMaxNs = max(res.WriteWaitMaxNs, int64(C.pb_rw_wait_max(r, C.int(i))))
+	}
+	for i := cfg.Writers; i < cfg.Writers+cfg.Readers; i++ {
+		res.Readers = append(res.Readers, int64(C.pb_rw_count(r, C.int(i))))
+	}
+	return res, nil
+}
+
+// PthreadRwLock is a glibc pthread_rwlock_t (default attributes: readers
+// preferred) in C memory between 320-byte pads; every method is one cgo
+// call.
+type PthreadRwLock struct{ l *C.pb_rw }
+
+// NewPthreadRwLock allocates and initialises one. Free it with Free.
+func NewPthreadRwLock() (*PthreadRwLock, error) {
+	l := C.pb_rwlock_new()
+	if l == nil {
+		return nil, fmt.Errorf("cref: allocating a pthread rwlock: %w", syscall.ENOMEM)
+	}
+	return &PthreadRwLock{l}, nil
+}
+
+// RLock is pthread_rwlock_rdlock.
+func (m *PthreadRwLock) RLock() { C.pb_rwlock_rdlock(m.l) }
+
+// RUnlock is pthread_rwlock_unlock.
+func (m *PthreadRwLock) RUnlock() { C.pb_rwlock_unlock(m.l) }
+
+// Lock is pthread_rwlock_wrlock.
+func (m *PthreadRwLock) Lock() { C.pb_rwlock_wrlock(m.l) }
+
+// Unlock is pthread_rwlock_unlock.
+func (m *PthreadRwLock) Unlock() { C.pb_rwlock_unlock(m.l) }
+
+// Free destroys the rwlock; it must be unlocked and unused.
+func (m *PthreadRwLock) Free() {
+	if m.l != nil {
+		C.pb_rwlock_free(m.l)
 		m.l = nil
 	}
 }

@@ -32,3 +32,27 @@ func (m *PthreadMutex) Unlock() {}
 
 // Free does nothing.
 func (m *PthreadMutex) Free() {}
+
+// RwRun is unavailable in this build.
+func RwRun(cfg RwRunConfig) (RwRunResult, error) { return RwRunResult{}, why() }
+
+// PthreadRwLock is unavailable in this build.
+type PthreadRwLock struct{}
+
+// NewPthreadRwLock fails: see LockAvailable.
+func NewPthreadRwLock() (*PthreadRwLock, error) { return nil, why() }
+
+// RLock is never reached (NewPthreadRwLock fails).
+func (m *PthreadRwLock) RLock() {}
+
+// RUnlock is never reached.
+func (m *PthreadRwLock) RUnlock() {}
+
+// Lock is never reached.
+func (m *PthreadRwLock) Lock() {}
+
+// Unlock is never reached.
+func (m *PthreadRwLock) Unlock() {}
+
+// Free does nothing.
+func (m *PthreadRwLock) Free() {}
