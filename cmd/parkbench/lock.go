@@ -17,10 +17,11 @@ func newLockCmd() *cobra.Command {
 		of                  outputFlags
 		impl, lotParker     string
 		threads, locks      string
+		readers, writers    string
 		workIn, workBetween string
 		duration, holdSleep time.Duration
 		repeats             int
-		skew, quick         bool
+		skew, quick, rw     bool
 	)
 	def := lock.DefaultOptions()
 	var implLines []string
@@ -63,12 +64,23 @@ Implementations (--impl, default: every one available here):
 ` + strings.Join(implLines, "\n") + `
   lot@P      lot over parker P, for each P in --lot-parker
 
-Configuration keys are impl/in=D/between=D/locks=K/t=N. See docs/lock.md.`,
+--rwlock is parking_lot's benchmark/src/bin/rwlock.rs: --writers threads
+take the write lock and --readers threads the read lock of one rwlock, both
+with the --work-in and --work-between work (as rwlock.rs); read and write
+throughput, per-class median kHz and Jain's index, and the longest sampled
+write wait are reported separately (experiment "rwlock"). Implementations:
+lot (lot.RwLock), sync (sync.RWMutex), std-futex (Rust std's futex rwlock),
+pthread (pthread_rwlock_t through cgo), c-pthread (the loop in C threads).
+
+Configuration keys are impl/in=D/between=D/locks=K/t=N (--rwlock:
+impl/in=D/between=D/w=W/r=R). See docs/lock.md.`,
 		Example: `  parkbench lock --quick
   parkbench lock --impl lot,sync,std-futex,c-pthread --threads 1,2,4,8 -o lock.json
   parkbench lock --impl lot,lot-fair,sync --hold-sleep 100us --threads 4
   parkbench lock --lockskew --impl lot,sync,std-futex
-  parkbench lock --impl lot --lot-parker futex,pthread,std --threads 2`,
+  parkbench lock --impl lot --lot-parker futex,pthread,std --threads 2
+  parkbench lock --rwlock --quick
+  parkbench lock --rwlock --readers 4 --writers 1,2 --work-in 100ns --work-between 1us`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := of.check(); err != nil {
@@ -78,6 +90,7 @@ Configuration keys are impl/in=D/between=D/locks=K/t=N. See docs/lock.md.`,
 			if quick {
 				o = lock.QuickOptions()
 			}
+			o.RwLock = rw
 			changed := func(name string) bool { return cmd.Flags().Changed(name) || !quick }
 			if impl != "all" {
 				if o.Impls = splitList(impl); len(o.Impls) == 0 {
@@ -113,6 +126,16 @@ Configuration keys are impl/in=D/between=D/locks=K/t=N. See docs/lock.md.`,
 				o.Repeats = repeats
 			}
 			o.HoldSleep, o.Skew = holdSleep, skew
+			if changed("readers") {
+				if o.Readers, err = parseInts("readers", readers); err != nil {
+					return err
+				}
+			}
+			if changed("writers") {
+				if o.Writers, err = parseInts("writers", writers); err != nil {
+					return err
+				}
+			}
 			return measure(cmd, &of, o, lock.Run)
 		},
 	}
@@ -128,6 +151,9 @@ Configuration keys are impl/in=D/between=D/locks=K/t=N. See docs/lock.md.`,
 	fl.IntVar(&repeats, "repeats", def.Repeats, fmt.Sprintf("timed runs per configuration; figures are their median (--quick: %d)", q.Repeats))
 	fl.DurationVar(&holdSleep, "hold-sleep", 0, "WebKit LockFairnessTest mode: sleep this long while holding the lock (0: off)")
 	fl.BoolVar(&skew, "lockskew", false, "golang/go#13086's lockskew pattern (two threads; 100 µs sleeps)")
+	fl.BoolVar(&rw, "rwlock", false, "parking_lot's rwlock benchmark (rwlock.rs) instead: --writers and --readers on one rwlock, --work-in/--work-between for both; impls: "+strings.Join(lock.RwImplNames(), ", "))
+	fl.StringVar(&readers, "readers", joinInts(def.Readers), fmt.Sprintf("--rwlock: reader thread counts, comma list, each 0..%d (--quick: %s)", lock.MaxThreads, joinInts(q.Readers)))
+	fl.StringVar(&writers, "writers", joinInts(def.Writers), fmt.Sprintf("--rwlock: writer thread counts, comma list, each 0..%d (--quick: %s)", lock.MaxThreads, joinInts(q.Writers)))
 	fl.BoolVar(&quick, "quick", false, "a short run: 2 and 2xNumCPU threads, no work, 100 ms x 2 repeats")
 	addOutputFlags(cmd, &of)
 	return cmd

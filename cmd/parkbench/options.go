@@ -39,6 +39,9 @@ var flagOfField = map[string]string{
 	"Duration":      "duration",
 	"HoldSleep":     "hold-sleep",
 	"Skew":          "lockskew",
+	"RwLock":        "rwlock",
+	"Readers":       "readers",
+	"Writers":       "writers",
 }
 
 // flagError names the flag of an option error: "--hold: invalid hold 2s:

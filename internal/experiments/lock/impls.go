@@ -30,6 +30,8 @@ type impl struct {
 	// pair in ns (the fastest of uncBatches batches of uncIters pairs).
 	run         func(ctx context.Context, sp spec) (*raw, error)
 	uncontended func() float64
+	// rw does one timed --rwlock run (rwlock implementations only).
+	rw func(ctx context.Context, sp rwSpec) (*rwRaw, error)
 	// parker is the backend under lot for lot@PARKER ("" otherwise).
 	parker parkers.Backend
 }

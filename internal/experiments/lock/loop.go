@@ -161,56 +161,13 @@ func goRun[M any, PM interface {
 	for i := range ths {
 		ths[i].hist = driver.NewHist()
 	}
-	var ready atomic.Int32
-	start := make(chan struct{})
-	stop := new(stopFlag)
-	done := make(chan struct{}, sp.threads)
-	for i := range ths {
-		osthread.Go(func() {
-			ready.Add(1)
-			<-start
-			loop[M, PM](locks, &ths[i], &sp, i, stop)
-			done <- struct{}{}
-		})
+	wall, cpu, err := timedRun(ctx, sp.threads, sp.duration, 30*time.Second+10*sp.holdSleep, func(i int, stop *stopFlag) {
+		loop[M, PM](locks, &ths[i], &sp, i, stop)
+	})
+	if err != nil {
+		return nil, err
 	}
-	for ready.Load() < int32(sp.threads) {
-		time.Sleep(50 * time.Microsecond)
-	}
-	// Let the last thread reach its receive: ready counts a thread right
-	// before it blocks on the gate.
-	time.Sleep(time.Millisecond)
-	cpu0 := processCPUNs()
-	t0 := nanotime()
-	close(start)
-	timer := time.NewTimer(sp.duration)
-	var cancelled bool
-	select {
-	case <-timer.C:
-	case <-ctx.Done():
-		timer.Stop()
-		cancelled = true
-	}
-	stop.Store(true)
-	wall := nanotime() - t0
-	cpu1 := processCPUNs()
-	// A thread that never returns is a lost wakeup (or a spin lock whose
-	// holder never runs again): generous, this machine is shared.
-	watchdog := time.NewTimer(30*time.Second + 10*sp.holdSleep)
-	defer watchdog.Stop()
-	for i := 0; i < sp.threads; i++ {
-		select {
-		case <-done:
-		case <-watchdog.C:
-			return nil, fmt.Errorf("lock correctness failure: %d of %d threads still in the loop 30 s after the stop flag (a lost wakeup?)", sp.threads-i, sp.threads)
-		}
-	}
-	if cancelled {
-		return nil, ctx.Err()
-	}
-	r := &raw{counts: make([]int64, sp.threads), wallNs: wall, cpuNs: -1, waits: driver.NewHist()}
-	if cpu0 >= 0 && cpu1 >= 0 {
-		r.cpuNs = cpu1 - cpu0
-	}
+	r := &raw{counts: make([]int64, sp.threads), wallNs: wall, cpuNs: cpu, waits: driver.NewHist()}
 	var sum, locked int64
 	for i := range ths {
 		r.counts[i] = ths[i].count
@@ -285,4 +242,63 @@ func cRun(ctx context.Context, mode cref.LockMode, sp spec) (*raw, error) {
 		_ = r.waits.RecordValues(w[0], w[1])
 	}
 	return r, nil
+}
+
+// timedRun is the timed window of one Go run: n goroutines locked to their
+// OS threads meet at a start gate, run body(i, stop) from the gate's
+// release until the stop flag (duration, or ctx's cancellation), and
+// return. wall is gate -> stop flag, cpu the process CPU over the same
+// window (-1: unknown). A thread still in body grace after the stop flag is
+// a lost wakeup (or a spin lock whose holder never runs again): grace is
+// generous, this machine is shared. A cancelled run returns ctx.Err().
+func timedRun(ctx context.Context, n int, duration, grace time.Duration, body func(i int, stop *stopFlag)) (wall, cpu int64, err error) {
+	var ready atomic.Int32
+	start := make(chan struct{})
+	stop := new(stopFlag)
+	done := make(chan struct{}, n)
+	for i := 0; i < n; i++ {
+		osthread.Go(func() {
+			ready.Add(1)
+			<-start
+			body(i, stop)
+			done <- struct{}{}
+		})
+	}
+	for ready.Load() < int32(n) {
+		time.Sleep(50 * time.Microsecond)
+	}
+	// Let the last thread reach its receive: ready counts a thread right
+	// before it blocks on the gate.
+	time.Sleep(time.Millisecond)
+	cpu0 := processCPUNs()
+	t0 := nanotime()
+	close(start)
+	timer := time.NewTimer(duration)
+	var cancelled bool
+	select {
+	case <-timer.C:
+	case <-ctx.Done():
+		timer.Stop()
+		cancelled = true
+	}
+	stop.Store(true)
+	wall = nanotime() - t0
+	cpu1 := processCPUNs()
+	cpu = -1
+	if cpu0 >= 0 && cpu1 >= 0 {
+		cpu = cpu1 - cpu0
+	}
+	watchdog := time.NewTimer(grace)
+	defer watchdog.Stop()
+	for i := 0; i < n; i++ {
+		select {
+		case <-done:
+		case <-watchdog.C:
+			return 0, 0, fmt.Errorf("lock correctness failure: %d of %d threads still in the loop %v after the stop flag (a lost wakeup?)", n-i, n, grace)
+		}
+	}
+	if cancelled {
+		return 0, 0, ctx.Err()
+	}
+	return wall, cpu, nil
 }

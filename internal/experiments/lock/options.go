@@ -54,6 +54,13 @@ type Options struct {
 	// other sleeps SkewSleep and then locks briefly.
 	Skew      bool
 	SkewSleep time.Duration
+	// RwLock (--rwlock) runs parking_lot's rwlock benchmark instead
+	// (benchmark/src/bin/rwlock.rs): Writers (--writers) and Readers
+	// (--readers) thread counts, swept, on one rwlock; WorkIn and
+	// WorkBetween apply to both classes, as in rwlock.rs; Threads, Locks,
+	// HoldSleep, Skew and LotParkers do not apply.
+	RwLock           bool
+	Readers, Writers []int
 }
 
 // DefaultThreads is 1, 2, 4, NumCPU, 2 x NumCPU, deduplicated and sorted.
@@ -75,6 +82,8 @@ func DefaultOptions() Options {
 		Duration:    time.Second,
 		Repeats:     3,
 		SkewSleep:   100 * time.Microsecond,
+		Readers:     dedupSorted([]int{1, runtime.NumCPU(), 2 * runtime.NumCPU()}),
+		Writers:     []int{1, 2},
 	}
 }
 
@@ -87,7 +96,21 @@ func QuickOptions() Options {
 	o.WorkBetween = []time.Duration{0}
 	o.Duration = 100 * time.Millisecond
 	o.Repeats = 2
+	o.Readers, o.Writers = []int{runtime.NumCPU()}, []int{1}
 	return o
+}
+
+// QuickRwOptions is a short --rwlock run (about a second with every
+// implementation): NumCPU readers and one writer, no work, 100 ms x 2.
+func QuickRwOptions() Options {
+	o := QuickOptions()
+	o.RwLock = true
+	return o
+}
+
+func dedupSorted(v []int) []int {
+	slices.Sort(v)
+	return slices.Compact(v)
 }
 
 // Validate checks the options without measuring; errors are *OptionError
@@ -139,6 +162,11 @@ func (o Options) Validate() error {
 			return driver.Bad("SkewSleep", "invalid sleep %v: must be above 0 and at most %v", o.SkewSleep, MaxHold)
 		}
 	}
+	if o.RwLock {
+		if err := o.validateRw(); err != nil {
+			return err
+		}
+	}
 	_, _, err := o.resolve()
 	return err
 }
@@ -148,6 +176,9 @@ func (o Options) Validate() error {
 // unavailable ones are skipped with a warning.
 func (o Options) resolve() (impls []impl, warnings []string, err error) {
 	all := allImpls()
+	if o.RwLock {
+		all = allRwImpls()
+	}
 	byName := map[string]impl{}
 	var names []string
 	for _, im := range all {

@@ -135,6 +135,9 @@ func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Exp
 	if err != nil {
 		return nil, err
 	}
+	if o.RwLock {
+		return runRw(ctx, o, impls, warnings, progress)
+	}
 	groups := o.groups()
 	pattern := o.pattern()
 	hold := o.holdSleep()
@@ -398,18 +401,7 @@ func config(im impl, g group, o Options, cal calib, raws []*raw, unc []float64) 
 		r.Histogram = enc
 		c.Rounds = append(c.Rounds, r)
 	}
-	c.Summary = map[string]float64{}
-	for _, k := range SummaryKeys {
-		var v []float64
-		for _, r := range c.Rounds {
-			if x, ok := r.Metrics[k]; ok {
-				v = append(v, x)
-			}
-		}
-		if len(v) > 0 {
-			c.Summary[k] = driver.Median(v)
-		}
-	}
+	c.Summary = summarize(c.Rounds, SummaryKeys)
 	return c, nil
 }
 
@@ -465,4 +457,22 @@ func roundMetrics(rw *raw, workNs float64) map[string]float64 {
 	m[mAcqs] = float64(total)
 	m[mWall] = float64(rw.wallNs)
 	return m
+}
+
+// summarize is a configuration's summary: for each of keys, the median of
+// its values over the rounds that have it.
+func summarize(rounds []results.Round, keys []string) map[string]float64 {
+	out := map[string]float64{}
+	for _, k := range keys {
+		var v []float64
+		for _, r := range rounds {
+			if x, ok := r.Metrics[k]; ok {
+				v = append(v, x)
+			}
+		}
+		if len(v) > 0 {
+			out[k] = driver.Median(v)
+		}
+	}
+	return out
 }
