@@ -36,6 +36,11 @@ func TestLockBadInput(t *testing.T) {
 		{[]string{"--lot-parker=nosuch"}, "--lot-parker"},
 		{[]string{"--lockskew", "--hold-sleep=1ms"}, "--lockskew"},
 		{[]string{"--quick", "--threads=0"}, "--threads"},
+		{[]string{"--rwlock", "--readers=-1"}, "--readers"},
+		{[]string{"--rwlock", "--quick", "--writers=x"}, "--writers"},
+		{[]string{"--rwlock", "--readers=0", "--writers=0"}, "--writers"},
+		{[]string{"--rwlock", "--impl=spin"}, "valid names"},
+		{[]string{"--rwlock", "--hold-sleep=1ms"}, "--hold-sleep"},
 	} {
 		var out, errb bytes.Buffer
 		code := executeTo(append([]string{"lock"}, tc.args...), &out, &errb)

@@ -71,3 +71,47 @@ func TestPthreadMutex(t *testing.T) {
 		t.Errorf("uncontended spin %v ns", ns)
 	}
 }
+
+// TestRwRun runs the C rwlock loop briefly (readers only, writers only,
+// both) and checks the result's structure (no timing thresholds).
+func TestRwRun(t *testing.T) {
+	if err := LockAvailable(); err != nil {
+		t.Skip(err)
+	}
+	for _, rw := range [][2]int{{2, 0}, {0, 2}, {2, 1}} {
+		cfg := RwRunConfig{Readers: rw[0], Writers: rw[1], WorkIn: 5, WorkBetween: 5, Duration: 20 * time.Millisecond, SampleEvery: 64}
+		r, err := RwRun(cfg)
+		if err != nil {
+			t.Fatalf("%v: %v", rw, err)
+		}
+		var sum int64
+		for _, c := range r.Writers {
+			sum += c
+		}
+		if len(r.Readers) != rw[0] || len(r.Writers) != rw[1] || sum != r.Written || r.Overlaps != 0 || r.WallNs <= 0 {
+			t.Fatalf("%v: %+v", rw, r)
+		}
+	}
+	if _, err := RwRun(RwRunConfig{SampleEvery: 64}); err == nil {
+		t.Errorf("no threads accepted")
+	}
+}
+
+func TestPthreadRwLock(t *testing.T) {
+	if err := LockAvailable(); err != nil {
+		t.Skip(err)
+	}
+	m, err := NewPthreadRwLock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Free()
+	for i := 0; i < 100; i++ {
+		m.RLock()
+		m.RLock() // two readers at once
+		m.RUnlock()
+		m.RUnlock()
+		m.Lock()
+		m.Unlock()
+	}
+}
