@@ -25,5 +25,5 @@ var Registry = []Entry{
 	{"timeout", "how late each park-until returns after its deadline, with timer slack", timeout.Impls},
 	{"lock", "a contended lock: throughput per thread, fairness, CPU, every lock side by side (parking_lot's mutex benchmark)", lock.Impls},
 	{"stacks", "where each mechanism's blocked thread sleeps (wchan, syscall, kernel stack)", stacks.Impls},
-	{"run", "the suite: latency, selfwake, herd and lock with defaults (--quick: under a minute)", nil},
+	{"run", "the suite: latency, selfwake, herd, lock and a small rwlock run with defaults (--quick: under a minute)", nil},
 }
