@@ -81,13 +81,16 @@ func Primary(exp string) []Metric {
 	case "lock":
 		// Keys of internal/experiments/lock (compare does not import it).
 		return []Metric{{"total_mops", "total Mops", ""}, {"wait_p99_ns", "wait p99", ""}, {"uncontended_ns", "uncontended", ""}}
+	case "rwlock":
+		// Keys of internal/experiments/lock's --rwlock.
+		return []Metric{{"read_mops", "read Mops", ""}, {"write_mops", "write Mops", ""}, {"write_wait_max_ns", "write wait max", ""}}
 	}
 	return nil
 }
 
 // HigherBetter lists the primary metrics that are throughputs: a rise is
 // faster, a fall slower.
-var HigherBetter = map[string]bool{"total_mops": true}
+var HigherBetter = map[string]bool{"total_mops": true, "read_mops": true, "write_mops": true}
 
 // Stat summarizes one side's rounds of one metric.
 type Stat struct {

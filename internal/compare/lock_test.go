@@ -39,3 +39,27 @@ func TestLockThroughputIsHigherBetter(t *testing.T) {
 		t.Errorf("less throughput did not regress")
 	}
 }
+
+// TestRwlockThroughputIsHigherBetter: rwlock's read and write Mops are
+// throughputs too.
+func TestRwlockThroughputIsHigherBetter(t *testing.T) {
+	file := func(read, write float64) *results.File {
+		c := &results.Config{Key: "lot/in=0s/between=0s/w=1/r=2", Impl: "lot", Summary: map[string]float64{}}
+		for i := 0; i < 3; i++ {
+			d := float64(i) * 0.01
+			c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{"read_mops": read + d, "write_mops": write + d, "write_wait_max_ns": 1000 + d}})
+		}
+		return &results.File{Format: results.Format, Version: results.Version, Machine: results.Machine{Slug: "m"},
+			Experiments: []*results.Experiment{{Name: "rwlock", Configs: []*results.Config{c}}}}
+	}
+	want := map[string]string{"read_mops": Faster, "write_mops": Slower, "write_wait_max_ns": NoChange}
+	rows := run(t, file(10, 5), file(20, 1)).Rows
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(rows), len(want))
+	}
+	for _, row := range rows {
+		if row.Verdict != want[row.Metric] {
+			t.Errorf("%s %s, want %s (%s)", row.Metric, row.Verdict, want[row.Metric], row.Reason)
+		}
+	}
+}
