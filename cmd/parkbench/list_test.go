@@ -49,6 +49,11 @@ var accepts = map[string]struct {
 		o.Impls = []string{n}
 		return o.Validate()
 	}, lock.ImplNames},
+	"lock --rwlock": {func(n string) error {
+		o := lock.QuickRwOptions()
+		o.Impls = []string{n}
+		return o.Validate()
+	}, lock.RwImplNames},
 	"stacks": {func(n string) error {
 		o := stacks.DefaultOptions()
 		o.Mechanisms = []string{n}

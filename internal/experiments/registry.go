@@ -24,6 +24,7 @@ var Registry = []Entry{
 	{"herd", "E6: notify_all with N waiters; requeue onto the mutex vs the thundering herd", herd.Impls},
 	{"timeout", "how late each park-until returns after its deadline, with timer slack", timeout.Impls},
 	{"lock", "a contended lock: throughput per thread, fairness, CPU, every lock side by side (parking_lot's mutex benchmark)", lock.Impls},
+	{"lock --rwlock", "parking_lot's rwlock benchmark: readers and writers on one rwlock, throughput and fairness per class", lock.RwImpls},
 	{"stacks", "where each mechanism's blocked thread sleeps (wchan, syscall, kernel stack)", stacks.Impls},
 	{"run", "the suite: latency, selfwake, herd, lock and a small rwlock run with defaults (--quick: under a minute)", nil},
 }

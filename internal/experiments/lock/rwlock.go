@@ -130,6 +130,15 @@ func allRwImpls() []impl {
 	return out
 }
 
+// RwImpls lists every --rwlock implementation for `parkbench list`.
+func RwImpls() []driver.ImplInfo {
+	var out []driver.ImplInfo
+	for _, im := range allRwImpls() {
+		out = append(out, driver.ImplInfo{Name: im.name, Kind: im.kind, Summary: im.summary, Why: im.why})
+	}
+	return out
+}
+
 // RwImplNames lists the --rwlock implementation names.
 func RwImplNames() []string {
 	var out []string
