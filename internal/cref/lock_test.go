@@ -59,6 +59,7 @@ func TestPthreadMutex(t *testing.T) {
 	defer m.Free()
 	for i := 0; i < 100; i++ {
 		m.Lock()
+		//lint:ignore SA2001 the lock and unlock are what is tested
 		m.Unlock()
 	}
 	if ns := LockWorkNs(1000); ns <= 0 {
@@ -109,9 +110,11 @@ func TestPthreadRwLock(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		m.RLock()
 		m.RLock() // two readers at once
+		//lint:ignore SA2001 the lock and unlock are what is tested
 		m.RUnlock()
 		m.RUnlock()
 		m.Lock()
+		//lint:ignore SA2001 the lock and unlock are what is tested
 		m.Unlock()
 	}
 }
