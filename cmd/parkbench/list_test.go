@@ -12,6 +12,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/e12"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
+	"github.com/parkbench/parkbench/internal/experiments/lock"
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
 )
@@ -43,6 +44,16 @@ var accepts = map[string]struct {
 		o.Impls = []string{n}
 		return o.Validate()
 	}, timeout.ImplNames},
+	"lock": {func(n string) error {
+		o := lock.QuickOptions()
+		o.Impls = []string{n}
+		return o.Validate()
+	}, lock.ImplNames},
+	"lock --rwlock": {func(n string) error {
+		o := lock.QuickRwOptions()
+		o.Impls = []string{n}
+		return o.Validate()
+	}, lock.RwImplNames},
 	"stacks": {func(n string) error {
 		o := stacks.DefaultOptions()
 		o.Mechanisms = []string{n}

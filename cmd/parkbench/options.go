@@ -31,6 +31,17 @@ var flagOfField = map[string]string{
 	"Mechanisms":    "mech",
 	"SettleTimeout": "settle",
 	"GoFrames":      "go-frames",
+	"LotParkers":    "lot-parker",
+	"Threads":       "threads",
+	"WorkIn":        "work-in",
+	"WorkBetween":   "work-between",
+	"Locks":         "locks",
+	"Duration":      "duration",
+	"HoldSleep":     "hold-sleep",
+	"Skew":          "lockskew",
+	"RwLock":        "rwlock",
+	"Readers":       "readers",
+	"Writers":       "writers",
 }
 
 // flagError names the flag of an option error: "--hold: invalid hold 2s:

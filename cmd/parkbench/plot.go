@@ -18,7 +18,7 @@ func newPlotCmd() *cobra.Command {
 	var quiet bool
 	cmd := &cobra.Command{
 		Use:   "plot FILE... --out IMAGE.svg|IMAGE.png",
-		Short: "Draw latency percentile distributions or herd times against N",
+		Short: "Draw latency percentile distributions, herd times against N, or lock throughput against threads",
 		Long: `Draw result files into an SVG or PNG image (the format follows --out's
 extension):
 
@@ -29,6 +29,9 @@ extension):
                     histograms merged.
   herd              first-waiter and total time against N, two panels, one
                     line per implementation.
+  lock              total Mops against threads (one line per implementation
+                    and setting) and the per-thread acquisitions/s at the
+                    largest thread count (a box per implementation).
 
 Several FILEs draw into one image (colours per configuration, dashes per
 file). --experiment chooses when a file holds several (a suite).

@@ -5,7 +5,8 @@
 // by exceeding the threshold, and by standing out of the noise the rounds
 // themselves show.
 //
-// The verdict rule, for lower-is-better figures (all of parkbench's are):
+// The verdict rule, for lower-is-better figures (all of parkbench's but
+// lock's throughput, whose verdict is mirrored: see HigherBetter):
 //
 //   - |new/base - 1| <= threshold: no change.
 //   - Both sides have enough rounds for the U test to reach alpha (the
@@ -77,9 +78,19 @@ func Primary(exp string) []Metric {
 		return []Metric{{results.MFirstNs, "first", "spin"}, {results.MTotalNs, "total", ""}}
 	case "timeout":
 		return []Metric{{results.MMedian, "median late", ""}, {results.MP99, "p99 late", ""}}
+	case "lock":
+		// Keys of internal/experiments/lock (compare does not import it).
+		return []Metric{{"total_mops", "total Mops", ""}, {"wait_p99_ns", "wait p99", ""}, {"uncontended_ns", "uncontended", ""}}
+	case "rwlock":
+		// Keys of internal/experiments/lock's --rwlock.
+		return []Metric{{"read_mops", "read Mops", ""}, {"write_mops", "write Mops", ""}, {"write_wait_max_ns", "write wait max", ""}}
 	}
 	return nil
 }
+
+// HigherBetter lists the primary metrics that are throughputs: a rise is
+// faster, a fall slower.
+var HigherBetter = map[string]bool{"total_mops": true, "read_mops": true, "write_mops": true}
 
 // Stat summarizes one side's rounds of one metric.
 type Stat struct {
@@ -324,6 +335,14 @@ func compareMetric(bc, nc *results.Config, m Metric, cross bool, opt Options) (R
 		judgeB, judgeN, r = nb, nn, row.NormRatio
 	}
 	row.Verdict, row.Reason, row.P, row.MinP = judge(judgeB, judgeN, r, opt)
+	if HigherBetter[m.Name] {
+		switch row.Verdict {
+		case Faster:
+			row.Verdict = Slower
+		case Slower:
+			row.Verdict = Faster
+		}
+	}
 	if cross {
 		row.Reason = "normalized by the " + probeName(m.NormBy) + ": " + row.Reason
 	}

@@ -118,7 +118,11 @@ func renderText(w io.Writer, r *Result, md bool) error {
 	t := tablewriter.NewTable(w, opts...)
 	t.Header(header...)
 	for _, row := range r.Rows {
-		cells := []any{row.Experiment, row.Config, row.Label, statCell(row.Base, timeUnit), statCell(row.New, timeUnit), ratioCell(row.Ratio)}
+		u := timeUnit
+		if HigherBetter[row.Metric] {
+			u = plainUnit
+		}
+		cells := []any{row.Experiment, row.Config, row.Label, statCell(row.Base, u), statCell(row.New, u), ratioCell(row.Ratio)}
 		if r.CrossMachine {
 			if row.NormBase != nil {
 				cells = append(cells, statCell(*row.NormBase, multUnit), statCell(*row.NormNew, multUnit), ratioCell(row.NormRatio))
@@ -193,6 +197,9 @@ func timeUnit(ns float64) string {
 		return fmt.Sprintf("%.2f ms", ns/1e6)
 	}
 }
+
+// plainUnit formats a figure that is not a time (lock's Mops).
+func plainUnit(x float64) string { return fmt.Sprintf("%.3g", x) }
 
 // multUnit formats a multiple of a probe.
 func multUnit(x float64) string {

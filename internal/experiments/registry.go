@@ -4,6 +4,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/e12"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
+	"github.com/parkbench/parkbench/internal/experiments/lock"
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
 )
@@ -22,6 +23,8 @@ var Registry = []Entry{
 	{"selfwake", "E12 reverse check: a thread wakes itself then waits; ns per pair", e12.SelfwakeImpls},
 	{"herd", "E6: notify_all with N waiters; requeue onto the mutex vs the thundering herd", herd.Impls},
 	{"timeout", "how late each park-until returns after its deadline, with timer slack", timeout.Impls},
+	{"lock", "a contended lock: throughput per thread, fairness, CPU, every lock side by side (parking_lot's mutex benchmark)", lock.Impls},
+	{"lock --rwlock", "parking_lot's rwlock benchmark: readers and writers on one rwlock, throughput and fairness per class", lock.RwImpls},
 	{"stacks", "where each mechanism's blocked thread sleeps (wchan, syscall, kernel stack)", stacks.Impls},
-	{"run", "the suite: latency, selfwake and herd with defaults (--quick: under a minute)", nil},
+	{"run", "the suite: latency, selfwake, herd, lock and a small rwlock run with defaults (--quick: under a minute)", nil},
 }

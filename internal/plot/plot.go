@@ -2,7 +2,9 @@
 // percentile (HdrHistogram's percentile-distribution plot: x is the
 // percentile on a log scale of 1/(1-p), y the latency in µs) with one line
 // per configuration, the rounds' histograms merged; for herd, first-waiter
-// and total time against N, one panel each, one line per implementation.
+// and total time against N, one panel each, one line per implementation;
+// for lock, total throughput against threads and the per-thread
+// distribution (lock.go).
 // The image format follows the output file's extension (.svg, .png).
 package plot
 
@@ -44,7 +46,7 @@ type Options struct {
 }
 
 // Plottable lists the experiments this package can draw.
-var Plottable = []string{"latency", "timeout", "herd"}
+var Plottable = []string{"latency", "timeout", "herd", "lock"}
 
 // Formats lists the output extensions.
 var Formats = []string{".svg", ".png"}
@@ -135,6 +137,8 @@ func Render(in []Input, format string, opt Options) ([]byte, error) {
 	switch exp {
 	case "herd":
 		plots, err = herdPlots(in)
+	case "lock":
+		plots, err = lockPlots(in)
 	default:
 		var p *plot.Plot
 		p, err = percentilePlot(in, exp)

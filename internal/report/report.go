@@ -117,6 +117,12 @@ func Columns(exp string) []Column {
 		// "early_returns" and "timerslack_ns" are timeout.MEarly and
 		// timeout.MSlack (report does not import the experiments).
 		return []Column{{"min late", results.MMin, "us"}, {"median late", results.MMedian, "us"}, {"p99 late", results.MP99, "us"}, {"max late", results.MMax, "us"}, {"early", "early_returns", ""}, {"slack ns", "timerslack_ns", ""}}
+	case "lock":
+		// Keys of internal/experiments/lock (report does not import it).
+		return []Column{{"total Mops", "total_mops", ""}, {"kHz/thr med", "khz_per_thread_median", ""}, {"kHz/thr avg", "khz_per_thread_avg", ""}, {"kHz/thr sd", "khz_per_thread_stddev", ""}, {"Jain", "jain_index", ""}, {"min/max", "min_max_ratio", ""}, {"wait p99", "wait_p99_ns", "us"}, {"wait max", "wait_max_ns", "us"}, {"cores busy", "cpu_busy_cores", ""}, {"CPU/acq", "cpu_ns_per_acquire", "ns"}, {"uncontended", "uncontended_ns", "ns"}}
+	case "rwlock":
+		// Keys of internal/experiments/lock's --rwlock.
+		return []Column{{"read Mops", "read_mops", ""}, {"write Mops", "write_mops", ""}, {"kHz/reader med", "khz_per_reader_median", ""}, {"kHz/writer med", "khz_per_writer_median", ""}, {"Jain readers", "jain_index_readers", ""}, {"Jain writers", "jain_index_writers", ""}, {"write wait max", "write_wait_max_ns", "us"}, {"least writer", "writer_min_acquired", ""}, {"cores busy", "cpu_busy_cores", ""}}
 	}
 	return nil
 }

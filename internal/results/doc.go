@@ -35,7 +35,7 @@
 //	  go_version              Go runtime of the build
 //	  load_avg                1, 5, 15-minute load averages at the start
 //	experiments   one object per experiment run:
-//	  name        latency, selfwake, herd, timeout or stacks
+//	  name        latency, selfwake, herd, timeout, stacks, lock or rwlock
 //	  options     the options as given (string values)
 //	  runtime     gomaxprocs, gc_percent (-1: GC off while measuring),
 //	              gc_cycles (GCs inside measured windows), lock_os_thread,

@@ -1,0 +1,184 @@
+package lock
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// Claim IDs.
+const (
+	ClaimFaster   = "lock-faster-under-contention"
+	ClaimSpin     = "lock-spin-loses-oversubscribed"
+	ClaimLotFair  = "lock-lot-eventual-fairness"
+	ClaimSyncFair = "lock-sync-starvation-bound"
+)
+
+// busyForeign: above this fraction of the machine's CPU used by other
+// processes, a configuration's maximum wait measures the scheduler
+// (a runnable holder or waiter without a CPU), not the lock, and the
+// fairness claims leave it out.
+const busyForeign = 0.5
+
+// fairSlack is what the fairness claims allow beyond 1 ms + the hold: one
+// more millisecond for the wake itself and for the loaded machine.
+const fairSlack = time.Millisecond
+
+// Claims evaluates the claims from the configurations of one run. numCPU
+// is the machine's logical CPU count (threads above it oversubscribe).
+func Claims(configs []*results.Config, numCPU int) []results.Claim {
+	return []results.Claim{
+		claimFaster(configs),
+		claimSpin(configs, numCPU),
+		claimFair(configs, numCPU, "lot", ClaimLotFair,
+			"parking_lot's eventual fairness (a fair unlock on average every 0.5 ms, parking_lot core/src/parking_lot.rs:130 FairTimeout::should_timeout): lot's max wait stays near 1 ms plus the hold"),
+		claimFair(configs, numCPU, "sync", ClaimSyncFair,
+			"Go's starvation mode (a waiter that waited over 1 ms gets the lock handed to it, Go src/internal/sync/mutex.go:55 starvationThresholdNs): sync's max wait stays near 1 ms plus the hold"),
+	}
+}
+
+// rest is a configuration's key without its implementation: the group.
+func rest(c *results.Config) string { return strings.TrimPrefix(c.Key, c.Impl) }
+
+func param(c *results.Config, k string) int {
+	n, _ := strconv.Atoi(c.Params[k])
+	return n
+}
+
+// byGroup maps impl's configurations that keep accepts by their group.
+func byGroup(configs []*results.Config, impl string, keep func(*results.Config) bool) map[string]*results.Config {
+	out := map[string]*results.Config{}
+	for _, c := range configs {
+		if c.Impl == impl && keep(c) {
+			out[rest(c)] = c
+		}
+	}
+	return out
+}
+
+func claimFaster(configs []*results.Config) results.Claim {
+	cl := results.Claim{ID: ClaimFaster, Statement: "parking_lot README.md:19-21: its Mutex is faster than std's when contended (std's was then a pthread_mutex_t, now the futex mutex): lot's total throughput above std-futex's and c-pthread's at 2+ threads"}
+	contended := func(c *results.Config) bool { return c.Params["pattern"] == "loop" && param(c, "threads") >= 2 }
+	lots := byGroup(configs, "lot", contended)
+	var ev []string
+	evaluated, holds := 0, true
+	for _, other := range []string{"std-futex", "c-pthread"} {
+		for g, o := range byGroup(configs, other, contended) {
+			l, ok := lots[g]
+			if !ok {
+				continue
+			}
+			lm, om := l.Summary[MTotalMops], o.Summary[MTotalMops]
+			evaluated++
+			if !(lm > om) {
+				holds = false
+				ev = append(ev, fmt.Sprintf("%s: lot %.2f vs %s %.2f Mops (%.2fx)", strings.TrimPrefix(g, "/"), lm, other, om, safeDiv(lm, om)))
+			}
+		}
+	}
+	sort.Strings(ev)
+	switch {
+	case evaluated == 0:
+		cl.Verdict, cl.Evidence = results.NotEvaluated, "needs lot with std-futex or c-pthread at 2 or more threads in the loop pattern"
+	case holds:
+		cl.Verdict, cl.Evidence = results.Holds, fmt.Sprintf("lot's total throughput is above the other's in all %d comparisons", evaluated)
+	default:
+		cl.Verdict, cl.Evidence = results.DoesNotHold, fmt.Sprintf("lot is not faster in %d of %d comparisons: %s", len(ev), evaluated, strings.Join(ev, "; "))
+	}
+	return cl
+}
+
+func claimSpin(configs []*results.Config, numCPU int) results.Claim {
+	cl := results.Claim{ID: ClaimSpin, Statement: fmt.Sprintf("lock-bench: a spin lock loses to a parking mutex once threads outnumber cores (spin's total throughput below lot's above %d threads)", numCPU)}
+	over := func(c *results.Config) bool { return c.Params["pattern"] == "loop" && param(c, "threads") > numCPU }
+	lots := byGroup(configs, "lot", over)
+	var ev []string
+	evaluated, lost := 0, 0
+	for g, s := range byGroup(configs, "spin", over) {
+		l, ok := lots[g]
+		if !ok {
+			continue
+		}
+		evaluated++
+		sm, lm := s.Summary[MTotalMops], l.Summary[MTotalMops]
+		if sm < lm {
+			lost++
+		} else {
+			ev = append(ev, fmt.Sprintf("%s: spin %.2f vs lot %.2f Mops", strings.TrimPrefix(g, "/"), sm, lm))
+		}
+	}
+	sort.Strings(ev)
+	switch {
+	case evaluated == 0:
+		cl.Verdict, cl.Evidence = results.NotEvaluated, fmt.Sprintf("needs spin and lot above %d threads in the loop pattern", numCPU)
+	case lost == evaluated:
+		cl.Verdict, cl.Evidence = results.Holds, fmt.Sprintf("spin is slower than lot in all %d oversubscribed configurations", evaluated)
+	default:
+		cl.Verdict, cl.Evidence = results.DoesNotHold, fmt.Sprintf("spin is not slower in %d of %d: %s", len(ev), evaluated, strings.Join(ev, "; "))
+	}
+	return cl
+}
+
+// holdNs is the time a configuration holds the lock per acquisition.
+func holdNs(c *results.Config) float64 {
+	if d, err := time.ParseDuration(c.Params["hold_sleep"]); err == nil && d > 0 {
+		return float64(d)
+	}
+	w, _ := strconv.ParseFloat(c.Params["work_unit_ns"], 64)
+	return float64(param(c, "work_in_iters")) * w
+}
+
+// claimFair: over impl's configurations with 2..numCPU threads (above
+// that a waiter also waits for a CPU: the scheduler's slice, not the
+// lock), the largest sampled wait of any repeat is at most 1 ms + the
+// hold + fairSlack.
+func claimFair(configs []*results.Config, numCPU int, impl, id, statement string) results.Claim {
+	cl := results.Claim{ID: id, Statement: statement}
+	var ev []string
+	evaluated, busy, worst := 0, 0, 0.0
+	for _, c := range configs {
+		t := param(c, "threads")
+		if c.Impl != impl || t < 2 || t > numCPU {
+			continue
+		}
+		if c.Foreign != nil && c.Foreign.Fraction > busyForeign {
+			busy++
+			continue
+		}
+		evaluated++
+		bound := float64(time.Millisecond+fairSlack) + holdNs(c)
+		mx := 0.0
+		for _, r := range c.Rounds {
+			mx = max(mx, r.Metrics[MWaitMax])
+		}
+		worst = max(worst, mx)
+		if mx > bound {
+			ev = append(ev, fmt.Sprintf("%s: max wait %.2f ms > bound %.2f ms", c.Key, mx/1e6, bound/1e6))
+		}
+	}
+	switch {
+	case evaluated == 0 && busy > 0:
+		cl.Verdict, cl.Evidence = results.NotEvaluated, fmt.Sprintf("all %d configurations of %s at 2 to %d threads ran while other processes used over %.0f%% of the CPU: their waits measure the scheduler, not the lock", busy, impl, numCPU, 100*busyForeign)
+	case evaluated == 0:
+		cl.Verdict, cl.Evidence = results.NotEvaluated, fmt.Sprintf("needs %s at 2 to %d threads (above, waits include the scheduler's slices)", impl, numCPU)
+	case len(ev) == 0:
+		cl.Verdict, cl.Evidence = results.Holds, fmt.Sprintf("the largest sampled wait over %d configurations is %.3f ms, within 1 ms + hold + %v each", evaluated, worst/1e6, fairSlack)
+		if busy > 0 {
+			cl.Evidence += fmt.Sprintf(" (%d more left out: other processes used over %.0f%% of the CPU)", busy, 100*busyForeign)
+		}
+	default:
+		cl.Verdict, cl.Evidence = results.DoesNotHold, fmt.Sprintf("%d of %d configurations exceed 1 ms + hold + %v: %s (waits are sampled 1 in %d)", len(ev), evaluated, fairSlack, strings.Join(ev, "; "), SampleEvery)
+	}
+	return cl
+}
+
+func safeDiv(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}

@@ -1,0 +1,316 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parkbench/parkbench/internal/cref"
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/lot"
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+func TestValidate(t *testing.T) {
+	if err := DefaultOptions().Validate(); err != nil {
+		t.Fatalf("defaults: %v", err)
+	}
+	if err := QuickOptions().Validate(); err != nil {
+		t.Fatalf("quick: %v", err)
+	}
+	bad := []struct {
+		field string
+		edit  func(*Options)
+	}{
+		{"Threads", func(o *Options) { o.Threads = nil }},
+		{"Threads", func(o *Options) { o.Threads = []int{0} }},
+		{"Threads", func(o *Options) { o.Threads = []int{2, -1} }},
+		{"Threads", func(o *Options) { o.Threads = []int{MaxThreads + 1} }},
+		{"WorkIn", func(o *Options) { o.WorkIn = []time.Duration{-1} }},
+		{"WorkIn", func(o *Options) { o.WorkIn = nil }},
+		{"WorkBetween", func(o *Options) { o.WorkBetween = []time.Duration{time.Second} }},
+		{"Locks", func(o *Options) { o.Locks = []int{0} }},
+		{"Locks", func(o *Options) { o.Locks = []int{MaxLocks + 1} }},
+		{"Duration", func(o *Options) { o.Duration = 0 }},
+		{"Duration", func(o *Options) { o.Duration = -time.Second }},
+		{"Duration", func(o *Options) { o.Duration = time.Hour }},
+		{"Repeats", func(o *Options) { o.Repeats = 0 }},
+		{"Repeats", func(o *Options) { o.Repeats = -3 }},
+		{"HoldSleep", func(o *Options) { o.HoldSleep = -time.Microsecond }},
+		{"Skew", func(o *Options) { o.Skew, o.HoldSleep = true, time.Microsecond }},
+		{"Impls", func(o *Options) { o.Impls = []string{"lot", "nosuch"} }},
+		{"LotParkers", func(o *Options) { o.LotParkers = []string{"nosuch"} }},
+		{"LotParkers", func(o *Options) { o.LotParkers = []string{"wasm"} }},
+	}
+	for _, b := range bad {
+		o := DefaultOptions()
+		b.edit(&o)
+		err := o.Validate()
+		var oe *driver.OptionError
+		if !errors.As(err, &oe) {
+			t.Errorf("%s: err = %v, want *OptionError", b.field, err)
+			continue
+		}
+		if oe.Field != b.field || strings.Contains(err.Error(), "--") {
+			t.Errorf("err %q names field %q, want %q (and no flag)", err, oe.Field, b.field)
+		}
+	}
+	o := DefaultOptions()
+	o.Impls = []string{"nosuch"}
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "lot-fair") {
+		t.Errorf("unknown impl: %v, want the valid names", err)
+	}
+}
+
+func TestDefaultThreads(t *testing.T) {
+	th := DefaultThreads()
+	for i := 1; i < len(th); i++ {
+		if th[i] <= th[i-1] {
+			t.Fatalf("not sorted and deduplicated: %v", th)
+		}
+	}
+	if th[0] != 1 || th[len(th)-1] != 2*runtime.NumCPU() && th[len(th)-1] != 4 {
+		t.Errorf("default threads %v", th)
+	}
+}
+
+// cfg builds a configuration as Run does, with the given figures.
+func cfg(impl string, threads int, mops, waitMax float64) *results.Config {
+	key := "/in=0s/between=0s/locks=1/t=" + itoa(threads)
+	return &results.Config{
+		Key: impl + key, Impl: impl,
+		Params:  map[string]string{"threads": itoa(threads), "pattern": "loop", "work_in_iters": "0", "work_unit_ns": "2"},
+		Summary: map[string]float64{MTotalMops: mops, MWaitMax: waitMax},
+		Rounds:  []results.Round{{Metrics: map[string]float64{MTotalMops: mops, MWaitMax: waitMax}}},
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func verdicts(cs []results.Claim) map[string]string {
+	m := map[string]string{}
+	for _, c := range cs {
+		m[c.ID] = c.Verdict
+	}
+	return m
+}
+
+// TestClaims feeds each claim holding and violating numbers.
+func TestClaims(t *testing.T) {
+	const ms = 1e6
+	good := []*results.Config{
+		cfg("lot", 2, 50, 0.5*ms), cfg("std-futex", 2, 25, 0.1*ms), cfg("c-pthread", 2, 27, 0.1*ms),
+		cfg("sync", 2, 20, 1.2*ms),
+		cfg("lot", 4, 40, 9*ms), cfg("spin", 4, 5, 50*ms),
+	}
+	v := verdicts(Claims(good, 2))
+	for _, id := range []string{ClaimFaster, ClaimSpin, ClaimLotFair, ClaimSyncFair} {
+		if v[id] != results.Holds {
+			t.Errorf("good numbers: %s = %s, want holds", id, v[id])
+		}
+	}
+	bad := []*results.Config{
+		cfg("lot", 2, 20, 5*ms), cfg("std-futex", 2, 25, 0.1*ms), cfg("c-pthread", 2, 27, 0.1*ms),
+		cfg("sync", 2, 20, 30*ms),
+		cfg("lot", 4, 4, 9*ms), cfg("spin", 4, 5, 50*ms),
+	}
+	cs := Claims(bad, 2)
+	v = verdicts(cs)
+	for _, id := range []string{ClaimFaster, ClaimSpin, ClaimLotFair, ClaimSyncFair} {
+		if v[id] != results.DoesNotHold {
+			t.Errorf("violating numbers: %s = %s, want does not hold", id, v[id])
+		}
+	}
+	for _, c := range cs {
+		if c.ID == ClaimFaster && !strings.Contains(c.Evidence, "2 of 2") {
+			t.Errorf("faster evidence: %s", c.Evidence)
+		}
+	}
+	// One violating comparison is enough.
+	mixed := []*results.Config{cfg("lot", 2, 26, 0), cfg("std-futex", 2, 25, 0), cfg("c-pthread", 2, 27, 0)}
+	if v := verdicts(Claims(mixed, 2)); v[ClaimFaster] != results.DoesNotHold {
+		t.Errorf("lot below c-pthread only: %s", v[ClaimFaster])
+	}
+	// Nothing to compare: not evaluated, never a verdict.
+	v = verdicts(Claims([]*results.Config{cfg("lot", 1, 10, 0)}, 2))
+	for id, vv := range v {
+		if vv != results.NotEvaluated {
+			t.Errorf("single thread only: %s = %s, want not evaluated", id, vv)
+		}
+	}
+	// A configuration run on a machine busy with other processes is left
+	// out of the fairness claims.
+	loaded := cfg("lot", 2, 1, 50*ms)
+	loaded.Foreign = &results.Foreign{Fraction: 0.9}
+	if v := verdicts(Claims([]*results.Config{loaded}, 2)); v[ClaimLotFair] != results.NotEvaluated {
+		t.Errorf("loaded machine: %s, want not evaluated", v[ClaimLotFair])
+	}
+	// The fairness bound includes the hold.
+	held := cfg("lot", 2, 1, 2.5*ms)
+	held.Params["hold_sleep"] = "1ms"
+	if v := verdicts(Claims([]*results.Config{held}, 2)); v[ClaimLotFair] != results.Holds {
+		t.Errorf("2.5 ms wait with a 1 ms hold: %s, want holds", v[ClaimLotFair])
+	}
+}
+
+// TestRunEveryImpl runs every implementation briefly in each pattern and
+// checks the result's structure (no timing thresholds).
+func TestRunEveryImpl(t *testing.T) {
+	procs := runtime.GOMAXPROCS(0)
+	prevBackend := lot.CurrentBackend().Name
+	for _, tc := range []struct {
+		name string
+		edit func(*Options)
+	}{
+		{"loop", func(o *Options) { o.Locks = []int{1, 3}; o.WorkBetween = []time.Duration{0, 100 * time.Nanosecond} }},
+		{"HoldSleep", func(o *Options) { o.HoldSleep = 50 * time.Microsecond }},
+		{"Skew", func(o *Options) { o.Skew = true }},
+	} {
+		o := QuickOptions()
+		o.Threads = []int{1, 3}
+		o.Duration = 20 * time.Millisecond
+		o.Repeats = 2
+		o.LotParkers = []string{"yield"}
+		tc.edit(&o)
+		if raceEnabled {
+			// pthread's mutual exclusion is a C mutex the race detector
+			// cannot see: the work under it would be reported as a race.
+			o.Impls = nil
+			for _, im := range allImpls() {
+				if im.name != "pthread" && im.why == "" {
+					o.Impls = append(o.Impls, im.name)
+				}
+			}
+		}
+		impls, _, err := o.resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var progressed int
+		exp, err := Run(context.Background(), o, func(done, total int, label string) { progressed = done })
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		groups := len(o.groups())
+		if len(exp.Configs) != groups*len(impls) || progressed != groups*len(impls)*o.Repeats {
+			t.Fatalf("%s: %d configs, progress %d; want %d groups x %d impls", tc.name, len(exp.Configs), progressed, groups, len(impls))
+		}
+		for _, c := range exp.Configs {
+			for _, k := range SummaryKeys {
+				if _, ok := c.Summary[k]; !ok && !(k == MCPUBusy || k == MCPUPerAcq) {
+					t.Errorf("%s: %s has no %s", tc.name, c.Key, k)
+				}
+			}
+			if len(c.Summary) != len(SummaryKeys) {
+				t.Errorf("%s: %s summary keys %v, want exactly %v", tc.name, c.Key, len(c.Summary), SummaryKeys)
+			}
+			if len(c.Rounds) != o.Repeats {
+				t.Errorf("%s: %s has %d rounds", tc.name, c.Key, len(c.Rounds))
+			}
+			for _, r := range c.Rounds {
+				// A thread may not get a CPU at all in 20 ms on a loaded
+				// machine: zero acquisitions are possible, and warned.
+				if r.Metrics[mAcqs] == 0 && len(c.Warnings) == 0 {
+					t.Errorf("%s: %s: no acquisitions and no warning", tc.name, c.Key)
+				}
+				if _, err := r.Hist(); err != nil {
+					t.Errorf("%s: %s: histogram: %v", tc.name, c.Key, err)
+				}
+				if j := r.Metrics[MJain]; j < 0 || j > 1.0000001 {
+					t.Errorf("%s: %s: Jain's index %v outside [0, 1]", tc.name, c.Key, j)
+				}
+			}
+		}
+		if len(exp.Claims) != 4 {
+			t.Errorf("%s: %d claims", tc.name, len(exp.Claims))
+		}
+	}
+	if runtime.GOMAXPROCS(0) != procs || lot.CurrentBackend().Name != prevBackend {
+		t.Errorf("runtime or lot backend not restored")
+	}
+}
+
+// countingLock stops the loop after n unlocks.
+type countingLock struct {
+	n, limit int
+	stop     *stopFlag
+}
+
+func (l *countingLock) Lock() {}
+func (l *countingLock) Unlock() {
+	if l.n++; l.n == l.limit {
+		l.stop.Store(true)
+	}
+}
+
+// TestLoopAllocs: the measured loop allocates nothing (sampling included).
+func TestLoopAllocs(t *testing.T) {
+	for _, k := range []int{1, 4} {
+		stop := new(stopFlag)
+		locks := make([]padded[countingLock], k)
+		th := &thread{hist: driver.NewHist()}
+		sp := &spec{threads: 1, locks: k, workIn: 3, workBetween: 3, pattern: cref.PatternLoop, seed: 1}
+		allocs := testing.AllocsPerRun(20, func() {
+			stop.Store(false)
+			for i := range locks {
+				locks[i].mu = countingLock{limit: 1000, stop: stop}
+			}
+			loop[countingLock](locks, th, sp, 0, stop)
+		})
+		if allocs != 0 {
+			t.Errorf("locks=%d: %v allocations per run of the loop, want 0", k, allocs)
+		}
+	}
+}
+
+// TestInterruptRestores cancels a run part-way: context.Canceled, and
+// GOMAXPROCS, the GC percent and the lot's parker as before.
+func TestInterruptRestores(t *testing.T) {
+	procs := runtime.GOMAXPROCS(0)
+	gc := debug.SetGCPercent(100)
+	debug.SetGCPercent(gc)
+	backend := lot.CurrentBackend().Name
+	for _, impl := range []string{"lot@yield", "c-pthread"} {
+		o := QuickOptions()
+		o.Threads = []int{2}
+		o.Duration = 5 * time.Second
+		o.Repeats = 100
+		if strings.HasPrefix(impl, "lot@") {
+			o.Impls, o.LotParkers = []string{"sync"}, []string{"yield"}
+		} else {
+			if cref.LockAvailable() != nil {
+				continue
+			}
+			o.Impls = []string{impl}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		timer := time.AfterFunc(300*time.Millisecond, cancel)
+		done := make(chan error, 1)
+		go func() { _, err := Run(ctx, o, nil); done <- err }()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(120 * time.Second):
+			t.Fatalf("%s: did not stop within 120 s of the cancel", impl)
+		}
+		timer.Stop()
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: err = %v, want context.Canceled", impl, err)
+		}
+		if got := runtime.GOMAXPROCS(0); got != procs {
+			t.Errorf("%s: GOMAXPROCS %d after interrupt, want %d", impl, got, procs)
+		}
+		if got := debug.SetGCPercent(gc); got != gc {
+			t.Errorf("%s: GC percent %d after interrupt, want %d", impl, got, gc)
+		}
+		if got := lot.CurrentBackend().Name; got != backend {
+			t.Errorf("%s: lot backend %s after interrupt, want %s", impl, got, backend)
+		}
+	}
+}

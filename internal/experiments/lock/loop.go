@@ -1,0 +1,305 @@
+package lock
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/parkbench/parkbench/internal/cref"
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/osthread"
+)
+
+// spec is one timed run.
+type spec struct {
+	threads, locks      int
+	workIn, workBetween int // work-unit iterations (calibrated per language)
+	pattern             cref.LockPattern
+	holdSleep           time.Duration // hold-sleep and skew patterns
+	duration            time.Duration
+	seed                uint64
+}
+
+// raw is what one timed run measured.
+type raw struct {
+	counts []int64 // acquisitions per thread
+	wallNs int64   // barrier release -> stop flag
+	cpuNs  int64   // process CPU over the same window (-1: unknown)
+	waits  *hdrhistogram.Histogram
+}
+
+// padded is one lock between pads, as mutex.rs's
+// Arc<([0u8; 300], M, [0u8; 300])>: no other data shares its cache lines.
+// n counts acquisitions under the lock (the mutual-exclusion check: it
+// equals the threads' own counts unless two holders overlapped); value is
+// the f64 the work inside the lock updates (mutex.rs's Mutex<f64>).
+type padded[M any] struct {
+	_     [320]byte
+	mu    M
+	n     int64
+	value float64
+	_     [320]byte
+}
+
+// thread is one thread's own state, on its own cache lines.
+type thread struct {
+	_     [64]byte
+	count int64
+	value float64 // keeps the work live
+	hist  *hdrhistogram.Histogram
+	_     [64]byte
+}
+
+// stopFlag is mutex.rs's keep_going, inverted, on its own cache line.
+type stopFlag struct {
+	_ [64]byte
+	atomic.Bool
+	_ [64]byte
+}
+
+// work is mutex.rs's work unit inside the lock, n times: a dependent float
+// add and multiply on the shared value.
+func work(shared *float64, value float64, n int) float64 {
+	for k := 0; k < n; k++ {
+		*shared += value
+		*shared *= 1.01
+		value = *shared
+	}
+	return value
+}
+
+// workLocal is the same unit between acquisitions, on a thread-local value.
+func workLocal(local, value float64, n int) (float64, float64) {
+	for k := 0; k < n; k++ {
+		local += value
+		local *= 1.01
+		value = local
+	}
+	return local, value
+}
+
+// loop is one thread's measured loop: mutex.rs's thread body. Allocation
+// free (TestLoopAllocs): the histogram is preallocated, RecordValue does
+// not allocate, and the lock calls go through the type parameter.
+func loop[M any, PM interface {
+	*M
+	locker
+}](locks []padded[M], t *thread, sp *spec, idx int, stop *stopFlag) {
+	rng := sp.seed ^ uint64(idx+1)*0x9E3779B97F4A7C15
+	var value, local float64
+	var n int64
+	mask := int64(SampleEvery - 1)
+	skew := sp.pattern == cref.PatternSkew
+	if skew {
+		mask = 0 // two threads, few acquisitions: time every one
+	}
+	sleeper := skew && idx == 1
+	for !stop.Load() {
+		l := &locks[0]
+		if len(locks) > 1 {
+			rng ^= rng << 13
+			rng ^= rng >> 7
+			rng ^= rng << 17
+			l = &locks[rng%uint64(len(locks))]
+		}
+		if sleeper {
+			time.Sleep(sp.holdSleep)
+		}
+		sample := n&mask == 0
+		var t0 int64
+		if sample {
+			t0 = nanotime()
+		}
+		PM(&l.mu).Lock()
+		if sample {
+			driver.RecordAll(t.hist, nanotime()-t0)
+		}
+		l.n++
+		switch {
+		case sp.pattern == cref.PatternLoop:
+			value = work(&l.value, value, sp.workIn)
+		case !sleeper:
+			time.Sleep(sp.holdSleep)
+		}
+		PM(&l.mu).Unlock()
+		local, value = workLocal(local, value, sp.workBetween)
+		n++
+	}
+	t.count = n
+	t.value = value
+}
+
+// goRun is one timed run of a Go lock: sp.threads goroutines locked to
+// their OS threads meet at a start gate, run loop until the stop flag,
+// and report their counts.
+func goRun[M any, PM interface {
+	*M
+	locker
+}](ctx context.Context, sp spec, init func(*M) error, free func(*M)) (*raw, error) {
+	locks := make([]padded[M], sp.locks)
+	if init != nil {
+		for i := range locks {
+			if err := init(&locks[i].mu); err != nil {
+				for j := 0; j < i; j++ {
+					free(&locks[j].mu)
+				}
+				return nil, err
+			}
+		}
+	}
+	if free != nil {
+		defer func() {
+			for i := range locks {
+				free(&locks[i].mu)
+			}
+		}()
+	}
+	ths := make([]thread, sp.threads)
+	for i := range ths {
+		ths[i].hist = driver.NewHist()
+	}
+	wall, cpu, err := timedRun(ctx, sp.threads, sp.duration, 30*time.Second+10*sp.holdSleep, func(i int, stop *stopFlag) {
+		loop[M, PM](locks, &ths[i], &sp, i, stop)
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := &raw{counts: make([]int64, sp.threads), wallNs: wall, cpuNs: cpu, waits: driver.NewHist()}
+	var sum, locked int64
+	for i := range ths {
+		r.counts[i] = ths[i].count
+		sum += ths[i].count
+		r.waits.Merge(ths[i].hist)
+	}
+	for i := range locks {
+		locked += locks[i].n
+	}
+	if sum != locked {
+		return nil, fmt.Errorf("lock correctness failure: the threads counted %d acquisitions but the locks' own counters, incremented under the lock, say %d: two holders overlapped", sum, locked)
+	}
+	return r, nil
+}
+
+// The uncontended pair is timed in uncBatches batches of uncIters pairs;
+// the fastest batch counts (a preempted batch is only ever slower).
+const (
+	uncBatches = 20
+	uncIters   = 20_000
+)
+
+// goUncontended is one thread's lock+unlock pair in ns on one padded
+// lock, on a thread of its own.
+func goUncontended[M any, PM interface {
+	*M
+	locker
+}](init func(*M) error, free func(*M)) float64 {
+	res := make(chan float64, 1)
+	osthread.Go(func() {
+		l := new(padded[M])
+		if init != nil {
+			if err := init(&l.mu); err != nil {
+				res <- -1
+				return
+			}
+			defer free(&l.mu)
+		}
+		res <- fastest(uncBatches, uncIters, func(n int) {
+			for i := 0; i < n; i++ {
+				PM(&l.mu).Lock()
+				//lint:ignore SA2001 the uncontended pair itself is what is timed
+				PM(&l.mu).Unlock()
+			}
+		})
+	})
+	return <-res
+}
+
+// cRun is one timed run of the C floor. It blocks for the run's duration:
+// an interrupt is seen right after.
+func cRun(ctx context.Context, mode cref.LockMode, sp spec) (*raw, error) {
+	res, err := cref.LockRun(cref.LockRunConfig{
+		Mode: mode, Pattern: sp.pattern, Threads: sp.threads, Locks: sp.locks,
+		WorkIn: sp.workIn, WorkBetween: sp.workBetween, HoldSleep: sp.holdSleep,
+		Duration: sp.duration, SampleEvery: SampleEvery, Seed: sp.seed,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	r := &raw{counts: res.Counts, wallNs: res.WallNs, cpuNs: res.CPUNs, waits: driver.NewHist()}
+	var sum int64
+	for _, c := range res.Counts {
+		sum += c
+	}
+	if sum != res.Locked {
+		return nil, fmt.Errorf("lock correctness failure (C): the threads counted %d acquisitions but the locks' counters say %d", sum, res.Locked)
+	}
+	for _, w := range res.Waits {
+		_ = r.waits.RecordValues(w[0], w[1])
+	}
+	return r, nil
+}
+
+// timedRun is the timed window of one Go run: n goroutines locked to their
+// OS threads meet at a start gate, run body(i, stop) from the gate's
+// release until the stop flag (duration, or ctx's cancellation), and
+// return. wall is gate -> stop flag, cpu the process CPU over the same
+// window (-1: unknown). A thread still in body grace after the stop flag is
+// a lost wakeup (or a spin lock whose holder never runs again): grace is
+// generous, this machine is shared. A cancelled run returns ctx.Err().
+func timedRun(ctx context.Context, n int, duration, grace time.Duration, body func(i int, stop *stopFlag)) (wall, cpu int64, err error) {
+	var ready atomic.Int32
+	start := make(chan struct{})
+	stop := new(stopFlag)
+	done := make(chan struct{}, n)
+	for i := 0; i < n; i++ {
+		osthread.Go(func() {
+			ready.Add(1)
+			<-start
+			body(i, stop)
+			done <- struct{}{}
+		})
+	}
+	for ready.Load() < int32(n) {
+		time.Sleep(50 * time.Microsecond)
+	}
+	// Let the last thread reach its receive: ready counts a thread right
+	// before it blocks on the gate.
+	time.Sleep(time.Millisecond)
+	cpu0 := processCPUNs()
+	t0 := nanotime()
+	close(start)
+	timer := time.NewTimer(duration)
+	var cancelled bool
+	select {
+	case <-timer.C:
+	case <-ctx.Done():
+		timer.Stop()
+		cancelled = true
+	}
+	stop.Store(true)
+	wall = nanotime() - t0
+	cpu1 := processCPUNs()
+	cpu = -1
+	if cpu0 >= 0 && cpu1 >= 0 {
+		cpu = cpu1 - cpu0
+	}
+	watchdog := time.NewTimer(grace)
+	defer watchdog.Stop()
+	for i := 0; i < n; i++ {
+		select {
+		case <-done:
+		case <-watchdog.C:
+			return 0, 0, fmt.Errorf("lock correctness failure: %d of %d threads still in the loop %v after the stop flag (a lost wakeup?)", n-i, n, grace)
+		}
+	}
+	if cancelled {
+		return 0, 0, ctx.Err()
+	}
+	return wall, cpu, nil
+}

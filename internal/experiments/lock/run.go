@@ -1,0 +1,478 @@
+package lock
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/parkbench/parkbench/internal/cref"
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/lot"
+	"github.com/parkbench/parkbench/internal/probe"
+	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/runenv"
+)
+
+// Summary keys (the median over repeats of each repeat's figure).
+const (
+	MTotalMops   = "total_mops"            // all threads' acquisitions per µs
+	MKhzMedian   = "khz_per_thread_median" // mutex.rs's median: sorted[len/2]
+	MKhzAvg      = "khz_per_thread_avg"
+	MKhzStddev   = "khz_per_thread_stddev" // population standard deviation, as mutex.rs
+	MJain        = "jain_index"            // (Σx)² / (n Σx²) over per-thread counts
+	MMinMax      = "min_max_ratio"         // smallest / largest per-thread count
+	MWaitP99     = "wait_p99_ns"           // of the sampled waits
+	MWaitMax     = "wait_max_ns"
+	MCPUBusy     = "cpu_busy_cores"     // process CPU time / wall time
+	MCPUPerAcq   = "cpu_ns_per_acquire" // (CPU - calibrated work) / acquisitions
+	MUncontended = "uncontended_ns"     // one thread's lock+unlock pair
+	// Round-only metrics.
+	mWaitMedian = "wait_median_ns"
+	mAcqs       = "acquisitions"
+	mWall       = "wall_ns"
+	mThreadKhz  = "khz_thread_" // + thread index, %03d
+)
+
+// SummaryKeys are the summary keys of every lock configuration.
+var SummaryKeys = []string{MTotalMops, MKhzMedian, MKhzAvg, MKhzStddev, MJain, MMinMax, MWaitP99, MWaitMax, MCPUBusy, MCPUPerAcq, MUncontended}
+
+// group is the configurations that share everything but the
+// implementation; they run repeat-interleaved.
+type group struct {
+	threads, locks      int
+	workIn, workBetween time.Duration
+}
+
+// calib is the work unit's cost, per language.
+type calib struct {
+	goIn, goBetween, c float64 // ns per iteration
+}
+
+func iters(d time.Duration, nsPerIter float64) int {
+	if d <= 0 || nsPerIter <= 0 {
+		return 0
+	}
+	return max(1, int(math.Round(float64(d)/nsPerIter)))
+}
+
+// calibrate measures each work unit's ns per iteration: the fastest of 30
+// batches of 50 000 iterations. On a loaded machine a batch that was
+// preempted is slower, never faster, so the minimum is the unit's cost.
+func calibrate() calib {
+	const n = 50_000
+	var cal calib
+	p := new(padded[struct{}])
+	cal.goIn = fastest(30, n, func(n int) { calibSink += calibIn(&p.value, calibSink, n) })
+	cal.goBetween = fastest(30, n, func(n int) { calibSink += calibBetween(calibSink, calibSink, n) })
+	if cref.LockAvailable() == nil {
+		cal.c = minOf(30, func() float64 { return cref.LockWorkNs(n) })
+	}
+	return cal
+}
+
+// calibSink keeps the calibrated work live and its inputs unknown to the
+// compiler.
+var calibSink float64
+
+//go:noinline
+func calibIn(p *float64, v float64, n int) float64 { return work(p, v, n) }
+
+//go:noinline
+func calibBetween(l, v float64, n int) float64 { _, v = workLocal(l, v, n); return v }
+
+// fastest runs f(n) batches times and returns the fastest batch's ns per
+// unit of n.
+func fastest(batches, n int, f func(n int)) float64 {
+	best := math.Inf(1)
+	for i := 0; i < batches; i++ {
+		t0 := nanotime()
+		f(n)
+		best = min(best, float64(nanotime()-t0)/float64(n))
+	}
+	return best
+}
+
+// minOf is the smallest of batches calls of f.
+func minOf(batches int, f func() float64) float64 {
+	best := math.Inf(1)
+	for i := 0; i < batches; i++ {
+		best = min(best, f())
+	}
+	return best
+}
+
+// atomicAddNs is one uncontended atomic add in ns, beside which the
+// uncontended lock+unlock pairs are read.
+func atomicAddNs() float64 {
+	var x atomic.Int64
+	return fastest(30, 20_000, func(n int) {
+		for i := 0; i < n; i++ {
+			x.Add(1)
+		}
+	})
+}
+
+// Run measures every implementation on every group of the sweep, repeats
+// interleaved (repeat 1 of every implementation, then repeat 2, ...), and
+// evaluates the claims. Experiments never print; progress may be nil.
+//
+// Runtime: GOMAXPROCS is max(threads)+2 (at least NumCPU) so that no
+// locked thread ever waits for a P, and the GC is off, for the whole run
+// (runenv); both are restored on return, also when ctx is cancelled. No
+// thread is pinned (mutex.rs pins nothing), so there is no affinity to
+// restore. A cancelled run returns ctx.Err() and no result.
+func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Experiment, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	impls, warnings, err := o.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if o.RwLock {
+		return runRw(ctx, o, impls, warnings, progress)
+	}
+	groups := o.groups()
+	pattern := o.pattern()
+	hold := o.holdSleep()
+
+	cal := calibrate()
+	unc := make([][]float64, len(impls))
+	var atomicNs, cgoNs []float64
+	for r := 0; r < o.Repeats; r++ {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		atomicNs = append(atomicNs, atomicAddNs())
+		if cref.LockAvailable() == nil {
+			cgoNs = append(cgoNs, minOf(30, func() float64 { return cref.CgoCallNs(20_000) }))
+		}
+		for k, im := range impls {
+			unc[k] = append(unc[k], im.uncontended())
+		}
+	}
+
+	maxThreads := slices.Max(o.Threads)
+	if o.Skew {
+		maxThreads = 2
+	}
+	env := runenv.Enter(maxThreads)
+	defer env.Restore()
+
+	exp := &results.Experiment{Name: "lock", Options: o.asMap(impls), Warnings: warnings}
+	exp.Options["work_unit_go_in_ns"] = strconv.FormatFloat(cal.goIn, 'f', 3, 64)
+	exp.Options["work_unit_go_between_ns"] = strconv.FormatFloat(cal.goBetween, 'f', 3, 64)
+	if cal.c > 0 {
+		exp.Options["work_unit_c_ns"] = strconv.FormatFloat(cal.c, 'f', 3, 64)
+	}
+	exp.Options["atomic_add_ns"] = strconv.FormatFloat(driver.Median(atomicNs), 'f', 2, 64)
+	if len(cgoNs) > 0 {
+		exp.Options["cgo_call_ns"] = strconv.FormatFloat(driver.Median(cgoNs), 'f', 2, 64)
+	}
+	exp.Notes = append(exp.Notes,
+		fmt.Sprintf("method: parking_lot benchmark/src/bin/mutex.rs: threads start together and loop { lock; work-in; unlock; work-between } for %v; per-thread acquisitions/s (avg, median = sorted[n/2], population stddev) per repeat, the summary is the median over %d repeats", o.Duration, o.Repeats),
+		fmt.Sprintf("work unit: mutex.rs's dependent f64 add+multiply, calibrated here: Go %.2f ns inside the lock, %.2f ns between, C %.2f ns per iteration; --work-in/--work-between are converted to iterations per language", cal.goIn, cal.goBetween, cal.c),
+		fmt.Sprintf("waits are sampled: 1 acquisition in %d (lockskew: every one) is timed with two monotonic clock reads, so the measured loop stays cheap; wait_* and rounds[].histogram are those samples", SampleEvery),
+		fmt.Sprintf("uncontended: one thread's lock+unlock pair; an atomic add costs %s ns here; pthread pays two cgo crossings of %s ns each on top of pthread_mutex_lock/unlock", exp.Options["atomic_add_ns"], exp.Options["cgo_call_ns"]),
+		"cpu_busy_cores = process CPU time (RUSAGE_SELF, every thread) / wall time; cpu_ns_per_acquire = (CPU - acquisitions x calibrated work) / acquisitions")
+	if b := lot.CurrentBackend(); b.Name != "" {
+		exp.Notes = append(exp.Notes, "lot and lot-fair park through the "+b.Name+" thread parker")
+	}
+
+	total := len(groups) * o.Repeats * len(impls)
+	done := 0
+	seed := uint64(time.Now().UnixNano())
+	var configs []*results.Config
+	for _, g := range groups {
+		raws := make([][]*raw, len(impls))
+		fg := probe.StartForeign()
+		for r := 0; r < o.Repeats; r++ {
+			for k, im := range impls {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				progress.Report(done, total, key(im.name, g, o))
+				sp := spec{threads: g.threads, locks: g.locks, pattern: pattern, holdSleep: hold, duration: o.Duration, seed: seed + uint64(done)}
+				if im.c {
+					sp.workIn, sp.workBetween = iters(g.workIn, cal.c), iters(g.workBetween, cal.c)
+				} else {
+					sp.workIn, sp.workBetween = iters(g.workIn, cal.goIn), iters(g.workBetween, cal.goBetween)
+				}
+				if pattern != cref.PatternLoop {
+					sp.workIn = 0
+				}
+				rw, err := im.run(ctx, sp)
+				done++
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", key(im.name, g, o), err)
+				}
+				raws[k] = append(raws[k], rw)
+			}
+		}
+		foreign := fg.Stop()
+		if foreign != nil && foreign.Fraction < 0 {
+			foreign = nil
+		}
+		for k, im := range impls {
+			c, err := config(im, g, o, cal, raws[k], unc[k])
+			if err != nil {
+				return nil, err
+			}
+			c.Foreign = foreign
+			if foreign != nil && foreign.Fraction > 0.2 {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("other processes used %.0f%% of the CPU while this ran", 100*foreign.Fraction))
+			}
+			if im.name == "pthread" && len(cgoNs) > 0 {
+				c.Params["cgo_call_ns"] = exp.Options["cgo_call_ns"]
+			}
+			configs = append(configs, c)
+		}
+	}
+	progress.Report(total, total, "")
+	rt := env.Runtime()
+	rt.SyscallMode = "syscall"
+	exp.Runtime = rt
+	exp.Configs = configs
+	exp.Claims = Claims(configs, runtime.NumCPU())
+	return exp, nil
+}
+
+func (o Options) pattern() cref.LockPattern {
+	switch {
+	case o.Skew:
+		return cref.PatternSkew
+	case o.HoldSleep > 0:
+		return cref.PatternHoldSleep
+	}
+	return cref.PatternLoop
+}
+
+func (o Options) holdSleep() time.Duration {
+	if o.Skew {
+		return o.SkewSleep
+	}
+	return o.HoldSleep
+}
+
+// groups is the sweep: threads x work-in x work-between x locks. The
+// hold-sleep pattern has no work-in; lockskew is two threads, no work.
+func (o Options) groups() []group {
+	ins, threads, betweens := o.WorkIn, o.Threads, o.WorkBetween
+	if o.pattern() != cref.PatternLoop {
+		ins = []time.Duration{0}
+	}
+	if o.Skew {
+		threads, betweens = []int{2}, []time.Duration{0}
+	}
+	var out []group
+	for _, k := range o.Locks {
+		for _, in := range dedup(ins) {
+			for _, bt := range dedup(betweens) {
+				for _, n := range dedup(threads) {
+					out = append(out, group{threads: n, locks: k, workIn: in, workBetween: bt})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func dedup[T comparable](v []T) []T {
+	var out []T
+	for _, x := range v {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// key is a configuration's key: impl/in=D/between=D/locks=K[/pattern]/t=N
+// (threads last, so that a line per implementation reads along it).
+func key(impl string, g group, o Options) string {
+	k := fmt.Sprintf("%s/in=%v/between=%v/locks=%d", impl, g.workIn, g.workBetween, g.locks)
+	switch o.pattern() {
+	case cref.PatternHoldSleep:
+		k = fmt.Sprintf("%s/between=%v/locks=%d/hold-sleep=%v", impl, g.workBetween, g.locks, o.HoldSleep)
+	case cref.PatternSkew:
+		k = fmt.Sprintf("%s/lockskew=%v", impl, o.SkewSleep)
+	}
+	return fmt.Sprintf("%s/t=%d", k, g.threads)
+}
+
+func (o Options) asMap(impls []impl) map[string]string {
+	var names []string
+	for _, im := range impls {
+		names = append(names, im.name)
+	}
+	durs := func(v []time.Duration) string {
+		var s []string
+		for _, d := range v {
+			s = append(s, d.String())
+		}
+		return strings.Join(s, ",")
+	}
+	ints := func(v []int) string {
+		var s []string
+		for _, n := range v {
+			s = append(s, strconv.Itoa(n))
+		}
+		return strings.Join(s, ",")
+	}
+	m := map[string]string{
+		"impl":         strings.Join(names, ","),
+		"threads":      ints(o.Threads),
+		"work-in":      durs(o.WorkIn),
+		"work-between": durs(o.WorkBetween),
+		"locks":        ints(o.Locks),
+		"duration":     o.Duration.String(),
+		"repeats":      strconv.Itoa(o.Repeats),
+		"sample_every": strconv.Itoa(SampleEvery),
+		"pattern":      [...]string{"loop", "hold-sleep", "lockskew"}[o.pattern()],
+	}
+	if o.HoldSleep > 0 {
+		m["hold-sleep"] = o.HoldSleep.String()
+		m["work-in"] = "none (sleeps while holding)"
+	}
+	if o.Skew {
+		m["lockskew_sleep"] = o.SkewSleep.String()
+		m["threads"], m["work-in"], m["work-between"] = "2", "none (sleeps while holding)", "none"
+	}
+	if len(o.LotParkers) > 0 {
+		m["lot-parker"] = strings.Join(o.LotParkers, ",")
+	}
+	return m
+}
+
+// config builds one configuration from its repeats.
+func config(im impl, g group, o Options, cal calib, raws []*raw, unc []float64) (*results.Config, error) {
+	inNs, betweenNs, threads := cal.goIn, cal.goBetween, "goroutines locked to their OS threads (osthread.Go)"
+	if im.c {
+		inNs, betweenNs, threads = cal.c, cal.c, "C threads (pthread_create), no Go runtime in the loop"
+	}
+	win, wbt := iters(g.workIn, inNs), iters(g.workBetween, betweenNs)
+	if o.pattern() != cref.PatternLoop {
+		win = 0
+	}
+	c := &results.Config{
+		Key:  key(im.name, g, o),
+		Impl: im.name,
+		Kind: im.kind,
+		Params: map[string]string{
+			"threads":            strconv.Itoa(g.threads),
+			"locks":              strconv.Itoa(g.locks),
+			"work_in":            g.workIn.String(),
+			"work_in_iters":      strconv.Itoa(win),
+			"work_between":       g.workBetween.String(),
+			"work_between_iters": strconv.Itoa(wbt),
+			"work_unit_ns":       strconv.FormatFloat(inNs, 'f', 3, 64),
+			"thread_kind":        threads,
+			"pattern":            o.asMap(nil)["pattern"],
+		},
+	}
+	if h := o.holdSleep(); h > 0 {
+		c.Params["hold_sleep"] = h.String()
+	}
+	if strings.HasPrefix(im.name, "lot") {
+		c.Params["parker"] = lot.CurrentBackend().Name
+		if im.parker.Name != "" {
+			c.Params["parker"] = im.parker.Name
+		}
+	}
+	// CPU the calibrated work accounts for, per acquisition.
+	workNs := float64(win)*inNs + float64(wbt)*betweenNs
+	for i, rw := range raws {
+		if starved := slices.Index(rw.counts, 0); starved >= 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("repeat %d: thread %d never acquired the lock (starved, or never scheduled on a loaded machine)", i+1, starved))
+		}
+		m := roundMetrics(rw, workNs)
+		m[MUncontended] = unc[min(i, len(unc)-1)]
+		r := results.Round{Metrics: m}
+		enc, err := results.EncodeHist(rw.waits)
+		if err != nil {
+			return nil, err
+		}
+		r.Histogram = enc
+		c.Rounds = append(c.Rounds, r)
+	}
+	c.Summary = summarize(c.Rounds, SummaryKeys)
+	return c, nil
+}
+
+// roundMetrics computes one repeat's figures, as mutex.rs prints them
+// (run_benchmark_iterations) plus fairness and CPU.
+func roundMetrics(rw *raw, workNs float64) map[string]float64 {
+	m := map[string]float64{}
+	secs := float64(rw.wallNs) / 1e9
+	n := len(rw.counts)
+	khz := make([]float64, n)
+	var sum, sumSq float64
+	var total int64
+	for i, c := range rw.counts {
+		khz[i] = float64(c) / secs / 1e3
+		sum += float64(c)
+		sumSq += float64(c) * float64(c)
+		total += c
+		m[fmt.Sprintf("%s%03d", mThreadKhz, i)] = khz[i]
+	}
+	avg := 0.0
+	for _, k := range khz {
+		avg += k
+	}
+	avg /= float64(n)
+	variance := 0.0
+	for _, k := range khz {
+		variance += (k - avg) * (k - avg)
+	}
+	variance /= float64(n)
+	sorted := slices.Clone(khz)
+	slices.Sort(sorted)
+	m[MTotalMops] = float64(total) / secs / 1e6
+	m[MKhzAvg] = avg
+	m[MKhzMedian] = sorted[n/2]
+	m[MKhzStddev] = math.Sqrt(variance)
+	// With no acquisitions at all both are 0 (nothing was shared).
+	m[MJain], m[MMinMax] = 0, 0
+	if sumSq > 0 {
+		m[MJain] = sum * sum / (float64(n) * sumSq)
+		m[MMinMax] = sorted[0] / sorted[n-1]
+	}
+	if rw.waits.TotalCount() > 0 {
+		m[mWaitMedian] = float64(rw.waits.ValueAtQuantile(50))
+		m[MWaitP99] = float64(rw.waits.ValueAtQuantile(99))
+		m[MWaitMax] = float64(rw.waits.Max())
+	}
+	if rw.cpuNs >= 0 && rw.wallNs > 0 {
+		m[MCPUBusy] = float64(rw.cpuNs) / float64(rw.wallNs)
+		if total > 0 {
+			m[MCPUPerAcq] = (float64(rw.cpuNs) - float64(total)*workNs) / float64(total)
+		}
+	}
+	m[mAcqs] = float64(total)
+	m[mWall] = float64(rw.wallNs)
+	return m
+}
+
+// summarize is a configuration's summary: for each of keys, the median of
+// its values over the rounds that have it.
+func summarize(rounds []results.Round, keys []string) map[string]float64 {
+	out := map[string]float64{}
+	for _, k := range keys {
+		var v []float64
+		for _, r := range rounds {
+			if x, ok := r.Metrics[k]; ok {
+				v = append(v, x)
+			}
+		}
+		if len(v) > 0 {
+			out[k] = driver.Median(v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,158 @@
+package plot
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// lockGroup splits a lock configuration key impl/.../t=N into the
+// configuration without the thread count and N.
+func lockGroup(c *results.Config) (rest string, threads int, ok bool) {
+	i := strings.LastIndex(c.Key, "/t=")
+	if i < 0 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(c.Key[i+3:])
+	if err != nil || n < 1 {
+		return "", 0, false
+	}
+	return strings.TrimPrefix(c.Key[:i], c.Impl), n, true
+}
+
+// lockPlots draws lock's total throughput against threads (one line per
+// implementation, and per work/locks setting when there are several) and
+// the per-thread distribution (a box per implementation of the per-thread
+// acquisitions/s of every repeat) at the largest thread count of the first
+// setting.
+func lockPlots(in []Input) ([]*plot.Plot, error) {
+	type key struct{ file, impl, rest string }
+	var order []key
+	series := map[key]plotter.XYs{}
+	rests := map[string]bool{}
+	var allN []float64
+	hi := 0.0
+	for _, n := range in {
+		for _, c := range find(n.File, "lock").Configs {
+			rest, t, ok := lockGroup(c)
+			v, has := c.Summary["total_mops"]
+			if !ok || !has {
+				continue
+			}
+			k := key{n.Name, c.Impl, rest}
+			if _, seen := series[k]; !seen {
+				order = append(order, k)
+			}
+			rests[rest] = true
+			series[k] = append(series[k], plotter.XY{X: float64(t), Y: v})
+			allN = append(allN, float64(t))
+			hi = math.Max(hi, v)
+		}
+	}
+	if len(order) == 0 {
+		return nil, inputErrorf("%s: the lock experiment has no configuration with a thread count (key .../t=N) and total_mops", in[0].Name)
+	}
+	p := basePlot("lock: " + title(in, "total acquisitions per µs against threads"))
+	p.X.Label.Text = "threads"
+	p.Y.Label.Text = "total Mops (all threads)"
+	p.X.Scale = plot.LogScale{}
+	st := newStyler()
+	for _, k := range order {
+		pts := series[k]
+		sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
+		l, s, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return nil, inputErrorf("%s: lock %s: %v", k.file, k.impl, err)
+		}
+		label := k.impl
+		if len(rests) > 1 {
+			label += strings.ReplaceAll(k.rest, "/", " ")
+		}
+		if len(in) > 1 {
+			label = shortName(k.file) + ": " + label
+		}
+		// Colour per implementation, dashes per setting (or file).
+		l.LineStyle = st.style(k.impl, k.file+k.rest)
+		s.Color = l.LineStyle.Color
+		s.Shape = draw.CircleGlyph{}
+		s.Radius = vg.Points(3.5)
+		p.Add(l, s)
+		p.Legend.Add(label, l, s)
+	}
+	p.X.Tick.Marker = nTicks(allN)
+	p.Y.Min, p.Y.Max = 0, hi*1.05
+	p.Y.Tick.Marker = linearTicks{}
+
+	dist, err := lockDistribution(in, order[0].rest)
+	if err != nil {
+		return nil, err
+	}
+	return []*plot.Plot{p, dist}, nil
+}
+
+// lockDistribution is one box per implementation (and file): the
+// per-thread acquisitions/s (kHz) of every repeat of the configurations
+// with setting rest at their largest thread count.
+func lockDistribution(in []Input, rest string) (*plot.Plot, error) {
+	maxT := 0
+	for _, n := range in {
+		for _, c := range find(n.File, "lock").Configs {
+			if r, t, ok := lockGroup(c); ok && r == rest {
+				maxT = max(maxT, t)
+			}
+		}
+	}
+	p := basePlot("lock: " + title(in, "per-thread acquisitions/s at "+strconv.Itoa(maxT)+" threads"+strings.ReplaceAll(rest, "/", " ")))
+	p.Y.Label.Text = "per-thread kHz (every thread of every repeat)"
+	var ticks plot.ConstantTicks
+	st := newStyler()
+	hi := 0.0
+	for _, n := range in {
+		for _, c := range find(n.File, "lock").Configs {
+			if r, t, ok := lockGroup(c); !ok || r != rest || t != maxT {
+				continue
+			}
+			var v plotter.Values
+			for _, rd := range c.Rounds {
+				for m, x := range rd.Metrics {
+					if strings.HasPrefix(m, "khz_thread_") {
+						v = append(v, x)
+						hi = math.Max(hi, x)
+					}
+				}
+			}
+			if len(v) == 0 {
+				continue
+			}
+			x := float64(len(ticks))
+			b, err := plotter.NewBoxPlot(vg.Points(18), x, v)
+			if err != nil {
+				return nil, inputErrorf("%s: lock %s: %v", n.Name, c.Key, err)
+			}
+			b.BoxStyle.Color = st.style(c.Impl, "").Color
+			b.BoxStyle.Width = vg.Points(1.5)
+			label := c.Impl
+			if len(in) > 1 {
+				label = shortName(n.Name) + ":\n" + c.Impl
+			}
+			ticks = append(ticks, plot.Tick{Value: x, Label: label})
+			p.Add(b)
+		}
+	}
+	if len(ticks) == 0 {
+		return nil, inputErrorf("%s: the lock experiment has no per-thread counts (rounds' khz_thread_* metrics)", in[0].Name)
+	}
+	p.X.Tick.Marker = ticks
+	p.X.Min, p.X.Max = -0.7, float64(len(ticks))-0.3
+	p.Y.Min, p.Y.Max = 0, hi*1.05
+	p.Y.Tick.Marker = linearTicks{}
+	return p, nil
+}
