@@ -26,14 +26,13 @@ func newRunCmd() *cobra.Command {
 		Short: "Run the suite: E12 latency and selfwake, E6 herd, the contended lock and rwlock, with the study's defaults",
 		Long: `Run the suite with the study's method: latency (E12: every implementation,
 every placement, 1000 warm-up + 10 000 round trips, 3 rounds), selfwake (the
-E12 reverse check), herd (E6: N = 1, 4, 16, 64, 5 repeats) and lock (the
-contended mutex, parking_lot's benchmark; --quick: 2 and 2 x NumCPU threads,
-100 ms x 2 repeats), then one small lock --rwlock configuration (NumCPU
-readers, one writer). The claims of every chapter are evaluated from the numbers just measured, including the
-reverse check, which needs latency and selfwake from the same run.
-Several minutes on two vCPUs (lock's default sweep alone is 12 groups x 8
-implementations x 3 repeats x 1 s, about 5 minutes); --quick takes under a
-minute.
+E12 reverse check), herd (E6: N = 1, 4, 16, 64, 5 repeats), lock's quick
+sweep (the contended mutex, parking_lot's benchmark: 2 and 2 x NumCPU
+threads; 'parkbench lock' runs the full sweep) and one small lock --rwlock
+configuration (NumCPU readers, one writer). The claims are evaluated from
+the numbers just measured, including the reverse check, which needs latency
+and selfwake from the same run. A few minutes on two vCPUs; --quick takes
+under a minute.
 All experiments go into one result file (--out, or --record DIR to file it
 under DIR/<machine>/suite-<UTC time>.json, never overwriting).`,
 		Example: `  parkbench run --quick

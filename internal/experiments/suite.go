@@ -21,9 +21,11 @@ type SuiteOptions struct {
 	RwLock lock.Options
 }
 
-// DefaultSuite is the study's method for every experiment of the suite.
+// DefaultSuite is the study's method for E12 and E6. The lock part is
+// lock's quick sweep (2 and 2 x NumCPU threads, a few seconds): its full
+// default sweep alone takes about 5 minutes, and is `parkbench lock`'s.
 func DefaultSuite() SuiteOptions {
-	return SuiteOptions{e12.DefaultLatencyOptions(), e12.DefaultSelfwakeOptions(), herd.DefaultOptions(), lock.DefaultOptions(), defaultSuiteRw()}
+	return SuiteOptions{e12.DefaultLatencyOptions(), e12.DefaultSelfwakeOptions(), herd.DefaultOptions(), lock.QuickOptions(), defaultSuiteRw()}
 }
 
 // QuickSuite is a short run of the suite (under a minute on two vCPUs);
