@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/parkbench/parkbench/internal/procfs"
 )
@@ -45,22 +44,31 @@ func switchesOf(status string) int64 {
 	return n
 }
 
+// ThreadSwitches is one thread's voluntary + involuntary context switches.
+func ThreadSwitches(tid int) (int64, error) {
+	b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	return switchesOf(string(b)), nil
+}
+
 // FindSysmon returns the thread id of the runtime's sysmon, or 0 if it cannot
 // tell. sysmon is the only Go thread that sleeps in nanosleep (usleep between
-// its ticks; runtime/proc.go sysmon), and it spends nearly all its time
-// there; every other Go thread sleeps in futex or epoll_wait. It samples the
-// threads' current system call a few times, 1 ms apart (a sysmon in deep
-// sleep waits in futex, so a process with nothing running may show none).
+// its ticks; Go runtime/proc.go sysmon) and it spends nearly all its time
+// there; every other Go thread sleeps in futex or epoll_wait. When every P is
+// idle sysmon sleeps on a note (futex) instead, so FindSysmon keeps its own
+// goroutine running (it never sleeps) while it samples the threads' current
+// system call, up to 200 times, and answers once one thread, and only one,
+// has been seen in nanosleep three times. exclude lists threads that are not
+// Go's (a C thread may nanosleep).
 func FindSysmon(exclude []int) int {
-	for try := 0; try < 5; try++ {
-		if try > 0 {
-			time.Sleep(time.Millisecond)
-		}
+	seen := map[int]int{}
+	for try := 0; try < 200; try++ {
 		tids, err := procfs.Tasks()
 		if err != nil {
 			return 0
 		}
-		found := 0
 		for _, tid := range tids {
 			if containsTid(exclude, tid) {
 				continue
@@ -69,16 +77,18 @@ func FindSysmon(exclude []int) int {
 			if err != nil {
 				continue
 			}
-			if strings.Contains(t.Wchan, "nanosleep") || (t.SyscallErr == nil && t.Syscall.InSyscall && strings.HasSuffix(procfs.SyscallName(runtime.GOARCH, t.Syscall.Nr), "nanosleep")) {
-				if found != 0 {
-					found = -1 // two candidates: not sure
-					break
-				}
-				found = tid
+			if strings.Contains(t.Wchan, "nanosleep") ||
+				(t.SyscallErr == nil && t.Syscall.InSyscall && strings.HasSuffix(procfs.SyscallName(runtime.GOARCH, t.Syscall.Nr), "nanosleep")) {
+				seen[tid]++
 			}
 		}
-		if found > 0 {
-			return found
+		if len(seen) > 1 {
+			return 0 // two candidates: cannot tell
+		}
+		for tid, n := range seen {
+			if n >= 3 {
+				return tid
+			}
 		}
 	}
 	return 0

@@ -11,3 +11,8 @@ func TakeSnapshot() (Snapshot, error) {
 
 // FindSysmon cannot tell without /proc: 0.
 func FindSysmon(exclude []int) int { return 0 }
+
+// ThreadSwitches needs /proc/self/task (Linux).
+func ThreadSwitches(tid int) (int64, error) {
+	return 0, errors.New("schedacct: per-thread context switches need /proc/self/task (Linux only)")
+}
