@@ -93,7 +93,7 @@ type Column struct {
 func Columns(exp string) []Column {
 	switch exp {
 	case "latency":
-		return []Column{{"min", results.MMin, "us"}, {"median", results.MMedian, "us"}, {"p99", results.MP99, "us"}, {"p99.9", results.MP999, "us"}, {"max", results.MMax, "us"}, {"no-sleep", results.MNoSleep, ""}, {"csw/rt self", results.MCtxSwSelf, ""}, {"csw/rt thr", results.MCtxSwThread, ""}}
+		return []Column{{"min", results.MMin, "us"}, {"median", results.MMedian, "us"}, {"p99", results.MP99, "us"}, {"p99.9", results.MP999, "us"}, {"max", results.MMax, "us"}, {"no-sleep", results.MNoSleep, ""}, {"csw/rt self", results.MCtxSwSelf, ""}, {"csw/rt thr", results.MCtxSwThread, ""}, {"csw/rt other", "ctxsw_other_per_rt", ""}, {"csw/rt sysmon", "ctxsw_sysmon_per_rt", ""}, {"steals/rt", "sched_steals_per_rt", ""}}
 	case "selfwake":
 		return []Column{{"ns/pair", results.MNsPerPair, "ns"}, {"no-sleep", results.MNoSleep, ""}}
 	case "herd":
@@ -208,6 +208,9 @@ func RuntimeSummary(r results.Runtime) string {
 		s += ", cgo on"
 	} else {
 		s += ", cgo off"
+	}
+	if r.ThreadParker != "" {
+		s += ", thread parker " + r.ThreadParker
 	}
 	return s
 }
