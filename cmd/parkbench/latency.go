@@ -25,6 +25,8 @@ func newLatencyCmd() *cobra.Command {
 		warmup    int
 		iters     int
 		rounds    int
+		procs     int
+		schedCnt  bool
 	)
 	d := experiments.DefaultLatencyOptions()
 	cmd := &cobra.Command{
@@ -53,6 +55,13 @@ participants started first), so that host drift (vCPUs moving between
 physical cores, foreign load coming and going) hits every implementation
 alike: use it, with more rounds, when the ratios between implementations are
 what you want (scripts/e12-targets.sh does).
+
+--sched-counts (on by default) runs one more round per configuration under the
+runtime trace and records what the Go scheduler did per round trip: P steals
+(sysmon retaking the P of a thread blocked in a syscall), syscalls that came
+back without their P, preemptions, Goscheds; every round also records sysmon's
+own context switches (docs/scheduler.md). --gomaxprocs=N sets GOMAXPROCS
+exactly (default: participants + 2).
 
 --quick: 200 warm-up, 2000 measured round trips, 3 rounds, cross-core only.`,
 		Example: `  parkbench latency --quick
@@ -110,6 +119,17 @@ what you want (scripts/e12-targets.sh does).
 			if fl.Changed("interleave") {
 				o.Interleave = interl
 			}
+			if fl.Changed("gomaxprocs") {
+				if procs != 0 {
+					if err := checkCount("gomaxprocs", procs, 2, experiments.MaxGOMAXPROCS); err != nil {
+						return err
+					}
+				}
+				o.GOMAXPROCS = procs
+			}
+			if fl.Changed("sched-counts") {
+				o.SchedCounts = schedCnt
+			}
 			return measure(cmd, &of, func(ctx context.Context, p experiments.Progress) (*results.Experiment, error) {
 				return experiments.RunLatency(ctx, o, p)
 			})
@@ -124,6 +144,8 @@ what you want (scripts/e12-targets.sh does).
 	fl.StringVar(&gaps, "gap", "0", "idle gap before each wake, `D[,D...]` (e.g. 0,50us,200us,1ms); one configuration per value")
 	fl.StringVar(&lotParker, "lot-parker", "", "parker backend under impl lot (default: the platform default)")
 	fl.BoolVar(&interl, "interleave", false, "run the rounds round-robin across configurations (all started first): fair ratios on a noisy or virtualised host")
+	fl.IntVar(&procs, "gomaxprocs", 0, "GOMAXPROCS for the run: 0 = participants + 2 (at least the CPUs), or 2 (the participants) and up")
+	fl.BoolVar(&schedCnt, "sched-counts", d.SchedCounts, "one extra traced round per configuration: the Go scheduler's P steals, lost Ps, preemptions and Goscheds per round trip")
 	fl.BoolVar(&quick, "quick", false, "short run: 200 warm-up, 2000 iterations, 3 rounds, cross-core only")
 	addOutputFlags(cmd, &of)
 	return cmd
