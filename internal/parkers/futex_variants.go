@@ -34,3 +34,15 @@ func SchedSetting(name string) string { return futexVariantSched[name] }
 // IsRaw reports whether backend name waits through RawSyscall, bypassing the
 // scheduler (the thread keeps its P while it sleeps).
 func IsRaw(name string) bool { return name == NameFutexRaw || name == NameFutexRawLong }
+
+// IsVariant reports whether backend name is one of the futex measurement
+// variants above (not futex or futex-raw themselves): the same word and
+// protocol as futex, only the wait's path differs, so the parkers'
+// conformance tests cover them and the lot's hammers need not run each.
+func IsVariant(name string) bool {
+	switch name {
+	case NameFutexPlain, NameFutexSpin, NameFutexCgo, NameFutexRawLong:
+		return true
+	}
+	return false
+}
