@@ -166,6 +166,14 @@ func TestRunLatencyInterleaved(t *testing.T) {
 	}
 }
 
+// TestQuickLatencyNoTrace: the traced round is opt-in under --quick (it
+// added about a third to the quick run), on in the study's method.
+func TestQuickLatencyNoTrace(t *testing.T) {
+	if QuickLatencyOptions().SchedCounts || !DefaultLatencyOptions().SchedCounts {
+		t.Errorf("SchedCounts: quick %v, default %v; want false, true", QuickLatencyOptions().SchedCounts, DefaultLatencyOptions().SchedCounts)
+	}
+}
+
 func TestLatencyBadOptions(t *testing.T) {
 	for name, mod := range map[string]func(*LatencyOptions){
 		"unknown impl":      func(o *LatencyOptions) { o.Impls = []string{"nope"} },
