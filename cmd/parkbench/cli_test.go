@@ -50,6 +50,7 @@ var badInputs = [][]string{
 	{"latency", "--warmup=-1"},
 	{"latency", "--rounds=0"},
 	{"latency", "--rounds=abc"},
+	{"latency", "--gomaxprocs=1"},
 	{"latency", "--gap=-1ms"},
 	{"latency", "--gap=soon"},
 	{"latency", "--lot-parker=nosuch"},

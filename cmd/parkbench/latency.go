@@ -23,6 +23,8 @@ func newLatencyCmd() *cobra.Command {
 		warmup    int
 		iters     int
 		rounds    int
+		procs     int
+		schedCnt  bool
 	)
 	d := e12.DefaultLatencyOptions()
 	cmd := &cobra.Command{
@@ -34,7 +36,13 @@ Per configuration (implementation x placement x gap): min, median, p99,
 p99.9, max from HDR histograms, the median over rounds; waits that did not
 sleep; context switches per round trip. --gap wakes an idle CPU;
 --interleave runs the rounds round-robin for fair ratios on a noisy host.
---quick: 200 warm-up, 2000 measured round trips, 3 rounds, cross-core only.
+--sched-counts (on; off under --quick) adds one traced round per
+configuration: the Go scheduler's P steals, lost Ps, preemptions and
+Goscheds per round trip; every round also counts sysmon's context
+switches. --gomaxprocs=N sets GOMAXPROCS exactly (default: participants
++ 2). See docs/scheduler.md.
+--quick: 200 warm-up, 2000 measured round trips, 3 rounds, cross-core only,
+no traced round.
 Implementations: parkbench list. Method: docs/experiments.md.`,
 		Example: `  parkbench latency --quick
   parkbench latency --impl=futex,c-futex,spin,c-spin --placement=cross-core
@@ -82,6 +90,12 @@ Implementations: parkbench list. Method: docs/experiments.md.`,
 			if fl.Changed("interleave") {
 				o.Interleave = interl
 			}
+			if fl.Changed("gomaxprocs") {
+				o.GOMAXPROCS = procs
+			}
+			if fl.Changed("sched-counts") {
+				o.SchedCounts = schedCnt
+			}
 			return measure(cmd, &of, o, e12.RunLatency)
 		},
 	}
@@ -94,7 +108,9 @@ Implementations: parkbench list. Method: docs/experiments.md.`,
 	fl.StringVar(&gaps, "gap", "0", "idle gap before each wake, `D[,D...]` (e.g. 0,50us,200us,1ms); one configuration per value")
 	fl.StringVar(&lotParker, "lot-parker", "", "parker backend under impl lot (default: the platform default)")
 	fl.BoolVar(&interl, "interleave", false, "run the rounds round-robin across configurations (all started first): fair ratios on a noisy or virtualised host")
-	fl.BoolVar(&quick, "quick", false, "short run: 200 warm-up, 2000 iterations, 3 rounds, cross-core only")
+	fl.IntVar(&procs, "gomaxprocs", 0, "GOMAXPROCS for the run: 0 = participants + 2 (at least the CPUs), or 2 (the participants) and up")
+	fl.BoolVar(&schedCnt, "sched-counts", d.SchedCounts, "one extra traced round per configuration: the Go scheduler's P steals, lost Ps, preemptions and Goscheds per round trip (off under --quick)")
+	fl.BoolVar(&quick, "quick", false, "short run: 200 warm-up, 2000 iterations, 3 rounds, cross-core only, no traced round (--sched-counts turns it on)")
 	addOutputFlags(cmd, &of)
 	return cmd
 }

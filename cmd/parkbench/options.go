@@ -19,6 +19,8 @@ var flagOfField = map[string]string{
 	"GapIterations": "iterations",
 	"Rounds":        "rounds",
 	"Gaps":          "gap",
+	"GOMAXPROCS":    "gomaxprocs",
+	"SchedCounts":   "sched-counts",
 	"Pairs":         "pairs",
 	"Samples":       "samples",
 	"Waiters":       "waiters",

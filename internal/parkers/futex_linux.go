@@ -3,6 +3,7 @@
 package parkers
 
 import (
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -23,17 +24,20 @@ import (
 // the futex queue when FUTEX_WAKE runs and is woken. There is no third case.
 type futexParker struct {
 	state atomic.Int32
-	raw   bool // futex-raw: wait with RawSyscall6, bounded slices
+	how   *futexHow // how it waits: one per backend, never changed
 
-	blocked, immediate uint64 // owner-only; see WaitCounts
+	blocked, immediate uint64        // owner-only; see WaitCounts
+	yields             uint64        // owner-only: keep-alive Goscheds
+	lastYield          time.Duration // owner-only: monotonic time of the last keep-alive
 }
 
 // futexUnpark is the handle: the same object, so returning it in an
 // UnparkHandle interface does not allocate.
 type futexUnpark futexParker
 
-func newFutex() ThreadParker    { return &futexParker{} }
-func newFutexRaw() ThreadParker { return &futexParker{raw: true} }
+func newFutexWith(how *futexHow) func() ThreadParker {
+	return func() ThreadParker { return &futexParker{how: how} }
+}
 
 // PreparePark stores 1. Relaxed in upstream, where the queue lock taken next
 // orders it; Go atomics are sequentially consistent, which is stronger and
@@ -54,31 +58,57 @@ func (p *futexParker) Park() {
 		p.immediate++
 		return
 	}
+	p.beforeWait()
 	for p.state.Load() != 0 {
 		chaos.Point("futex.park.before-wait")
 		p.wait(nil)
 	}
 }
 
-// rawSlice bounds every futex-raw wait; see futex-raw's Summary.
-const rawSlice = time.Millisecond
+// beforeWait runs once per Park/ParkUntil that found the word still 1: the
+// keep-alive yield and the short spin of the variants that have them (see
+// futexHow). Neither can lose a wake: the wait that follows compares the
+// word with 1 in the kernel, whatever happened meanwhile.
+func (p *futexParker) beforeWait() {
+	how := p.how
+	if how.keepAlive > 0 {
+		if now := time.Since(monoEpoch); now-p.lastYield >= how.keepAlive {
+			p.lastYield = now
+			p.yields++
+			runtime.Gosched()
+		}
+	}
+	for i := 0; i < how.spin && p.state.Load() != 0; i++ {
+		CPURelax(futexSpinRelax)
+	}
+}
 
 // wait is one FUTEX_WAIT(1) with a relative timeout (nil: none) and counts it.
 func (p *futexParker) wait(ts *unix.Timespec) unix.Errno {
 	var e unix.Errno
-	if p.raw {
-		// A raw wait holds the P and cannot be preempted (the thread is
-		// in the kernel, and a signal that interrupts it returns into
-		// assembly with no safe point), so stop-the-world would wait for
-		// it. Bound each wait to rawSlice: the thread comes back to Go
-		// code, where the loop's function calls are preemption points,
-		// at least every rawSlice.
-		slice := unix.NsecToTimespec(int64(rawSlice))
+	switch how := p.how; {
+	case how.raw:
+		// A raw wait holds the P and the runtime believes the goroutine
+		// is running, so stop-the-world must preempt it. Bound each wait
+		// to how.bound: the thread comes back to Go code, where the
+		// loop's function calls are preemption points, at least that
+		// often. The bound also makes the wait interruptible: a FUTEX_WAIT
+		// with a timeout that a signal interrupts returns EINTR even
+		// under SA_RESTART (the kernel's -ERESTART_RESTARTBLOCK becomes
+		// EINTR when a handler ran; without a timeout it is
+		// -ERESTARTSYS, which SA_RESTART restarts), so the runtime's
+		// preemption signal (SIGURG, resent every 100 µs while
+		// stopping the world) brings the thread back at once; the
+		// bound only matters when async preemption is off
+		// (GODEBUG=asyncpreemptoff=1).
+		slice := unix.NsecToTimespec(int64(how.bound))
 		if ts == nil || ts.Nano() > slice.Nano() {
 			ts = &slice
 		}
 		e = futexWaitRelRaw(&p.state, 1, ts)
-	} else {
+	case how.cgo:
+		e = futexWaitCgo(&p.state, 1, ts)
+	default:
 		e = futexWaitRel(&p.state, 1, ts)
 	}
 	switch e {
@@ -102,6 +132,7 @@ func (p *futexParker) ParkUntil(deadline time.Time) bool {
 		p.immediate++
 		return true
 	}
+	first := true
 	for p.state.Load() != 0 {
 		rem := time.Until(deadline) // monotonic
 		if rem <= 0 {
@@ -113,6 +144,11 @@ func (p *futexParker) ParkUntil(deadline time.Time) bool {
 			// indefinitely.
 			p.Park()
 			return true
+		}
+		if first {
+			p.beforeWait()
+			first = false
+			continue // re-check the word and the clock
 		}
 		ts := unix.NsecToTimespec(int64(rem))
 		chaos.Point("futex.park-until.before-wait")
@@ -138,7 +174,7 @@ func (p *futexParker) UnparkLock() UnparkHandle {
 func (h *futexUnpark) Unpark() {
 	chaos.Point("futex.unpark.before-wake")
 	var e unix.Errno
-	if h.raw {
+	if h.how.raw {
 		e = futexWakeRaw(&h.state) // never blocks: safe raw
 	} else {
 		_, e = futexWakeN(&h.state, 1)
@@ -155,24 +191,22 @@ func (h *futexUnpark) Unpark() {
 // bounded 1 ms slice it sleeps as one.
 func (p *futexParker) WaitCounts() (blocked, immediate uint64) { return p.blocked, p.immediate }
 
+// Yields is the number of keep-alive Goscheds this parker made (owner-only,
+// as WaitCounts).
+func (p *futexParker) Yields() uint64 { return p.yields }
+
 func init() {
-	Register(Backend{
-		Name:             NameFutex,
-		Kind:             KindThread,
-		Summary:          "parking_lot linux.rs: int32 word, private FUTEX_WAIT/FUTEX_WAKE via unix.Syscall6 (scheduler-aware), relative timeout",
-		Sleeps:           true,
-		CheapToConstruct: true,
-		NewThread:        newFutex,
-		Order:            orderFutex,
-	})
-	Register(Backend{
-		Name: NameFutexRaw,
-		Kind: KindThread,
-		Summary: "futex with wait and wake through unix.RawSyscall6 (bypasses the Go scheduler: the P stays with the thread); " +
-			"every wait bounded to 1 ms so GC/stop-the-world can proceed; safe only with GOMAXPROCS > participants, GC off, a watchdog",
-		Sleeps:           true,
-		CheapToConstruct: true,
-		NewThread:        newFutexRaw,
-		Order:            orderFutexRaw,
-	})
+	for _, v := range futexVariants {
+		v := v
+		Register(Backend{
+			Name:             v.name,
+			Kind:             KindThread,
+			Summary:          v.summary,
+			Sleeps:           true,
+			CheapToConstruct: true,
+			NewThread:        newFutexWith(&v.how),
+			Unavailable:      v.unavailable,
+			Order:            v.order,
+		})
+	}
 }

@@ -108,7 +108,7 @@ type Column struct {
 func Columns(exp string) []Column {
 	switch exp {
 	case "latency":
-		return []Column{{"min", results.MMin, "us"}, {"median", results.MMedian, "us"}, {"p99", results.MP99, "us"}, {"p99.9", results.MP999, "us"}, {"max", results.MMax, "us"}, {"no-sleep", results.MNoSleep, ""}, {"csw/rt self", results.MCtxSwSelf, ""}, {"csw/rt thr", results.MCtxSwThread, ""}}
+		return []Column{{"min", results.MMin, "us"}, {"median", results.MMedian, "us"}, {"p99", results.MP99, "us"}, {"p99.9", results.MP999, "us"}, {"max", results.MMax, "us"}, {"no-sleep", results.MNoSleep, ""}, {"csw/rt self", results.MCtxSwSelf, ""}, {"csw/rt thr", results.MCtxSwThread, ""}, {"csw/rt other", "ctxsw_other_per_rt", ""}, {"csw/rt sysmon", "ctxsw_sysmon_per_rt", ""}, {"steals/rt", "sched_steals_per_rt", ""}}
 	case "selfwake":
 		return []Column{{"ns/pair", results.MNsPerPair, "ns"}, {"no-sleep", results.MNoSleep, ""}}
 	case "herd":
@@ -130,7 +130,11 @@ func Columns(exp string) []Column {
 // diagnostic are the metric columns shown only with Options.Wide: they
 // tell whether a figure can be trusted (did the waits sleep, who switched)
 // rather than answer the question.
-var diagnostic = map[string]bool{results.MNoSleep: true, results.MCtxSwSelf: true, results.MCtxSwThread: true}
+// The scheduler's counts ("ctxsw_other_per_rt", "ctxsw_sysmon_per_rt",
+// "sched_steals_per_rt": e12's MCtxSwOther, MCtxSwSysmon, MSchedSteals;
+// docs/scheduler.md) are diagnostics too.
+var diagnostic = map[string]bool{results.MNoSleep: true, results.MCtxSwSelf: true, results.MCtxSwThread: true,
+	"ctxsw_other_per_rt": true, "ctxsw_sysmon_per_rt": true, "sched_steals_per_rt": true}
 
 // columnsFor returns Columns(e.Name) or, for an experiment without fixed
 // columns, one per summary metric any configuration has.
@@ -234,6 +238,9 @@ func RuntimeSummary(r results.Runtime) string {
 		s += ", cgo on"
 	} else {
 		s += ", cgo off"
+	}
+	if r.ThreadParker != "" {
+		s += ", thread parker " + r.ThreadParker
 	}
 	return s
 }

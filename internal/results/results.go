@@ -72,6 +72,9 @@ type Runtime struct {
 	SyscallMode  string  `json:"syscall_mode,omitempty"` // "syscall" (scheduler-aware) or "raw"
 	AllocsPerOp  float64 `json:"allocs_per_op"`          // heap allocations per measured op
 	CgoEnabled   bool    `json:"cgo_enabled"`
+	// ThreadParker is the platform's thread parker and how its wait deals
+	// with the Go scheduler (e.g. the futex keep-alive; docs/scheduler.md).
+	ThreadParker string `json:"thread_parker,omitempty"`
 }
 
 // Config is one measured configuration (an implementation at a placement

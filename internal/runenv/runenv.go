@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
+	"github.com/parkbench/parkbench/internal/parkers"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -22,11 +23,23 @@ type Env struct {
 // Enter sets GOMAXPROCS to at least participants+2 (participants, plus the
 // main goroutine and slack for the runtime) and turns the GC off after
 // collecting once, so the measured window starts with a clean heap.
-func Enter(participants int) *Env {
+//
+// The two spare Ps matter beyond the main goroutine: sysmon's retake only
+// leaves a P with its goroutine in a syscall while some P is idle (or an M
+// spins); with GOMAXPROCS equal to the participants, every wait that spans
+// two sysmon ticks loses its P, and the handoff wakes a spinning M
+// (docs/scheduler.md).
+func Enter(participants int) *Env { return EnterProcs(participants, 0) }
+
+// EnterProcs is Enter with GOMAXPROCS set to procs exactly (procs <= 0: as
+// Enter chooses), to measure what the number of Ps does to a wake.
+func EnterProcs(participants, procs int) *Env {
 	e := &Env{}
-	procs := participants + 2
-	if n := runtime.NumCPU(); procs < n {
-		procs = n
+	if procs <= 0 {
+		procs = participants + 2
+		if n := runtime.NumCPU(); procs < n {
+			procs = n
+		}
 	}
 	e.prevProcs = runtime.GOMAXPROCS(procs)
 	runtime.GC()
@@ -39,6 +52,7 @@ func Enter(participants int) *Env {
 		GCPercent:    -1,
 		LockOSThread: true,
 		CgoEnabled:   cgoEnabled,
+		ThreadParker: threadParker(),
 	}
 	return e
 }
@@ -57,4 +71,14 @@ func (e *Env) Runtime() results.Runtime {
 func (e *Env) Restore() {
 	runtime.GOMAXPROCS(e.prevProcs)
 	debug.SetGCPercent(e.prevGC)
+}
+
+// threadParker names the platform's thread parker and how its wait deals
+// with the Go scheduler (the futex family says; others are just named).
+func threadParker() string {
+	name := parkers.DefaultName()
+	if s := parkers.SchedSetting(name); s != "" {
+		return name + ": " + s
+	}
+	return name
 }

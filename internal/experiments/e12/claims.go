@@ -63,6 +63,8 @@ func LatencyClaims(lat *results.Experiment) []results.Claim {
 		ClaimSameOrder(lat),
 		ClaimSpinFloor(lat),
 		ClaimReallySlept(lat),
+		ClaimSchedShare(lat),
+		ClaimSchedSteals(lat),
 		{ID: ClaimE12Reverse, Statement: stmtReverse, Verdict: results.NotEvaluated,
 			Evidence: "needs the selfwake figures of the same run (parkbench run, or CrossClaims)"},
 	}

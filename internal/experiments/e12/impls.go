@@ -57,7 +57,7 @@ func e12Impls() []e12Impl {
 	for _, b := range parkers.All() {
 		im := e12Impl{name: b.Name, kind: string(b.Kind), sleeps: b.Sleeps, backend: b, summary: b.Summary}
 		im.busy = !b.Sleeps && (b.Name == parkers.NameSpin || b.Name == parkers.NameGeneric)
-		im.raw = b.Name == parkers.NameFutexRaw
+		im.raw = parkers.IsRaw(b.Name)
 		if b.Name == parkers.NameWasm {
 			im.never = "parking_lot's wasm backend (no atomics) aborts the thread on any park, by design; never run"
 		}

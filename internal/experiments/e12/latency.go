@@ -18,6 +18,7 @@ import (
 	"github.com/parkbench/parkbench/internal/probe"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/runenv"
+	"github.com/parkbench/parkbench/internal/schedacct"
 )
 
 // Limits of the E12 counts (the command refuses values outside them).
@@ -57,7 +58,17 @@ type LatencyOptions struct {
 	// other; see runInterleaved. For ratios between implementations on a
 	// noisy or virtualised host.
 	Interleave bool
+	// GOMAXPROCS for the run; 0: runenv's choice (participants + 2, at
+	// least the CPUs). Between 2 (the participants) and MaxGOMAXPROCS.
+	GOMAXPROCS int
+	// SchedCounts runs one extra, traced round per configuration and
+	// records the scheduler's P steals, lost Ps, preemptions and
+	// Goscheds per round trip (sched.go).
+	SchedCounts bool
 }
+
+// MaxGOMAXPROCS bounds LatencyOptions.GOMAXPROCS.
+const MaxGOMAXPROCS = 1024
 
 // DefaultLatencyOptions is the study's method: every implementation, every
 // placement, 1000 warm-up and 10 000 measured round trips, three rounds.
@@ -71,12 +82,13 @@ func DefaultLatencyOptions() LatencyOptions {
 		Gaps:          []time.Duration{0},
 		GapWarmup:     100,
 		GapIterations: 2000,
+		SchedCounts:   true,
 	}
 }
 
 // QuickLatencyOptions is a short run: cross-core only, 200 warm-up and 2000
-// measured round trips, three rounds (every implementation in well under a
-// minute on two vCPUs).
+// measured round trips, three rounds, no traced round (every implementation
+// in well under a minute on two vCPUs).
 func QuickLatencyOptions() LatencyOptions {
 	o := DefaultLatencyOptions()
 	o.Placements = []string{driver.CrossCore}
@@ -89,6 +101,11 @@ func QuickLatencyOptions() LatencyOptions {
 	o.Iterations = 2000
 	o.GapWarmup = 20
 	o.GapIterations = 300
+	// The traced round is opt-in here: one more round per configuration,
+	// slower under the trace, it added about a third to latency --quick
+	// (46 s -> 61 s measured on two loaded vCPUs). E12-sched-steals is then
+	// not evaluated.
+	o.SchedCounts = false
 	return o
 }
 
@@ -122,6 +139,9 @@ func (o LatencyOptions) Validate() error {
 // planLatency validates every option and lists the configurations, before
 // anything is measured.
 func planLatency(o LatencyOptions) (plan []latencyConfig, warnings, notes []string, err error) {
+	if o.GOMAXPROCS != 0 && (o.GOMAXPROCS < 2 || o.GOMAXPROCS > MaxGOMAXPROCS) {
+		return nil, nil, nil, driver.Bad("GOMAXPROCS", "invalid gomaxprocs %d: must be 0 (automatic) or between 2 (the participants) and %d", o.GOMAXPROCS, MaxGOMAXPROCS)
+	}
 	for _, c := range []struct {
 		field, what string
 		v, min, max int
@@ -228,6 +248,8 @@ func (o LatencyOptions) optionsMap() map[string]string {
 		"gap_iterations": strconv.Itoa(o.GapIterations),
 		"lot_parker":     o.LotParker,
 		"interleave":     strconv.FormatBool(o.Interleave),
+		"gomaxprocs":     strconv.Itoa(o.GOMAXPROCS),
+		"sched_counts":   strconv.FormatBool(o.SchedCounts),
 	}
 }
 
@@ -262,14 +284,15 @@ func RunLatency(ctx context.Context, o LatencyOptions, progress driver.Progress)
 	if hasImpl(plan, parkers.NameSpin, parkers.NameGeneric) && hasImpl(plan, ImplCSpin, ImplGoSpin) {
 		exp.Notes = append(exp.Notes, "spin/generic go through the ThreadParker protocol: the waker stores the flag (its cache line) and then the parker's word (a second line), the waiter spins on the parker's word and then reads the flag, so a wake moves two cache lines where c-spin and go-spin move one; adding that second line to go-spin makes it as slow as spin (measured), so the difference is the protocol, not Go")
 	}
-	env := runenv.Enter(2)
+	env := runenv.EnterProcs(2, o.GOMAXPROCS)
 	defer env.Restore()
+	sysmon := schedacct.FindSysmon(nil)
 
 	anyRaw, allRaw := false, len(plan) > 0
 	maxAllocs := 0.0
 	runs := make([]*configRun, len(plan))
 	for i, c := range plan {
-		runs[i] = &configRun{c: c, lot: lotBackend}
+		runs[i] = &configRun{c: c, lot: lotBackend, sysmon: sysmon, schedCounts: o.SchedCounts}
 	}
 	defer func() {
 		for _, cr := range runs {
@@ -298,7 +321,9 @@ func RunLatency(ctx context.Context, o LatencyOptions, progress driver.Progress)
 					return nil, err
 				}
 			}
-			cr.finish()
+			if err := cr.finish(ctx); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, cr := range runs {
@@ -344,6 +369,11 @@ type configRun struct {
 	runner   pairRunner
 	foreign  *probe.Foreign
 	perRound []map[string]float64
+	// sysmon is the runtime's sysmon thread (0: unknown); schedCounts
+	// asks for the traced round, whose counts land in sched.
+	sysmon      int
+	schedCounts bool
+	sched       map[string]float64
 }
 
 // start probes the floor (right before the configuration's first round),
@@ -367,6 +397,11 @@ func (cr *configRun) start(ctx context.Context) error {
 	}
 	if c.impl.name == ImplLot {
 		cr.cfg.Params["lot_parker"] = cr.lot.Name
+	}
+	if s := parkers.SchedSetting(c.impl.name); s != "" {
+		cr.cfg.Params["sched"] = s
+	} else if c.impl.name == ImplLot && parkers.SchedSetting(cr.lot.Name) != "" {
+		cr.cfg.Params["sched"] = parkers.SchedSetting(cr.lot.Name)
 	}
 	cr.cfg.Probe = measureProbe(probe.DefaultCPUs())
 	cr.foreign = probe.StartForeign()
@@ -402,7 +437,7 @@ func (cr *configRun) round(ctx context.Context, h *hdrhistogram.Histogram) error
 	var hist string
 	err := cr.withBackend(func() error {
 		var err error
-		m, hist, err = measureRound(ctx, cr.runner, cr.c.n, h)
+		m, hist, err = measureRound(ctx, cr.runner, cr.c.n, h, cr.sysmon)
 		return err
 	})
 	i := len(cr.perRound) + 1
@@ -417,11 +452,20 @@ func (cr *configRun) round(ctx context.Context, h *hdrhistogram.Histogram) error
 	return nil
 }
 
-// finish stops the participants and completes the result.
-func (cr *configRun) finish() *results.Config {
+// finish runs the traced round (if asked), stops the participants and
+// completes the result.
+func (cr *configRun) finish(ctx context.Context) error {
+	if cr.schedCounts {
+		if err := cr.countSched(ctx); err != nil {
+			return err
+		}
+	}
 	cr.close()
 	cfg := cr.cfg
 	cfg.Summary = driver.MedianOfRounds(cr.perRound)
+	for k, v := range cr.sched {
+		cfg.Summary[k] = v
+	}
 	cfg.Foreign = cr.foreign.Stop()
 	if v, ok := cfg.Summary[MSameCPU]; ok {
 		cfg.Foreign.SameCPUFraction = v
@@ -429,7 +473,7 @@ func (cr *configRun) finish() *results.Config {
 	if f := cfg.Foreign.Fraction; f > 0.05 {
 		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("other processes used %.0f%% of the CPU time while this ran: the figures are noisy", 100*f))
 	}
-	return cfg
+	return nil
 }
 
 func (cr *configRun) close() {
@@ -510,7 +554,9 @@ func runInterleaved(ctx context.Context, runs []*configRun, rounds int, progress
 		}
 	}
 	for _, cr := range runs {
-		cr.finish()
+		if err := cr.finish(ctx); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -518,14 +564,16 @@ func runInterleaved(ctx context.Context, runs []*configRun, rounds int, progress
 // measureRound runs one round and turns its raw figures into metrics.
 // Everything around the round (rusage, MemStats) is read by this
 // controller goroutine while the participants are idle between rounds.
-func measureRound(ctx context.Context, r pairRunner, n int, hist *hdrhistogram.Histogram) (map[string]float64, string, error) {
+func measureRound(ctx context.Context, r pairRunner, n int, hist *hdrhistogram.Histogram, sysmon int) (map[string]float64, string, error) {
 	hist.Reset()
 	imm0 := r.immediate()
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
+	sm0 := sysmonSwitches(sysmon)
 	u0, uerr0 := osthread.ProcessUsage()
 	pr, err := r.round(ctx, n)
 	u1, uerr1 := osthread.ProcessUsage()
+	sm1 := sysmonSwitches(sysmon)
 	runtime.ReadMemStats(&ms1)
 	if err != nil {
 		return nil, "", err
@@ -545,6 +593,9 @@ func measureRound(ctx context.Context, r pairRunner, n int, hist *hdrhistogram.H
 		if uerr0 == nil && uerr1 == nil {
 			m[MCtxSwOther] = m[results.MCtxSwSelf] - m[results.MCtxSwThread]
 		}
+	}
+	if sm0 >= 0 && sm1 >= 0 {
+		m[MCtxSwSysmon] = float64(sm1-sm0) / float64(n)
 	}
 	if pr.cpus > 0 {
 		m[MSameCPU] = float64(pr.same) / float64(pr.cpus)

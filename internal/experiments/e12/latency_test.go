@@ -76,6 +76,14 @@ func TestRunLatencyStructure(t *testing.T) {
 	if len(exp.Claims) == 0 {
 		t.Error("no claims")
 	}
+	// The traced round's counts are in the summary when asked for.
+	for _, c := range exp.Configs {
+		for _, m := range []string{MSchedSteals, MSchedLostP, MSchedPreempts, MSchedGosched} {
+			if _, ok := c.Summary[m]; ok != o.SchedCounts {
+				t.Errorf("%s: metric %s present %v, want %v", c.Key, m, ok, o.SchedCounts)
+			}
+		}
+	}
 	for _, k := range []string{"impls", "placements", "warmup", "iterations", "rounds", "gaps", "lot_parker"} {
 		if _, ok := exp.Options[k]; !ok {
 			t.Errorf("option %s not recorded", k)
@@ -158,6 +166,14 @@ func TestRunLatencyInterleaved(t *testing.T) {
 	}
 }
 
+// TestQuickLatencyNoTrace: the traced round is opt-in under --quick (it
+// added about a third to the quick run), on in the study's method.
+func TestQuickLatencyNoTrace(t *testing.T) {
+	if QuickLatencyOptions().SchedCounts || !DefaultLatencyOptions().SchedCounts {
+		t.Errorf("SchedCounts: quick %v, default %v; want false, true", QuickLatencyOptions().SchedCounts, DefaultLatencyOptions().SchedCounts)
+	}
+}
+
 func TestLatencyBadOptions(t *testing.T) {
 	for name, mod := range map[string]func(*LatencyOptions){
 		"unknown impl":      func(o *LatencyOptions) { o.Impls = []string{"nope"} },
@@ -172,6 +188,7 @@ func TestLatencyBadOptions(t *testing.T) {
 			o.Placements = []string{driver.SameCore}
 		},
 		"bad lot parker": func(o *LatencyOptions) { o.LotParker = "crossbeam-nope" },
+		"gomaxprocs 1":   func(o *LatencyOptions) { o.GOMAXPROCS = 1 },
 	} {
 		o := tinyLatency(sleeper(t))
 		mod(&o)

@@ -1,0 +1,36 @@
+package e12
+
+import (
+	"testing"
+
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// schedCfg is a cross-core config with a median, a p99 and the traced
+// round's steals (steals < 0: no traced round).
+func schedCfg(impl string, median, p99, steals float64) *results.Config {
+	c := cfg(impl, "thread", driver.CrossCore, true, median, 0, 10000, 2)
+	c.Summary[results.MP99] = p99
+	if steals >= 0 {
+		c.Summary[MSchedSteals] = steals
+	}
+	return c
+}
+
+func TestClaimSchedShare(t *testing.T) {
+	ok := lat(schedCfg("futex", 11500, 60000, 0), schedCfg("futex-raw", 11400, 59000, 0), schedCfg("c-futex", 11000, 58000, -1))
+	wantVerdict(t, "1.05x/1.03x", ClaimSchedShare(ok), results.Holds)
+	tail := lat(schedCfg("futex", 12000, 81600, 0), schedCfg("c-futex", 11300, 58100, -1))
+	wantVerdict(t, "p99 1.40x", ClaimSchedShare(tail), results.DoesNotHold)
+	wantVerdict(t, "no c-futex", ClaimSchedShare(lat(schedCfg("futex", 1, 1, 0))), results.NotEvaluated)
+}
+
+func TestClaimSchedSteals(t *testing.T) {
+	ok := lat(schedCfg("futex-plain", 12000, 80000, 1.2), schedCfg("futex", 11500, 60000, 0.01))
+	wantVerdict(t, "1.2 vs 0.01", ClaimSchedSteals(ok), results.Holds)
+	same := lat(schedCfg("futex-plain", 12000, 80000, 1.2), schedCfg("futex", 11500, 60000, 0.5))
+	wantVerdict(t, "keep-alive did nothing", ClaimSchedSteals(same), results.DoesNotHold)
+	uncounted := lat(schedCfg("futex-plain", 12000, 80000, -1), schedCfg("futex", 11500, 60000, -1))
+	wantVerdict(t, "no traced round", ClaimSchedSteals(uncounted), results.NotEvaluated)
+}

@@ -1,0 +1,95 @@
+//go:build linux
+
+package parkers
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+
+	"github.com/parkbench/parkbench/internal/schedacct"
+	"golang.org/x/sys/unix"
+)
+
+// The scheduler's steals of a parked thread's P, counted in the runtime
+// trace (docs/scheduler.md). Each case parks one locked thread schedWaits
+// times on a 300 µs timeout: every wait is a syscall that lasts many
+// sysmon ticks, and the run lasts well past the runtime's 10 ms
+// forcePreemptNS. The assertions are counts of the runtime's own events on
+// that thread, never times; the margins are wide (the expected counts are
+// about schedWaits against about 0).
+const (
+	schedWaits   = 150
+	schedTimeout = 300 * time.Microsecond
+)
+
+// threadCounts is what the runtime trace shows for the parked thread.
+type threadCounts struct{ lostP, preempts int }
+
+// onThreadCounts parks schedWaits times with backend name under GOMAXPROCS
+// procs and counts, on that thread, the FUTEX_WAITs that came back without
+// their P and the preemptions.
+func onThreadCounts(t *testing.T, name string, procs int) threadCounts {
+	t.Helper()
+	b, err := Lookup(name)
+	if err != nil {
+		t.Skip(err)
+	}
+	prev := runtime.GOMAXPROCS(procs)
+	defer runtime.GOMAXPROCS(prev)
+	// No GC inside the window: its stop-the-world preempts every
+	// goroutine, which is not what is counted here.
+	runtime.GC()
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	var tid int
+	c, err := schedacct.Trace(func() error {
+		done := onThread(func() {
+			tid = unix.Gettid()
+			p := b.NewThread()
+			for i := 0; i < schedWaits; i++ {
+				p.PreparePark()
+				p.ParkUntil(time.Now().Add(schedTimeout))
+			}
+		})
+		wait(t, done, name)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := threadCounts{lostP: c.LostPThreads[int64(tid)], preempts: c.PreemptThreads[int64(tid)]}
+	t.Logf("%s GOMAXPROCS=%d: %d of %d waits lost their P, %d preemptions; whole process: %d steals, %d preemptions, %d Gosched",
+		name, procs, n.lostP, schedWaits, n.preempts, c.Steals, c.Preempts, c.Yields)
+	return n
+}
+
+// TestFutexKeepAliveStopsSteals: without the keep-alive (futex-plain), once
+// the P's schedtick has been still for 10 ms, sysmon steals the P of nearly
+// every wait; with it (futex) none is stolen, because a P with idle Ps
+// beside it is only retaken after 10 ms in one syscall.
+func TestFutexKeepAliveStopsSteals(t *testing.T) {
+	plain := onThreadCounts(t, NameFutexPlain, 4).lostP
+	kept := onThreadCounts(t, NameFutex, 4).lostP
+	if plain < schedWaits/5 {
+		t.Errorf("futex-plain: %d of %d waits lost their P, want >= %d (sysmon's retake of a P whose schedtick is still)", plain, schedWaits, schedWaits/5)
+	}
+	if kept > schedWaits/20 || kept*4 > plain {
+		t.Errorf("futex: %d of %d waits lost their P, want <= %d and under a quarter of futex-plain's %d", kept, schedWaits, schedWaits/20, plain)
+	}
+}
+
+// TestFutexRawKeepAliveStopsPreemption: a raw wait leaves the goroutine
+// "running" with a still schedtick, so every 10 ms sysmon preempts it (a
+// signal that interrupts the wait, then a locked-thread handoff at the next
+// call); with the keep-alive (futex-raw-long) it never has to.
+func TestFutexRawKeepAliveStopsPreemption(t *testing.T) {
+	raw := onThreadCounts(t, NameFutexRaw, 4)
+	kept := onThreadCounts(t, NameFutexRawLong, 4)
+	if raw.preempts < 2 {
+		t.Errorf("futex-raw: %d preemptions of the parked thread over %d waits of %v, want >= 2 (one per 10 ms)", raw.preempts, schedWaits, schedTimeout)
+	}
+	if kept.preempts > 1 || kept.lostP != 0 {
+		t.Errorf("futex-raw-long: %d preemptions, %d lost Ps, want <= 1 and 0", kept.preempts, kept.lostP)
+	}
+}
