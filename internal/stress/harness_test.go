@@ -234,6 +234,10 @@ func (ru *run) goAll(fns ...func(w *worker)) {
 	ru.watch(finished)
 }
 
+// rescueBound is how long the rescue may take to end a stuck case before
+// the watchdog gives up and panics with every stack.
+const rescueBound = 20 * time.Second
+
 // watch is the watchdog: every worker that is not done must make progress
 // (its ops counter must move) within mode.stall. If one does not, it
 // reports who is stuck and what everyone is doing, with the goroutine
@@ -258,10 +262,14 @@ func (ru *run) watch(finished chan struct{}) {
 		}
 		now := time.Now()
 		if !rescuedAt.IsZero() {
-			if now.Sub(rescuedAt) > ru.mode.stall {
+			// The rescue keeps waking every waiter until all are done;
+			// under -race on a loaded 2-vCPU host that can take far
+			// longer than a stall (a checker case's 300 ms once
+			// panicked here in CI), so give it its own generous bound.
+			if bound := max(ru.mode.stall, rescueBound); now.Sub(rescuedAt) > bound {
 				buf := make([]byte, 1<<20)
 				buf = buf[:runtime.Stack(buf, true)]
-				panic(fmt.Sprintf("stress: %s: still stuck %v after the rescue\n%s", ru.name, ru.mode.stall, buf))
+				panic(fmt.Sprintf("stress: %s: still stuck %v after the rescue\n%s", ru.name, bound, buf))
 			}
 			continue
 		}
