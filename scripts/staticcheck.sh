@@ -10,7 +10,7 @@ gobin=${gobin:-$(go env GOPATH)/bin}
 sc=$(command -v staticcheck || true)
 if [ -z "$sc" ]; then
   if [ ! -x "$gobin/staticcheck" ]; then
-    go install honnef.co/go/tools/cmd/staticcheck@latest
+    go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
   fi
   sc="$gobin/staticcheck"
 fi
