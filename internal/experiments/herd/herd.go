@@ -310,6 +310,9 @@ func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Exp
 			}
 		}
 	}
+	if !threadStateReadable() {
+		exp.Notes = append(exp.Notes, "no thread state can be read on "+runtime.GOOS+": \"every waiter asleep\" is each waiter counted in under the mutex plus a settle delay (committed to wait), not seen asleep in the kernel as on Linux")
+	}
 	exp.Notes = append(exp.Notes, "each configuration's rounds[0].histogram holds the first-waiter latency (ns) of every repeat; params.sleep_check says how \"every waiter asleep\" was established")
 	exp.Notes = append(exp.Notes, fmt.Sprintf("hold %v per waiter; first = notify -> first waiter holds the lock; total = notify -> last release; csw parts = waiters' RUSAGE_THREAD from right before their wait to after their release (one park each is unavoidable: ideal N); csw proc = RUSAGE_SELF over the notify window", o.Hold))
 	if im := lot.CurrentBackend(); im.Name != "" {
