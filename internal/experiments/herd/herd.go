@@ -534,8 +534,14 @@ func roundOf(raw *repeatResult, n int, hold time.Duration) results.Round {
 		m[mSerial] = m[results.MTotalNs] / expect
 	}
 	m[mSpurious] = float64(spurious)
-	m[mNotifierCPU] = float64(raw.notifierCPU)
-	m[mFirstCPU] = float64(firstCPU)
+	// The CPU a thread ran on is -1 where it cannot be read (every OS but
+	// Linux): then the metric is absent, never negative (results.Sane).
+	if raw.notifierCPU >= 0 {
+		m[mNotifierCPU] = float64(raw.notifierCPU)
+	}
+	if firstCPU >= 0 {
+		m[mFirstCPU] = float64(firstCPU)
+	}
 	if raw.notifierCPU >= 0 && firstCPU >= 0 {
 		if raw.notifierCPU == firstCPU {
 			m[mFirstIsCPU] = 1
