@@ -78,6 +78,26 @@ wine_step() {
 		GOOS=windows GOARCH=amd64 go test -c -o "$work/$pkg.exe" "./internal/$pkg/"
 		run_counted "wine windows/amd64 $pkg" "internal/$pkg" /usr/lib/wine/wine64 "$work/$pkg.exe" -test.short -test.timeout=15m
 	done
+	# The experiments' tests that hold off Linux today. Left out, open (see
+	# the offlinux report): e12, herd, timeout and cmd/parkbench still have
+	# tests that assume Linux's implementation names or metrics.
+	for pkg in experiments experiments/driver experiments/stacks; do
+		GOOS=windows GOARCH=amd64 go test -c -o "$work/$(basename "$pkg").exe" "./internal/$pkg/"
+		run_counted "wine windows/amd64 $pkg" "internal/$pkg" /usr/lib/wine/wine64 "$work/$(basename "$pkg").exe" -test.short -test.timeout=10m
+	done
+	# The binary: list, and latency --quick (unpinned there: no affinity to
+	# read), its result labelled wine-X and decoded by report natively.
+	# herd, timeout and selfwake --quick are left out, open: their files
+	# fail validation (herd ctxsw -1, timeout early returns) or the run hangs.
+	GOOS=windows GOARCH=amd64 go build -o "$work/parkbench.exe" ./cmd/parkbench
+	go build -o "$work/parkbench" ./cmd/parkbench
+	local t0=$SECONDS
+	/usr/lib/wine/wine64 "$work/parkbench.exe" list >"$work/list.out" 2>&1 || { cat "$work/list.out"; die "parkbench.exe list failed under Wine"; }
+	/usr/lib/wine/wine64 "$work/parkbench.exe" latency --quick -q -o "$work/latency.json" ||
+		die "parkbench.exe latency --quick failed under Wine"
+	grep -q '"virtualization": *"wine-' "$work/latency.json" || die "the Wine result is not labelled wine-X"
+	"$work/parkbench" report "$work/latency.json" >/dev/null || die "the Wine latency result does not decode"
+	echo "wine windows/amd64 parkbench.exe list, latency --quick: exit 0, result decodes  $((SECONDS - t0))s"
 	/usr/lib/wine/wineserver -k || true
 }
 

@@ -58,6 +58,11 @@ under DIR/<machine>/suite-<UTC time>.json, never overwriting).`,
 			ctx, stop := signalContext()
 			defer stop()
 			file := newFile(cmd)
+			if f.record != "" {
+				if err := results.Recordable(file.Machine); err != nil {
+					return usagef("--record: %v", err)
+				}
+			}
 			exps, err := experiments.RunSuite(ctx, o, progress(cmd, &f.outputFlags))
 			if err != nil {
 				return runErr(err)

@@ -67,7 +67,11 @@ Implementations: parkbench list. Method: docs/experiments.md.`,
 	}
 	cmd.Flags().StringVar(&impl, "impl", "all", "mechanisms to measure: `NAME`, a comma list, lot (the three lot-* ones), or all ("+strings.Join(timeout.ImplNames(), ", ")+")")
 	cmd.Flags().StringVar(&deadlines, "deadlines", "10us,100us,1ms,10ms", "comma list of timeouts, each > 0 and <= 10s")
-	cmd.Flags().StringVar(&slacks, "timerslack", "default,1ns", `comma list of per-thread timer slacks: "default" (leave it) or a duration <= 1s`)
+	slackDef := "default"
+	if timeout.SlackSupported() {
+		slackDef += ",1ns"
+	}
+	cmd.Flags().StringVar(&slacks, "timerslack", slackDef, `comma list of per-thread timer slacks: "default" (leave it) or a duration <= 1s`)
 	cmd.Flags().IntVar(&samples, "samples", def.Samples, fmt.Sprintf("measured waits per configuration, 1..%d (--quick: %d)", timeout.MaxSamples, timeout.QuickOptions().Samples))
 	cmd.Flags().BoolVar(&quick, "quick", false, "fewer samples per deadline (50)")
 	cmd.Flags().StringVar(&lotParker, "lot-parker", "", "parker backend under the lot-* mechanisms (default: the platform default)")

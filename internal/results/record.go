@@ -29,17 +29,32 @@ func RecordName(f *File) string {
 	return "suite"
 }
 
+// Recordable refuses a machine whose results are never filed as baselines:
+// one under Wine (virtualization "wine-X", internal/machine), which is not
+// Windows (its ntdll and wineserver implement the waits; timings are Wine's
+// and Linux's). Commands check it before a run, RecordPath again.
+func Recordable(m Machine) error {
+	if strings.HasPrefix(m.Virtualization, "wine") {
+		return fmt.Errorf("cannot record (virtualization %q): made under Wine: not a Windows baseline; use --out", m.Virtualization)
+	}
+	return nil
+}
+
 // RecordPath returns where f is recorded under dir (the repository's
 // results/): dir/<machine slug>/<name>-<UTC start YYYYMMDDTHHMMSSZ>.json.
 // name is the experiment or suite ("" = RecordName(f)). It refuses a file
-// without a machine slug or start time, and a path that already exists:
-// recorded files are never rewritten.
+// without a machine slug or start time, one made under Wine (Wine is not
+// Windows: its timings are Wine's and Linux's, never a Windows baseline),
+// and a path that already exists: recorded files are never rewritten.
 func RecordPath(dir string, f *File, name string) (string, error) {
 	if name == "" {
 		name = RecordName(f)
 	}
 	if !recordName.MatchString(name) {
 		return "", fmt.Errorf("record name %q: want lower-case letters, digits and dashes", name)
+	}
+	if err := Recordable(f.Machine); err != nil {
+		return "", err
 	}
 	slug := f.Machine.Slug
 	if slug == "" || !recordName.MatchString(slug) {

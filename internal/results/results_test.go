@@ -294,3 +294,23 @@ func TestRecordNeverRewrites(t *testing.T) {
 		t.Fatalf("left %d files behind", len(entries))
 	}
 }
+
+// TestRecordRefusesWine: a result made under Wine (machine.virtualization
+// "wine-X", as internal/machine writes it there) is never filed as a
+// Windows baseline, and nothing is written.
+func TestRecordRefusesWine(t *testing.T) {
+	dir := t.TempDir()
+	f := goodFixtures["v1-herd.json"]()
+	f.Machine.OS, f.Machine.Virtualization, f.Machine.Slug = "windows", "wine-8.0", "windows-amd64-2cpu-x-wine-8-0"
+	for _, rec := range []func() error{
+		func() error { _, err := results.RecordPath(dir, f, ""); return err },
+		func() error { _, err := results.Record(dir, f, ""); return err },
+	} {
+		if err := rec(); err == nil || !strings.Contains(err.Error(), "made under Wine: not a Windows baseline; use --out") {
+			t.Fatalf("recording a Wine result: %v", err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("left %d entries behind", len(entries))
+	}
+}

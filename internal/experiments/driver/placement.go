@@ -56,25 +56,40 @@ func ResolvePlacements(field string, names []string) ([]string, map[string]bool,
 // busy-waiting threads measure the scheduler's time slice, not a wake: no
 // spin figure measured here is a floor.
 func SingleCPU() bool {
-	d := probe.DefaultCPUs()
-	return d[0] >= 0 && d[0] == d[1]
+	_, n, err := probe.CPUs()
+	return err == nil && n == 1
+}
+
+// PinBlocked returns why no thread can be pinned here ("" where they can):
+// where the CPU affinity cannot be read (probe.CPUs fails: every OS but
+// Linux), cross-core and same-core cannot run, and a run that did not ask
+// for them by name runs unpinned with this reason as a warning.
+func PinBlocked() string {
+	if _, _, err := probe.CPUs(); err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // PairCPUs pins a two-thread configuration: -1 for unpinned; cross-core on
-// probe.DefaultCPUs [0] and [1]; same-core both on [0]. ok is false when
-// cross-core cannot run here (one CPU), with the reason.
+// probe.CPUs' pair [0] and [1]; same-core both on [0]. why is non-empty
+// when the placement cannot run here: one CPU (cross-core), or an affinity
+// that cannot be read (both pinned placements; never taken for one CPU).
 func PairCPUs(placement string) (cpus [2]int, why string) {
-	d := probe.DefaultCPUs()
-	switch placement {
-	case CrossCore:
-		if d[0] == d[1] {
-			return d, fmt.Sprintf("cross-core needs two CPUs; this process may run on %v only", d[:1])
-		}
-		return d, ""
-	case SameCore:
+	if placement != CrossCore && placement != SameCore {
+		return [2]int{-1, -1}, ""
+	}
+	d, n, err := probe.CPUs()
+	if err != nil {
+		return [2]int{-1, -1}, err.Error()
+	}
+	if placement == SameCore {
 		return [2]int{d[0], d[0]}, ""
 	}
-	return [2]int{-1, -1}, ""
+	if n < 2 {
+		return d, fmt.Sprintf("cross-core needs two CPUs; this process may run on %v only", d[:1])
+	}
+	return d, ""
 }
 
 // GroupCPUs pins one leader and n followers (herd's notifier and waiters):
@@ -88,7 +103,11 @@ func GroupCPUs(field, placement string, n int) (leader int, followers []int, err
 	}
 	cpus, err := osthread.Affinity()
 	if err != nil || len(cpus) == 0 {
-		return 0, nil, Bad(field, "placement %s: cannot read this process's CPU affinity (%v)", placement, err)
+		why := PinBlocked()
+		if why == "" {
+			why = fmt.Sprintf("cannot read this process's CPU affinity (%v)", err)
+		}
+		return 0, nil, Bad(field, "placement %s: %s", placement, why)
 	}
 	a := cpus[0]
 	followers = make([]int, n)

@@ -92,8 +92,9 @@ func DefaultLatencyOptions() LatencyOptions {
 func QuickLatencyOptions() LatencyOptions {
 	o := DefaultLatencyOptions()
 	o.Placements = []string{driver.CrossCore}
-	if driver.SingleCPU() {
-		// One CPU: the quick run measures what this machine can (plan
+	if driver.SingleCPU() || driver.PinBlocked() != "" {
+		// One CPU, or an affinity that cannot be read (every OS but
+		// Linux): the quick run measures what this machine can (plan
 		// says why cross-core is missing) instead of refusing to run.
 		o.Placements = []string{driver.Unpinned}
 	}
@@ -176,6 +177,11 @@ func planLatency(o LatencyOptions) (plan []latencyConfig, warnings, notes []stri
 	single := driver.SingleCPU()
 	if single {
 		notes = append(notes, "this process may use one CPU only: nothing crosses cores, the busy-wait implementations are not run (their figures would not be a floor), and the spin-floor claim is not evaluated")
+	}
+	if why := driver.PinBlocked(); why != "" && !slices.Contains(places, driver.CrossCore) && !slices.Contains(places, driver.SameCore) {
+		// Quick runs ask for unpinned alone here: say why cross-core is
+		// missing (a run over every placement warns per placement below).
+		warnings = append(warnings, "cross-core and same-core not run, threads unpinned: "+why)
 	}
 	for _, p := range places {
 		cpus, msg := driver.PairCPUs(p)

@@ -232,3 +232,47 @@ func withAvailable(names ...string) []string {
 	}
 	return out
 }
+
+// TestQuickLatencyWherePinningIsBlocked: where the affinity cannot be read
+// (every OS but Linux; checked under Wine), the quick preset runs unpinned
+// and plans at least one configuration, the pinned placements are skipped
+// with a warning naming the reason when not asked for by name, and refused
+// (exit 2) when asked for by name. On Linux it checks the preset pins.
+func TestQuickLatencyWherePinningIsBlocked(t *testing.T) {
+	o := QuickLatencyOptions()
+	why := driver.PinBlocked()
+	if why == "" {
+		if !driver.SingleCPU() && (len(o.Placements) != 1 || o.Placements[0] != driver.CrossCore) {
+			t.Fatalf("quick placements %v with a readable affinity; want cross-core", o.Placements)
+		}
+		return
+	}
+	if len(o.Placements) != 1 || o.Placements[0] != driver.Unpinned {
+		t.Fatalf("quick placements %v where pinning is blocked (%s); want unpinned", o.Placements, why)
+	}
+	plan, warnings, _, err := planLatency(o)
+	if err != nil || len(plan) == 0 {
+		t.Fatalf("quick plan: %d configurations, err %v", len(plan), err)
+	}
+	if !strings.Contains(strings.Join(warnings, "\n"), why) {
+		t.Errorf("warnings %q do not name the reason %q", warnings, why)
+	}
+	o.Placements = []string{driver.All}
+	plan, warnings, _, err = planLatency(o)
+	if err != nil || len(plan) == 0 {
+		t.Fatalf("plan over every placement: %d configurations, err %v", len(plan), err)
+	}
+	for _, c := range plan {
+		if c.placement != driver.Unpinned {
+			t.Errorf("planned %s where pinning is blocked", c.key())
+		}
+	}
+	if w := strings.Join(warnings, "\n"); !strings.Contains(w, driver.CrossCore+" skipped: ") || !strings.Contains(w, driver.SameCore+" skipped: ") {
+		t.Errorf("warnings %q do not say the pinned placements were skipped", warnings)
+	}
+	o.Placements = []string{driver.CrossCore}
+	var oe *driver.OptionError
+	if err := o.Validate(); !errors.As(err, &oe) || oe.Field != "Placements" {
+		t.Errorf("explicit cross-core where pinning is blocked: err %v; want an OptionError on Placements", err)
+	}
+}

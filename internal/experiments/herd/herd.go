@@ -310,6 +310,9 @@ func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Exp
 			}
 		}
 	}
+	if !threadStateReadable() {
+		exp.Notes = append(exp.Notes, "no thread state can be read on "+runtime.GOOS+": \"every waiter asleep\" is each waiter counted in under the mutex plus a settle delay (committed to wait), not seen asleep in the kernel as on Linux")
+	}
 	exp.Notes = append(exp.Notes, "each configuration's rounds[0].histogram holds the first-waiter latency (ns) of every repeat; params.sleep_check says how \"every waiter asleep\" was established")
 	exp.Notes = append(exp.Notes, fmt.Sprintf("hold %v per waiter; first = notify -> first waiter holds the lock; total = notify -> last release; csw parts = waiters' RUSAGE_THREAD from right before their wait to after their release (one park each is unavoidable: ideal N); csw proc = RUSAGE_SELF over the notify window", o.Hold))
 	if im := lot.CurrentBackend(); im.Name != "" {
@@ -531,8 +534,14 @@ func roundOf(raw *repeatResult, n int, hold time.Duration) results.Round {
 		m[mSerial] = m[results.MTotalNs] / expect
 	}
 	m[mSpurious] = float64(spurious)
-	m[mNotifierCPU] = float64(raw.notifierCPU)
-	m[mFirstCPU] = float64(firstCPU)
+	// The CPU a thread ran on is -1 where it cannot be read (every OS but
+	// Linux): then the metric is absent, never negative (results.Sane).
+	if raw.notifierCPU >= 0 {
+		m[mNotifierCPU] = float64(raw.notifierCPU)
+	}
+	if firstCPU >= 0 {
+		m[mFirstCPU] = float64(firstCPU)
+	}
 	if raw.notifierCPU >= 0 && firstCPU >= 0 {
 		if raw.notifierCPU == firstCPU {
 			m[mFirstIsCPU] = 1

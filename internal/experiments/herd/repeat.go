@@ -3,6 +3,8 @@ package herd
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -73,6 +75,13 @@ func settleTime(n int) time.Duration {
 var clockBase = time.Now()
 
 func clockNow() int64 { return int64(time.Since(clockBase)) }
+
+// threadStateReadable reports whether a thread's scheduler state can be
+// read here (osthread.State: /proc on Linux), which awaitSleeping needs.
+var threadStateReadable = sync.OnceValue(func() bool {
+	_, err := osthread.State(osthread.Tid())
+	return err == nil
+})
 
 // awaitSleeping polls until every tid's /proc state is 'S' (or the deadline
 // passes). tid(i) returns 0 until waiter i has published its id. A thread
@@ -234,9 +243,17 @@ func runRepeatGo(ctx context.Context, sp repeatSpec) (*repeatResult, error) {
 		}
 		// 2. Every waiter seen asleep.
 		if setupErr == nil {
-			if locked {
+			if locked && threadStateReadable() {
 				raw.sleepCheck = "count+proc-state-S"
 				setupErr = awaitSleeping(n, func(i int) int { return int(slots[i].tid.Load()) }, deadline)
+			} else if locked {
+				// No thread state to read (every OS but Linux): every
+				// waiter counted itself in under the mutex, so the only
+				// place it can block before the notify is its wait; the
+				// settle delay gives it time to get there. Not seen
+				// asleep in the kernel: the result says so.
+				raw.sleepCheck = fmt.Sprintf("count+settle-%v (%s: no thread state to read; committed to wait, not seen asleep in the kernel)", settleTime(n), runtime.GOOS)
+				time.Sleep(settleTime(n))
 			} else {
 				raw.sleepCheck = fmt.Sprintf("count+settle-%v (goroutines: no thread state)", settleTime(n))
 				time.Sleep(settleTime(n))

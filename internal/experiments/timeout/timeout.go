@@ -57,9 +57,21 @@ func DefaultOptions() Options {
 		Deadlines: []time.Duration{10 * time.Microsecond, 100 * time.Microsecond, time.Millisecond, 10 * time.Millisecond},
 		Samples:   200,
 		Warmup:    5,
-		Slacks:    []time.Duration{0, time.Nanosecond},
+		Slacks:    defaultSlacks(),
 	}
 }
+
+// defaultSlacks is "default" and, where timer slack can be set (Linux
+// prctl), 1ns: elsewhere 1ns is refused, and the default sweep must run.
+func defaultSlacks() []time.Duration {
+	if slackSupported {
+		return []time.Duration{0, time.Nanosecond}
+	}
+	return []time.Duration{0}
+}
+
+// SlackSupported reports whether a per-thread timer slack can be set here.
+func SlackSupported() bool { return slackSupported }
 
 // QuickOptions is the sweep with 50 samples per deadline.
 func QuickOptions() Options {
