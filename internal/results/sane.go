@@ -5,6 +5,15 @@ import (
 	"math"
 )
 
+// signedMetrics are differences, which may be negative, per experiment:
+// timeout's figures are overshoots past a deadline (an early return, which
+// the experiment reports as a bug, is negative); herd's
+// ctxsw_participants_extra is the participants' switches minus N.
+var signedMetrics = map[string]map[string]bool{
+	"timeout": {MMin: true, MMedian: true, MP99: true, MP999: true, MMax: true, MOvershootNs: true},
+	"herd":    {"ctxsw_participants_extra": true},
+}
+
 // sentinelMetrics may hold -1, which they document as "none" or "not
 // measured"; every other figure in a result is a time, a count, a fraction
 // or a ratio and is never negative.
@@ -28,12 +37,13 @@ func checkFigures(f *File) error {
 				return fmt.Errorf("experiment %s: configs[%d] is null", e.Name, ci)
 			}
 			where := func(s string) string { return fmt.Sprintf("experiment %s, config %s: %s", e.Name, c.Key, s) }
-			if err := checkMetrics(c.Summary); err != nil {
+			signed := signedMetrics[e.Name]
+			if err := checkMetrics(c.Summary, signed); err != nil {
 				return fmt.Errorf("%s", where("summary "+err.Error()))
 			}
 			for ri := range c.Rounds {
 				r := &c.Rounds[ri]
-				if err := checkMetrics(r.Metrics); err != nil {
+				if err := checkMetrics(r.Metrics, signed); err != nil {
 					return fmt.Errorf("%s", where(fmt.Sprintf("round %d %v", ri+1, err)))
 				}
 				if r.Histogram == "" {
@@ -64,9 +74,12 @@ func checkFigures(f *File) error {
 	return nil
 }
 
-func checkMetrics(m map[string]float64) error {
+func checkMetrics(m map[string]float64, signed map[string]bool) error {
 	for k, v := range m {
 		if sentinelMetrics[k] && v == -1 {
+			continue
+		}
+		if signed[k] && !math.IsNaN(v) && !math.IsInf(v, 0) {
 			continue
 		}
 		if bad(v) {

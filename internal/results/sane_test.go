@@ -41,6 +41,12 @@ func TestDecodeRefusesImpossibleFigures(t *testing.T) {
 			}
 		})
 	}
+	// An early return is a negative overshoot: timeout reports it.
+	tf := resultstest.File(s, resultstest.Timeout(s))
+	tf.Experiments[0].Configs[0].Summary[results.MMin] = -10000
+	if err := results.Validate(tf); err != nil {
+		t.Fatalf("timeout's negative overshoot (an early return) refused: %v", err)
+	}
 	// The documented sentinels stay valid.
 	f := resultstest.File(s, resultstest.Herd(s))
 	f.Experiments[0].Configs[0].Summary[results.MReturn] = -1
