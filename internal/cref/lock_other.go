@@ -2,12 +2,27 @@
 
 package cref
 
+import (
+	"errors"
+	"runtime"
+)
+
+// lockWhy says why the lock floor is missing: it is Linux-only (the C
+// loop pins with pthread_setaffinity_np and reads RUSAGE_THREAD), and
+// needs cgo.
+func lockWhy() error {
+	if runtime.GOOS != "linux" {
+		return errors.New("the C lock floor and the cgo pthread locks are Linux-only here; this is " + runtime.GOOS)
+	}
+	return errors.New("the C lock floor and the cgo pthread locks need cgo (CGO_ENABLED=1 and a C compiler)")
+}
+
 // LockAvailable says why the C lock benchmark and the cgo pthread mutex do
 // not run in this build.
-func LockAvailable() error { return why() }
+func LockAvailable() error { return lockWhy() }
 
 // LockRun is unavailable in this build.
-func LockRun(cfg LockRunConfig) (LockRunResult, error) { return LockRunResult{}, why() }
+func LockRun(cfg LockRunConfig) (LockRunResult, error) { return LockRunResult{}, lockWhy() }
 
 // LockWorkNs is unavailable in this build (-1).
 func LockWorkNs(iters int) float64 { return -1 }
@@ -22,7 +37,7 @@ func CgoCallNs(iters int) float64 { return -1 }
 type PthreadMutex struct{}
 
 // NewPthreadMutex fails: see LockAvailable.
-func NewPthreadMutex() (*PthreadMutex, error) { return nil, why() }
+func NewPthreadMutex() (*PthreadMutex, error) { return nil, lockWhy() }
 
 // Lock is never reached (NewPthreadMutex fails).
 func (m *PthreadMutex) Lock() {}
@@ -34,13 +49,13 @@ func (m *PthreadMutex) Unlock() {}
 func (m *PthreadMutex) Free() {}
 
 // RwRun is unavailable in this build.
-func RwRun(cfg RwRunConfig) (RwRunResult, error) { return RwRunResult{}, why() }
+func RwRun(cfg RwRunConfig) (RwRunResult, error) { return RwRunResult{}, lockWhy() }
 
 // PthreadRwLock is unavailable in this build.
 type PthreadRwLock struct{}
 
 // NewPthreadRwLock fails: see LockAvailable.
-func NewPthreadRwLock() (*PthreadRwLock, error) { return nil, why() }
+func NewPthreadRwLock() (*PthreadRwLock, error) { return nil, lockWhy() }
 
 // RLock is never reached (NewPthreadRwLock fails).
 func (m *PthreadRwLock) RLock() {}
