@@ -6,17 +6,21 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// SyscallCost returns the ns one trivial kernel call costs: GetProcessTimes
-// on this process (NtQueryInformationProcess, a read of four counters).
-// Not os.Getppid: on Windows that walks a CreateToolhelp32Snapshot of every
-// process, milliseconds a call, which made Measure take minutes (seen under
-// Wine, where the experiments' tests timed out in it).
-func SyscallCost(n int) float64 {
+// TrivialSyscall is one trivial kernel call: GetProcessTimes on this
+// process (NtQueryInformationProcess, a read of four counters). Not
+// os.Getppid: on Windows that walks a CreateToolhelp32Snapshot of every
+// process, milliseconds a call, which made Measure take minutes and
+// selfwake's syscall row never end (seen under Wine).
+func TrivialSyscall() {
 	var c, e, k, u windows.Filetime
-	self := windows.CurrentProcess()
+	_ = windows.GetProcessTimes(windows.CurrentProcess(), &c, &e, &k, &u) // cannot fail on the own pseudo-handle
+}
+
+// SyscallCost returns the ns one TrivialSyscall costs.
+func SyscallCost(n int) float64 {
 	t0 := time.Now()
 	for i := 0; i < n; i++ {
-		_ = windows.GetProcessTimes(self, &c, &e, &k, &u) // cannot fail on the own pseudo-handle
+		TrivialSyscall()
 	}
 	return float64(time.Since(t0)) / float64(n)
 }

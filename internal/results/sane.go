@@ -20,6 +20,7 @@ var signedMetrics = map[string]map[string]bool{
 var sentinelMetrics = map[string]bool{
 	MReturn:             true, // herd: -1 when the implementation's notify returns nothing
 	"same_cpu_fraction": true, // latency: -1 when not measured (pinned placements)
+	"timerslack_ns":     true, // timeout: -1 where the thread's timer slack cannot be read (off Linux)
 }
 
 // checkFigures refuses what the schema cannot: figures no measurement can

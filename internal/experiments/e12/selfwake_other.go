@@ -2,7 +2,8 @@
 
 package e12
 
-import "os"
+import "github.com/parkbench/parkbench/internal/probe"
 
-// trivialSyscall is one getppid (os.Getppid).
-func trivialSyscall() { os.Getppid() }
+// trivialSyscall is the probe's trivial kernel call for this OS
+// (GetProcessTimes on Windows, getppid elsewhere).
+func trivialSyscall() { probe.TrivialSyscall() }
