@@ -111,19 +111,36 @@ type worker struct {
 	ops    atomic.Uint64 // progress, watched by the watchdog
 	checks uint64        // checks done, owned by the worker
 	state  atomic.Pointer[string]
-	done   atomic.Bool
-	rng    *rand.Rand
+	// shown is name as published for the watchdog: name is a plain field
+	// the worker writes in its own goroutine, so the watchdog reads this
+	// copy, stored by set (also in the worker's goroutine), instead.
+	shown atomic.Pointer[string]
+	done  atomic.Bool
+	rng   *rand.Rand
 }
 
 // set records what the worker is doing, for the watchdog's dump.
-func (w *worker) set(s *string) { w.state.Store(s) }
+// It publishes the worker's name the first time it is set.
+func (w *worker) set(s *string) {
+	if w.shown.Load() == nil && w.name != "" {
+		n := w.name
+		w.shown.Store(&n)
+	}
+	w.state.Store(s)
+}
 
+// String is the watchdog's view of the worker (another goroutine's):
+// only atomics.
 func (w *worker) String() string {
 	s := "?"
 	if p := w.state.Load(); p != nil {
 		s = *p
 	}
-	return fmt.Sprintf("%s: %s (ops %d)", w.name, s, w.ops.Load())
+	name := fmt.Sprintf("thread %d", w.id)
+	if p := w.shown.Load(); p != nil {
+		name = *p
+	}
+	return fmt.Sprintf("%s: %s (ops %d)", name, s, w.ops.Load())
 }
 
 // Worker states; pointers to these are stored, so they are variables.
