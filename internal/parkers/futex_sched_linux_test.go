@@ -39,6 +39,13 @@ func onThreadCounts(t *testing.T, name string, procs int) threadCounts {
 		// about, so sysmon has nothing to retake.
 		t.Skip("the parkchaos build injects Goscheds into the parkers, which is what these counts measure the absence of")
 	}
+	if raceEnabled {
+		// Under the race detector the same runs showed no steals and no
+		// preemptions at all (CI, load ~10): its instrumented runtime
+		// paths move the counts; they are asserted in the plain build,
+		// which go test ./... runs.
+		t.Skip("the counts are the plain build's; under -race the runtime's steal and preemption pattern differs")
+	}
 	b, err := Lookup(name)
 	if err != nil {
 		t.Skip(err)

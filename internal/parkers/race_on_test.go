@@ -1,0 +1,5 @@
+//go:build race
+
+package parkers
+
+const raceEnabled = true
