@@ -57,6 +57,9 @@ type ppSide struct {
 // -pingpong.duration=30s or PARKBENCH_PINGPONG_DURATION=30s (per pthread
 // backend; the others get a fifth).
 func TestPingPongNoLostWakeup(t *testing.T) {
+	if runtime.GOARCH == "wasm" {
+		t.Skip("two threads ping-pong: wasm has one thread and its parker panics by design")
+	}
 	long, short := pingPongDurations()
 	if testing.Short() {
 		long, short = long/3, short/3
@@ -201,6 +204,9 @@ func pingPong(t *testing.T, newParker func() ThreadParker, cpus [2]int, d time.D
 // as its contract asks): otherwise the Park that the owner would now make
 // would never return.
 func TestPrepareParkBeforeLaterLoad(t *testing.T) {
+	if runtime.GOARCH == "wasm" {
+		t.Skip("two threads ping-pong: wasm has one thread and its parker panics by design")
+	}
 	long := *flagLitmus
 	if testing.Short() {
 		long /= 4
