@@ -93,8 +93,11 @@
 // unix.RawSyscall6. Not upstream: it measures what the Go scheduler adds to
 // a wake (DESIGN §3). A raw wait holds the P and cannot be preempted, so
 // every wait is bounded to 1 ms and loops; stop-the-world then waits at most
-// that long. Use only with GOMAXPROCS above the number of participants, GC
-// off during measurement, and a watchdog.
+// that long (in practice its preemption signal interrupts the wait at once:
+// docs/scheduler.md). It has futex's keep-alive Gosched, without which
+// sysmon preempts the sleeping thread every 10 ms. Use only with GOMAXPROCS
+// above the number of participants, GC off during measurement, and a
+// watchdog.
 //
 // pthread (unix.rs): should_park + pthread mutex + condvar, malloc'd in C
 // (never Go memory: they must not move), freed by runtime.AddCleanup or

@@ -33,6 +33,17 @@ type threadCounts struct{ lostP, preempts int }
 // their P and the preemptions.
 func onThreadCounts(t *testing.T, name string, procs int) threadCounts {
 	t.Helper()
+	b, err := Lookup(name)
+	if err != nil {
+		t.Skip(err)
+	}
+	return onThreadCountsOf(t, name, b.NewThread, procs)
+}
+
+// onThreadCountsOf is onThreadCounts for any constructor (a futexHow that no
+// backend registers, for one).
+func onThreadCountsOf(t *testing.T, name string, newParker func() ThreadParker, procs int) threadCounts {
+	t.Helper()
 	if chaos.Enabled {
 		// The fault injection yields (runtime.Gosched) at points inside
 		// the futex parkers: that moves the schedtick these counts are
@@ -46,10 +57,6 @@ func onThreadCounts(t *testing.T, name string, procs int) threadCounts {
 		// which go test ./... runs.
 		t.Skip("the counts are the plain build's; under -race the runtime's steal and preemption pattern differs")
 	}
-	b, err := Lookup(name)
-	if err != nil {
-		t.Skip(err)
-	}
 	prev := runtime.GOMAXPROCS(procs)
 	defer runtime.GOMAXPROCS(prev)
 	// No GC inside the window: its stop-the-world preempts every
@@ -60,7 +67,7 @@ func onThreadCounts(t *testing.T, name string, procs int) threadCounts {
 	c, err := schedacct.Trace(func() error {
 		done := onThread(func() {
 			tid = unix.Gettid()
-			p := b.NewThread()
+			p := newParker()
 			for i := 0; i < schedWaits; i++ {
 				p.PreparePark()
 				p.ParkUntil(time.Now().Add(schedTimeout))
@@ -96,14 +103,18 @@ func TestFutexKeepAliveStopsSteals(t *testing.T) {
 // TestFutexRawKeepAliveStopsPreemption: a raw wait leaves the goroutine
 // "running" with a still schedtick, so every 10 ms sysmon preempts it (a
 // signal that interrupts the wait, then a locked-thread handoff at the next
-// call); with the keep-alive (futex-raw-long) it never has to.
+// call); with the keep-alive (futex-raw and futex-raw-long) it never has to.
+// The raw wait without the keep-alive is what futex-raw was before the
+// keep-alive became its default; no backend registers it any more.
 func TestFutexRawKeepAliveStopsPreemption(t *testing.T) {
-	raw := onThreadCounts(t, NameFutexRaw, 4)
-	kept := onThreadCounts(t, NameFutexRawLong, 4)
-	if raw.preempts < 2 {
-		t.Errorf("futex-raw: %d preemptions of the parked thread over %d waits of %v, want >= 2 (one per 10 ms)", raw.preempts, schedWaits, schedTimeout)
+	bare := onThreadCountsOf(t, "raw without keep-alive", newFutexWith(&futexHow{raw: true, bound: time.Millisecond}), 4)
+	if bare.preempts < 2 {
+		t.Errorf("raw without keep-alive: %d preemptions of the parked thread over %d waits of %v, want >= 2 (one per 10 ms)", bare.preempts, schedWaits, schedTimeout)
 	}
-	if kept.preempts > 1 || kept.lostP != 0 {
-		t.Errorf("futex-raw-long: %d preemptions, %d lost Ps, want <= 1 and 0", kept.preempts, kept.lostP)
+	for _, name := range []string{NameFutexRaw, NameFutexRawLong} {
+		kept := onThreadCounts(t, name, 4)
+		if kept.preempts > 1 || kept.lostP != 0 {
+			t.Errorf("%s: %d preemptions, %d lost Ps, want <= 1 and 0", name, kept.preempts, kept.lostP)
+		}
 	}
 }

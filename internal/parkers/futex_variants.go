@@ -23,7 +23,7 @@ var futexVariantSched = map[string]string{
 	NameFutexPlain:   "Syscall6 (entersyscall/exitsyscall), no keep-alive: linux.rs as is",
 	NameFutexSpin:    "Syscall6, keep-alive Gosched every 5ms, 100 checks of the word before FUTEX_WAIT",
 	NameFutexCgo:     "cgo call to syscall(SYS_futex) (cgocall: entersyscall/exitsyscall), no keep-alive",
-	NameFutexRaw:     "RawSyscall6 (the P stays with the thread), every wait bounded to 1ms",
+	NameFutexRaw:     "RawSyscall6 (the P stays with the thread), every wait bounded to 1ms, keep-alive Gosched every 5ms",
 	NameFutexRawLong: "RawSyscall6, every wait bounded to 1s (interrupted by the runtime's preemption signal), keep-alive Gosched every 5ms",
 }
 

@@ -59,9 +59,10 @@ var futexVariants = []futexVariant{
 	{name: NameFutex, order: orderFutex, how: futexHow{keepAlive: keepAliveEvery},
 		summary: "parking_lot linux.rs: int32 word, private FUTEX_WAIT/FUTEX_WAKE via unix.Syscall6 (scheduler-aware), relative timeout; " +
 			"a Gosched every 5 ms of parks keeps sysmon from stealing the P on every wait (docs/scheduler.md)"},
-	{name: NameFutexRaw, order: orderFutexRaw, how: futexHow{raw: true, bound: time.Millisecond},
+	{name: NameFutexRaw, order: orderFutexRaw, how: futexHow{raw: true, bound: time.Millisecond, keepAlive: keepAliveEvery},
 		summary: "futex with wait and wake through unix.RawSyscall6 (bypasses the Go scheduler: the P stays with the thread); " +
-			"every wait bounded to 1 ms so GC/stop-the-world can proceed; safe only with GOMAXPROCS > participants, GC off, a watchdog"},
+			"every wait bounded to 1 ms so GC/stop-the-world can proceed; the keep-alive Gosched every 5 ms, so sysmon never " +
+			"preempts the sleeping thread; safe only with GOMAXPROCS > participants, GC off, a watchdog"},
 	{name: NameFutexPlain, order: orderFutexPlain, how: futexHow{},
 		summary: "futex exactly as linux.rs via unix.Syscall6, no keep-alive: after 10 ms sysmon steals the P on nearly every wait (docs/scheduler.md)"},
 	{name: NameFutexSpin, order: orderFutexSpin, how: futexHow{keepAlive: keepAliveEvery, spin: futexSpinChecks},

@@ -31,6 +31,10 @@ func TestClaimSchedSteals(t *testing.T) {
 	wantVerdict(t, "1.2 vs 0.01", ClaimSchedSteals(ok), results.Holds)
 	same := lat(schedCfg("futex-plain", 12000, 80000, 1.2), schedCfg("futex", 11500, 60000, 0.5))
 	wantVerdict(t, "keep-alive did nothing", ClaimSchedSteals(same), results.DoesNotHold)
+	quiet := lat(schedCfg("futex-plain", 12000, 80000, 0.04), schedCfg("futex", 11500, 60000, 0))
+	wantVerdict(t, "quiet machine: 0.04 vs 0", ClaimSchedSteals(quiet), results.Holds)
+	none := lat(schedCfg("futex-plain", 12000, 80000, 0.001), schedCfg("futex", 11500, 60000, 0))
+	wantVerdict(t, "no steals to remove", ClaimSchedSteals(none), results.DoesNotHold)
 	uncounted := lat(schedCfg("futex-plain", 12000, 80000, -1), schedCfg("futex", 11500, 60000, -1))
 	wantVerdict(t, "no traced round", ClaimSchedSteals(uncounted), results.NotEvaluated)
 }
