@@ -355,13 +355,14 @@ func RunLatency(ctx context.Context, o LatencyOptions, progress driver.Progress)
 		rt.SyscallMode = "raw"
 	}
 	if anyRaw && !allRaw {
-		exp.Notes = append(exp.Notes, "futex-raw waits through RawSyscall (params syscall=raw); every other implementation through the scheduler-aware Syscall")
+		exp.Notes = append(exp.Notes, "futex-raw and futex-raw-long wait through RawSyscall (params syscall=raw); every other implementation through the scheduler-aware Syscall")
 	}
 	rt.AllocsPerOp = maxAllocs
 	exp.Runtime = rt
 	if rt.GCCycles > 0 {
 		exp.Warnings = append(exp.Warnings, fmt.Sprintf("%d GC cycle(s) ran during the run although GC was off (forced by another goroutine?)", rt.GCCycles))
 	}
+	exp.Notes = append(exp.Notes, SchedShareNotes(exp)...)
 	exp.Claims = LatencyClaims(exp)
 	return exp, nil
 }

@@ -64,24 +64,45 @@ func perPlacement(c results.Claim, lat *results.Experiment, missing string, chec
 func ClaimSchedShare(lat *results.Experiment) results.Claim {
 	c := results.Claim{ID: ClaimE12SchedShare, Statement: stmtSchedShare, Verdict: results.NotEvaluated}
 	return perPlacement(c, lat, "needs futex and c-futex at one placement", func(p string) (bool, bool, string) {
-		aware, ref := findConfig(lat, parkers.NameFutex, p), findConfig(lat, ImplCFutex, p)
-		if aware == nil || ref == nil || ref.Summary[results.MMedian] <= 0 || ref.Summary[results.MP99] <= 0 {
-			return false, false, ""
-		}
-		ratios := func(x *results.Config) (med, p99 float64) {
-			return x.Summary[results.MMedian] / ref.Summary[results.MMedian], x.Summary[results.MP99] / ref.Summary[results.MP99]
-		}
-		med, p99 := ratios(aware)
-		part := fmt.Sprintf("futex median %s (%.2fx c-futex), p99 %s (%.2fx)",
-			fmtNs(aware.Summary[results.MMedian]), med, fmtNs(aware.Summary[results.MP99]), p99)
-		for _, other := range []string{parkers.NameFutexRaw, parkers.NameFutexPlain} {
-			if x := findConfig(lat, other, p); x != nil && x.Summary[results.MMedian] > 0 {
-				m, q := ratios(x)
-				part += fmt.Sprintf("; %s median %.2fx c-futex, p99 %.2fx", other, m, q)
-			}
-		}
-		return true, med <= schedMedianMax && p99 <= schedP99Max, part
+		part, med, p99, ok := schedShare(lat, p)
+		return ok, med <= schedMedianMax && p99 <= schedP99Max, part
 	})
+}
+
+// SchedShareNotes is the Go scheduler's share of a wake as a figure, one
+// line per placement that has futex and c-futex: what the latency table
+// prints under itself (the claim judges the same ratios).
+func SchedShareNotes(lat *results.Experiment) []string {
+	var out []string
+	for _, p := range placementsOf(lat) {
+		if part, _, _, ok := schedShare(lat, p); ok {
+			out = append(out, "the Go scheduler's share of a wake, "+p+": "+part)
+		}
+	}
+	return out
+}
+
+// schedShare: at placement p, futex's median and p99 as ratios to
+// c-futex's, and the text that shows them with futex-raw's and
+// futex-plain's; ok is false without both futex and c-futex.
+func schedShare(lat *results.Experiment, p string) (text string, med, p99 float64, ok bool) {
+	aware, ref := findConfig(lat, parkers.NameFutex, p), findConfig(lat, ImplCFutex, p)
+	if aware == nil || ref == nil || ref.Summary[results.MMedian] <= 0 || ref.Summary[results.MP99] <= 0 {
+		return "", 0, 0, false
+	}
+	ratios := func(x *results.Config) (med, p99 float64) {
+		return x.Summary[results.MMedian] / ref.Summary[results.MMedian], x.Summary[results.MP99] / ref.Summary[results.MP99]
+	}
+	med, p99 = ratios(aware)
+	text = fmt.Sprintf("futex median %s (%.2fx c-futex), p99 %s (%.2fx)",
+		fmtNs(aware.Summary[results.MMedian]), med, fmtNs(aware.Summary[results.MP99]), p99)
+	for _, other := range []string{parkers.NameFutexRaw, parkers.NameFutexPlain} {
+		if x := findConfig(lat, other, p); x != nil && x.Summary[results.MMedian] > 0 {
+			m, q := ratios(x)
+			text += fmt.Sprintf("; %s median %.2fx c-futex, p99 %.2fx", other, m, q)
+		}
+	}
+	return text, med, p99, true
 }
 
 // ClaimSchedSteals: per placement with futex-plain and futex and their

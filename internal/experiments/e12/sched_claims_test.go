@@ -1,6 +1,7 @@
 package e12
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
@@ -37,4 +38,15 @@ func TestClaimSchedSteals(t *testing.T) {
 	wantVerdict(t, "no steals to remove", ClaimSchedSteals(none), results.DoesNotHold)
 	uncounted := lat(schedCfg("futex-plain", 12000, 80000, -1), schedCfg("futex", 11500, 60000, -1))
 	wantVerdict(t, "no traced round", ClaimSchedSteals(uncounted), results.NotEvaluated)
+}
+
+func TestSchedShareNotes(t *testing.T) {
+	both := lat(schedCfg("futex", 11000, 60000, 0), schedCfg("c-futex", 10000, 50000, 0))
+	notes := SchedShareNotes(both)
+	if len(notes) != 1 || !strings.Contains(notes[0], "futex median 11.00 µs (1.10x c-futex), p99 60.00 µs (1.20x)") {
+		t.Errorf("notes %q, want one line with futex's ratios to c-futex", notes)
+	}
+	if n := SchedShareNotes(lat(schedCfg("futex", 1, 1, 0))); len(n) != 0 {
+		t.Errorf("no c-futex: notes %q, want none", n)
+	}
 }
