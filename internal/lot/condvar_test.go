@@ -362,6 +362,11 @@ func TestCondvarTimeoutRacingRequeue(t *testing.T) {
 				}
 				waits.Add(1)
 				m.Unlock()
+				if oneThread {
+					// The 0 µs waiter never blocks: on wasm's one
+					// thread nothing else would run.
+					runtime.Gosched()
+				}
 			}
 		})
 	}
@@ -377,6 +382,11 @@ func TestCondvarTimeoutRacingRequeue(t *testing.T) {
 		m.Unlock()
 		if r%3 == 0 {
 			c.NotifyOne()
+		}
+		if oneThread {
+			// wasm: the waiters only run when this loop yields (no
+			// other thread, no preemption signal).
+			runtime.Gosched()
 		}
 	}
 	stop.Store(true)

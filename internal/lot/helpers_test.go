@@ -116,6 +116,11 @@ func testBackends() []parkers.Backend {
 	return out
 }
 
+// oneThread: every goroutine shares one thread and nothing preempts a
+// goroutine that never blocks (wasm), so a test's busy loop must yield for
+// the goroutines it waits for to run.
+const oneThread = runtime.GOARCH == "wasm"
+
 // runsHere is false for the backends that cannot take part in a test with
 // several threads on wasm: the wasm parker panics by design (upstream
 // wasm.rs), and with one thread and no preemption a spinning backend's

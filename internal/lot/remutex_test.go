@@ -3,6 +3,7 @@
 package lot
 
 import (
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -114,6 +115,10 @@ func TestReentrantMutexBump(t *testing.T) {
 			bumping = false
 		default:
 			m.Bump()
+			// Without a preemption signal (wasm: one thread, no async
+			// preemption) the other goroutine only runs when this
+			// one yields.
+			runtime.Gosched()
 		}
 	}
 	if !m.IsOwnedByCurrentThread() {
@@ -155,5 +160,23 @@ func TestReentrantMutexMisuse(t *testing.T) {
 	m.Unlock()
 	if m.IsLocked() {
 		t.Fatal("locked after unlock")
+	}
+}
+
+// goroutineID is the thread identity where the OS gives none (wasm,
+// darwin): it must be exact per goroutine and must not allocate, or every
+// ReentrantMutex call there would.
+func TestGoroutineID(t *testing.T) {
+	me := goroutineID()
+	other := make(chan uintptr)
+	go func() { other <- goroutineID() }()
+	if o := <-other; o == me || o == 0 || me == 0 {
+		t.Fatalf("goroutine ids %d and %d, want distinct and non-zero", me, o)
+	}
+	if me != goroutineID() {
+		t.Fatal("goroutineID changed within one goroutine")
+	}
+	if n := testing.AllocsPerRun(100, func() { goroutineID() }); n != 0 {
+		t.Errorf("goroutineID: %v allocations per call, want 0", n)
 	}
 }

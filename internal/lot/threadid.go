@@ -2,6 +2,7 @@ package lot
 
 import (
 	"runtime"
+	"sync"
 
 	"github.com/parkbench/parkbench/internal/osthread"
 )
@@ -28,10 +29,16 @@ func threadID() uintptr {
 	return goroutineID()
 }
 
+// stackBufs holds goroutineID's buffers: runtime.Stack's argument escapes,
+// so a local array would be one allocation per call (measured on wasm:
+// TestDeadlockHooksFree).
+var stackBufs = sync.Pool{New: func() any { return new([64]byte) }}
+
 // goroutineID parses "goroutine N [" from the calling goroutine's stack
 // header.
 func goroutineID() uintptr {
-	var buf [64]byte
+	buf := stackBufs.Get().(*[64]byte)
+	defer stackBufs.Put(buf)
 	b := buf[:runtime.Stack(buf[:], false)]
 	const prefix = "goroutine "
 	if len(b) < len(prefix) {

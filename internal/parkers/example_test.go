@@ -1,3 +1,9 @@
+//go:build !wasm
+
+// On wasm every Park blocks forever by design (the default parker panics,
+// as upstream's wasm.rs), so these examples, which park, are not built
+// there; the wasm parker's panic has its own test.
+
 package parkers_test
 
 import (

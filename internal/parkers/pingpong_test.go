@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parkbench/parkbench/internal/memorder"
 	"github.com/parkbench/parkbench/internal/osthread"
 )
 
@@ -60,6 +61,7 @@ func TestPingPongNoLostWakeup(t *testing.T) {
 	if runtime.GOARCH == "wasm" {
 		t.Skip("two threads ping-pong: wasm has one thread and its parker panics by design")
 	}
+	memorder.SkipUnlessStoreLoadOrdered(t)
 	long, short := pingPongDurations()
 	if testing.Short() {
 		long, short = long/3, short/3
@@ -207,6 +209,7 @@ func TestPrepareParkBeforeLaterLoad(t *testing.T) {
 	if runtime.GOARCH == "wasm" {
 		t.Skip("two threads ping-pong: wasm has one thread and its parker panics by design")
 	}
+	memorder.SkipUnlessStoreLoadOrdered(t)
 	long := *flagLitmus
 	if testing.Short() {
 		long /= 4

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parkbench/parkbench/internal/memorder"
 	"github.com/parkbench/parkbench/internal/parkers"
 )
 
@@ -264,8 +265,11 @@ func TestThreadParkers(t *testing.T) {
 	}
 }
 
-// TestThreadParkersPingPong: the latency experiment's lockless protocol.
+// TestThreadParkersPingPong: the latency experiment's lockless protocol,
+// whose missed-wakeup argument is the atomics' store->load order (the
+// locked protocol above is ordered by its lock's read-modify-writes too).
 func TestThreadParkersPingPong(t *testing.T) {
+	memorder.SkipUnlessStoreLoadOrdered(t)
 	for _, b := range threadBackends() {
 		t.Run(b.Name, func(t *testing.T) {
 			for _, p := range procsMatrix {

@@ -1,0 +1,5 @@
+//go:build race
+
+package memorder
+
+const raceEnabled = true
