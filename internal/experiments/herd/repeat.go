@@ -10,6 +10,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/futexsync"
+	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
 )
 
@@ -70,11 +71,11 @@ func settleTime(n int) time.Duration {
 	return 2*time.Millisecond + time.Duration(n)*20*time.Microsecond
 }
 
-// herdClock is the repeat's clock: Go's monotonic clock (vDSO
-// CLOCK_MONOTONIC) as ns since a package-level base.
-var clockBase = time.Now()
-
-func clockNow() int64 { return int64(time.Since(clockBase)) }
+// clockNow is the repeat's clock, the experiments' monotonic clock
+// (internal/monoclock: vDSO CLOCK_MONOTONIC on Linux,
+// QueryPerformanceCounter on Windows, where Go's own clock steps at the
+// timer tick and read a first wake as 0 ns under Wine).
+func clockNow() int64 { return monoclock.Nanotime() }
 
 // threadStateReadable reports whether a thread's scheduler state can be
 // read here (osthread.State: /proc on Linux), which awaitSleeping needs.

@@ -4,17 +4,14 @@ package lock
 // process CPU time.
 
 import (
-	_ "unsafe" // for go:linkname
-
+	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
 )
 
-// nanotime is the runtime's monotonic clock: one vDSO
-// clock_gettime(CLOCK_MONOTONIC), what the C floor reads. runtime.nanotime
-// is one of the symbols the Go team keeps linkname-able on purpose.
-//
-//go:linkname nanotime runtime.nanotime
-func nanotime() int64
+// nanotime is the experiments' monotonic clock (internal/monoclock): on
+// Linux the vDSO clock_gettime(CLOCK_MONOTONIC) the C floor reads, on
+// Windows QueryPerformanceCounter.
+func nanotime() int64 { return monoclock.Nanotime() }
 
 // processCPUNs is this process's user+system CPU time in ns, -1 where the
 // OS has no getrusage.

@@ -11,6 +11,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
 	"github.com/parkbench/parkbench/internal/parkers"
 	"github.com/parkbench/parkbench/internal/results"
@@ -400,7 +401,24 @@ func run(ctx context.Context, o Options, progress driver.Progress) (*results.Exp
 	exp.Runtime.SyscallMode = "syscall"
 	exp.Claims = Claims(exp.Configs)
 	exp.Notes = notesFor(exp.Configs)
+	if w := coarseClockWarning(monoclock.Step(monoclock.GoClockNs)); w != "" {
+		exp.Warnings = append(exp.Warnings, w)
+	}
 	return exp, nil
+}
+
+// coarseClockWarning: every deadline here is a time.Time, so overshoots are
+// read on Go's monotonic clock. Where it advances in steps (Windows: the
+// timer tick; under Wine about 4 ms), overshoots below one step are not
+// resolved, and a single kernel wait timed by another clock (std's
+// park_timeout: one WaitOnAddress of whole ms) can end before Go's clock
+// has moved past the deadline: an "early" return by Go's clock only.
+func coarseClockWarning(step time.Duration) string {
+	if step <= time.Microsecond {
+		return ""
+	}
+	return fmt.Sprintf("Go's monotonic clock here advances in steps of %v (smallest seen), so overshoots below that are not resolved; "+
+		"a single timed kernel wait (std) may read as an early return on it", step)
 }
 
 func configKey(impl string, d, slack time.Duration) string {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/lot"
+	"github.com/parkbench/parkbench/internal/monoclock"
+	"github.com/parkbench/parkbench/internal/parkers"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -150,7 +152,8 @@ func TestTimeoutOptionsCheck(t *testing.T) {
 	o.Impls = []string{"no-such-parker"}
 	_, err := Run(context.Background(), o, nil)
 	var oe *driver.OptionError
-	if !errors.As(err, &oe) || !strings.Contains(err.Error(), "futex") {
+	// The list of valid names (std is valid on every OS).
+	if !errors.As(err, &oe) || !strings.Contains(err.Error(), "valid names") || !strings.Contains(err.Error(), "std") {
 		t.Fatalf("unknown impl: %v", err)
 	}
 }
@@ -177,8 +180,15 @@ func TestTimeoutNeverEarly(t *testing.T) {
 	if len(exp.Configs) == 0 {
 		t.Fatal("no configurations")
 	}
+	// Where Go's clock steps coarsely (Wine: ~4 ms), std's one wait of
+	// whole milliseconds can end before Go's clock moves: "early" on that
+	// clock only (the experiment warns). Its thread parkers loop on Go's
+	// clock and are still checked.
+	coarse := monoclock.Step(monoclock.GoClockNs) > time.Microsecond
 	for _, c := range exp.Configs {
-		if c.Summary[MEarly] != 0 || c.Summary[results.MMin] < 0 {
+		if coarse && c.Impl == parkers.NameStd {
+			t.Logf("%s: early returns not checked: Go's clock is coarse here (%v)", c.Key, c.Summary[MEarly])
+		} else if c.Summary[MEarly] != 0 || c.Summary[results.MMin] < 0 {
 			t.Errorf("%s returned before its deadline: %v", c.Key, c.Summary)
 		}
 		if c.Summary[results.MSamples] != 4 || c.Rounds[0].Histogram == "" {
@@ -191,7 +201,7 @@ func TestTimeoutNeverEarly(t *testing.T) {
 			t.Errorf("%s: slack read back %v, want 1", c.Key, c.Summary[MSlack])
 		}
 	}
-	if c := claimByID(exp.Claims, ClaimNoEarlyReturn); c.Verdict != results.Holds {
+	if c := claimByID(exp.Claims, ClaimNoEarlyReturn); c.Verdict != results.Holds && !coarse {
 		t.Errorf("claim: %+v", c)
 	}
 }
