@@ -13,6 +13,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
 	"github.com/parkbench/parkbench/internal/parkers"
 	"github.com/parkbench/parkbench/internal/probe"
@@ -361,6 +362,9 @@ func RunLatency(ctx context.Context, o LatencyOptions, progress driver.Progress)
 	exp.Runtime = rt
 	if rt.GCCycles > 0 {
 		exp.Warnings = append(exp.Warnings, fmt.Sprintf("%d GC cycle(s) ran during the run although GC was off (forced by another goroutine?)", rt.GCCycles))
+	}
+	if runtime.GOOS == "windows" {
+		exp.Notes = append(exp.Notes, "samples timed with "+monoclock.Source+": Go's own monotonic clock here advances only at the system timer's tick (internal/monoclock)")
 	}
 	exp.Notes = append(exp.Notes, SchedShareNotes(exp)...)
 	exp.Claims = LatencyClaims(exp)
