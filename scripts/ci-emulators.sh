@@ -78,12 +78,11 @@ wine_step() {
 		GOOS=windows GOARCH=amd64 go test -c -o "$work/$pkg.exe" "./internal/$pkg/"
 		run_counted "wine windows/amd64 $pkg" "internal/$pkg" /usr/lib/wine/wine64 "$work/$pkg.exe" -test.short -test.timeout=15m
 	done
-	# The experiments' tests. cmd/parkbench is left out: its golden
-	# messages are the OS's error strings and its read-only-directory cases
-	# are POSIX permissions (docs/platforms-windows.md, "Not run here").
-	for pkg in experiments experiments/driver experiments/stacks experiments/e12 experiments/herd experiments/timeout experiments/lock; do
-		GOOS=windows GOARCH=amd64 go test -c -o "$work/$(basename "$pkg").exe" "./internal/$pkg/"
-		run_counted "wine windows/amd64 $pkg" "internal/$pkg" /usr/lib/wine/wine64 "$work/$(basename "$pkg").exe" -test.short -test.timeout=10m
+	# The experiments' tests and the command's.
+	for pkg in internal/experiments internal/experiments/driver internal/experiments/stacks internal/experiments/e12 \
+		internal/experiments/herd internal/experiments/timeout internal/experiments/lock cmd/parkbench; do
+		GOOS=windows GOARCH=amd64 go test -c -o "$work/$(basename "$pkg").exe" "./$pkg/"
+		run_counted "wine windows/amd64 ${pkg#internal/}" "$pkg" /usr/lib/wine/wine64 "$work/$(basename "$pkg").exe" -test.short -test.timeout=10m
 	done
 	# The binary: list, then latency, selfwake, herd and timeout --quick
 	# (unpinned there: no affinity to read); each result must be labelled

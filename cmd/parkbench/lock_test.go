@@ -63,7 +63,7 @@ func TestLockRunWrites(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures")
 	}
-	out := filepath.Join(t.TempDir(), "lock.json")
+	out := filepath.Join(tempDir(t), "lock.json")
 	var stdout, errb bytes.Buffer
 	code := executeTo([]string{"lock", "--impl=lot,sync", "--threads=2", "--work-in=0", "--work-between=0", "--duration=20ms", "--repeats=1", "--quiet", "--out", out}, &stdout, &errb)
 	if code != 0 {
@@ -83,7 +83,7 @@ func TestLockInterrupt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a measurement")
 	}
-	dir := t.TempDir()
+	dir := tempDir(t)
 	out := filepath.Join(dir, "r.json")
 	cmd := exec.Command(os.Args[0], "lock", "--impl=lot,c-pthread", "--threads=2", "--duration=2s", "--repeats=50", "--quiet", "--out", out)
 	cmd.Env = append(os.Environ(), "PARKBENCH_AS_MAIN=1")

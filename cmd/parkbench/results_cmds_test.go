@@ -63,7 +63,7 @@ func TestReportCommand(t *testing.T) {
 }
 
 func TestCompareCommand(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	base := writeResult(t, dir, "base.json", resultstest.Suite(resultstest.Spec{Spread: 0.03, Seed: 1, Samples: 300}))
 	same := writeResult(t, dir, "same.json", resultstest.Suite(resultstest.Spec{Spread: 0.03, Seed: 3, Samples: 300, Scale: 1.03}))
 	slow := writeResult(t, dir, "slow.json", resultstest.Suite(resultstest.Spec{Spread: 0.03, Seed: 2, Samples: 300, Scale: 1.4}))
@@ -99,7 +99,7 @@ func TestCompareCommand(t *testing.T) {
 }
 
 func TestResultCommandsBadInput(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	s := resultstest.Spec{Samples: 100}
 	lat := writeResult(t, dir, "lat.json", resultstest.File(s, resultstest.Latency(s)))
 	herd := writeResult(t, dir, "herd.json", resultstest.File(s, resultstest.Herd(s)))
@@ -140,7 +140,7 @@ func TestResultCommandsBadInput(t *testing.T) {
 }
 
 func TestPlotCommand(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	for _, c := range [][]string{
 		{"plot", fixturePath("v1-latency.json"), "--out", filepath.Join(dir, "lat.svg")},
 		{"plot", "--experiment=herd", fixturePath("v1-suite.json"), "--out", filepath.Join(dir, "herd.svg")},
