@@ -30,11 +30,18 @@ func TestStoreBufferingPlainIsCaught(t *testing.T) {
 	if runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
 		t.Skipf("no store->load reordering expected to be visible on %s", runtime.GOARCH)
 	}
-	r := storeBufferingPlain(200000, 3*time.Second)
+	const rounds = 200000
+	r := storeBufferingPlain(rounds, 3*time.Second)
 	if r.Skipped != "" {
 		t.Skip(r.Skipped)
 	}
 	t.Log(r)
+	if r.Forbidden == 0 && r.Rounds < rounds {
+		// About 0.06% of rounds reorder natively (129 of 200 000 on
+		// the 2-vCPU VM): a machine too loaded to finish the rounds
+		// in time may see none, which proves nothing either way.
+		t.Skipf("only %d of %d rounds in the time allowed (a loaded machine): too few to judge", r.Rounds, rounds)
+	}
 	if r.Forbidden == 0 {
 		t.Errorf("%v: the litmus saw no reordering of plain accesses, so it cannot show one of atomics either", r)
 	}
