@@ -295,7 +295,8 @@ func RunLatency(ctx context.Context, o LatencyOptions, progress driver.Progress)
 	defer env.Restore()
 	sysmon := schedacct.FindSysmon(nil)
 
-	anyRaw, allRaw := false, len(plan) > 0
+	var rawImpls []string
+	allRaw := len(plan) > 0
 	maxAllocs := 0.0
 	runs := make([]*configRun, len(plan))
 	for i, c := range plan {
@@ -337,7 +338,9 @@ func RunLatency(ctx context.Context, o LatencyOptions, progress driver.Progress)
 		c, cfg := cr.c, cr.cfg
 		exp.Configs = append(exp.Configs, cfg)
 		if c.impl.raw {
-			anyRaw = true
+			if !slices.Contains(rawImpls, c.impl.name) {
+				rawImpls = append(rawImpls, c.impl.name)
+			}
 		} else {
 			allRaw = false
 		}
@@ -355,8 +358,8 @@ func RunLatency(ctx context.Context, o LatencyOptions, progress driver.Progress)
 	if allRaw {
 		rt.SyscallMode = "raw"
 	}
-	if anyRaw && !allRaw {
-		exp.Notes = append(exp.Notes, "futex-raw and futex-raw-long wait through RawSyscall (params syscall=raw); every other implementation through the scheduler-aware Syscall")
+	if len(rawImpls) > 0 && !allRaw {
+		exp.Notes = append(exp.Notes, strings.Join(rawImpls, ", ")+" wait through RawSyscall (params syscall=raw); every other implementation through the scheduler-aware Syscall")
 	}
 	rt.AllocsPerOp = maxAllocs
 	exp.Runtime = rt
