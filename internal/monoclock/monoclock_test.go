@@ -31,3 +31,11 @@ func TestStep(t *testing.T) {
 		t.Errorf("%s advances in steps of %v, want (0, 1µs]", Source, s)
 	}
 }
+
+// The experiments read the clock inside measured loops that must not
+// allocate.
+func TestNanotimeAllocFree(t *testing.T) {
+	if n := testing.AllocsPerRun(10000, func() { Nanotime() }); n != 0 {
+		t.Errorf("Nanotime: %v allocations per call, want 0", n)
+	}
+}

@@ -40,7 +40,8 @@ func TestPingPongAllocFree(t *testing.T) {
 		} else {
 			b, err := parkers.Lookup(tc.impl)
 			if err != nil {
-				t.Skip(err)
+				t.Logf("%s: %v", tc.impl, err) // futex off Linux; the others still run
+				continue
 			}
 			m = newBackendMech(b, pp)
 		}
@@ -63,7 +64,7 @@ func TestPingPongAllocFree(t *testing.T) {
 			}
 			d := ms1.Mallocs - ms0.Mallocs
 			best = min(best, d)
-			if d > 10 {
+			if d > roundAllocSlack() {
 				t.Errorf("%s: %d allocations in a round of 1000 round trips", tc.impl, d)
 			}
 		}
@@ -72,6 +73,19 @@ func TestPingPongAllocFree(t *testing.T) {
 			t.Errorf("%s: best round made %d allocations (limit %d)", tc.impl, best, tc.limit)
 		}
 	}
+}
+
+// roundAllocSlack is how many allocations one round may show that are the
+// runtime's own, not the loop's; the best round must still meet the limit.
+// On Windows every sample is a system call (QueryPerformanceCounter through
+// SyscallN: entersyscall/exitsyscall), and under Wine a round sometimes
+// showed 12 allocations (a P handed off, a thread started) where the best
+// round showed 0.
+func roundAllocSlack() uint64 {
+	if runtime.GOOS == "windows" {
+		return 100
+	}
+	return 10
 }
 
 // TestSelfwakeAllocFree: the selfwake loops allocate nothing at all (one
