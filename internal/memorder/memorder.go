@@ -8,11 +8,12 @@
 // the one order x86's store buffer and arm's weak ordering relax for plain
 // accesses; the atomics' fences and arm64's STLR/LDAR pairs forbid it).
 //
-// Real hardware keeps that promise. An emulator may not: qemu-user 7.2
-// running linux/arm64 on an x86-64 host translates STLR then LDAR into a
-// plain store then a load, and the host's store buffer reorders them
-// (docs/platforms.md, "qemu-user"). The lost-wakeup tests then report the
-// emulator's reordering as the parkers' lost wakeups; they call
+// Real hardware keeps that promise. An emulator may not: under qemu-user
+// 7.2 running linux/arm64 on an x86-64 host, 1-12% of this litmus's rounds
+// end with both loads 0 (an STLR then an LDAR let the load pass the store;
+// the host's store buffer is the likely mechanism: docs/platforms.md,
+// "qemu-user"). The lost-wakeup tests would report the emulator's
+// reordering as the parkers' lost wakeups; they call
 // SkipUnlessStoreLoadOrdered first.
 package memorder
 
