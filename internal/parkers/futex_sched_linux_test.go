@@ -92,8 +92,12 @@ func onThreadCountsOf(t *testing.T, name string, newParker func() ThreadParker, 
 func TestFutexKeepAliveStopsSteals(t *testing.T) {
 	plain := onThreadCounts(t, NameFutexPlain, 4).lostP
 	kept := onThreadCounts(t, NameFutex, 4).lostP
-	if plain < schedWaits/5 {
-		t.Errorf("futex-plain: %d of %d waits lost their P, want >= %d (sysmon's retake of a P whose schedtick is still)", plain, schedWaits, schedWaits/5)
+	// Natively 92-147 of the 150 waits lose their P; under qemu-user,
+	// whose emulated threads run sysmon's ticks at another pace, 13-136.
+	// What is asserted is the mechanism: clearly some without the
+	// keep-alive, a quarter of that or less (in practice 0) with it.
+	if plain < schedWaits/30 {
+		t.Errorf("futex-plain: %d of %d waits lost their P, want >= %d (sysmon's retake of a P whose schedtick is still)", plain, schedWaits, schedWaits/30)
 	}
 	if kept > schedWaits/20 || kept*4 > plain {
 		t.Errorf("futex: %d of %d waits lost their P, want <= %d and under a quarter of futex-plain's %d", kept, schedWaits, schedWaits/20, plain)
