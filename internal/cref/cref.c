@@ -70,17 +70,19 @@ static inline int64_t now_ns(void) {
 // waker stores 1 before FUTEX_WAKE (__ulock_wake), which takes the same
 // lock. Either the 1 is seen at the comparison (EAGAIN) or the waiter is
 // queued when the wake runs.
-static inline void wait_flag(cref_slot *s, int mode, uint64_t *nosleep) {
+// It returns 1 for such a wait, whose sample run_round then stores as ~v
+// (negative), as the Go runner does.
+static inline int wait_flag(cref_slot *s, int mode, uint64_t *nosleep) {
 	if (atomic_load_explicit(&s->flag, memory_order_acquire)) {
 		(*nosleep)++;
-		return;
+		return 1;
 	}
 	if (mode == CREF_SPIN) {
 		// Plain load loop, no PAUSE: the same loop as the Go spin
 		// backend and the probe, so the two are comparable.
 		while (!atomic_load_explicit(&s->flag, memory_order_acquire))
 			;
-		return;
+		return 0;
 	}
 	int slept = 0;
 	while (!atomic_load_explicit(&s->flag, memory_order_acquire)) {
@@ -89,6 +91,7 @@ static inline void wait_flag(cref_slot *s, int mode, uint64_t *nosleep) {
 	}
 	if (!slept)
 		(*nosleep)++;
+	return !slept;
 }
 
 static inline void send(struct cref_pair *p, int peer, long i) {
@@ -134,13 +137,14 @@ static void run_round(struct cref_pair *p, int me) {
 			}
 			send(p, peer, i);
 		}
-		wait_flag(s, p->mode, &r.nosleep);
+		int nosleep = wait_flag(s, p->mode, &r.nosleep);
 		if (me == 1 && atomic_load_explicit(&s->flag, memory_order_acquire) == 2) {
 			r.done = i;
 			break;
 		}
 		int64_t t = now_ns();
-		out[i] = t - atomic_load_explicit(&s->stamp, memory_order_relaxed);
+		int64_t v = t - atomic_load_explicit(&s->stamp, memory_order_relaxed);
+		out[i] = nosleep ? ~v : v;
 		if (p->sample_cpu && (i & 15) == 0) {
 			r.cpu_samples++;
 			if (cref_getcpu() == atomic_load_explicit(&s->cpu, memory_order_relaxed))

@@ -25,10 +25,18 @@ func TestRound(t *testing.T) {
 			if len(r.Samples) != 100 {
 				t.Fatalf("mode %d: %d samples, want 100", mode, len(r.Samples))
 			}
+			var noSleep uint64
 			for i, s := range r.Samples {
+				if s < 0 { // a wait that did not sleep: ^v
+					noSleep++
+					s = ^s
+				}
 				if s <= 0 {
 					t.Fatalf("mode %d: sample %d = %d, want > 0", mode, i, s)
 				}
+			}
+			if noSleep != r.NoSleep {
+				t.Fatalf("mode %d: %d samples marked no-sleep, NoSleep %d", mode, noSleep, r.NoSleep)
 			}
 			if runtime.GOOS == "linux" && r.CPUSamples == 0 || r.SameCPU > r.CPUSamples {
 				t.Fatalf("mode %d: cpu samples %d same %d", mode, r.CPUSamples, r.SameCPU)

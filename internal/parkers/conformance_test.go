@@ -435,7 +435,7 @@ func TestWasmPanics(t *testing.T) {
 }
 
 func TestRegistry(t *testing.T) {
-	want := []string{NameDefault, NameFutex, NameFutexRaw, NameFutexPlain, NameFutexSpin, NameFutexCgo, NameFutexRawLong, NamePthread, NamePthreadWallclock, NamePthreadRelative,
+	want := []string{NameDefault, NameFutex, NameFutexRaw, NameFutexPlain, NameFutexSpin, NameFutexCgo, NameFutexRaw1ms, NamePthread, NamePthreadWallclock, NamePthreadRelative,
 		NameStd, NameCrossbeam, NameWaitOnAddress, NameKeyedEvent, NameUlock, NameOSSync, NameWasm,
 		NameSpin, NameYield, NameGosched, NameGeneric, NameGenericYield, NameChan, NameCond}
 	got := Names()

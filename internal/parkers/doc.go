@@ -91,13 +91,15 @@
 //
 // futex-raw: futex with the wait (and the wake, which never blocks) through
 // unix.RawSyscall6. Not upstream: it measures what the Go scheduler adds to
-// a wake (DESIGN §3). A raw wait holds the P and cannot be preempted, so
-// every wait is bounded to 1 ms and loops; stop-the-world then waits at most
-// that long (in practice its preemption signal interrupts the wait at once:
-// docs/scheduler.md). It has futex's keep-alive Gosched, without which
-// sysmon preempts the sleeping thread every 10 ms. Use only with GOMAXPROCS
-// above the number of participants, GC off during measurement, and a
-// watchdog.
+// a wake (DESIGN §3). A raw wait holds the P, so stop-the-world must
+// interrupt it: every wait has a timeout (1 s), which makes the kernel
+// return EINTR when the runtime's preemption signal arrives (an untimed
+// FUTEX_WAIT would be restarted under SA_RESTART); the bound itself only
+// matters under GODEBUG=asyncpreemptoff=1 (docs/scheduler.md). A 1 ms
+// bound, as first written (futex-raw-1ms), cost 2.5-2.8 µs per slept wake
+// on a KVM guest. It has futex's keep-alive Gosched, without which sysmon
+// preempts the sleeping thread every 10 ms. Use only with GOMAXPROCS above
+// the number of participants, GC off during measurement, and a watchdog.
 //
 // pthread (unix.rs): should_park + pthread mutex + condvar, malloc'd in C
 // (never Go memory: they must not move), freed by runtime.AddCleanup or

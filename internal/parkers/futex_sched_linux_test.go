@@ -107,7 +107,7 @@ func TestFutexKeepAliveStopsSteals(t *testing.T) {
 // TestFutexRawKeepAliveStopsPreemption: a raw wait leaves the goroutine
 // "running" with a still schedtick, so every 10 ms sysmon preempts it (a
 // signal that interrupts the wait, then a locked-thread handoff at the next
-// call); with the keep-alive (futex-raw and futex-raw-long) it never has to.
+// call); with the keep-alive (futex-raw and futex-raw-1ms) it never has to.
 // The raw wait without the keep-alive is what futex-raw was before the
 // keep-alive became its default; no backend registers it any more.
 func TestFutexRawKeepAliveStopsPreemption(t *testing.T) {
@@ -115,7 +115,7 @@ func TestFutexRawKeepAliveStopsPreemption(t *testing.T) {
 	if bare.preempts < 2 {
 		t.Errorf("raw without keep-alive: %d preemptions of the parked thread over %d waits of %v, want >= 2 (one per 10 ms)", bare.preempts, schedWaits, schedTimeout)
 	}
-	for _, name := range []string{NameFutexRaw, NameFutexRawLong} {
+	for _, name := range []string{NameFutexRaw, NameFutexRaw1ms} {
 		kept := onThreadCounts(t, name, 4)
 		if kept.preempts > 1 || kept.lostP != 0 {
 			t.Errorf("%s: %d preemptions, %d lost Ps, want <= 1 and 0", name, kept.preempts, kept.lostP)

@@ -7,7 +7,7 @@ func init() {
 	for _, v := range []struct {
 		name  string
 		order int
-	}{{NameFutexPlain, orderFutexPlain}, {NameFutexSpin, orderFutexSpin}, {NameFutexCgo, orderFutexCgo}, {NameFutexRawLong, orderFutexRawLong}} {
+	}{{NameFutexPlain, orderFutexPlain}, {NameFutexSpin, orderFutexSpin}, {NameFutexCgo, orderFutexCgo}, {NameFutexRaw1ms, orderFutexRaw1ms}} {
 		Register(Backend{Name: v.name, Kind: KindThread, Summary: "futex variant (Linux only): " + SchedSetting(v.name),
 			Sleeps: true, CheapToConstruct: true, Unavailable: why, Order: v.order})
 	}

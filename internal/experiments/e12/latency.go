@@ -3,6 +3,7 @@ package e12
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -575,6 +576,31 @@ func runInterleaved(ctx context.Context, runs []*configRun, rounds int, progress
 	return nil
 }
 
+// sleptMetrics puts the median and p99 of the samples of waits that slept
+// into m, and unmarks the others in place: both runners store the sample
+// of a wait that did not sleep as ^v (pingpong.run, cref.c run_round).
+func sleptMetrics(samples []int64, m map[string]float64) {
+	slept := make([]float64, 0, len(samples))
+	for i, v := range samples {
+		if v < 0 {
+			samples[i] = ^v
+			continue
+		}
+		slept = append(slept, float64(v))
+	}
+	if len(slept) == 0 {
+		return
+	}
+	slices.Sort(slept)
+	// Nearest rank, as the histograms' quantiles.
+	rank := func(q float64) float64 {
+		i := int(math.Ceil(q*float64(len(slept)))) - 1
+		return slept[max(0, min(i, len(slept)-1))]
+	}
+	m[MMedianSlept] = rank(0.50)
+	m[MP99Slept] = rank(0.99)
+}
+
 // measureRound runs one round and turns its raw figures into metrics.
 // Everything around the round (rusage, MemStats) is read by this
 // controller goroutine while the participants are idle between rounds.
@@ -593,8 +619,9 @@ func measureRound(ctx context.Context, r pairRunner, n int, hist *hdrhistogram.H
 		return nil, "", err
 	}
 	imm := r.immediate() - imm0
-	driver.RecordAll(hist, pr.samples...)
 	m := map[string]float64{}
+	sleptMetrics(pr.samples, m)
+	driver.RecordAll(hist, pr.samples...) // sleptMetrics unmarked them
 	driver.HistMetrics(hist, m)
 	m[results.MNoSleep] = float64(pr.noSleep)
 	m[MNoSleepFraction] = float64(pr.noSleep) / float64(2*n)

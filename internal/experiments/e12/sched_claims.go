@@ -102,6 +102,13 @@ func schedShare(lat *results.Experiment, p string) (text string, med, p99 float6
 			text += fmt.Sprintf("; %s median %.2fx c-futex, p99 %.2fx", other, m, q)
 		}
 	}
+	// The same ratios over the waits that slept only: the overall median
+	// moves with the share of waits that did not (MMedianSlept).
+	am, ap := aware.Summary[MMedianSlept], aware.Summary[MP99Slept]
+	rm, rp := ref.Summary[MMedianSlept], ref.Summary[MP99Slept]
+	if am > 0 && ap > 0 && rm > 0 && rp > 0 {
+		text += fmt.Sprintf("; slept waits only: futex median %.2fx c-futex, p99 %.2fx", am/rm, ap/rp)
+	}
 	return text, med, p99, true
 }
 

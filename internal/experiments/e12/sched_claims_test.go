@@ -1,6 +1,7 @@
 package e12
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,5 +49,24 @@ func TestSchedShareNotes(t *testing.T) {
 	}
 	if n := SchedShareNotes(lat(schedCfg("futex", 1, 1, 0))); len(n) != 0 {
 		t.Errorf("no c-futex: notes %q, want none", n)
+	}
+}
+
+// sleptMetrics: a no-sleep sample is marked ^v by both runners; it counts
+// in the overall histogram (unmarked in place) but not in the slept figures.
+func TestSleptMetrics(t *testing.T) {
+	s := []int64{10, ^int64(5), 20, ^int64(3)}
+	m := map[string]float64{}
+	sleptMetrics(s, m)
+	if m[MMedianSlept] != 10 || m[MP99Slept] != 20 {
+		t.Errorf("slept median %v, p99 %v; want 10 and 20 (the slept samples 10, 20)", m[MMedianSlept], m[MP99Slept])
+	}
+	if want := []int64{10, 5, 20, 3}; !slices.Equal(s, want) {
+		t.Errorf("samples after %v, want unmarked %v", s, want)
+	}
+	none := map[string]float64{}
+	sleptMetrics([]int64{^int64(1), ^int64(2)}, none)
+	if _, ok := none[MMedianSlept]; ok {
+		t.Errorf("no wait slept: %v, want no slept figures", none)
 	}
 }
