@@ -46,3 +46,18 @@ func TestStoreBufferingPlainIsCaught(t *testing.T) {
 		t.Errorf("%v: the litmus saw no reordering of plain accesses, so it cannot show one of atomics either", r)
 	}
 }
+
+// GOMAXPROCS(1) left set by a caller does not turn the litmus into a skip.
+func TestStoreBufferingUnderGOMAXPROCS1(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("one CPU")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	r := StoreBuffering(1000, time.Second)
+	if r.Skipped != "" || r.Rounds == 0 {
+		t.Fatalf("%v, want rounds run", r)
+	}
+	if n := runtime.GOMAXPROCS(0); n != 1 {
+		t.Errorf("GOMAXPROCS %d after the litmus, want the caller's 1 back", n)
+	}
+}

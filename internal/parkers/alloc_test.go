@@ -13,9 +13,12 @@ import (
 
 // allocsPerRun is testing.AllocsPerRun without its GOMAXPROCS(1): with one
 // P, a round trip to a spinning partner (or a futex-raw one, which keeps its
-// P while asleep) waits for a 10 ms preemption tick each time. Like
-// AllocsPerRun it divides in integers, so a stray runtime allocation in the
-// window does not count.
+// P while asleep) waits for a 10 ms preemption tick each time, and a woken
+// sleeper waits for sysmon to retake the P from the thread that went to
+// sleep in its syscall (under qemu-user, where sysmon's ticks are slow, 200
+// such round trips once outlasted the 5 s watchdog). Like AllocsPerRun it
+// divides in integers, so a stray runtime allocation in the window does not
+// count.
 func allocsPerRun(runs int, f func()) float64 {
 	f() // warm up
 	var before, after runtime.MemStats
@@ -30,10 +33,7 @@ func allocsPerRun(runs int, f func()) float64 {
 func measureAllocs(t *testing.T, b Backend, round func(), stop func()) {
 	t.Helper()
 	name := b.Name
-	measure := testing.AllocsPerRun
-	if !b.Sleeps || b.Name == NameFutexRaw {
-		measure = allocsPerRun
-	}
+	measure := allocsPerRun
 	timer := time.NewTimer(watchdog) // made before measuring
 	defer timer.Stop()
 	result := make(chan float64, 1)
