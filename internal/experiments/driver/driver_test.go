@@ -78,3 +78,90 @@ func TestProgressStage(t *testing.T) {
 		t.Errorf("label %q", got)
 	}
 }
+
+func TestNearestRank(t *testing.T) {
+	s := []int64{10, 20, 30, 40}
+	for _, c := range []struct {
+		q    float64
+		want int64
+	}{{0.5, 20}, {0.25, 10}, {0.26, 20}, {0.99, 40}, {1, 40}, {0.001, 10}} {
+		if got := NearestRank(s, c.q); got != c.want {
+			t.Errorf("NearestRank(%v, %v) = %v, want %v", s, c.q, got, c.want)
+		}
+	}
+	// 0.99 x 300 is 297 in exact arithmetic; the rank must be 297.
+	h := make([]float64, 300)
+	for i := range h {
+		h[i] = float64(i + 1)
+	}
+	if got := NearestRank(h, 0.99); got != 297 {
+		t.Errorf("NearestRank p99 of 1..300 = %v, want 297", got)
+	}
+	if NearestRank([]int64(nil), 0.5) != 0 {
+		t.Error("NearestRank of none")
+	}
+}
+
+func TestCatalogResolve(t *testing.T) {
+	type item struct{ name, why, never string }
+	c := Catalog[item]{
+		Items:   []item{{"a", "", ""}, {"b", "no b here", ""}, {"c", "", "c never runs"}, {"d", "", ""}},
+		Info:    func(it item) ImplInfo { return ImplInfo{Name: it.name, Why: it.why} },
+		Never:   func(it item) string { return it.never },
+		Aliases: []Alias{{Name: "ad", Names: []string{"a", "d"}}},
+	}
+	names := func(s Selection[item]) []string {
+		var out []string
+		for _, it := range s.Items {
+			out = append(out, it.name)
+		}
+		return out
+	}
+	for _, in := range [][]string{nil, {All}} {
+		s, err := c.Resolve("Impls", in)
+		if err != nil || !slices.Equal(names(s), []string{"a", "d"}) || s.Explicit {
+			t.Errorf("Resolve(%v) = %v %v explicit %v", in, names(s), err, s.Explicit)
+		}
+		if len(s.Warnings) != 1 || len(s.Notes) != 1 {
+			t.Errorf("Resolve(%v): warnings %q notes %q: want b warned, c noted", in, s.Warnings, s.Notes)
+		}
+	}
+	s, err := c.Resolve("Impls", []string{"d", All})
+	if err != nil || !slices.Equal(names(s), []string{"d", "a"}) {
+		t.Errorf("Resolve(d, all) = %v %v: want each once, in the order named", names(s), err)
+	}
+	s, err = c.Resolve("Impls", []string{"ad"})
+	if err != nil || !slices.Equal(names(s), []string{"a", "d"}) || !s.Explicit {
+		t.Errorf("Resolve(ad) = %v %v", names(s), err)
+	}
+	for in, want := range map[string]string{
+		"x": `unknown implementation "x"; valid names: a, b, c, d, ad, or all`,
+		"b": `implementation "b" is not available here: no b here`,
+		"c": `implementation "c" is not run: c never runs`,
+		"a": `implementation "a" is named twice; each is one configuration, give it once`,
+	} {
+		list := []string{in}
+		if in == "a" {
+			list = []string{"a", "a"}
+		}
+		var oe *OptionError
+		_, err := c.Resolve("Impls", list)
+		if !errors.As(err, &oe) || oe.Field != "Impls" || err.Error() != want {
+			t.Errorf("Resolve(%v) = %v, want an OptionError on Impls: %s", list, err, want)
+		}
+	}
+	if !c.Runs("a") || c.Runs("b") || c.Runs("c") || c.Runs("x") {
+		t.Error("Runs")
+	}
+}
+
+func TestForeignWarning(t *testing.T) {
+	for _, c := range []struct {
+		f    *results.Foreign
+		warn bool
+	}{{nil, false}, {&results.Foreign{Fraction: -1}, false}, {&results.Foreign{Fraction: ForeignNoisy}, false}, {&results.Foreign{Fraction: 0.3}, true}} {
+		if got := ForeignWarning(c.f) != ""; got != c.warn {
+			t.Errorf("ForeignWarning(%+v) warns %v, want %v", c.f, got, c.warn)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"math"
 	"slices"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -40,8 +41,11 @@ func HistMetrics(h *hdrhistogram.Histogram, m map[string]float64) {
 	m[results.MSamples] = float64(h.TotalCount())
 }
 
-// Median of vs (mean of the middle two for an even count; 0 for none).
-// vs is not modified.
+// Median of vs: the middle value, or the mean of the two middle values
+// for an even count (0 for none); vs is not modified. This is the one
+// median of a set of figures (rounds, repeats, gaps): the summary of every
+// configuration is the Median of its rounds. A quantile of raw samples is
+// NearestRank, as the histograms read theirs.
 func Median(vs []float64) float64 {
 	if len(vs) == 0 {
 		return 0
@@ -75,4 +79,18 @@ func MedianOfRounds(rounds []map[string]float64) map[string]float64 {
 		out[k] = Median(vs)
 	}
 	return out
+}
+
+// NearestRank is the q-quantile (0 < q <= 1) of sorted, ascending samples
+// by the nearest-rank rule, as HDR histograms read theirs: the sample of
+// rank ceil(q x n), which is always one of the samples (0 for none). A
+// product q x n that floating point puts a hair above a whole number k
+// still gives rank k.
+func NearestRank[S ~[]E, E int64 | float64](sorted S, q float64) E {
+	n := len(sorted)
+	if n == 0 {
+		return 0
+	}
+	r := int(math.Ceil(q*float64(n) - 1e-9))
+	return sorted[min(max(r, 1), n)-1]
 }

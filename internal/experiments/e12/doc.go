@@ -1,6 +1,10 @@
-// Package e12 is the study's E12: wake latency (latency.go) and its reverse
-// check, selfwake (selfwake.go), with their claims (claims.go). The method
-// in full is in docs/experiments.md ("latency", "selfwake").
+// Package e12 is the study's E12, two experiments: wake latency
+// (`parkbench latency`: PlanLatency / RunLatency in run.go) and its reverse
+// check, selfwake (`parkbench selfwake`: PlanSelfwake / RunSelfwake in
+// selfwake.go). Their options, defaults and validation are in options.go,
+// the implementations both accept in impls.go, their claims in claims.go
+// and sched_claims.go. The method in full is in docs/experiments.md
+// ("latency", "selfwake").
 //
 // Latency. Two participants ping-pong (pingpong.go): the waker stamps the
 // monotonic time into the other side's slot, sets its flag, wakes it and

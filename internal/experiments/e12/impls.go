@@ -1,10 +1,6 @@
 package e12
 
 import (
-	"errors"
-	"fmt"
-	"strings"
-
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/parkers"
@@ -41,8 +37,8 @@ type e12Impl struct {
 	raw bool
 	// never: a reason it is never run (wasm panics on park by design).
 	never string
-	// why: the reason it is unavailable here, nil when available.
-	why     error
+	// why: the reason it is unavailable here, "" when available.
+	why     string
 	backend parkers.Backend
 	// cmode is the C reference's mode (KindCRef rows only).
 	cmode cref.Mode
@@ -62,121 +58,77 @@ func e12Impls() []e12Impl {
 			im.never = "parking_lot's wasm backend (no atomics) aborts the thread on any park, by design; never run"
 		}
 		if w := b.Why(); w != "" {
-			im.why = errors.New(w)
+			im.why = w
 		} else if b.NewThread == nil && b.NewToken == nil {
-			im.why = errors.New("backend has no constructor")
+			im.why = "backend has no constructor"
 		}
 		out = append(out, im)
 	}
+	twinWhy := errText(twinAvailable())
 	out = append(out,
 		e12Impl{name: ImplLot, kind: KindLot, sleeps: true,
 			summary: "parking_lot_core port: Park (validate checks the flag) / UnparkOne on the hash table of buckets, over the default parker (LotParker picks another)"},
-		e12Impl{name: ImplGoFutex, kind: KindTwin, sleeps: true, why: twinAvailable(),
+		e12Impl{name: ImplGoFutex, kind: KindTwin, sleeps: true, why: twinWhy,
 			summary: "Go twin of c-futex: the C loop's FUTEX_WAIT/WAKE_PRIVATE protocol in Go, no parker"},
-		e12Impl{name: ImplGoSpin, kind: KindTwin, busy: true, why: twinAvailable(),
+		e12Impl{name: ImplGoSpin, kind: KindTwin, busy: true, why: twinWhy,
 			summary: "Go twin of c-spin: busy-waiting on the flag in Go, no parker"},
 	)
 	// The C floors of this OS (c-futex on Linux, c-ulock on darwin; c-spin
 	// everywhere cgo runs).
+	crefWhy := errText(cref.Available())
 	for _, f := range cref.Floors() {
 		out = append(out, e12Impl{name: f.Name, kind: KindCRef, sleeps: f.Sleeps, busy: !f.Sleeps,
-			why: cref.Available(), summary: f.Summary, cmode: f.Mode})
+			why: crefWhy, summary: f.Summary, cmode: f.Mode})
 	}
 	return out
 }
 
-// info is im for listings; Why joins "never run" and "not available here".
-func (im e12Impl) info() driver.ImplInfo {
-	info := driver.ImplInfo{Name: im.name, Kind: im.kind, Summary: im.summary, Why: im.never}
-	if info.Why == "" && im.why != nil {
-		info.Why = im.why.Error()
+func errText(err error) string {
+	if err == nil {
+		return ""
 	}
-	return info
+	return err.Error()
+}
+
+// catalog is latency's implementations: every one of e12Impls.
+func catalog() driver.Catalog[e12Impl] {
+	return driver.Catalog[e12Impl]{Items: e12Impls(), Info: e12Impl.info, Never: func(im e12Impl) string { return im.never }}
+}
+
+// selfwakeCatalog is selfwake's: the syscall reference row, then
+// latency's.
+func selfwakeCatalog() driver.Catalog[e12Impl] {
+	c := catalog()
+	c.Items = append([]e12Impl{{name: ImplSyscall, kind: KindReference,
+		summary: "one trivial syscall (getppid) per pair: the least any kernel-side wake path pays"}}, c.Items...)
+	return c
+}
+
+func (im e12Impl) info() driver.ImplInfo {
+	return driver.ImplInfo{Name: im.name, Kind: im.kind, Summary: im.summary, Why: im.why}
 }
 
 // Impls describes every implementation latency accepts, in list order.
-func Impls() []driver.ImplInfo {
-	var out []driver.ImplInfo
-	for _, im := range e12Impls() {
-		out = append(out, im.info())
-	}
-	return out
-}
+func Impls() []driver.ImplInfo { return catalog().Infos() }
 
 // SelfwakeImpls describes every implementation selfwake accepts: the
 // syscall reference row, then latency's.
-func SelfwakeImpls() []driver.ImplInfo {
-	return append([]driver.ImplInfo{{Name: ImplSyscall, Kind: KindReference,
-		Summary: "one trivial syscall (getppid) per pair: the least any kernel-side wake path pays"}}, Impls()...)
-}
+func SelfwakeImpls() []driver.ImplInfo { return selfwakeCatalog().Infos() }
 
-// ImplNames returns every E12 implementation name (for help and errors).
-func ImplNames() []string {
-	var names []string
-	for _, im := range e12Impls() {
-		names = append(names, im.name)
-	}
-	return names
-}
+// ImplNames returns every latency implementation name (for help and errors).
+func ImplNames() []string { return catalog().Names() }
 
-// resolveImpls turns the user's --impl list into implementations. An
-// explicit name that is unknown, unavailable or never run is an
-// OptionError; under "all" the unavailable ones are skipped with a warning
-// and the never-run ones with a note.
-func resolveImpls(names []string) (impls []e12Impl, warnings, notes []string, err error) {
-	all := e12Impls()
-	byName := map[string]e12Impl{}
-	for _, im := range all {
-		byName[im.name] = im
-	}
-	if len(names) == 0 {
-		names = []string{ImplAll}
-	}
-	seen := map[string]bool{}
-	add := func(im e12Impl) {
-		if !seen[im.name] {
-			seen[im.name] = true
-			impls = append(impls, im)
-		}
-	}
-	for _, n := range names {
-		if n == ImplAll {
-			for _, im := range all {
-				switch {
-				case im.never != "":
-					notes = append(notes, fmt.Sprintf("%s skipped: %s", im.name, im.never))
-				case im.why != nil:
-					warnings = append(warnings, fmt.Sprintf("%s skipped: not available here: %v", im.name, im.why))
-				default:
-					add(im)
-				}
-			}
-			continue
-		}
-		im, ok := byName[n]
-		if !ok {
-			return nil, nil, nil, driver.Bad("Impls", "unknown implementation %q; valid names: %s, or %s", n, strings.Join(ImplNames(), ", "), ImplAll)
-		}
-		if im.never != "" {
-			return nil, nil, nil, driver.Bad("Impls", "implementation %q is not run: %s", n, im.never)
-		}
-		if im.why != nil {
-			return nil, nil, nil, driver.Bad("Impls", "implementation %q is not available here: %v", n, im.why)
-		}
-		add(im)
-	}
-	return impls, warnings, notes, nil
-}
+// SelfwakeImplNames returns every selfwake implementation name.
+func SelfwakeImplNames() []string { return selfwakeCatalog().Names() }
 
 // FirstAvailable returns the first of names that runs here ("" if none):
 // a Linux name first, then the other platforms' equivalents, so that one
 // call picks a sleeping parker on any OS.
 func FirstAvailable(names ...string) string {
+	c := catalog()
 	for _, n := range names {
-		for _, im := range e12Impls() {
-			if im.name == n && im.why == nil && im.never == "" {
-				return n
-			}
+		if c.Runs(n) {
+			return n
 		}
 	}
 	return ""

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/chaos"
+	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/parkers"
 )
 
@@ -34,7 +35,7 @@ func TestPingPongAllocFree(t *testing.T) {
 		limit uint64
 	}{{parkers.NameSpin, 0}, {parkers.NameFutex, 10}, {ImplLot, 10}} {
 		var m mechanism
-		pp := &pingpong{base: nanotime(), samples: make([]int64, 2*1000)}
+		pp := &pingpong{base: monoclock.Nanotime(), samples: make([]int64, 2*1000)}
 		if tc.impl == ImplLot {
 			m = newLotMech(pp)
 		} else {

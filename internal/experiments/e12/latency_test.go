@@ -257,19 +257,20 @@ func TestQuickLatencyWherePinningIsBlocked(t *testing.T) {
 	if len(o.Placements) != 1 || o.Placements[0] != driver.Unpinned {
 		t.Fatalf("quick placements %v where pinning is blocked (%s); want unpinned", o.Placements, why)
 	}
-	plan, warnings, _, err := planLatency(o)
-	if err != nil || len(plan) == 0 {
-		t.Fatalf("quick plan: %d configurations, err %v", len(plan), err)
+	p, err := planLatency(o)
+	if err != nil || len(p.configs) == 0 {
+		t.Fatalf("quick plan: %v, err %v", p, err)
 	}
-	if !strings.Contains(strings.Join(warnings, "\n"), why) {
-		t.Errorf("warnings %q do not name the reason %q", warnings, why)
+	if !strings.Contains(strings.Join(p.warnings, "\n"), why) {
+		t.Errorf("warnings %q do not name the reason %q", p.warnings, why)
 	}
 	o.Placements = []string{driver.All}
-	plan, warnings, _, err = planLatency(o)
-	if err != nil || len(plan) == 0 {
-		t.Fatalf("plan over every placement: %d configurations, err %v", len(plan), err)
+	p, err = planLatency(o)
+	if err != nil || len(p.configs) == 0 {
+		t.Fatalf("plan over every placement: %v, err %v", p, err)
 	}
-	for _, c := range plan {
+	warnings := p.warnings
+	for _, c := range p.configs {
 		if c.placement != driver.Unpinned {
 			t.Errorf("planned %s where pinning is blocked", c.key())
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/parkbench/parkbench/internal/cref"
+	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
 )
 
@@ -75,7 +76,7 @@ type pingpong struct {
 }
 
 // now is monotonic ns since base (see nanotime: one CLOCK_MONOTONIC read).
-func (pp *pingpong) now() int64 { return nanotime() - pp.base }
+func (pp *pingpong) now() int64 { return monoclock.Nanotime() - pp.base }
 
 // sideResult is what one participant measured in a round.
 type sideResult struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,36 +22,6 @@ import (
 // ImplSyscall is selfwake's reference row: one trivial syscall (getppid)
 // per "pair", the raw cost any kernel-side wake path pays at least once.
 const ImplSyscall = "syscall"
-
-// SelfwakeOptions configures the reverse check.
-type SelfwakeOptions struct {
-	// Impls are implementation names (as latency's; "all" adds the
-	// syscall reference row).
-	Impls []string
-	// Pairs per sample (timed together), Samples per round, Rounds.
-	Pairs, Samples, Rounds int
-	// LotParker is the parker under impl lot ("": current).
-	LotParker string
-}
-
-// Limits of the selfwake counts.
-const (
-	MaxPairs   = 1_000_000
-	MaxSamples = 10_000_000
-)
-
-// DefaultSelfwakeOptions is the study's method: 100 pairs per sample, 1000
-// samples, three rounds, every implementation.
-func DefaultSelfwakeOptions() SelfwakeOptions {
-	return SelfwakeOptions{Impls: []string{ImplAll}, Pairs: 100, Samples: 1000, Rounds: 3}
-}
-
-// QuickSelfwakeOptions is a short run (200 samples).
-func QuickSelfwakeOptions() SelfwakeOptions {
-	o := DefaultSelfwakeOptions()
-	o.Samples = 200
-	return o
-}
 
 // selfMech runs n wake-then-wait pairs on the calling (participant) thread.
 // Each one runs its own tight loop, so no dynamic call per pair is timed.
@@ -126,59 +95,13 @@ func (selfSyscall) pairs(n int) {
 }
 func (selfSyscall) slept() int { return 0 }
 
-// selfwakeImpl is one planned row.
-type selfwakeImpl struct {
-	e12Impl // cmode is set for the C reference rows (run by cref.Selfwake)
-}
-
-// Validate checks every option without measuring anything (as
-// LatencyOptions.Validate).
-func (o SelfwakeOptions) Validate() error {
-	_, _, _, err := planSelfwake(o)
-	return err
-}
-
-func planSelfwake(o SelfwakeOptions) ([]selfwakeImpl, []string, []string, error) {
-	for _, c := range []struct {
-		field string
-		v, hi int
-	}{{"Pairs", o.Pairs, MaxPairs}, {"Samples", o.Samples, MaxSamples}, {"Rounds", o.Rounds, MaxRounds}} {
-		if err := driver.CheckCount(c.field, strings.ToLower(c.field), c.v, 1, c.hi); err != nil {
-			return nil, nil, nil, err
-		}
+// PlanSelfwake validates o and returns the run it describes.
+func PlanSelfwake(o SelfwakeOptions) (driver.Plan, error) {
+	p, err := planSelfwake(o)
+	if err != nil {
+		return nil, err
 	}
-	var names []string
-	withSyscall := false
-	for _, n := range o.Impls {
-		if n == ImplSyscall {
-			withSyscall = true
-			continue
-		}
-		names = append(names, n)
-	}
-	if len(o.Impls) == 0 || slices.Contains(o.Impls, ImplAll) {
-		withSyscall = true
-	}
-	var impls []e12Impl
-	var warnings, notes []string
-	if len(names) > 0 || len(o.Impls) == 0 {
-		var err error
-		if impls, warnings, notes, err = resolveImpls(names); err != nil {
-			return nil, nil, nil, err
-		}
-	}
-	if _, err := driver.LotParker("LotParker", o.LotParker); err != nil {
-		return nil, nil, nil, err
-	}
-	var out []selfwakeImpl
-	if withSyscall {
-		out = append(out, selfwakeImpl{e12Impl: e12Impl{name: ImplSyscall, kind: KindReference}})
-	}
-	for _, im := range impls {
-		s := selfwakeImpl{e12Impl: im}
-		out = append(out, s)
-	}
-	return out, warnings, notes, nil
+	return p.run, nil
 }
 
 // RunSelfwake runs the reverse check for every implementation: per round,
@@ -186,11 +109,12 @@ func planSelfwake(o SelfwakeOptions) ([]selfwakeImpl, []string, []string, error)
 // pinned to probe.DefaultCPUs()[0]; ns per pair is the median of the
 // samples (min and p99 too). The runtime is held as in RunLatency.
 func RunSelfwake(ctx context.Context, o SelfwakeOptions, progress driver.Progress) (*results.Experiment, error) {
-	plan, warnings, notes, err := planSelfwake(o)
-	if err != nil {
-		return nil, err
-	}
-	lotBackend, _ := driver.LotParker("LotParker", o.LotParker)
+	return driver.RunPlanned(ctx, o, PlanSelfwake, progress)
+}
+
+func (p *selfwakePlan) run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
+	o, plan, lotBackend := p.o, p.impls, p.lot
+	var err error
 	exp := &results.Experiment{
 		Name: "selfwake",
 		Options: map[string]string{
@@ -200,8 +124,8 @@ func RunSelfwake(ctx context.Context, o SelfwakeOptions, progress driver.Progres
 			"rounds":     strconv.Itoa(o.Rounds),
 			"lot_parker": o.LotParker,
 		},
-		Warnings: warnings,
-		Notes:    notes,
+		Warnings: p.warnings,
+		Notes:    p.notes,
 	}
 	env := runenv.Enter(1)
 	defer env.Restore()
@@ -236,9 +160,7 @@ func RunSelfwake(ctx context.Context, o SelfwakeOptions, progress driver.Progres
 		if err != nil {
 			return nil, err
 		}
-		if f := cfg.Foreign.Fraction; f > 0.05 {
-			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("other processes used %.0f%% of the CPU time while this ran: the figures are noisy", 100*f))
-		}
+		driver.WarnForeign(cfg)
 		if im.kind != KindCRef {
 			for _, r := range cfg.Rounds {
 				maxAllocs = max(maxAllocs, r.Metrics[MAllocsPerPair])

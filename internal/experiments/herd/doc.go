@@ -15,6 +15,8 @@
 // Every repeat checks that no two holds overlapped and that each waiter
 // returned exactly once; a failed check, or a repeat still unfinished long
 // after the notify (a lost wakeup), fails the run. The metrics and the
-// method in full are in docs/experiments.md ("herd"); the claims in
-// claims.go.
+// method in full are in docs/experiments.md ("herd"). The files: options.go
+// (Options, defaults, validation), impls.go (the implementations), run.go
+// (Plan / Run, the configurations and their metrics), repeat.go (one
+// repeat), claims.go.
 package herd

@@ -34,9 +34,9 @@ func TestRunHerdStructure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	impls, _ := lookupImpls(nil)
-	want := len(impls) * 2 * 2 * 2 // impls x N x notify x lock-held
-	want -= 2 * 2                  // lot-wakeall has no one-loop of its own
+	sel, _ := catalog().Resolve("Impls", nil)
+	want := len(sel.Items) * 2 * 2 * 2 // impls x N x notify x lock-held
+	want -= 2 * 2                      // lot-wakeall has no one-loop of its own
 	if len(exp.Configs) != want {
 		t.Fatalf("%d configs, want %d", len(exp.Configs), want)
 	}
@@ -137,11 +137,12 @@ func TestHerdOptionErrors(t *testing.T) {
 		mod  func(*Options)
 		want string
 	}{
-		{func(o *Options) { o.Impls = []string{"nope"} }, "valid: lot"},
+		{func(o *Options) { o.Impls = []string{"nope"} }, "valid names: lot"},
+		{func(o *Options) { o.Impls = []string{"lot", "lot"} }, "named twice"},
 		{func(o *Options) { o.Waiters = []int{0} }, "between 1 and 4096"},
 		{func(o *Options) { o.Waiters = []int{4097} }, "between 1 and 4096"},
 		{func(o *Options) { o.Notify = []string{"some"} }, "valid modes"},
-		{func(o *Options) { o.Placements = []string{"moon"} }, "valid placements"},
+		{func(o *Options) { o.Placements = []string{"moon"} }, "valid: unpinned"},
 		{func(o *Options) { o.Repeats = 0 }, "repeats"},
 	} {
 		o := tinyHerd()
@@ -154,6 +155,24 @@ func TestHerdOptionErrors(t *testing.T) {
 		if _, err := Run(context.Background(), o, nil); !errors.As(err, &oe) {
 			t.Errorf("Run: %v, want an OptionError", err)
 		}
+	}
+}
+
+// TestHerdAcceptsAll: --impl all and --placement all mean what they mean
+// for every other experiment: every implementation, every placement this
+// machine can pin (the others skipped with a warning).
+func TestHerdAcceptsAll(t *testing.T) {
+	o := tinyHerd()
+	o.Impls, o.Placements = []string{driver.All}, []string{driver.All}
+	p, err := plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.impls) != len(Impls())-strings.Count(fmt.Sprint(p.warnings), "not available here") {
+		t.Errorf("all: %d implementations, warnings %q", len(p.impls), p.warnings)
+	}
+	if len(p.placements)+strings.Count(fmt.Sprint(p.warnings), "skipped: placement") != len(driver.Placements) {
+		t.Errorf("all: placements %v, warnings %q", p.placements, p.warnings)
 	}
 }
 

@@ -3,7 +3,6 @@ package herd
 import (
 	"errors"
 	"runtime"
-	"strings"
 	"sync"
 
 	"github.com/parkbench/parkbench/internal/cref"
@@ -113,66 +112,26 @@ var allImpls = []implSpec{
 	},
 }
 
-// ImplNames returns every --impl name of the herd, in order.
-func ImplNames() []string {
-	var names []string
-	for _, im := range allImpls {
-		names = append(names, im.name)
-	}
-	return names
+// catalog is the herd's implementations.
+func catalog() driver.Catalog[implSpec] {
+	return driver.Catalog[implSpec]{Items: allImpls, Info: implSpec.info}
 }
+
+func (im implSpec) info() driver.ImplInfo {
+	info := driver.ImplInfo{Name: im.name, Kind: im.kind, Summary: im.summary}
+	if im.unavailable != nil {
+		if err := im.unavailable(); err != nil {
+			info.Why = err.Error()
+		}
+	}
+	return info
+}
+
+// ImplNames returns every --impl name of the herd, in order.
+func ImplNames() []string { return catalog().Names() }
 
 // Impls describes every herd implementation.
-func Impls() []driver.ImplInfo {
-	var out []driver.ImplInfo
-	for _, im := range allImpls {
-		info := driver.ImplInfo{Name: im.name, Kind: im.kind, Summary: im.summary}
-		if im.unavailable != nil {
-			if err := im.unavailable(); err != nil {
-				info.Why = err.Error()
-			}
-		}
-		out = append(out, info)
-	}
-	return out
-}
-
-// lookupImpls resolves --impl names (nil/empty: every available one).
-// An unknown name lists the valid ones; an unavailable one says why.
-func lookupImpls(names []string) ([]implSpec, error) {
-	if len(names) == 0 {
-		var out []implSpec
-		for _, im := range allImpls {
-			if im.unavailable == nil || im.unavailable() == nil {
-				out = append(out, im)
-			}
-		}
-		return out, nil
-	}
-	var out []implSpec
-	seen := map[string]bool{}
-	for _, n := range names {
-		var found *implSpec
-		for i := range allImpls {
-			if allImpls[i].name == n {
-				found = &allImpls[i]
-			}
-		}
-		if found == nil {
-			return nil, driver.Bad("Impls", "unknown herd implementation %q; valid: %s", n, strings.Join(ImplNames(), ", "))
-		}
-		if found.unavailable != nil {
-			if err := found.unavailable(); err != nil {
-				return nil, driver.Bad("Impls", "herd implementation %q is not available here: %v", n, err)
-			}
-		}
-		if !seen[n] {
-			seen[n] = true
-			out = append(out, *found)
-		}
-	}
-	return out, nil
-}
+func Impls() []driver.ImplInfo { return catalog().Infos() }
 
 // lotPrim: lot.Condvar + lot.Mutex.
 type lotPrim struct {

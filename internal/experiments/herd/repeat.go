@@ -71,12 +71,6 @@ func settleTime(n int) time.Duration {
 	return 2*time.Millisecond + time.Duration(n)*20*time.Microsecond
 }
 
-// clockNow is the repeat's clock, the experiments' monotonic clock
-// (internal/monoclock: vDSO CLOCK_MONOTONIC on Linux,
-// QueryPerformanceCounter on Windows, where Go's own clock steps at the
-// timer tick and read a first wake as 0 ns under Wine).
-func clockNow() int64 { return monoclock.Nanotime() }
-
 // threadStateReadable reports whether a thread's scheduler state can be
 // read here (osthread.State: /proc on Linux), which awaitSleeping needs.
 var threadStateReadable = sync.OnceValue(func() bool {
@@ -174,12 +168,12 @@ func runRepeatGo(ctx context.Context, sp repeatSpec) (*repeatResult, error) {
 			prim.Wait()
 			s.w.waitReturns++
 		}
-		s.w.acq = clockNow()
+		s.w.acq = monoclock.Nanotime()
 		s.w.cpu = osthread.CPU()
 		s.w.acquisitions++
-		for clockNow()-s.w.acq < hold {
+		for monoclock.Nanotime()-s.w.acq < hold {
 		}
-		s.w.rel = clockNow()
+		s.w.rel = monoclock.Nanotime()
 		prim.Unlock()
 		s.w.csw = -1
 		if locked {
@@ -275,7 +269,7 @@ func runRepeatGo(ctx context.Context, sp repeatSpec) (*repeatResult, error) {
 			prim.Lock()
 			ready = true
 			raw.notifierCPU = osthread.CPU()
-			raw.t0 = clockNow()
+			raw.t0 = monoclock.Nanotime()
 			raw.out = notifyAs(prim, sp, true)
 			prim.Unlock()
 		} else {
@@ -283,7 +277,7 @@ func runRepeatGo(ctx context.Context, sp repeatSpec) (*repeatResult, error) {
 			ready = true
 			prim.Unlock()
 			raw.notifierCPU = osthread.CPU()
-			raw.t0 = clockNow()
+			raw.t0 = monoclock.Nanotime()
 			raw.out = notifyAs(prim, sp, false)
 		}
 		// 4. Wait for the last release, at most the watchdog.

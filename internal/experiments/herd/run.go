@@ -19,63 +19,6 @@ import (
 	"github.com/parkbench/parkbench/internal/runenv"
 )
 
-// Options are E6's options.
-type Options struct {
-	// Impls are --impl names; empty means every implementation available
-	// here.
-	Impls []string
-	// Waiters is the sweep of N.
-	Waiters []int
-	// Hold is how long each waiter holds the mutex (busy-waiting on the
-	// monotonic clock) once it has it.
-	Hold time.Duration
-	// Notify lists the notify modes: "all" (one notify_all) and/or
-	// "one-loop" (N x notify_one).
-	Notify []string
-	// LockHeld lists whether the notifier holds the mutex while notifying
-	// (true: parking_lot's RequeueAll branch; false: UnparkOneRequeueRest).
-	LockHeld []bool
-	// Repeats is the number of repeats per configuration, each with fresh
-	// threads.
-	Repeats int
-	// Placements: unpinned, same-core, cross-core.
-	Placements []string
-}
-
-// Herd notify modes and placements.
-const (
-	ModeAll     = "all"
-	ModeOneLoop = "one-loop"
-)
-
-// NotifyModes are the accepted notify modes; placements are
-// driver.Placements.
-var NotifyModes = []string{ModeAll, ModeOneLoop}
-
-// MaxWaiters bounds --waiters.
-const MaxWaiters = 4096
-
-// DefaultOptions is the study's E6: N = 1, 4, 16, 64, 20 us holds, one
-// notify_all with the mutex held, 5 repeats, unpinned.
-func DefaultOptions() Options {
-	return Options{
-		Waiters:    []int{1, 4, 16, 64},
-		Hold:       20 * time.Microsecond,
-		Notify:     []string{ModeAll},
-		LockHeld:   []bool{true},
-		Repeats:    5,
-		Placements: []string{driver.Unpinned},
-	}
-}
-
-// QuickOptions is a short run: N = 1, 16, 64, 3 repeats.
-func QuickOptions() Options {
-	o := DefaultOptions()
-	o.Waiters = []int{1, 16, 64}
-	o.Repeats = 3
-	return o
-}
-
 // Herd metric names beyond the shared ones.
 const (
 	mCswExtra    = "ctxsw_participants_extra" // participants' switches beyond one park each
@@ -98,72 +41,6 @@ const (
 
 // minMaxMetrics are the metrics that get _min and _max summary variants.
 var minMaxMetrics = []string{results.MFirstNs, results.MTotalNs, results.MCtxSwProc, results.MCtxSwParts, mHandoff}
-
-// Validate checks o without measuring anything: counts, modes, placements
-// this machine can do, and implementation names (unknown: the valid names;
-// unavailable: why). Errors are *driver.OptionError.
-func (o Options) Validate() error {
-	if err := o.validateCounts(); err != nil {
-		return err
-	}
-	impls, err := lookupImpls(o.Impls)
-	if err != nil {
-		return err
-	}
-	if len(impls) == 0 {
-		return driver.Bad("Impls", "no herd implementation is available here")
-	}
-	runnable := false
-	for _, im := range impls {
-		runnable = runnable || !im.goroutines || slices.Contains(o.Placements, driver.Unpinned)
-	}
-	if !runnable {
-		return driver.Bad("Placements", "nothing to run: sync (goroutines) cannot be pinned, and no other implementation was chosen")
-	}
-	for _, p := range o.Placements {
-		if _, _, err := driver.GroupCPUs("Placements", p, 1); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// validateCounts checks what needs no look at the machine.
-func (o Options) validateCounts() error {
-	if len(o.Waiters) == 0 {
-		return driver.Bad("Waiters", "waiters: give at least one N")
-	}
-	for _, n := range o.Waiters {
-		if n < 1 || n > MaxWaiters {
-			return driver.Bad("Waiters", "invalid waiter count %d: must be between 1 and %d", n, MaxWaiters)
-		}
-	}
-	if o.Hold < 0 || o.Hold > time.Second {
-		return driver.Bad("Hold", "invalid hold %v: must be between 0 and 1s", o.Hold)
-	}
-	if o.Repeats < 1 || o.Repeats > 1000 {
-		return driver.Bad("Repeats", "invalid repeats %d: must be between 1 and 1000", o.Repeats)
-	}
-	for _, c := range []struct {
-		field string
-		n     int
-	}{{"Notify", len(o.Notify)}, {"LockHeld", len(o.LockHeld)}, {"Placements", len(o.Placements)}} {
-		if c.n == 0 {
-			return driver.Bad(c.field, "%s: give at least one value", strings.ToLower(c.field))
-		}
-	}
-	for _, m := range o.Notify {
-		if !slices.Contains(NotifyModes, m) {
-			return driver.Bad("Notify", "invalid notify mode %q: valid modes are %s", m, strings.Join(NotifyModes, ", "))
-		}
-	}
-	for _, p := range o.Placements {
-		if !slices.Contains(driver.Placements, p) {
-			return driver.Bad("Placements", "invalid placement %q: valid placements are %s", p, strings.Join(driver.Placements, ", "))
-		}
-	}
-	return nil
-}
 
 // configGroup is the configurations that share N, placement, notify mode and
 // lock-held: one per implementation, run repeat-interleaved.
@@ -248,25 +125,25 @@ type configGroup struct {
 // waiters to sleep; a cancelled repeat still notifies so that every thread
 // exits, and Run returns ctx's error.
 func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Experiment, error) {
-	if err := o.validateCounts(); err != nil {
-		return nil, err
-	}
-	impls, err := lookupImpls(o.Impls)
+	return driver.RunPlanned(ctx, o, Plan, progress)
+}
+
+// Plan validates o (an *driver.OptionError for bad input) and returns the
+// run it describes, measuring nothing yet.
+func Plan(o Options) (driver.Plan, error) {
+	p, err := plan(o)
 	if err != nil {
 		return nil, err
 	}
-	if len(impls) == 0 {
-		return nil, driver.Bad("Impls", "no herd implementation is available here")
-	}
-	for _, p := range o.Placements {
-		if _, _, err := driver.GroupCPUs("Placements", p, 1); err != nil {
-			return nil, err
-		}
-	}
-	exp := &results.Experiment{Name: "herd", Options: o.asMap(impls)}
+	return p.run, nil
+}
+
+func (p *herdPlan) run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
+	o, impls := p.o, p.impls
+	exp := &results.Experiment{Name: "herd", Options: o.asMap(impls), Warnings: p.warnings}
 
 	var groups []configGroup
-	for _, pl := range o.Placements {
+	for _, pl := range p.placements {
 		for _, nm := range o.Notify {
 			for _, held := range o.LockHeld {
 				for _, n := range o.Waiters {
@@ -303,9 +180,9 @@ func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Exp
 			exp.Warnings = append(exp.Warnings, "lot-wakeall skipped with --notify=one-loop: it has no notify_one of its own (N x notify_one would be lot's)")
 		}
 		if im.goroutines {
-			for _, p := range o.Placements {
-				if p != driver.Unpinned {
-					exp.Warnings = append(exp.Warnings, fmt.Sprintf("sync runs only unpinned (goroutines cannot be pinned); skipped at placement %s", p))
+			for _, pl := range p.placements {
+				if pl != driver.Unpinned {
+					exp.Warnings = append(exp.Warnings, fmt.Sprintf("sync runs only unpinned (goroutines cannot be pinned); skipped at placement %s", pl))
 				}
 			}
 		}
@@ -393,9 +270,7 @@ func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Exp
 			}
 			c.Probe = pr
 			c.Foreign = foreign
-			if foreign != nil && foreign.Fraction > 0.2 {
-				c.Warnings = append(c.Warnings, fmt.Sprintf("other processes used %.0f%% of the CPU while this ran", 100*foreign.Fraction))
-			}
+			driver.WarnForeign(c)
 			cfgs[k] = c
 		}
 		configs = append(configs, cfgs...)
@@ -606,16 +481,12 @@ func buildConfig(im implSpec, g configGroup, o Options, raws []*repeatResult, pr
 // summarize is the median over rounds of every metric, plus _min and
 // _max of the main ones.
 func summarize(rounds []results.Round) map[string]float64 {
-	s := map[string]float64{}
-	vals := map[string][]float64{}
+	var ms []map[string]float64
 	for _, r := range rounds {
-		for k, v := range r.Metrics {
-			vals[k] = append(vals[k], v)
-		}
+		ms = append(ms, r.Metrics)
 	}
-	for k, v := range vals {
-		s[k] = driver.Median(v)
-	}
+	s := driver.MedianOfRounds(ms)
+	vals := driver.ByMetric(ms)
 	for _, k := range minMaxMetrics {
 		if v, ok := vals[k]; ok && len(v) > 0 {
 			s[k+"_min"] = slices.Min(v)

@@ -3,12 +3,10 @@ package e12
 import (
 	"context"
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -23,262 +21,33 @@ import (
 	"github.com/parkbench/parkbench/internal/schedacct"
 )
 
-// Limits of the E12 counts (the command refuses values outside them).
-const (
-	MaxIterations = 10_000_000
-	MaxRounds     = 1000
-	MaxWarmup     = 10_000_000
-	MaxGap        = time.Second
-)
-
-// LatencyOptions configures E12, the ping-pong wake latency.
-type LatencyOptions struct {
-	// Impls are implementation names (see ImplNames), or "all".
-	Impls []string
-	// Placements are unpinned, cross-core, same-core, or "all".
-	Placements []string
-	// Warmup round trips run before a configuration's rounds, not
-	// recorded; Iterations round trips are measured per round. Both apply
-	// to gap 0.
-	Warmup, Iterations int
-	// Rounds per configuration (the summary is the median of rounds).
-	Rounds int
-	// Gaps: one configuration per value; before every wake the waker
-	// sleeps this long (nanosleep on its thread), so the woken side's CPU
-	// can go idle first: wake from idle, as cyclictest's timer wakeups.
-	// Empty means {0}.
-	Gaps []time.Duration
-	// GapWarmup and GapIterations replace Warmup and Iterations for
-	// gap > 0: each trip then takes at least 2 gaps, so fewer keep a run
-	// short (defaults 100 and 2000).
-	GapWarmup, GapIterations int
-	// LotParker is the parker backend under impl lot ("": the lot's
-	// current one, normally the platform default).
-	LotParker string
-	// Interleave runs the rounds round-robin across configurations (all
-	// participants started first) instead of one configuration after the
-	// other; see runInterleaved. For ratios between implementations on a
-	// noisy or virtualised host.
-	Interleave bool
-	// GOMAXPROCS for the run; 0: runenv's choice (participants + 2, at
-	// least the CPUs). Between 2 (the participants) and MaxGOMAXPROCS.
-	GOMAXPROCS int
-	// SchedCounts runs one extra, traced round per configuration and
-	// records the scheduler's P steals, lost Ps, preemptions and
-	// Goscheds per round trip (sched.go).
-	SchedCounts bool
-}
-
-// MaxGOMAXPROCS bounds LatencyOptions.GOMAXPROCS.
-const MaxGOMAXPROCS = 1024
-
-// DefaultLatencyOptions is the study's method: every implementation, every
-// placement, 1000 warm-up and 10 000 measured round trips, three rounds.
-func DefaultLatencyOptions() LatencyOptions {
-	return LatencyOptions{
-		Impls:         []string{ImplAll},
-		Placements:    []string{driver.All},
-		Warmup:        1000,
-		Iterations:    10_000,
-		Rounds:        3,
-		Gaps:          []time.Duration{0},
-		GapWarmup:     100,
-		GapIterations: 2000,
-		SchedCounts:   true,
-	}
-}
-
-// QuickLatencyOptions is a short run: cross-core only, 200 warm-up and 2000
-// measured round trips, three rounds, no traced round (every implementation
-// in well under a minute on two vCPUs).
-func QuickLatencyOptions() LatencyOptions {
-	o := DefaultLatencyOptions()
-	o.Placements = []string{driver.CrossCore}
-	if driver.SingleCPU() || driver.PinBlocked() != "" {
-		// One CPU, or an affinity that cannot be read (every OS but
-		// Linux): the quick run measures what this machine can (plan
-		// says why cross-core is missing) instead of refusing to run.
-		o.Placements = []string{driver.Unpinned}
-	}
-	o.Warmup = 200
-	o.Iterations = 2000
-	o.GapWarmup = 20
-	o.GapIterations = 300
-	// The traced round is opt-in here: one more round per configuration,
-	// slower under the trace, it added about a third to latency --quick
-	// (46 s -> 61 s measured on two loaded vCPUs). E12-sched-steals is then
-	// not evaluated.
-	o.SchedCounts = false
-	return o
-}
-
-// latencyConfig is one planned configuration.
-type latencyConfig struct {
-	impl      e12Impl
-	placement string
-	gap       time.Duration
-	warmup, n int
-	rounds    int
-	cpus      [2]int // -1: unpinned
-}
-
-func (c latencyConfig) key() string {
-	k := c.impl.name + "/" + c.placement
-	if c.gap > 0 {
-		k += "/gap=" + c.gap.String()
-	}
-	return k
-}
-
-// Validate checks every option without measuring anything: counts,
-// gaps, implementation names (unknown: the valid names; unavailable here:
-// why), the lot parker and the placements this machine can do. Errors are
-// *driver.OptionError naming the field.
-func (o LatencyOptions) Validate() error {
-	_, _, _, err := planLatency(o)
-	return err
-}
-
-// planLatency validates every option and lists the configurations, before
-// anything is measured.
-func planLatency(o LatencyOptions) (plan []latencyConfig, warnings, notes []string, err error) {
-	if o.GOMAXPROCS != 0 && (o.GOMAXPROCS < 2 || o.GOMAXPROCS > MaxGOMAXPROCS) {
-		return nil, nil, nil, driver.Bad("GOMAXPROCS", "invalid gomaxprocs %d: must be 0 (automatic) or between 2 (the participants) and %d", o.GOMAXPROCS, MaxGOMAXPROCS)
-	}
-	for _, c := range []struct {
-		field, what string
-		v, min, max int
-	}{{"Rounds", "rounds", o.Rounds, 1, MaxRounds},
-		{"Iterations", "iterations", o.Iterations, 1, MaxIterations}, {"Warmup", "warmup", o.Warmup, 0, MaxWarmup},
-		{"GapIterations", "gap iterations", o.GapIterations, 1, MaxIterations}, {"GapWarmup", "gap warmup", o.GapWarmup, 0, MaxWarmup}} {
-		if err := driver.CheckCount(c.field, c.what, c.v, c.min, c.max); err != nil {
-			return nil, nil, nil, err
-		}
-	}
-	gaps := o.Gaps
-	if len(gaps) == 0 {
-		gaps = []time.Duration{0}
-	}
-	for _, g := range gaps {
-		if g < 0 || g > MaxGap {
-			return nil, nil, nil, driver.Bad("Gaps", "invalid gap %v: must be between 0 and %v", g, MaxGap)
-		}
-	}
-	impls, warnings, notes, err := resolveImpls(o.Impls)
+// PlanLatency validates o (an *driver.OptionError for bad input) and
+// returns the run it describes, measuring nothing yet.
+func PlanLatency(o LatencyOptions) (driver.Plan, error) {
+	p, err := planLatency(o)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	if _, err := driver.LotParker("LotParker", o.LotParker); err != nil {
-		return nil, nil, nil, err
-	}
-	places, explicitPlace, err := driver.ResolvePlacements("Placements", o.Placements)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	explicitImpl := !slices.Contains(o.Impls, ImplAll) && len(o.Impls) > 0
-	single := driver.SingleCPU()
-	if single {
-		notes = append(notes, "this process may use one CPU only: nothing crosses cores, the busy-wait implementations are not run (their figures would not be a floor), and the spin-floor claim is not evaluated")
-	}
-	if why := driver.PinBlocked(); why != "" && !slices.Contains(places, driver.CrossCore) && !slices.Contains(places, driver.SameCore) {
-		// Quick runs ask for unpinned alone here: say why cross-core is
-		// missing (a run over every placement warns per placement below).
-		warnings = append(warnings, "cross-core and same-core not run, threads unpinned: "+why)
-	}
-	for _, p := range places {
-		cpus, msg := driver.PairCPUs(p)
-		if msg != "" {
-			if explicitPlace[p] {
-				return nil, nil, nil, driver.Bad("Placements", "placement %s: %s", p, msg)
-			}
-			warnings = append(warnings, p+" skipped: "+msg)
-			continue
-		}
-		for _, im := range impls {
-			if (p == driver.SameCore || single) && im.busy {
-				why := "two busy-waiting threads on one CPU measure the scheduler's time slice, not a wake"
-				if single {
-					why = "this process may use one CPU only, and " + why
-				}
-				if explicitPlace[p] && explicitImpl {
-					return nil, nil, nil, driver.Bad("Placements", "%s at %s is not run: %s", im.name, p, why)
-				}
-				warnings = append(warnings, fmt.Sprintf("%s at %s skipped: %s", im.name, p, why))
-				continue
-			}
-			for _, g := range gaps {
-				c := latencyConfig{impl: im, placement: p, gap: g, warmup: o.Warmup, n: o.Iterations, rounds: o.Rounds, cpus: cpus}
-				if g > 0 {
-					c.warmup, c.n = o.GapWarmup, o.GapIterations
-				}
-				plan = append(plan, c)
-			}
-		}
-	}
-	return plan, warnings, notes, nil
-}
-
-// hasImpl reports whether plan measures any of names.
-func hasImpl(plan []latencyConfig, names ...string) bool {
-	for _, c := range plan {
-		if slices.Contains(names, c.impl.name) {
-			return true
-		}
-	}
-	return false
-}
-
-// optionsMap records every option as strings (Experiment.Options).
-func (o LatencyOptions) optionsMap() map[string]string {
-	gaps := make([]string, 0, len(o.Gaps))
-	for _, g := range o.Gaps {
-		gaps = append(gaps, g.String())
-	}
-	if len(gaps) == 0 {
-		gaps = []string{"0s"}
-	}
-	impls := o.Impls
-	if len(impls) == 0 {
-		impls = []string{ImplAll}
-	}
-	places := o.Placements
-	if len(places) == 0 {
-		places = []string{driver.All}
-	}
-	return map[string]string{
-		"impls":          strings.Join(impls, ","),
-		"placements":     strings.Join(places, ","),
-		"warmup":         strconv.Itoa(o.Warmup),
-		"iterations":     strconv.Itoa(o.Iterations),
-		"rounds":         strconv.Itoa(o.Rounds),
-		"gaps":           strings.Join(gaps, ","),
-		"gap_warmup":     strconv.Itoa(o.GapWarmup),
-		"gap_iterations": strconv.Itoa(o.GapIterations),
-		"lot_parker":     o.LotParker,
-		"interleave":     strconv.FormatBool(o.Interleave),
-		"gomaxprocs":     strconv.Itoa(o.GOMAXPROCS),
-		"sched_counts":   strconv.FormatBool(o.SchedCounts),
-	}
+	return p.run, nil
 }
 
 // RunLatency runs E12: for each implementation x placement x gap, a
 // ping-pong between two participant threads, warm-up then Rounds rounds of
 // Iterations round trips, and evaluates the study's claims. It validates
-// every option before measuring (an *driver.OptionError for bad input), holds the
-// runtime in runenv's state for the whole run and restores it on return,
-// also on cancellation (ctx is checked between rounds; it then returns
-// ctx.Err()).
+// every option before measuring (PlanLatency), holds the runtime in
+// runenv's state for the whole run and restores it on return, also on
+// cancellation (ctx is checked between rounds; it then returns ctx.Err()).
 func RunLatency(ctx context.Context, o LatencyOptions, progress driver.Progress) (*results.Experiment, error) {
-	plan, warnings, notes, err := planLatency(o)
-	if err != nil {
-		return nil, err
-	}
-	lotBackend, _ := driver.LotParker("LotParker", o.LotParker)
+	return driver.RunPlanned(ctx, o, PlanLatency, progress)
+}
+
+func (p *latencyPlan) run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
+	o, plan, lotBackend := p.o, p.configs, p.lot
 	exp := &results.Experiment{
 		Name:     "latency",
 		Options:  o.optionsMap(),
-		Warnings: warnings,
-		Notes:    notes,
+		Warnings: p.warnings,
+		Notes:    p.notes,
 	}
 	var goroutineLevel []string
 	for _, c := range plan {
@@ -485,9 +254,7 @@ func (cr *configRun) finish(ctx context.Context) error {
 	if v, ok := cfg.Summary[MSameCPU]; ok {
 		cfg.Foreign.SameCPUFraction = v
 	}
-	if f := cfg.Foreign.Fraction; f > 0.05 {
-		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("other processes used %.0f%% of the CPU time while this ran: the figures are noisy", 100*f))
-	}
+	driver.WarnForeign(cfg)
 	return nil
 }
 
@@ -519,7 +286,7 @@ func openRunner(c latencyConfig) (pairRunner, error) {
 		}
 		return cPair{p}, nil
 	}
-	pp := &pingpong{base: nanotime(), gap: c.gap, sampleCPU: sampleCPU, samples: make([]int64, 2*capacity)}
+	pp := &pingpong{base: monoclock.Nanotime(), gap: c.gap, sampleCPU: sampleCPU, samples: make([]int64, 2*capacity)}
 	var m mechanism
 	switch c.impl.name {
 	case ImplLot:
@@ -592,13 +359,8 @@ func sleptMetrics(samples []int64, m map[string]float64) {
 		return
 	}
 	slices.Sort(slept)
-	// Nearest rank, as the histograms' quantiles.
-	rank := func(q float64) float64 {
-		i := int(math.Ceil(q*float64(len(slept)))) - 1
-		return slept[max(0, min(i, len(slept)-1))]
-	}
-	m[MMedianSlept] = rank(0.50)
-	m[MP99Slept] = rank(0.99)
+	m[MMedianSlept] = driver.NearestRank(slept, 0.50)
+	m[MP99Slept] = driver.NearestRank(slept, 0.99)
 }
 
 // measureRound runs one round and turns its raw figures into metrics.

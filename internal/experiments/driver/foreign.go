@@ -1,0 +1,31 @@
+package driver
+
+import (
+	"fmt"
+
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// ForeignNoisy is the share of the machine's CPU time other processes may
+// use while a configuration runs before its figures are flagged as noisy.
+// One threshold for every experiment: a wake measured in microseconds is
+// already moved by a foreign thread that takes its CPU 5% of the time, and
+// a throughput or a herd's total time as much.
+const ForeignNoisy = 0.05
+
+// ForeignWarning is the one warning for a foreign-load window (from
+// probe.StartForeign ... Stop), "" when f was not measured or stayed under
+// ForeignNoisy.
+func ForeignWarning(f *results.Foreign) string {
+	if f == nil || f.Fraction <= ForeignNoisy {
+		return ""
+	}
+	return fmt.Sprintf("other processes used %.0f%% of the CPU time while this ran: the figures are noisy", 100*f.Fraction)
+}
+
+// WarnForeign appends ForeignWarning(c.Foreign) to c's warnings, if any.
+func WarnForeign(c *results.Config) {
+	if w := ForeignWarning(c.Foreign); w != "" {
+		c.Warnings = append(c.Warnings, w)
+	}
+}

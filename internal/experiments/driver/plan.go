@@ -1,0 +1,24 @@
+package driver
+
+import (
+	"context"
+
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// Plan is an experiment whose options have been checked and resolved (the
+// implementations, the placements, the lot's parker): calling it measures.
+// Every experiment's Plan(Options) validates once and returns one; Run is
+// Plan and then the call, and Validate is Plan without the call, so a
+// suite or a command that plans first never validates twice.
+type Plan func(ctx context.Context, progress Progress) (*results.Experiment, error)
+
+// RunPlanned plans o with plan and, if o is valid, runs it: what each
+// experiment's Run is.
+func RunPlanned[O any](ctx context.Context, o O, plan func(O) (Plan, error), progress Progress) (*results.Experiment, error) {
+	p, err := plan(o)
+	if err != nil {
+		return nil, err
+	}
+	return p(ctx, progress)
+}

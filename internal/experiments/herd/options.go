@@ -1,0 +1,160 @@
+package herd
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+)
+
+// Options are E6's options.
+type Options struct {
+	// Impls are implementation names (see ImplNames), or "all"; empty
+	// means all: every implementation available here.
+	Impls []string
+	// Waiters is the sweep of N.
+	Waiters []int
+	// Hold is how long each waiter holds the mutex (busy-waiting on the
+	// monotonic clock) once it has it.
+	Hold time.Duration
+	// Notify lists the notify modes: "all" (one notify_all) and/or
+	// "one-loop" (N x notify_one).
+	Notify []string
+	// LockHeld lists whether the notifier holds the mutex while notifying
+	// (true: parking_lot's RequeueAll branch; false: UnparkOneRequeueRest).
+	LockHeld []bool
+	// Repeats is the number of repeats per configuration, each with fresh
+	// threads.
+	Repeats int
+	// Placements: unpinned, same-core, cross-core, or "all" (empty: all),
+	// every placement this machine can pin.
+	Placements []string
+}
+
+// Herd notify modes and placements.
+const (
+	ModeAll     = "all"
+	ModeOneLoop = "one-loop"
+)
+
+// NotifyModes are the accepted notify modes; placements are
+// driver.Placements.
+var NotifyModes = []string{ModeAll, ModeOneLoop}
+
+// Bounds of the options.
+const (
+	MaxWaiters = 4096
+	MaxRepeats = 1000
+)
+
+// DefaultOptions is the study's E6: N = 1, 4, 16, 64, 20 us holds, one
+// notify_all with the mutex held, 5 repeats, unpinned.
+func DefaultOptions() Options {
+	return Options{
+		Waiters:    []int{1, 4, 16, 64},
+		Hold:       20 * time.Microsecond,
+		Notify:     []string{ModeAll},
+		LockHeld:   []bool{true},
+		Repeats:    5,
+		Placements: []string{driver.Unpinned},
+	}
+}
+
+// QuickOptions is a short run: N = 1, 16, 64, 3 repeats.
+func QuickOptions() Options {
+	o := DefaultOptions()
+	o.Waiters = []int{1, 16, 64}
+	o.Repeats = 3
+	return o
+}
+
+// Validate checks o without measuring anything: counts, modes, placements
+// this machine can do, and implementation names (unknown: the valid names;
+// unavailable: why). Errors are *driver.OptionError.
+func (o Options) Validate() error {
+	_, err := plan(o)
+	return err
+}
+
+// herdPlan is a validated herd run: the implementations and the
+// placements that run, and what was skipped.
+type herdPlan struct {
+	o          Options
+	impls      []implSpec
+	placements []string
+	warnings   []string
+}
+
+// plan validates o and resolves its names: "all" (or an empty list) is
+// every implementation, every placement this machine can pin; a named one
+// that cannot run is an *driver.OptionError, one skipped under "all" a
+// warning.
+func plan(o Options) (*herdPlan, error) {
+	if err := o.validateCounts(); err != nil {
+		return nil, err
+	}
+	sel, err := catalog().Resolve("Impls", o.Impls)
+	if err != nil {
+		return nil, err
+	}
+	if len(sel.Items) == 0 {
+		return nil, driver.Bad("Impls", "no herd implementation is available here")
+	}
+	places, explicit, err := driver.ResolvePlacements("Placements", o.Placements)
+	if err != nil {
+		return nil, err
+	}
+	p := &herdPlan{o: o, impls: sel.Items, warnings: sel.Warnings}
+	for _, pl := range places {
+		if _, _, err := driver.GroupCPUs("Placements", pl, 1); err != nil {
+			if explicit[pl] {
+				return nil, err
+			}
+			p.warnings = append(p.warnings, fmt.Sprintf("%s skipped: %v", pl, err))
+			continue
+		}
+		p.placements = append(p.placements, pl)
+	}
+	runnable := false
+	for _, im := range p.impls {
+		runnable = runnable || !im.goroutines || slices.Contains(p.placements, driver.Unpinned)
+	}
+	if !runnable {
+		return nil, driver.Bad("Placements", "nothing to run: sync (goroutines) cannot be pinned, and no other implementation was chosen")
+	}
+	return p, nil
+}
+
+// validateCounts checks what needs no look at the machine.
+func (o Options) validateCounts() error {
+	if len(o.Waiters) == 0 {
+		return driver.Bad("Waiters", "waiters: give at least one N")
+	}
+	for _, n := range o.Waiters {
+		if err := driver.CheckCount("Waiters", "waiter count", n, 1, MaxWaiters); err != nil {
+			return err
+		}
+	}
+	if o.Hold < 0 || o.Hold > time.Second {
+		return driver.Bad("Hold", "invalid hold %v: must be between 0 and 1s", o.Hold)
+	}
+	if err := driver.CheckCount("Repeats", "repeats", o.Repeats, 1, MaxRepeats); err != nil {
+		return err
+	}
+	for _, c := range []struct {
+		field string
+		n     int
+	}{{"Notify", len(o.Notify)}, {"LockHeld", len(o.LockHeld)}} {
+		if c.n == 0 {
+			return driver.Bad(c.field, "%s: give at least one value", strings.ToLower(c.field))
+		}
+	}
+	for _, m := range o.Notify {
+		if !slices.Contains(NotifyModes, m) {
+			return driver.Bad("Notify", "invalid notify mode %q: valid modes are %s", m, strings.Join(NotifyModes, ", "))
+		}
+	}
+	return nil
+}
