@@ -3,6 +3,7 @@
 package schedacct
 
 import (
+	"errors"
 	"os"
 	"runtime"
 	"strconv"
@@ -51,6 +52,34 @@ func ThreadSwitches(tid int) (int64, error) {
 		return 0, err
 	}
 	return switchesOf(string(b)), nil
+}
+
+// ThreadSwitchesSplit is one thread's voluntary and involuntary context
+// switches (the RUSAGE_THREAD counts, read from outside the thread).
+func ThreadSwitchesSplit(tid int) (vol, invol int64, err error) {
+	b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/status")
+	if err != nil {
+		return 0, 0, err
+	}
+	vol, invol = -1, -1
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		x, perr := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		switch {
+		case perr != nil:
+		case k == "voluntary_ctxt_switches":
+			vol = x
+		case k == "nonvoluntary_ctxt_switches":
+			invol = x
+		}
+	}
+	if vol < 0 || invol < 0 {
+		return 0, 0, errors.New("schedacct: no *_ctxt_switches lines in /proc/self/task/" + strconv.Itoa(tid) + "/status")
+	}
+	return vol, invol, nil
 }
 
 // FindSysmon returns the thread id of the runtime's sysmon, or 0 if it cannot

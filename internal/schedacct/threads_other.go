@@ -16,3 +16,8 @@ func FindSysmon(exclude []int) int { return 0 }
 func ThreadSwitches(tid int) (int64, error) {
 	return 0, errors.New("schedacct: per-thread context switches need /proc/self/task (Linux only)")
 }
+
+// ThreadSwitchesSplit needs /proc/self/task (Linux).
+func ThreadSwitchesSplit(tid int) (vol, invol int64, err error) {
+	return 0, 0, errors.New("schedacct: per-thread context switches need /proc/self/task (Linux only)")
+}

@@ -338,3 +338,39 @@ func TestClaimsQuoteN(t *testing.T) {
 		}
 	}
 }
+
+// TestHerdWaitersSleepOnceBeforeNotify: before the notify, each waiter of
+// lot and of futex-requeue sleeps once (its wait), so the voluntary
+// switches of that phase are N, whatever the machine's preemptions add to
+// the involuntary ones. The futex parker's keep-alive Gosched once cost
+// every lot waiter a second one (2N: docs/findings.md, "herd"). Counts,
+// never times; Linux only (the phases need /proc).
+func TestHerdWaitersSleepOnceBeforeNotify(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the phases of the participants' switches are read from /proc")
+	}
+	const n = 16
+	o := DefaultOptions()
+	o.Waiters = []int{n}
+	o.Hold = 2 * time.Microsecond
+	o.Repeats = 3
+	o.Impls = []string{"lot", "futex-requeue"}
+	exp, err := Run(context.Background(), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range exp.Configs {
+		for i, r := range c.Rounds {
+			all, ok1 := r.Metrics[mCswSetup]
+			invol, ok2 := r.Metrics[mCswSetupInvol]
+			if !ok1 || !ok2 {
+				t.Fatalf("%s repeat %d: no %s / %s", c.Key, i+1, mCswSetup, mCswSetupInvol)
+			}
+			// A waiter may also sleep on a bucket's WordLock on its way
+			// into the wait (rare): a quarter of N is allowed for that.
+			if vol := all - invol; vol < n || vol > n+n/4 {
+				t.Errorf("%s repeat %d: %v voluntary switches before the notify, want %d (one sleep per waiter) to %d", c.Key, i+1, vol, n, n+n/4)
+			}
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/parkbench/parkbench/internal/futexsync"
 	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
+	"github.com/parkbench/parkbench/internal/schedacct"
 )
 
 // repeatSpec is one repeat of one configuration.
@@ -33,6 +34,15 @@ type waiterState struct {
 	invol        int64 // the involuntary (preempted) part of csw
 	waitReturns  int64 // times its Wait call returned
 	acquisitions int64 // times it left the wait loop holding the mutex
+	// The phases of csw (Linux, locked threads; -1 unknown): before the
+	// notify (read by the notifier from /proc right before it notifies,
+	// every waiter asleep), notify -> holding the mutex (read right after
+	// acquiring, inside the hold), the rest is the hold and the release.
+	cswNotify, cswAcq     int64
+	involNotify, involAcq int64
+	// preVol, preInvol: the thread's absolute counts right before its
+	// wait, which the notifier's /proc reading is taken against.
+	preVol, preInvol int64
 }
 
 // repeatResult is what one repeat measured, before it becomes a results.Round.
@@ -163,6 +173,7 @@ func runRepeatGo(ctx context.Context, sp repeatSpec) (*repeatResult, error) {
 		var pre osthread.Rusage
 		if locked {
 			pre, _ = osthread.ThreadUsage()
+			s.w.preVol, s.w.preInvol = pre.Voluntary, pre.Involuntary
 		}
 		for !ready {
 			prim.Wait()
@@ -171,6 +182,15 @@ func runRepeatGo(ctx context.Context, sp repeatSpec) (*repeatResult, error) {
 		s.w.acq = monoclock.Nanotime()
 		s.w.cpu = osthread.CPU()
 		s.w.acquisitions++
+		s.w.cswAcq, s.w.involAcq = -1, -1
+		if locked {
+			// Inside the hold, which is timed from acq: it does not
+			// lengthen the chain.
+			if mid, err := osthread.ThreadUsage(); err == nil {
+				s.w.cswAcq = mid.Switches() - pre.Switches()
+				s.w.involAcq = mid.Involuntary - pre.Involuntary
+			}
+		}
 		for monoclock.Nanotime()-s.w.acq < hold {
 		}
 		s.w.rel = monoclock.Nanotime()
@@ -257,6 +277,18 @@ func runRepeatGo(ctx context.Context, sp repeatSpec) (*repeatResult, error) {
 		if setupErr == nil && ctx.Err() != nil {
 			setupErr = ctx.Err()
 		}
+		// The waiters' switch counts right before the notify (every one
+		// asleep): what they switched before it, apart from what came
+		// after. Read before the windows below open.
+		notifyCounts := make([][2]int64, n)
+		for i := range notifyCounts {
+			notifyCounts[i] = [2]int64{-1, -1}
+			if setupErr == nil && locked {
+				if v, iv, err := schedacct.ThreadSwitchesSplit(int(slots[i].tid.Load())); err == nil {
+					notifyCounts[i] = [2]int64{v, iv}
+				}
+			}
+		}
 		// 3. Notify. Also on a failed set-up: it releases the waiters.
 		watchdog := time.NewTimer(repeatWatchdog(n, sp.hold))
 		defer watchdog.Stop()
@@ -304,7 +336,13 @@ func runRepeatGo(ctx context.Context, sp repeatSpec) (*repeatResult, error) {
 				resc <- result{nil, fmt.Errorf("pinning waiter %d: %w", i, slots[i].pin)}
 				return
 			}
-			raw.waiters[i] = slots[i].w
+			w := slots[i].w
+			w.cswNotify, w.involNotify = -1, -1
+			if nc := notifyCounts[i]; nc[0] >= 0 {
+				w.cswNotify = nc[0] + nc[1] - w.preVol - w.preInvol
+				w.involNotify = nc[1] - w.preInvol
+			}
+			raw.waiters[i] = w
 		}
 		resc <- result{raw, nil}
 	}

@@ -24,9 +24,20 @@ const (
 	mCswExtra    = "ctxsw_participants_extra" // participants' switches beyond one park each
 	mCswInvol    = "ctxsw_participants_invol" // the involuntary (preempted) part of ctxsw_participants
 	mCswNotifier = "ctxsw_notifier"
-	mHandoff     = "handoff_ns"     // median gap between one release and the next hold
-	mHandoffMax  = "handoff_max_ns" // largest such gap
-	mHandoffMean = "handoff_mean_ns"
+	// The phases of ctxsw_participants (Linux): before the notify (the
+	// park every waiter pays, plus what its set-up cost), from the notify
+	// to holding the mutex (re-parks, yields, preemptions on the way to
+	// the lock), and the hold and release (a waiter preempted by the next
+	// one it woke). Each with its involuntary part.
+	mCswSetup        = "ctxsw_parts_before_notify"
+	mCswWake         = "ctxsw_parts_to_lock"
+	mCswRelease      = "ctxsw_parts_release"
+	mCswSetupInvol   = "ctxsw_parts_before_notify_invol"
+	mCswWakeInvol    = "ctxsw_parts_to_lock_invol"
+	mCswReleaseInvol = "ctxsw_parts_release_invol"
+	mHandoff         = "handoff_ns"     // median gap between one release and the next hold
+	mHandoffMax      = "handoff_max_ns" // largest such gap
+	mHandoffMean     = "handoff_mean_ns"
 	// mSerial is total / (N x hold + (N-1) x mean handoff + first) of
 	// one repeat: 1 when nothing but the nominal holds and the measured
 	// handoffs make up the total; above 1 by the holds' stretch (a waiter
@@ -351,6 +362,8 @@ func roundOf(raw *repeatResult, n int, hold time.Duration) results.Round {
 	partsKnown := true
 	var holds int64
 	var spurious int64
+	var ph [6]int64 // setup, wake, release; then their involuntary parts
+	phasesKnown := true
 	type span struct{ a, b int64 }
 	spans := make([]span, 0, n)
 	for _, w := range raw.waiters {
@@ -364,6 +377,16 @@ func roundOf(raw *repeatResult, n int, hold time.Duration) results.Round {
 		}
 		parts += w.csw
 		invol += w.invol
+		if w.cswNotify < 0 || w.cswAcq < 0 || w.csw < 0 {
+			phasesKnown = false
+		} else {
+			ph[0] += w.cswNotify
+			ph[1] += w.cswAcq - w.cswNotify
+			ph[2] += w.csw - w.cswAcq
+			ph[3] += w.involNotify
+			ph[4] += w.involAcq - w.involNotify
+			ph[5] += w.invol - w.involAcq
+		}
 		holds += w.rel - w.acq
 		spurious += w.waitReturns - 1
 		spans = append(spans, span{w.acq, w.rel})
@@ -381,6 +404,11 @@ func roundOf(raw *repeatResult, n int, hold time.Duration) results.Round {
 		m[results.MCtxSwParts] = float64(parts)
 		m[mCswExtra] = float64(parts - int64(n))
 		m[mCswInvol] = float64(invol)
+	}
+	if partsKnown && phasesKnown && len(raw.waiters) > 0 {
+		for i, k := range []string{mCswSetup, mCswWake, mCswRelease, mCswSetupInvol, mCswWakeInvol, mCswReleaseInvol} {
+			m[k] = float64(ph[i])
+		}
 	}
 	if raw.notifierCsw >= 0 {
 		m[mCswNotifier] = float64(raw.notifierCsw)
