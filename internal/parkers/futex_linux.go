@@ -29,6 +29,7 @@ type futexParker struct {
 	blocked, immediate uint64        // owner-only; see WaitCounts
 	yields             uint64        // owner-only: keep-alive Goscheds
 	lastYield          time.Duration // owner-only: monotonic time of the last keep-alive
+	lastWait           time.Duration // owner-only: monotonic time of the last beforeWait
 }
 
 // futexUnpark is the handle: the same object, so returning it in an
@@ -72,11 +73,24 @@ func (p *futexParker) Park() {
 func (p *futexParker) beforeWait() {
 	how := p.how
 	if how.keepAlive > 0 {
-		if now := time.Since(monoEpoch); now-p.lastYield >= how.keepAlive {
+		now := time.Since(monoEpoch)
+		switch {
+		case p.lastWait == 0 || now-p.lastWait >= how.keepAlive:
+			// The first wait of a stretch (none on this parker for a
+			// keep-alive period): open the window, do not yield. A
+			// Gosched protects the waits of the next 10 ms from sysmon's
+			// retake; a lone wait gains nothing from it (if it sleeps
+			// 10 ms, its P is retaken anyway), and a stretch of waits
+			// gets its first keep-alive one period in. Yielding here
+			// cost every herd waiter (one wait each) a switch of its own
+			// and two or three of other threads (docs/findings.md).
+			p.lastYield = now
+		case now-p.lastYield >= how.keepAlive:
 			p.lastYield = now
 			p.yields++
 			runtime.Gosched()
 		}
+		p.lastWait = now
 	}
 	for i := 0; i < how.spin && p.state.Load() != 0; i++ {
 		CPURelax(futexSpinRelax)

@@ -122,3 +122,20 @@ func TestFutexRawKeepAliveStopsPreemption(t *testing.T) {
 		}
 	}
 }
+
+// TestFutexKeepAliveSkipsLoneWait: the keep-alive protects a stretch of
+// waits; a parker's first wait (and any wait after a keep-alive period
+// without one) opens the window instead of yielding, so a thread that
+// waits once (a herd waiter) pays no Gosched. A count, not a time.
+func TestFutexKeepAliveSkipsLoneWait(t *testing.T) {
+	p := newFutexWith(&futexHow{keepAlive: keepAliveEvery})().(*futexParker)
+	for i := 0; i < 2; i++ {
+		p.PreparePark()
+		if p.ParkUntil(time.Now().Add(50 * time.Microsecond)) {
+			t.Fatal("ParkUntil reported a wake nobody sent")
+		}
+	}
+	if y := p.Yields(); y != 0 {
+		t.Errorf("%d keep-alive Goscheds in a parker's first two waits, want 0 (the first opens the window)", y)
+	}
+}
