@@ -248,3 +248,17 @@ func BenchmarkCallbackPaths(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkSelfwakePair is E12's reverse check for impl lot (parkbench
+// selfwake): UnparkOne on a key nobody waits on, then Park whose validate
+// fails. scripts/selfwake-vs-rust.sh sets it beside the real
+// parking_lot_core's.
+func BenchmarkSelfwakePair(b *testing.B) {
+	var key int
+	k := unsafe.Pointer(&key)
+	invalid := func() bool { return false }
+	for b.Loop() {
+		UnparkOne(k, nil)
+		Park(k, invalid, nil, nil, DefaultParkToken, time.Time{})
+	}
+}

@@ -206,26 +206,45 @@ func Park(key unsafe.Pointer, validate func() bool, beforeSleep func(),
 	// ParkInvalid path never touches the free list. See doc.go, "When Park
 	// takes its ThreadData", for the invariants.
 	p := pool()
-	var td *threadData
 	if p.threads.empty() {
 		// The pool looks empty: a new ThreadData is likely needed, and
 		// creating one may grow the table, which locks every bucket; so
 		// take it now, before we lock ours (upstream's order).
-		td = p.getThreadData()
+		return parkNewThreadData(p, key, validate, beforeSleep, timedOut, parkToken, deadline)
 	}
 
 	// Lock the bucket for the given key.
 	b := lockBucket(key)
 
-	// If the validation function fails, just return.
-	if validate != nil && !callValidate(validate, b, td) {
+	// If the validation function fails, just return. Everything after a
+	// passed validate is out of line (parkValidated), so that this path,
+	// E12's self-wake, stores as little as it can between the bucket
+	// lock's two locked instructions (docs/findings.md, "selfwake").
+	if validate != nil && !callValidate(validate, b) {
 		b.mutex.unlock()
-		if td != nil {
-			p.putThreadData(td)
-		}
 		return ParkResult{Kind: ParkInvalid}
 	}
+	return parkValidated(p, b, nil, key, beforeSleep, timedOut, parkToken, deadline)
+}
 
+// parkNewThreadData is Park when the pool looked empty: it takes (likely
+// creates) a ThreadData before it locks the bucket, as upstream does.
+func parkNewThreadData(p *backendPool, key unsafe.Pointer, validate func() bool, beforeSleep func(),
+	timedOut func(key unsafe.Pointer, wasLast bool), parkToken ParkToken, deadline time.Time) ParkResult {
+	td := p.getThreadData()
+	b := lockBucket(key)
+	if validate != nil && !callValidateTD(validate, b, td) {
+		b.mutex.unlock()
+		p.putThreadData(td)
+		return ParkResult{Kind: ParkInvalid}
+	}
+	return parkValidated(p, b, td, key, beforeSleep, timedOut, parkToken, deadline)
+}
+
+// parkValidated is Park once validate has passed: b is locked; td is the
+// ThreadData taken before the lock, or nil.
+func parkValidated(p *backendPool, b *bucket, td *threadData, key unsafe.Pointer, beforeSleep func(),
+	timedOut func(key unsafe.Pointer, wasLast bool), parkToken ParkToken, deadline time.Time) ParkResult {
 	// Take a ThreadData now, under the bucket lock: pop is lock-free and
 	// touches no bucket. If the pool ran dry since the check above (other
 	// threads popped the last nodes), create one but do not grow the table
@@ -245,20 +264,40 @@ func Park(key unsafe.Pointer, validate func() bool, beforeSleep func(),
 }
 
 // callValidate runs Park's validate with b locked. Nothing is queued yet,
-// so if validate panics it is enough to unlock b and give back a
-// ThreadData taken early; the panic then goes on to Park's caller.
-func callValidate(validate func() bool, b *bucket, td *threadData) bool {
-	returned := false
-	defer func() {
-		if !returned {
-			b.mutex.unlock()
-			if td != nil {
-				td.pool.putThreadData(td)
-			}
-		}
-	}()
+// so if validate panics it is enough to unlock b; the panic then goes on
+// to Park's caller. The guard is a deferred method value: two words on the
+// stack, the least a defer can store.
+func callValidate(validate func() bool, b *bucket) bool {
+	g := validateGuard{b: b}
+	defer g.release()
 	ok := validate()
-	returned = true
+	g.b = nil
+	return ok
+}
+
+// validateGuard unlocks b (and gives back td, if any) unless validate
+// returned (b cleared).
+type validateGuard struct {
+	b  *bucket
+	td *threadData
+}
+
+func (g *validateGuard) release() {
+	if g.b != nil {
+		g.b.mutex.unlock()
+		if g.td != nil {
+			g.td.pool.putThreadData(g.td)
+		}
+	}
+}
+
+// callValidateTD is callValidate with a ThreadData taken early, which a
+// panic gives back too.
+func callValidateTD(validate func() bool, b *bucket, td *threadData) bool {
+	g := validateGuard{b: b, td: td}
+	defer g.release()
+	ok := validate()
+	g.b = nil
 	return ok
 }
 
@@ -461,62 +500,78 @@ func UnparkOne(key unsafe.Pointer, callback func(UnparkResult) UnparkToken) Unpa
 	// Lock the bucket for the given key.
 	b := lockBucket(key)
 
-	// Find a thread with a matching key and remove it from the queue.
+	// Find a thread with a matching key. The rest of the work is out of
+	// line (unparkOneFound, unparkNobody): with no call after the lock but
+	// the unlock, this path keeps the bucket in a register, and nothing is
+	// stored between the two locked instructions, which on x86 wait for
+	// every earlier store to drain (docs/findings.md, "selfwake").
 	var previous *threadData
 	link := &b.queueHead
-	current := b.queueHead
-	var result UnparkResult
-	for current != nil {
+	for current := b.queueHead; current != nil; current = *link {
 		if current.loadKey() == key {
-			// Scan the rest of the queue for other entries with the key.
-			next := current.nextInQueue
-			for scan := next; scan != nil; scan = scan.nextInQueue {
-				if scan.loadKey() == key {
-					result.HaveMoreThreads = true
-					break
-				}
-			}
-
-			// Invoke the callback before waking the thread. Upstream
-			// unlinks the thread first; the callback may not call into the
-			// lot, so it cannot tell, and if it panics the queue is still
-			// intact (callUnparkOneCallback unlocks the bucket).
-			result.UnparkedThreads = 1
-			result.BeFair = b.fairTimeout.shouldTimeout()
-			token := DefaultUnparkToken
-			if callback != nil {
-				token = callUnparkOneCallback(callback, result, b)
-			}
-
-			// Remove the thread from the queue.
-			*link = next
-			if b.queueTail == current {
-				b.queueTail = previous
-			}
-
-			// Set the token for the target thread.
-			current.unparkToken = token
-
-			// Mark the thread unparked while we hold the lock (so a timed-out
-			// thread relocking the bucket sees it was unparked), release the
-			// queue, and only then make the syscall: the queue is not held
-			// across the wake.
-			h := current.parker.UnparkLock()
-			b.mutex.unlock()
-			chaos.Point("lot.unpark.marked")
-			h.Unpark()
-			return result
+			return unparkOneFound(key, callback, b, link, previous, current)
 		}
 		link = &current.nextInQueue
 		previous = current
-		current = *link
 	}
 
 	// No thread with a matching key was found in the bucket.
 	if callback != nil {
-		callUnparkOneCallback(callback, result, b)
+		return unparkNobody(callback, b)
 	}
 	b.mutex.unlock()
+	return UnparkResult{}
+}
+
+// unparkNobody is UnparkOne's end when nobody is parked on the key and
+// there is a callback: it runs with b locked, then b is unlocked.
+func unparkNobody(callback func(UnparkResult) UnparkToken, b *bucket) UnparkResult {
+	callUnparkOneCallback(callback, UnparkResult{}, b)
+	b.mutex.unlock()
+	return UnparkResult{}
+}
+
+// unparkOneFound is UnparkOne once it found current, parked on key, at
+// *link (previous before it, nil at the head); b is locked.
+func unparkOneFound(key unsafe.Pointer, callback func(UnparkResult) UnparkToken, b *bucket, link **threadData, previous, current *threadData) UnparkResult {
+	// Scan the rest of the queue for other entries with the key.
+	var result UnparkResult
+	next := current.nextInQueue
+	for scan := next; scan != nil; scan = scan.nextInQueue {
+		if scan.loadKey() == key {
+			result.HaveMoreThreads = true
+			break
+		}
+	}
+
+	// Invoke the callback before waking the thread. Upstream unlinks the
+	// thread first; the callback may not call into the lot, so it cannot
+	// tell, and if it panics the queue is still intact
+	// (callUnparkOneCallback unlocks the bucket).
+	result.UnparkedThreads = 1
+	result.BeFair = b.fairTimeout.shouldTimeout()
+	token := DefaultUnparkToken
+	if callback != nil {
+		token = callUnparkOneCallback(callback, result, b)
+	}
+
+	// Remove the thread from the queue.
+	*link = next
+	if b.queueTail == current {
+		b.queueTail = previous
+	}
+
+	// Set the token for the target thread.
+	current.unparkToken = token
+
+	// Mark the thread unparked while we hold the lock (so a timed-out
+	// thread relocking the bucket sees it was unparked), release the
+	// queue, and only then make the syscall: the queue is not held across
+	// the wake.
+	h := current.parker.UnparkLock()
+	b.mutex.unlock()
+	chaos.Point("lot.unpark.marked")
+	h.Unpark()
 	return result
 }
 

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# scripts/selfwake-vs-rust.sh: lot's self-wake against the real
+# parking_lot_core, side by side in one run (docs/findings.md).
+#
+#   scripts/selfwake-vs-rust.sh [RUNS]     (default 3)
+#
+# The self-wake pair is E12's reverse check for impl lot: UnparkOne on a key
+# nobody is parked on, then Park whose validate returns false (both lock
+# and unlock the key's bucket). The Rust side runs exactly that pair on
+# parking_lot_core's unpark_one / park, timed as `parkbench selfwake` times
+# it: 100 pairs per sample, 1000 samples per round, 3 rounds, ns per pair =
+# the median sample / 100, the figure = the median of the rounds; the
+# thread pinned to the CPU parkbench pins selfwake to (the first allowed).
+# The runs alternate Rust, Go, Rust, Go, ... and each prints its ratio.
+#
+# The crate comes from Debian (apt-get install librust-parking-lot-core-dev,
+# which puts its source under /usr/share/cargo/registry); the benchmark is
+# built offline against that directory in a temporary directory, release
+# mode, and nothing is kept. Needs cargo and go.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-3}
+registry=/usr/share/cargo/registry
+die() { echo "selfwake-vs-rust: $*" >&2; exit 1; }
+command -v cargo >/dev/null || die "cargo not found"
+crate=$(ls -d "$registry"/parking_lot_core-0.9.* 2>/dev/null | sort -V | tail -1) ||
+	true
+[ -n "$crate" ] || die "no parking_lot_core under $registry (apt-get install librust-parking-lot-core-dev)"
+version=${crate##*-}
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/bench/src" "$work/bench/.cargo"
+cat >"$work/bench/.cargo/config.toml" <<EOF
+[source.crates-io]
+replace-with = "debian"
+[source.debian]
+directory = "$registry"
+[net]
+offline = true
+EOF
+cat >"$work/bench/Cargo.toml" <<EOF
+[package]
+name = "selfwake"
+version = "0.0.0"
+edition = "2021"
+[dependencies]
+parking_lot_core = "=$version"
+[profile.release]
+opt-level = 3
+EOF
+cat >"$work/bench/src/main.rs" <<'EOF'
+// The self-wake pair of `parkbench selfwake --impl=lot`, on the real
+// parking_lot_core: unpark_one on a key nobody waits on, then park whose
+// validate fails. Prints ns per pair (median sample / pairs, median of
+// rounds).
+use parking_lot_core::{park, unpark_one, DEFAULT_PARK_TOKEN, DEFAULT_UNPARK_TOKEN};
+use std::hint::black_box;
+use std::time::Instant;
+
+fn main() {
+    let pairs = 100usize;
+    let samples = 1000usize;
+    let rounds = 3usize;
+    let word = Box::new(0u32);
+    let key = &*word as *const u32 as usize;
+    let run = |n: usize| -> Vec<u64> {
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            let t0 = Instant::now();
+            for _ in 0..pairs {
+                unsafe {
+                    unpark_one(black_box(key), |_| DEFAULT_UNPARK_TOKEN);
+                    park(black_box(key), || false, || {}, |_, _| {}, DEFAULT_PARK_TOKEN, None);
+                }
+            }
+            out.push(t0.elapsed().as_nanos() as u64);
+        }
+        out
+    };
+    run(samples / 10); // warm-up, as parkbench's
+    let mut per_round = Vec::new();
+    for _ in 0..rounds {
+        let mut s = run(samples);
+        s.sort_unstable();
+        // Nearest rank, as the HDR histogram's quantile.
+        let med = s[(s.len() + 1) / 2 - 1];
+        per_round.push(med as f64 / pairs as f64);
+    }
+    per_round.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    println!("{:.2}", per_round[per_round.len() / 2]);
+}
+EOF
+echo "building the Rust self-wake against $crate (offline)..." >&2
+(cd "$work/bench" && cargo build --release --quiet) || die "cargo build failed"
+go build -o "$work/parkbench" ./cmd/parkbench
+
+# The CPU parkbench pins selfwake to: the first one this process may use.
+cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //') (family $(grep -m1 'cpu family' /proc/cpuinfo | sed 's/.*: //') model $(grep -m1 '^model\s' /proc/cpuinfo | sed 's/.*: //')), pinned to CPU $cpu"
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-4s %14s %12s %8s\n' run rust-ns/pair lot-ns/pair lot/rust
+for i in $(seq 1 "$runs"); do
+	rust=$(taskset -c "$cpu" "$work/bench/target/release/selfwake")
+	lot=$("$work/parkbench" selfwake --impl=lot --quiet --format=json |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); print([c for e in d["experiments"] for c in e["configs"] if c["impl"]=="lot"][0]["summary"]["ns_per_pair"])')
+	python3 -c "import sys; r,l=float(sys.argv[1]),float(sys.argv[2]); print('%-4d %14.2f %12.2f %8.2f' % (int(sys.argv[3]), r, l, l/r))" "$rust" "$lot" "$i"
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
