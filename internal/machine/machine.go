@@ -22,6 +22,7 @@ func Describe() results.Machine {
 	}
 	m.Hostname, _ = os.Hostname()
 	describeOS(&m)
+	describeClock(&m)
 	m.Slug = Slug(m)
 	return m
 }

@@ -19,7 +19,10 @@
 // 0 or several milliseconds.
 package monoclock
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // Step measures the smallest advance of read seen within about 50 ms: the
 // clock's effective resolution (1 for a nanosecond clock read twice in a
@@ -38,6 +41,21 @@ func Step(read func() int64) time.Duration {
 		}
 	}
 	return time.Duration(best)
+}
+
+// Resolution is Step(Nanotime), measured once per process: the smallest
+// interval the experiments' clock can show. On Linux it is the cost of a
+// read (about 20 ns: the clock itself counts nanoseconds); under Wine,
+// QueryPerformanceCounter's 100 ns. An interval measured below it is not
+// a measurement (BelowResolution).
+var Resolution = sync.OnceValue(func() time.Duration { return Step(Nanotime) })
+
+// BelowResolution reports whether an interval of ns, measured with a clock
+// whose resolution is res, is below that resolution: a reading that says
+// nothing but "shorter than one step" (0 steps, or 1 read clamped to 1 ns by
+// a histogram). res <= 0 (unknown) flags nothing.
+func BelowResolution(ns float64, res time.Duration) bool {
+	return res > 0 && ns < float64(res)
 }
 
 // GoClockNs is Go's own monotonic clock (what time.Since and every

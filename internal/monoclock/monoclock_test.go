@@ -39,3 +39,23 @@ func TestNanotimeAllocFree(t *testing.T) {
 		t.Errorf("Nanotime: %v allocations per call, want 0", n)
 	}
 }
+
+// An interval shorter than the clock's step is below its resolution; an
+// unknown resolution flags nothing.
+func TestBelowResolution(t *testing.T) {
+	for _, c := range []struct {
+		ns   float64
+		res  time.Duration
+		want bool
+	}{
+		{0, 100, true}, {1, 100, true}, {99.9, 100, true}, {100, 100, false}, {1400, 100, false},
+		{0, 0, false}, {5, -1, false},
+	} {
+		if got := BelowResolution(c.ns, c.res); got != c.want {
+			t.Errorf("BelowResolution(%v, %v) = %v, want %v", c.ns, c.res, got, c.want)
+		}
+	}
+	if r := Resolution(); r <= 0 || r != Resolution() {
+		t.Errorf("Resolution() = %v, then %v: want one positive figure per process", r, Resolution())
+	}
+}

@@ -32,18 +32,24 @@ type Tool struct {
 
 // Machine describes where a run happened.
 type Machine struct {
-	Hostname       string     `json:"hostname"`
-	Slug           string     `json:"slug"`
-	OS             string     `json:"os"`
-	Arch           string     `json:"arch"`
-	Kernel         string     `json:"kernel,omitempty"`
-	CPUModel       string     `json:"cpu_model,omitempty"`
-	LogicalCPUs    int        `json:"logical_cpus"`
-	Virtualization string     `json:"virtualization,omitempty"`
-	ClockSource    string     `json:"clock_source,omitempty"`
-	Governor       string     `json:"cpu_governor,omitempty"`
-	GoVersion      string     `json:"go_version"`
-	LoadAvg        [3]float64 `json:"load_avg"`
+	Hostname       string `json:"hostname"`
+	Slug           string `json:"slug"`
+	OS             string `json:"os"`
+	Arch           string `json:"arch"`
+	Kernel         string `json:"kernel,omitempty"`
+	CPUModel       string `json:"cpu_model,omitempty"`
+	LogicalCPUs    int    `json:"logical_cpus"`
+	Virtualization string `json:"virtualization,omitempty"`
+	ClockSource    string `json:"clock_source,omitempty"`
+	// TimingClock is the clock every experiment times with
+	// (internal/monoclock) and ClockResolutionNs the smallest advance of
+	// it seen in two reads (on a nanosecond clock, the cost of a read): a
+	// measured interval below it is not a measurement.
+	TimingClock       string     `json:"timing_clock,omitempty"`
+	ClockResolutionNs float64    `json:"clock_resolution_ns,omitempty"`
+	Governor          string     `json:"cpu_governor,omitempty"`
+	GoVersion         string     `json:"go_version"`
+	LoadAvg           [3]float64 `json:"load_avg"`
 }
 
 // Experiment is what one experiment returns: its options, the runtime
@@ -94,6 +100,25 @@ type Config struct {
 	Warnings []string           `json:"warnings,omitempty"`
 	// Detail holds experiment-specific text (stacks: wchan, syscall, ...).
 	Detail map[string]string `json:"detail,omitempty"`
+	// Modes is set when the configuration's samples fall into more than
+	// one regime (E12 latency: rounds that disagree beyond their noise,
+	// or a pooled histogram with two peaks): each mode's median and share
+	// of the samples, largest share first. ModesWarning says so in one
+	// line. A median over rounds of a multimodal configuration is the
+	// median of whichever regime most rounds landed in.
+	Modes        []Mode `json:"modes,omitempty"`
+	ModesWarning string `json:"modes_warning,omitempty"`
+}
+
+// Mode is one regime of a multimodal configuration.
+type Mode struct {
+	// MedianNs is the median of the samples in this mode.
+	MedianNs float64 `json:"median_ns"`
+	// Share is the fraction of all samples in this mode (0..1).
+	Share float64 `json:"share"`
+	// Rounds lists the rounds (1-based) whose own median lies in this
+	// mode, when the rounds split between modes.
+	Rounds []int `json:"rounds,omitempty"`
 }
 
 // Round is one round (latency, selfwake) or repeat (herd).
