@@ -137,7 +137,7 @@ func (p *latencyPlan) run(ctx context.Context, progress driver.Progress) (*resul
 		exp.Warnings = append(exp.Warnings, fmt.Sprintf("%d GC cycle(s) ran during the run although GC was off (forced by another goroutine?)", rt.GCCycles))
 	}
 	if runtime.GOOS == "windows" {
-		exp.Notes = append(exp.Notes, "samples timed with "+monoclock.Source+": Go's own monotonic clock here advances only at the system timer's tick (internal/monoclock)")
+		exp.Notes = append(exp.Notes, clockNote())
 	}
 	exp.Notes = append(exp.Notes, SchedShareNotes(exp)...)
 	exp.Claims = LatencyClaims(exp)
@@ -255,6 +255,7 @@ func (cr *configRun) finish(ctx context.Context) error {
 		cfg.Foreign.SameCPUFraction = v
 	}
 	driver.WarnForeign(cfg)
+	refuseBelowResolution(cfg, latencyTimeFigures, 1, monoclock.Resolution(), monoclock.Source)
 	return nil
 }
 

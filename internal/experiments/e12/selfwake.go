@@ -12,6 +12,7 @@ import (
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/lot"
+	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
 	"github.com/parkbench/parkbench/internal/parkers"
 	"github.com/parkbench/parkbench/internal/probe"
@@ -176,6 +177,9 @@ func (p *selfwakePlan) run(ctx context.Context, progress driver.Progress) (*resu
 	if rt.GCCycles > 0 {
 		exp.Warnings = append(exp.Warnings, fmt.Sprintf("%d GC cycle(s) ran during the run although GC was off", rt.GCCycles))
 	}
+	if runtime.GOOS == "windows" {
+		exp.Notes = append(exp.Notes, clockNote())
+	}
 	exp.Claims = []results.Claim{ClaimSelfwakeAtOnce(exp)}
 	return exp, nil
 }
@@ -226,11 +230,16 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 				r.slept = cref.Selfwake(im.cmode, o.Pairs, samples[:n])
 			} else {
 				s0 := m.slept()
-				base := time.Now()
+				// The experiments' clock (internal/monoclock), as the
+				// latency samples and the C reference: one read per
+				// edge. Go's own clock (time.Since) steps at the timer
+				// tick on Windows, which read every sample as 0.
+				t0 := monoclock.Nanotime()
 				for k := 0; k < n; k++ {
-					t0 := time.Since(base)
 					m.pairs(o.Pairs)
-					samples[k] = int64(time.Since(base) - t0)
+					t1 := monoclock.Nanotime()
+					samples[k] = t1 - t0
+					t0 = t1
 				}
 				r.slept = m.slept() - s0
 			}
@@ -286,5 +295,6 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 		perRound = append(perRound, m)
 	}
 	cfg.Summary = driver.MedianOfRounds(perRound)
+	refuseBelowResolution(cfg, selfwakeTimeFigures, float64(o.Pairs), monoclock.Resolution(), monoclock.Source)
 	return nil
 }
