@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,9 +12,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/parkbench/parkbench/internal/compare"
+	"github.com/parkbench/parkbench/internal/report"
+	"github.com/parkbench/parkbench/internal/results"
 )
 
 func init() { register(newCompareCmd) }
+
+// exitNoBaseline is compare's status when BASE is a results directory
+// without a result of NEW's machine class.
+const exitNoBaseline = 3
 
 // parsePercent reads "10", "10%" or "2.5%" as a fraction (0.10, 0.025).
 func parsePercent(flag, s string) (float64, error) {
@@ -45,17 +52,23 @@ if the two ranges of per-round values do not overlap. Even so, with 3+3
 rounds pure noise separates the ranges 1 time in 10 per row: use more rounds,
 or a noise-tolerant gate, before failing builds on it.
 
-Files from different machines (slug or CPU model differ) are flagged, and
-judged on figures divided by each configuration's own probe (latency and
-herd first-waiter by the spin one-way probe, selfwake by the syscall probe);
-figures without such a probe are shown, not judged.
+Files from different machine classes are flagged, and judged on each figure
+as a ratio to its floor in the same run (latency: c-futex at the same
+placement; selfwake: the syscall row; herd: the C pthread herd; lock:
+c-pthread); figures without a floor are shown, not judged. The regression
+gate is 'parkbench ab' (a same-run A/B), not this.
 
 Each NEW file is compared with BASE on its own (rounds are not pooled across
 files: each run's noise is judged separately).
 
+BASE may be a directory of recorded results (results/): each NEW is then
+compared with the newest recorded result of its machine class there, never
+with its own recorded copy, and the output's first line names that baseline
+and why it was chosen, or says there is none.
+
 Exit status: 0 no regression, 1 a row is slower beyond the threshold, 2 bad
 input (unreadable or foreign file, unknown format version, nothing in
-common).`,
+common), 3 BASE is a directory without a result of NEW's machine class.`,
 		Example: `  parkbench compare results/linux-amd64-2cpu-xeon-kvm/suite-20261201T101500Z.json out/suite.json
   parkbench compare --threshold=5% --format=markdown base.json new.json >> "$GITHUB_STEP_SUMMARY"`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -75,20 +88,44 @@ common).`,
 			if !(alpha > 0 && alpha < 1) {
 				return usagef("invalid --alpha %v: want a significance level between 0 and 1, such as 0.05", alpha)
 			}
-			files, err := readResults(args)
-			if err != nil {
-				return err
+			var files []report.Named
+			var bases []report.Named
+			if st, err := os.Stat(args[0]); err == nil && st.IsDir() {
+				if files, err = readResults(args[1:]); err != nil {
+					return err
+				}
+				for _, n := range files {
+					b, _, err := results.FindBaseline(args[0], n.File)
+					if errors.Is(err, results.ErrNoBaseline) {
+						fmt.Fprintf(cmd.OutOrStdout(), "no baseline for %s: %v\n", n.Name, err)
+						return exitError{exitNoBaseline, fmt.Errorf("%s: %w", n.Name, err)}
+					}
+					if err != nil {
+						return usagef("%s: %v", args[0], err)
+					}
+					fmt.Fprintf(cmd.OutOrStdout(), "baseline for %s: %s (%s)\n", n.Name, b.Path, b.Why)
+					bases = append(bases, report.Named{Name: b.Path, File: b.File})
+				}
+			} else {
+				if files, err = readResults(args); err != nil {
+					return err
+				}
+				for range files[1:] {
+					bases = append(bases, files[0])
+				}
+				files = files[1:]
 			}
 			opt := compare.Options{Threshold: th, Alpha: alpha}
 			var rs []*compare.Result
-			for _, n := range files[1:] {
-				r, err := compare.Compare(files[0].Name, files[0].File, n.Name, n.File, opt)
+			for i, n := range files {
+				base := bases[i]
+				r, err := compare.Compare(base.Name, base.File, n.Name, n.File, opt)
 				if err != nil {
 					var nc *compare.NothingInCommonError
 					if errors.As(err, &nc) {
 						return usageError{err}
 					}
-					return usagef("comparing %s with %s: %v", n.Name, files[0].Name, err)
+					return usagef("comparing %s with %s: %v", n.Name, base.Name, err)
 				}
 				rs = append(rs, r)
 			}
@@ -102,7 +139,7 @@ common).`,
 				}
 			}
 			if len(slow) > 0 {
-				return exitError{exitFailed, fmt.Errorf("regression against %s: %s", files[0].Name, strings.Join(slow, ", "))}
+				return exitError{exitFailed, fmt.Errorf("regression against %s: %s", rs[0].Base, strings.Join(slow, ", "))}
 			}
 			return nil
 		},

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/parkbench/parkbench/internal/results"
@@ -69,7 +70,8 @@ func TestCompareCommand(t *testing.T) {
 	slow := writeResult(t, dir, "slow.json", resultstest.Suite(resultstest.Spec{Spread: 0.03, Seed: 2, Samples: 300, Scale: 1.4}))
 	fast := writeResult(t, dir, "fast.json", resultstest.Suite(resultstest.Spec{Spread: 0.03, Seed: 2, Samples: 300, Scale: 0.7}))
 	other := resultstest.Machine("AMD EPYC 7763 64-Core Processor", 4)
-	cross := writeResult(t, dir, "cross.json", resultstest.Suite(resultstest.Spec{Machine: other, Spread: 0.03, Seed: 2, Samples: 300, Scale: 0.5, ProbeScale: 0.5}))
+	floors := writeResult(t, dir, "floors.json", resultstest.Suite(resultstest.Spec{Spread: 0.03, Seed: 1, Samples: 300, Floors: true}))
+	cross := writeResult(t, dir, "cross.json", resultstest.Suite(resultstest.Spec{Machine: other, Spread: 0.03, Seed: 2, Samples: 300, Scale: 0.5, Floors: true}))
 
 	out, _, code := pb(t, "compare", base, same)
 	if code != 0 || !strings.Contains(out, "0 slower, 0 faster") {
@@ -87,8 +89,8 @@ func TestCompareCommand(t *testing.T) {
 	if _, _, code := pb(t, "compare", "--threshold=80%", base, slow); code != 0 {
 		t.Fatalf("--threshold=80%%: exit %d", code)
 	}
-	out, _, code = pb(t, "compare", base, cross)
-	if code != 0 || !strings.Contains(out, "DIFFERENT MACHINES") || !strings.Contains(out, "normalized by the spin one-way probe") {
+	out, _, code = pb(t, "compare", floors, cross)
+	if code != 0 || !strings.Contains(out, "DIFFERENT MACHINE CLASSES") || !strings.Contains(out, "as a ratio to c-futex/cross-core in the same run") {
 		t.Fatalf("cross-machine: exit %d\n%s", code, out)
 	}
 	// Several NEW files: each against BASE; one regression fails all.
@@ -162,5 +164,40 @@ func TestDrawBar(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), strings.Repeat("µ", 40)) || strings.Contains(b.String(), strings.Repeat("µ", 41)) || !utf8.ValidString(b.String()) {
 		t.Fatalf("label not cut at 40 runes: %q", b.String())
+	}
+}
+
+// TestCompareBaselineDir: compare RESULTS_DIR NEW finds NEW's baseline by
+// machine class, names it first, never picks NEW's own recorded copy, and
+// exits 3 when there is none.
+func TestCompareBaselineDir(t *testing.T) {
+	dir := tempDir(t)
+	rec := filepath.Join(dir, "results")
+	if err := os.Mkdir(rec, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	nw := writeResult(t, dir, "new.json", resultstest.Suite(resultstest.Spec{Spread: 0.03, Seed: 3, Samples: 200}))
+	out, _, code := pb(t, "compare", rec, nw)
+	if code != exitNoBaseline || !strings.HasPrefix(out, "no baseline for ") {
+		t.Fatalf("empty results: exit %d\n%s", code, out)
+	}
+	f, err := results.ReadFile(nw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := results.Record(rec, f, ""); err != nil { // its own copy only
+		t.Fatal(err)
+	}
+	if out, _, code := pb(t, "compare", rec, nw); code != exitNoBaseline || !strings.Contains(out, "own recorded copy") {
+		t.Fatalf("own copy: exit %d\n%s", code, out)
+	}
+	base := resultstest.Suite(resultstest.Spec{Spread: 0.03, Seed: 1, Samples: 200, Started: f.Started.Add(-time.Hour)})
+	bp, err := results.Record(rec, base, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, code = pb(t, "compare", rec, nw)
+	if code != 0 || !strings.HasPrefix(out, "baseline for "+nw+": "+bp+" (") {
+		t.Fatalf("exit %d\n%s", code, out)
 	}
 }

@@ -18,12 +18,19 @@
 //   - One round on a side: there is no noise estimate; the threshold alone
 //     decides and the reason says so.
 //
-// Runs from different machines (slug, CPU model, OS or arch differ) are not
-// comparable in raw time. Compare says so and judges figures normalized by
-// each configuration's own probe instead: latency and herd first-waiter
-// figures divided by the spin one-way probe, selfwake ns/pair by the syscall
-// probe. Figures with no such normalization (herd total, timeout) are shown
-// but not judged across machines.
+// What is judged, and how, comes from each experiment's metric description
+// (results.MetricSpec): its Judged figures, each in its Better direction.
+//
+// Runs from different machine classes (results.SameClass) are not
+// comparable in raw time: a futex wake on one host is not one on another.
+// Compare says so and judges each figure as a ratio to its floor in the
+// same run instead (MetricSpec.Floor: latency rows against c-futex at the
+// same placement, selfwake against the syscall row, herd against the C
+// pthread herd at the same N, lock against c-pthread): the C reference
+// pays the same kernel, hypervisor and CPU, so the ratio keeps what the Go
+// implementation adds. A figure without a floor in both runs is shown but
+// not judged across machines. docs/gate.md says what such a comparison can
+// and cannot claim.
 package compare
 
 import (
@@ -58,39 +65,18 @@ const (
 	NotComparable = "not compared"
 )
 
-// Metric is a primary metric of an experiment.
-type Metric struct {
-	Name  string `json:"name"`  // results.M* name
-	Label string `json:"label"` // column label
-	// NormBy is the probe that normalizes it across machines: "spin"
-	// (Probe.SpinOneWayNs), "syscall" (Probe.SyscallNs) or "" (none).
-	NormBy string `json:"norm_by,omitempty"`
-}
-
-// Primary returns the metrics compare judges for an experiment.
-func Primary(exp string) []Metric {
-	switch exp {
-	case "latency":
-		return []Metric{{results.MMedian, "median", "spin"}, {results.MP99, "p99", "spin"}}
-	case "selfwake":
-		return []Metric{{results.MNsPerPair, "ns/pair", "syscall"}}
-	case "herd":
-		return []Metric{{results.MFirstNs, "first", "spin"}, {results.MTotalNs, "total", ""}}
-	case "timeout":
-		return []Metric{{results.MMedian, "median late", ""}, {results.MP99, "p99 late", ""}}
-	case "lock":
-		// Keys of internal/experiments/lock (compare does not import it).
-		return []Metric{{"total_mops", "total Mops", ""}, {"wait_p99_ns", "wait p99", ""}, {"uncontended_ns", "uncontended", ""}}
-	case "rwlock":
-		// Keys of internal/experiments/lock's --rwlock.
-		return []Metric{{"read_mops", "read Mops", ""}, {"write_mops", "write Mops", ""}, {"write_wait_max_ns", "write wait max", ""}}
+// Primary returns the figures compare judges for an experiment: the Judged
+// metrics of its description.
+func Primary(e *results.Experiment) []results.MetricSpec {
+	specs, _ := e.Specs()
+	var out []results.MetricSpec
+	for _, m := range specs {
+		if m.Judged {
+			out = append(out, m)
+		}
 	}
-	return nil
+	return out
 }
-
-// HigherBetter lists the primary metrics that are throughputs: a rise is
-// faster, a fall slower.
-var HigherBetter = map[string]bool{"total_mops": true, "read_mops": true, "write_mops": true}
 
 // Stat summarizes one side's rounds of one metric.
 type Stat struct {
@@ -127,14 +113,17 @@ func (s Stat) scaled(by float64) Stat {
 
 // Row is one configuration x metric.
 type Row struct {
-	Experiment string  `json:"experiment"`
-	Config     string  `json:"config"`
-	Metric     string  `json:"metric"`
-	Label      string  `json:"label"`
-	Base       Stat    `json:"base"`
-	New        Stat    `json:"new"`
-	Ratio      float64 `json:"ratio"`
-	// Normalized figures (multiples of the probe) when the machines differ.
+	Experiment string `json:"experiment"`
+	Config     string `json:"config"`
+	Metric     string `json:"metric"`
+	Label      string `json:"label"`
+	// Unit is the figure's unit (results.MetricSpec.Unit).
+	Unit  string  `json:"unit,omitempty"`
+	Base  Stat    `json:"base"`
+	New   Stat    `json:"new"`
+	Ratio float64 `json:"ratio"`
+	// Normalized figures (multiples of the same run's floor, NormBy its
+	// configuration key) when the machines differ.
 	NormBy    string  `json:"norm_by,omitempty"`
 	NormBase  *Stat   `json:"norm_base,omitempty"`
 	NormNew   *Stat   `json:"norm_new,omitempty"`
@@ -154,8 +143,10 @@ type Result struct {
 	BaseMachine  results.Machine `json:"base_machine"`
 	NewMachine   results.Machine `json:"new_machine"`
 	CrossMachine bool            `json:"cross_machine"`
-	Options      Options         `json:"options"`
-	Rows         []Row           `json:"rows"`
+	// Class says why the machines are (not) one class (results.SameClass).
+	Class   string  `json:"class"`
+	Options Options `json:"options"`
+	Rows    []Row   `json:"rows"`
 	// OnlyBase and OnlyNew list "experiment config" present on one side.
 	OnlyBase []string `json:"only_base,omitempty"`
 	OnlyNew  []string `json:"only_new,omitempty"`
@@ -195,9 +186,11 @@ func (e *NothingInCommonError) Error() string {
 	return fmt.Sprintf("%s has nothing in common with %s: the base has %s; the new file has %s", e.New, e.Base, list(e.BaseHas), list(e.NewHas))
 }
 
-// CrossMachine reports whether two machines are different machine classes.
+// CrossMachine reports whether two machines are different machine classes
+// (results.SameClass: the slug recomputed from each machine's fields).
 func CrossMachine(a, b results.Machine) bool {
-	return a.Slug != b.Slug || a.CPUModel != b.CPUModel || a.OS != b.OS || a.Arch != b.Arch
+	same, _ := results.SameClass(a, b)
+	return !same
 }
 
 // Compare judges newFile against base; the names are what the output and
@@ -209,17 +202,14 @@ func Compare(baseName string, base *results.File, newName string, newFile *resul
 	if opt.Alpha <= 0 || opt.Alpha >= 1 || math.IsNaN(opt.Alpha) {
 		return nil, fmt.Errorf("alpha %v: want a level in (0, 1) such as 0.05", opt.Alpha)
 	}
+	same, why := results.SameClass(base.Machine, newFile.Machine)
 	res := &Result{Base: baseName, New: newName, BaseMachine: base.Machine, NewMachine: newFile.Machine, Options: opt,
-		CrossMachine: CrossMachine(base.Machine, newFile.Machine)}
-	type side struct {
-		exp *results.Experiment
-		cfg *results.Config
-	}
+		CrossMachine: !same, Class: why}
 	index := func(f *results.File) (map[string]side, []string) {
 		m := map[string]side{}
 		var order []string
 		for _, e := range f.Experiments {
-			if Primary(e.Name) == nil {
+			if len(Primary(e)) == 0 {
 				continue
 			}
 			for _, c := range e.Configs {
@@ -248,8 +238,8 @@ func Compare(baseName string, base *results.File, newName string, newFile *resul
 		}
 		common = append(common, k)
 		n := nm[k]
-		for _, m := range Primary(n.exp.Name) {
-			row, ok := compareMetric(b.cfg, n.cfg, m, res.CrossMachine, opt)
+		for _, m := range Primary(n.exp) {
+			row, ok := compareMetric(b, n, m, res.CrossMachine, opt)
 			if !ok {
 				continue
 			}
@@ -287,55 +277,70 @@ func values(c *results.Config, metric string) []float64 {
 	return v
 }
 
-func probeValue(p *results.Probe, by string) float64 {
-	if p == nil {
-		return 0
-	}
-	switch by {
-	case "spin":
-		return p.SpinOneWayNs
-	case "syscall":
-		return p.SyscallNs
-	}
-	return 0
+// side is one file's experiment and configuration of a compared key.
+type side struct {
+	exp *results.Experiment
+	cfg *results.Config
 }
 
-func probeName(by string) string {
-	switch by {
-	case "spin":
-		return "spin one-way probe"
-	case "syscall":
-		return "syscall probe"
+// floorValues divides a configuration's per-round values by its floor's in
+// the same run: round by round when both have as many rounds (the rounds
+// ran close in time), else by the floor's median. ok is false when the run
+// has no floor for it.
+func floorValues(s side, m results.MetricSpec) (v []float64, floorKey string, ok bool) {
+	floorKey = m.FloorKey(s.cfg)
+	if floorKey == "" {
+		return nil, "", false
 	}
-	return "probe"
+	fc := s.exp.Config(floorKey)
+	if fc == nil {
+		return nil, floorKey, false
+	}
+	cv, fv := values(s.cfg, m.Key), values(fc, m.Key)
+	if len(cv) == 0 || len(fv) == 0 {
+		return nil, floorKey, false
+	}
+	fmed := newStat(fv).Median
+	for i, x := range cv {
+		d := fmed
+		if len(fv) == len(cv) {
+			d = fv[i]
+		}
+		if d <= 0 {
+			return nil, floorKey, false
+		}
+		v = append(v, x/d)
+	}
+	return v, floorKey, true
 }
 
-func compareMetric(bc, nc *results.Config, m Metric, cross bool, opt Options) (Row, bool) {
-	bv, nv := values(bc, m.Name), values(nc, m.Name)
+func compareMetric(b, n side, m results.MetricSpec, cross bool, opt Options) (Row, bool) {
+	bv, nv := values(b.cfg, m.Key), values(n.cfg, m.Key)
 	if len(bv) == 0 || len(nv) == 0 {
 		return Row{}, false
 	}
-	row := Row{Config: nc.Key, Metric: m.Name, Label: m.Label, Base: newStat(bv), New: newStat(nv)}
+	row := Row{Config: n.cfg.Key, Metric: m.Key, Label: m.Header, Unit: m.Unit, Base: newStat(bv), New: newStat(nv)}
 	row.Ratio = ratio(row.New.Median, row.Base.Median)
 	judgeB, judgeN, r := row.Base, row.New, row.Ratio
 	row.P, row.MinP = 1, MinP(row.Base.N, row.New.N)
 	if cross {
-		if m.NormBy == "" {
-			row.Verdict, row.Reason = NotComparable, "different machines and no probe to normalize by"
+		fb, bk, okb := floorValues(b, m)
+		fn, _, okn := floorValues(n, m)
+		if !okb || !okn {
+			why := "different machines and no floor in the same run to divide by"
+			if bk != "" {
+				why = "different machines and " + bk + " (its floor) is missing from a run"
+			}
+			row.Verdict, row.Reason = NotComparable, why
 			return row, true
 		}
-		pb, pn := probeValue(bc.Probe, m.NormBy), probeValue(nc.Probe, m.NormBy)
-		if pb <= 0 || pn <= 0 {
-			row.Verdict, row.Reason = NotComparable, "different machines and the "+probeName(m.NormBy)+" is missing"
-			return row, true
-		}
-		nb, nn := row.Base.scaled(pb), row.New.scaled(pn)
-		row.NormBy, row.NormBase, row.NormNew = m.NormBy, &nb, &nn
+		nb, nn := newStat(fb), newStat(fn)
+		row.NormBy, row.NormBase, row.NormNew = bk, &nb, &nn
 		row.NormRatio = ratio(nn.Median, nb.Median)
 		judgeB, judgeN, r = nb, nn, row.NormRatio
 	}
 	row.Verdict, row.Reason, row.P, row.MinP = judge(judgeB, judgeN, r, opt)
-	if HigherBetter[m.Name] {
+	if m.HigherIsBetter() {
 		switch row.Verdict {
 		case Faster:
 			row.Verdict = Slower
@@ -344,7 +349,7 @@ func compareMetric(bc, nc *results.Config, m Metric, cross bool, opt Options) (R
 		}
 	}
 	if cross {
-		row.Reason = "normalized by the " + probeName(m.NormBy) + ": " + row.Reason
+		row.Reason = "as a ratio to " + row.NormBy + " in the same run: " + row.Reason
 	}
 	return row, true
 }

@@ -144,46 +144,48 @@ func TestOverlapRule(t *testing.T) {
 	}
 }
 
-func TestCrossMachineNormalizes(t *testing.T) {
-	base := suite(resultstest.Spec{Spread: 0.03, Seed: 1})
+// TestCrossMachineFloors: across machine classes each figure is judged as a
+// ratio to its floor in the same run (latency c-futex, selfwake syscall,
+// herd pthread); without a floor it is shown, not judged.
+func TestCrossMachineFloors(t *testing.T) {
+	base := suite(resultstest.Spec{Spread: 0.03, Seed: 1, Floors: true})
 	other := resultstest.Machine("AMD EPYC 7763 64-Core Processor", 4)
-	// Twice as fast in raw time, but so are its probes: no change.
-	fast := suite(resultstest.Spec{Machine: other, Spread: 0.03, Seed: 2, Scale: 0.5, ProbeScale: 0.5})
+	// Twice as fast in raw time, but so is its C floor: no change.
+	fast := suite(resultstest.Spec{Machine: other, Spread: 0.03, Seed: 2, Scale: 0.5, Floors: true})
 	r := run(t, base, fast)
 	if !r.CrossMachine {
 		t.Fatal("different machines not noticed")
 	}
 	v := centreVerdicts(r)
-	if v[Slower]+v[Faster] != 0 || v[NotComparable] == 0 {
-		t.Fatalf("normalized verdicts: %v", v)
+	if v[Slower]+v[Faster] != 0 || v[NoChange] == 0 {
+		t.Fatalf("floor verdicts: %v", v)
 	}
 	for _, row := range r.Rows {
-		if row.Metric == results.MMedian && (row.NormBase == nil || row.Ratio > 0.6 || math.Abs(row.NormRatio-1) > 0.1) {
-			t.Fatalf("%s %s: raw %.2f norm %.2f", row.Experiment, row.Config, row.Ratio, row.NormRatio)
+		if row.Metric == results.MMedian && !strings.HasPrefix(row.Config, "c-futex/") && (row.NormBase == nil || row.Ratio > 0.6 || math.Abs(row.NormRatio-1) > 0.15) {
+			t.Fatalf("%s %s: raw %.2f floor ratio %.2f", row.Experiment, row.Config, row.Ratio, row.NormRatio)
 		}
-		if row.Experiment == "herd" && row.Metric == results.MTotalNs && row.Verdict != NotComparable {
-			t.Fatalf("herd total judged across machines: %s", row.Verdict)
+		if row.Config == "c-futex/cross-core" && row.Verdict != NotComparable {
+			t.Fatalf("the floor judged against itself: %s (%s)", row.Verdict, row.Reason)
+		}
+		if row.Experiment == "latency" && row.Config == "futex/cross-core" && row.NormBy != "c-futex/cross-core" {
+			t.Fatalf("futex/cross-core divided by %q", row.NormBy)
 		}
 	}
 	var buf bytes.Buffer
 	Render(&buf, []*Result{r}, "table")
-	if !strings.Contains(buf.String(), "DIFFERENT MACHINES") || !strings.Contains(buf.String(), "norm new/base") {
+	if !strings.Contains(buf.String(), "DIFFERENT MACHINE CLASSES") || !strings.Contains(buf.String(), "floor new/base") {
 		t.Fatalf("table:\n%s", buf.String())
 	}
-	// Same raw time on a machine whose probes are twice as fast: slower.
-	slow := suite(resultstest.Spec{Machine: other, Spread: 0.03, Seed: 2, ProbeScale: 0.5})
+	// Same raw time on a machine whose C floor is twice as fast: what the
+	// Go side adds doubled, slower.
+	slow := suite(resultstest.Spec{Machine: other, Spread: 0.03, Seed: 2, FloorScale: 0.5, Floors: true})
 	if r := run(t, base, slow); !r.Regressed() {
-		t.Fatalf("normalized regression missed: %v", verdicts(r))
+		t.Fatalf("regression against the floor missed: %v", verdicts(r))
 	}
-	// No probes: not compared, never a regression.
-	np := suite(resultstest.Spec{Machine: other, Spread: 0.03, Seed: 2, Scale: 3})
-	for _, e := range np.Experiments {
-		for _, c := range e.Configs {
-			c.Probe = nil
-		}
-	}
-	if r := run(t, base, np); r.Regressed() || r.Count(NotComparable) != len(r.Rows) {
-		t.Fatalf("without probes: %v", verdicts(r))
+	// No floors: not compared, never a regression.
+	nf := suite(resultstest.Spec{Machine: other, Spread: 0.03, Seed: 2, Scale: 3})
+	if r := run(t, base, nf); r.Regressed() || r.Count(NotComparable) != len(r.Rows) {
+		t.Fatalf("without floors: %v", verdicts(r))
 	}
 }
 

@@ -76,12 +76,12 @@ func renderText(w io.Writer, r *Result, md bool) error {
 	if r.CrossMachine {
 		p("%snew:  %s\n", li, MachineLine(r.NewMachine))
 		if md {
-			p("\n> [!WARNING]\n> **Different machines.** Raw times from two machines are not comparable: verdicts use each configuration's figures divided by its own probe (latency and herd first-waiter by the spin one-way probe, selfwake by the syscall probe); other figures are shown but not judged.\n\n")
+			p("\n> [!WARNING]\n> **Different machine classes.** Raw times from two machines are not comparable: verdicts use each figure as a ratio to its floor in the same run (latency: c-futex at the same placement; selfwake: the syscall row; herd: the C pthread herd; lock: c-pthread); figures without a floor are shown but not judged (docs/gate.md).\n\n")
 		} else {
-			p("\n  *** DIFFERENT MACHINES: raw times are not comparable. Verdicts use figures\n  *** normalized by each configuration's own probe (latency, herd first: spin\n  *** one-way; selfwake: syscall); other figures are shown, not judged.\n\n")
+			p("\n  *** DIFFERENT MACHINE CLASSES: raw times are not comparable. Verdicts use each\n  *** figure as a ratio to its floor in the same run (latency: c-futex at the same\n  *** placement; selfwake: syscall; herd: C pthread; lock: c-pthread); figures\n  *** without a floor are shown, not judged (docs/gate.md).\n\n")
 		}
 	} else {
-		p("%snew:  same machine class\n", li)
+		p("%snew:  %s\n", li, r.Class)
 	}
 	minP := 1.0
 	for _, row := range r.Rows {
@@ -108,7 +108,7 @@ func renderText(w io.Writer, r *Result, md bool) error {
 
 	header := []any{"experiment", "config", "metric", "base", "new", "new/base"}
 	if r.CrossMachine {
-		header = append(header, "base/probe", "new/probe", "norm new/base")
+		header = append(header, "base/floor", "new/floor", "floor new/base")
 	}
 	header = append(header, "p", "verdict", "why")
 	opts := []tablewriter.Option{tablewriter.WithHeaderAutoFormat(tw.Off)}
@@ -118,9 +118,9 @@ func renderText(w io.Writer, r *Result, md bool) error {
 	t := tablewriter.NewTable(w, opts...)
 	t.Header(header...)
 	for _, row := range r.Rows {
-		u := timeUnit
-		if HigherBetter[row.Metric] {
-			u = plainUnit
+		u := plainUnit
+		if row.Unit == results.UnitMicros || row.Unit == results.UnitNanos {
+			u = timeUnit
 		}
 		cells := []any{row.Experiment, row.Config, row.Label, statCell(row.Base, u), statCell(row.New, u), ratioCell(row.Ratio)}
 		if r.CrossMachine {
@@ -201,12 +201,12 @@ func timeUnit(ns float64) string {
 // plainUnit formats a figure that is not a time (lock's Mops).
 func plainUnit(x float64) string { return fmt.Sprintf("%.3g", x) }
 
-// multUnit formats a multiple of a probe.
+// multUnit formats a multiple of a floor.
 func multUnit(x float64) string {
 	if x >= 100 {
 		return fmt.Sprintf("%.0f×", x)
 	}
-	return fmt.Sprintf("%.1f×", x)
+	return fmt.Sprintf("%.2f×", x)
 }
 
 // statCell is "median ±spread (n)": the spread is the largest distance from

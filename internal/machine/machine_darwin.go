@@ -15,6 +15,16 @@ func describeOS(m *results.Machine) {
 	if s, err := unix.Sysctl("machdep.cpu.brand_string"); err == nil {
 		m.CPUModel = strings.TrimSpace(s)
 	}
+	// Intel Macs: CPUID vendor, family and model (part of the class).
+	if s, err := unix.Sysctl("machdep.cpu.vendor"); err == nil {
+		m.CPUVendor = strings.TrimSpace(s)
+	}
+	if v, err := unix.SysctlUint32("machdep.cpu.family"); err == nil {
+		m.CPUFamily = int(v)
+	}
+	if v, err := unix.SysctlUint32("machdep.cpu.model"); err == nil {
+		m.CPUModelNumber = int(v)
+	}
 	if s, err := unix.Sysctl("kern.osrelease"); err == nil {
 		m.Kernel = s
 	}

@@ -31,6 +31,7 @@ func describeFS(m *results.Machine, root string) {
 	}
 	cpuinfo := read("proc/cpuinfo")
 	m.CPUModel = cpuModel(cpuinfo, read)
+	m.CPUVendor, m.CPUFamily, m.CPUModelNumber = cpuID(cpuinfo)
 	m.Governor = read("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
 	m.ClockSource = read("sys/devices/system/clocksource/clocksource0/current_clocksource")
 	if f := strings.Fields(read("proc/loadavg")); len(f) >= 3 {
@@ -84,6 +85,31 @@ func cpuModel(cpuinfo string, read func(string) string) string {
 		return s
 	}
 	return ""
+}
+
+// cpuID reads x86's CPUID vendor, family and model numbers from the first
+// processor's block (zero values elsewhere: arm64 has implementer and part,
+// which cpuModel turns into the core's name).
+func cpuID(cpuinfo string) (vendor string, family, model int) {
+	for _, line := range strings.Split(cpuinfo, "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			if strings.TrimSpace(line) == "" && vendor != "" {
+				break // end of the first processor's block
+			}
+			continue
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		switch k {
+		case "vendor_id":
+			vendor = v
+		case "cpu family":
+			family, _ = strconv.Atoi(v)
+		case "model":
+			model, _ = strconv.Atoi(v)
+		}
+	}
+	return vendor, family, model
 }
 
 var armVendors = map[string]string{"0x41": "ARM", "0x42": "Broadcom", "0x43": "Cavium", "0x46": "Fujitsu", "0x48": "HiSilicon", "0x4e": "NVIDIA", "0x50": "APM", "0x51": "Qualcomm", "0x61": "Apple", "0xc0": "Ampere"}

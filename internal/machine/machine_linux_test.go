@@ -23,7 +23,7 @@ func fakeRoot(t *testing.T, files map[string]string) string {
 	return root
 }
 
-const x86cpuinfo = "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) CPU E5-2673 v4 @ 2.30GHz\nflags\t\t: fpu vme sse2 hypervisor lahf_lm\n\nprocessor\t: 1\n"
+const x86cpuinfo = "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 79\nmodel name\t: Intel(R) Xeon(R) CPU E5-2673 v4 @ 2.30GHz\nflags\t\t: fpu vme sse2 hypervisor lahf_lm\n\nprocessor\t: 1\n"
 
 func TestDescribeFS(t *testing.T) {
 	for _, c := range []struct {
@@ -60,8 +60,11 @@ func TestDescribeFS(t *testing.T) {
 			if c.name == "azure x86" && m.LoadAvg != [3]float64{0.52, 0.58, 0.59} {
 				t.Fatalf("load %v", m.LoadAvg)
 			}
-			if strings.Contains(Slug(m), "+") {
-				t.Fatalf("slug %q", Slug(m))
+			if s := results.Slug(m); strings.Contains(s, "+") {
+				t.Fatalf("slug %q", s)
+			}
+			if strings.HasPrefix(c.model, "Intel") && (m.CPUVendor != "GenuineIntel" || m.CPUFamily != 6 || m.CPUModelNumber != 79) {
+				t.Fatalf("CPUID vendor %q family %d model %d, want GenuineIntel 6 79", m.CPUVendor, m.CPUFamily, m.CPUModelNumber)
 			}
 		})
 	}

@@ -33,7 +33,7 @@ func lockGroup(c *results.Config) (rest string, threads int, ok bool) {
 // the per-thread distribution (a box per implementation of the per-thread
 // acquisitions/s of every repeat) at the largest thread count of the first
 // setting.
-func lockPlots(in []Input) ([]*plot.Plot, error) {
+func lockPlots(in []Input, exp string, m results.MetricSpec) ([]*plot.Plot, error) {
 	type key struct{ file, impl, rest string }
 	var order []key
 	series := map[key]plotter.XYs{}
@@ -41,9 +41,9 @@ func lockPlots(in []Input) ([]*plot.Plot, error) {
 	var allN []float64
 	hi := 0.0
 	for _, n := range in {
-		for _, c := range find(n.File, "lock").Configs {
+		for _, c := range find(n.File, exp).Configs {
 			rest, t, ok := lockGroup(c)
-			v, has := c.Summary["total_mops"]
+			v, has := c.Summary[m.Key]
 			if !ok || !has {
 				continue
 			}
@@ -58,11 +58,11 @@ func lockPlots(in []Input) ([]*plot.Plot, error) {
 		}
 	}
 	if len(order) == 0 {
-		return nil, inputErrorf("%s: the lock experiment has no configuration with a thread count (key .../t=N) and total_mops", in[0].Name)
+		return nil, inputErrorf("%s: the %s experiment has no configuration with a thread count (key .../t=N) and %s", in[0].Name, exp, m.Key)
 	}
-	p := basePlot("lock: " + title(in, "total acquisitions per µs against threads"))
+	p := basePlot(exp + ": " + title(in, m.Plot.Title))
 	p.X.Label.Text = "threads"
-	p.Y.Label.Text = "total Mops (all threads)"
+	p.Y.Label.Text = m.Plot.Axis
 	p.X.Scale = plot.LogScale{}
 	st := newStyler()
 	for _, k := range order {
@@ -70,7 +70,7 @@ func lockPlots(in []Input) ([]*plot.Plot, error) {
 		sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
 		l, s, err := plotter.NewLinePoints(pts)
 		if err != nil {
-			return nil, inputErrorf("%s: lock %s: %v", k.file, k.impl, err)
+			return nil, inputErrorf("%s: %s %s: %v", k.file, exp, k.impl, err)
 		}
 		label := k.impl
 		if len(rests) > 1 {
@@ -91,7 +91,7 @@ func lockPlots(in []Input) ([]*plot.Plot, error) {
 	p.Y.Min, p.Y.Max = 0, hi*1.05
 	p.Y.Tick.Marker = linearTicks{}
 
-	dist, err := lockDistribution(in, order[0].rest)
+	dist, err := lockDistribution(in, exp, order[0].rest)
 	if err != nil {
 		return nil, err
 	}
@@ -101,22 +101,22 @@ func lockPlots(in []Input) ([]*plot.Plot, error) {
 // lockDistribution is one box per implementation (and file): the
 // per-thread acquisitions/s (kHz) of every repeat of the configurations
 // with setting rest at their largest thread count.
-func lockDistribution(in []Input, rest string) (*plot.Plot, error) {
+func lockDistribution(in []Input, exp, rest string) (*plot.Plot, error) {
 	maxT := 0
 	for _, n := range in {
-		for _, c := range find(n.File, "lock").Configs {
+		for _, c := range find(n.File, exp).Configs {
 			if r, t, ok := lockGroup(c); ok && r == rest {
 				maxT = max(maxT, t)
 			}
 		}
 	}
-	p := basePlot("lock: " + title(in, "per-thread acquisitions/s at "+strconv.Itoa(maxT)+" threads"+strings.ReplaceAll(rest, "/", " ")))
+	p := basePlot(exp + ": " + title(in, "per-thread acquisitions/s at "+strconv.Itoa(maxT)+" threads"+strings.ReplaceAll(rest, "/", " ")))
 	p.Y.Label.Text = "per-thread kHz (every thread of every repeat)"
 	var ticks plot.ConstantTicks
 	st := newStyler()
 	hi := 0.0
 	for _, n := range in {
-		for _, c := range find(n.File, "lock").Configs {
+		for _, c := range find(n.File, exp).Configs {
 			if r, t, ok := lockGroup(c); !ok || r != rest || t != maxT {
 				continue
 			}
@@ -135,7 +135,7 @@ func lockDistribution(in []Input, rest string) (*plot.Plot, error) {
 			x := float64(len(ticks))
 			b, err := plotter.NewBoxPlot(vg.Points(18), x, v)
 			if err != nil {
-				return nil, inputErrorf("%s: lock %s: %v", n.Name, c.Key, err)
+				return nil, inputErrorf("%s: %s %s: %v", n.Name, exp, c.Key, err)
 			}
 			b.BoxStyle.Color = st.style(c.Impl, "").Color
 			b.BoxStyle.Width = vg.Points(1.5)
@@ -148,7 +148,7 @@ func lockDistribution(in []Input, rest string) (*plot.Plot, error) {
 		}
 	}
 	if len(ticks) == 0 {
-		return nil, inputErrorf("%s: the lock experiment has no per-thread counts (rounds' khz_thread_* metrics)", in[0].Name)
+		return nil, inputErrorf("%s: the %s experiment has no per-thread counts (rounds' khz_thread_* metrics)", in[0].Name, exp)
 	}
 	p.X.Tick.Marker = ticks
 	p.X.Min, p.X.Max = -0.7, float64(len(ticks))-0.3

@@ -1,10 +1,12 @@
-// Package plot draws result files: for latency and timeout, the latency by
-// percentile (HdrHistogram's percentile-distribution plot: x is the
-// percentile on a log scale of 1/(1-p), y the latency in µs) with one line
-// per configuration, the rounds' histograms merged; for herd, first-waiter
-// and total time against N, one panel each, one line per implementation;
-// for lock, total throughput against threads and the per-thread
-// distribution (lock.go).
+// Package plot draws result files, as each experiment's metric description
+// says (results.PlotSpec): a figure of kind percentile (latency, timeout)
+// as the latency by percentile (HdrHistogram's percentile-distribution
+// plot: x is the percentile on a log scale of 1/(1-p), y the latency in
+// µs) with one line per configuration, the rounds' histograms merged; of
+// kind param (herd's first-waiter and total time) against a configuration
+// parameter, one panel per figure, one line per implementation; of kind
+// threads (lock) as total throughput against threads with the per-thread
+// distribution beside it (lock.go).
 // The image format follows the output file's extension (.svg, .png).
 package plot
 
@@ -15,6 +17,7 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,8 +48,40 @@ type Options struct {
 	Width, Height vg.Length
 }
 
-// Plottable lists the experiments this package can draw.
-var Plottable = []string{"latency", "timeout", "herd", "lock"}
+// Plottable lists the experiments of files without a metric description
+// that this package can draw (a described experiment is plottable when a
+// figure of its description has a PlotSpec).
+var Plottable = func() []string {
+	var out []string
+	for _, name := range results.LegacyNames() {
+		if specs, _ := results.Legacy(name); len(plotSpecs(specs)) > 0 {
+			out = append(out, name)
+		}
+	}
+	return out
+}()
+
+// plotSpecs returns the figures of a description that have a plot.
+func plotSpecs(specs []results.MetricSpec) []results.MetricSpec {
+	var out []results.MetricSpec
+	for _, m := range specs {
+		if m.Plot != nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// canPlot reports whether experiment name of f (or, when f has none, of
+// files without a description) has a plot.
+func canPlot(f *results.File, name string) bool {
+	if e := find(f, name); e != nil {
+		specs, _ := e.Specs()
+		return len(plotSpecs(specs)) > 0
+	}
+	specs, _ := results.Legacy(name)
+	return len(plotSpecs(specs)) > 0
+}
 
 // Formats lists the output extensions.
 var Formats = []string{".svg", ".png"}
@@ -75,11 +110,7 @@ func inputErrorf(format string, a ...any) error { return &InputError{fmt.Errorf(
 // chooseExperiment returns the experiment to draw from all inputs.
 func chooseExperiment(in []Input, want string) (string, error) {
 	if want != "" {
-		ok := false
-		for _, p := range Plottable {
-			ok = ok || p == want
-		}
-		if !ok {
+		if !canPlot(in[0].File, want) {
 			return "", inputErrorf("cannot plot experiment %q: plots exist for %s", want, strings.Join(Plottable, ", "))
 		}
 		for _, n := range in {
@@ -90,9 +121,9 @@ func chooseExperiment(in []Input, want string) (string, error) {
 		return want, nil
 	}
 	var found []string
-	for _, p := range Plottable {
-		if find(in[0].File, p) != nil {
-			found = append(found, p)
+	for _, e := range in[0].File.Experiments {
+		if canPlot(in[0].File, e.Name) && !slices.Contains(found, e.Name) {
+			found = append(found, e.Name)
 		}
 	}
 	switch len(found) {
@@ -133,15 +164,17 @@ func Render(in []Input, format string, opt Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	specs, _ := find(in[0].File, exp).Specs()
+	drawn := plotSpecs(specs)
 	var plots []*plot.Plot
-	switch exp {
-	case "herd":
-		plots, err = herdPlots(in)
-	case "lock":
-		plots, err = lockPlots(in)
+	switch drawn[0].Plot.Kind {
+	case results.PlotParam:
+		plots, err = paramPlots(in, exp, drawn)
+	case results.PlotThreads:
+		plots, err = lockPlots(in, exp, drawn[0])
 	default:
 		var p *plot.Plot
-		p, err = percentilePlot(in, exp)
+		p, err = percentilePlot(in, exp, drawn[0])
 		plots = []*plot.Plot{p}
 	}
 	if err != nil {
@@ -369,15 +402,10 @@ func (linearTicks) Ticks(min, max float64) []plot.Tick {
 	return ts
 }
 
-func percentilePlot(in []Input, exp string) (*plot.Plot, error) {
-	what := "wake latency by percentile"
-	ylabel := "one-way wake latency (µs)"
-	if exp == "timeout" {
-		what, ylabel = "timed park: lateness past the deadline by percentile", "late (µs)"
-	}
-	p := basePlot(exp + ": " + title(in, what))
+func percentilePlot(in []Input, exp string, m results.MetricSpec) (*plot.Plot, error) {
+	p := basePlot(exp + ": " + title(in, m.Plot.Title))
 	p.X.Label.Text = "percentile"
-	p.Y.Label.Text = ylabel
+	p.Y.Label.Text = m.Plot.Axis
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = percentileTicks{}
 	st := newStyler()
@@ -458,17 +486,23 @@ func shortName(name string) string {
 	return strings.TrimSuffix(b, filepath.Ext(b))
 }
 
-func herdPlots(in []Input) ([]*plot.Plot, error) {
+// paramPlots draws each figure against its PlotSpec.Param (herd: first
+// waiter and total time against the waiter count N), one panel per figure,
+// one line per configuration group (report.ParamGroups).
+func paramPlots(in []Input, exp string, specs []results.MetricSpec) ([]*plot.Plot, error) {
 	type key struct{ file, impl string }
-	metrics := []struct{ metric, what, ylabel string }{
-		{results.MFirstNs, "notify_all -> first waiter holds the lock", "first waiter (µs)"},
-		{results.MTotalNs, "notify_all -> last waiter released", "total (µs)"},
-	}
 	var plots []*plot.Plot
-	for _, m := range metrics {
-		p := basePlot("herd: " + title(in, m.what))
-		p.X.Label.Text = "waiters N"
-		p.Y.Label.Text = m.ylabel
+	for _, m := range specs {
+		if m.Plot.Kind != results.PlotParam {
+			continue
+		}
+		scale := 1.0
+		if m.Unit == results.UnitMicros {
+			scale = 1000
+		}
+		p := basePlot(exp + ": " + title(in, m.Plot.Title))
+		p.X.Label.Text = xLabel(m.Plot.Param)
+		p.Y.Label.Text = m.Plot.Axis
 		p.X.Scale = plot.LogScale{}
 		st := newStyler()
 		var order []key
@@ -476,24 +510,24 @@ func herdPlots(in []Input) ([]*plot.Plot, error) {
 		var allN []float64
 		lo, hi := math.Inf(1), 0.0
 		for _, n := range in {
-			for _, g := range report.HerdGroups(find(n.File, "herd")) {
+			for _, g := range report.ParamGroups(find(n.File, exp), m.Plot.Param) {
 				k := key{n.Name, g.Label}
-				for nv, c := range g.ByN {
-					v, ok := c.Summary[m.metric]
+				for nv, c := range g.ByValue {
+					v, ok := c.Summary[m.Key]
 					if !ok || nv < 1 {
 						continue
 					}
 					if _, ok := series[k]; !ok {
 						order = append(order, k)
 					}
-					series[k] = append(series[k], plotter.XY{X: float64(nv), Y: v / 1000})
+					series[k] = append(series[k], plotter.XY{X: float64(nv), Y: v / scale})
 					allN = append(allN, float64(nv))
-					lo, hi = math.Min(lo, v/1000), math.Max(hi, v/1000)
+					lo, hi = math.Min(lo, v/scale), math.Max(hi, v/scale)
 				}
 			}
 		}
 		if len(order) == 0 {
-			return nil, inputErrorf("%s: the herd experiment has no configurations with a waiter count (params n) and %s", in[0].Name, m.metric)
+			return nil, inputErrorf("%s: the %s experiment has no configurations with %s (params %s) and %s", in[0].Name, exp, xLabel(m.Plot.Param), m.Plot.Param, m.Key)
 		}
 		logY := hi/lo > 20
 		for _, k := range order {
@@ -504,7 +538,7 @@ func herdPlots(in []Input) ([]*plot.Plot, error) {
 			}
 			l, s, err := plotter.NewLinePoints(pts)
 			if err != nil {
-				return nil, inputErrorf("%s: herd %s: %v", k.file, k.impl, err)
+				return nil, inputErrorf("%s: %s %s: %v", k.file, exp, k.impl, err)
 			}
 			group, label := k.impl, k.impl
 			if len(in) > 1 {
@@ -535,6 +569,14 @@ func herdPlots(in []Input) ([]*plot.Plot, error) {
 		plots = append(plots, p)
 	}
 	return plots, nil
+}
+
+// xLabel names a parameter axis ("n" is herd's waiter count).
+func xLabel(param string) string {
+	if param == "n" {
+		return "waiters N"
+	}
+	return param
 }
 
 // nTicks labels exactly the waiter counts measured.

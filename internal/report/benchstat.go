@@ -10,22 +10,26 @@ import (
 	"github.com/parkbench/parkbench/internal/results"
 )
 
-// benchUnits maps an experiment's metrics to Go benchmark units. The
-// experiment's headline figure is ns/op (benchstat shows it as sec/op);
-// the others keep their name in the unit so that benchstat tables stay
-// apart: "p99-ns/op" is the p99 of the round, in ns.
-func benchUnits(exp string) [][2]string {
-	switch exp {
-	case "latency":
-		return [][2]string{{results.MMedian, "ns/op"}, {results.MMin, "min-ns/op"}, {results.MP99, "p99-ns/op"}, {results.MP999, "p99.9-ns/op"}, {results.MMax, "max-ns/op"}, {results.MNoSleep, "no-sleep-waits"}, {results.MCtxSwSelf, "ctxsw-self/op"}, {results.MCtxSwThread, "ctxsw-thread/op"}}
-	case "selfwake":
-		return [][2]string{{results.MNsPerPair, "ns/op"}}
-	case "herd":
-		return [][2]string{{results.MFirstNs, "first-ns/op"}, {results.MTotalNs, "total-ns/op"}, {results.MCtxSwProc, "ctxsw-proc/op"}, {results.MCtxSwParts, "ctxsw-participants/op"}}
-	case "timeout":
-		return [][2]string{{results.MMedian, "late-ns/op"}, {results.MP99, "p99-late-ns/op"}, {results.MMax, "max-late-ns/op"}}
+// benchUnits maps an experiment's metrics to Go benchmark units, from its
+// metric description (MetricSpec.Benchstat). The metric in ns/op (benchstat
+// shows it as sec/op, its headline unit) comes first; the others keep their
+// name in the unit so that benchstat tables stay apart: "p99-ns/op" is the
+// p99 of the round, in ns.
+func benchUnits(e *results.Experiment) [][2]string {
+	specs, _ := e.Specs()
+	var units [][2]string
+	for _, m := range specs {
+		if m.Benchstat == "" {
+			continue
+		}
+		u := [2]string{m.Key, m.Benchstat}
+		if m.Benchstat == "ns/op" {
+			units = append([][2]string{u}, units...)
+		} else {
+			units = append(units, u)
+		}
 	}
-	return nil
+	return units
 }
 
 // benchName makes a benchmark name without spaces: Benchmark<Experiment>/<key>,
@@ -58,7 +62,7 @@ func renderBenchstat(w io.Writer, f *results.File) error {
 	}
 	fmt.Fprintf(w, "goos: %s\ngoarch: %s\ncpu: %s\nmachine: %s\n", f.Machine.OS, f.Machine.Arch, cpu, f.Machine.Slug)
 	for _, e := range f.Experiments {
-		units := benchUnits(e.Name)
+		units := benchUnits(e)
 		if units == nil || e.Name == "" {
 			continue
 		}

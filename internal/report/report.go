@@ -102,45 +102,22 @@ type Column struct {
 	Header string
 	Metric string
 	Unit   string // "us", "ns", "" (plain number)
+	// Diagnostic columns are shown only with Options.Wide: they tell
+	// whether a figure can be trusted (did the waits sleep, who switched)
+	// rather than answer the question.
+	Diagnostic bool
 }
 
-// Columns returns the table columns of an experiment.
-func Columns(exp string) []Column {
-	switch exp {
-	case "latency":
-		return []Column{{"min", results.MMin, "us"}, {"median", results.MMedian, "us"}, {"p99", results.MP99, "us"}, {"p99.9", results.MP999, "us"}, {"max", results.MMax, "us"}, {"no-sleep", results.MNoSleep, ""}, {"csw/rt self", results.MCtxSwSelf, ""}, {"csw/rt thr", results.MCtxSwThread, ""}, {"csw/rt other", "ctxsw_other_per_rt", ""}, {"csw/rt sysmon", "ctxsw_sysmon_per_rt", ""}, {"steals/rt", "sched_steals_per_rt", ""}}
-	case "selfwake":
-		return []Column{{"ns/pair", results.MNsPerPair, "ns"}, {"no-sleep", results.MNoSleep, ""}}
-	case "herd":
-		return []Column{{"return", results.MReturn, ""}, {"first", results.MFirstNs, "us"}, {"total", results.MTotalNs, "us"}, {"csw proc", results.MCtxSwProc, ""}, {"csw parts", results.MCtxSwParts, ""}, {"unparked", results.MUnparked, ""}, {"requeued", results.MRequeued, ""}}
-	case "timeout":
-		// "early_returns" and "timerslack_ns" are timeout.MEarly and
-		// timeout.MSlack (report does not import the experiments).
-		return []Column{{"min late", results.MMin, "us"}, {"median late", results.MMedian, "us"}, {"p99 late", results.MP99, "us"}, {"max late", results.MMax, "us"}, {"early", "early_returns", ""}, {"slack ns", "timerslack_ns", ""}}
-	case "lock":
-		// Keys of internal/experiments/lock (report does not import it).
-		return []Column{{"total Mops", "total_mops", ""}, {"kHz/thr med", "khz_per_thread_median", ""}, {"kHz/thr avg", "khz_per_thread_avg", ""}, {"kHz/thr sd", "khz_per_thread_stddev", ""}, {"Jain", "jain_index", ""}, {"min/max", "min_max_ratio", ""}, {"wait p99", "wait_p99_ns", "us"}, {"wait max", "wait_max_ns", "us"}, {"cores busy", "cpu_busy_cores", ""}, {"CPU/acq", "cpu_ns_per_acquire", "ns"}, {"uncontended", "uncontended_ns", "ns"}}
-	case "rwlock":
-		// Keys of internal/experiments/lock's --rwlock.
-		return []Column{{"read Mops", "read_mops", ""}, {"write Mops", "write_mops", ""}, {"kHz/reader med", "khz_per_reader_median", ""}, {"kHz/writer med", "khz_per_writer_median", ""}, {"Jain readers", "jain_index_readers", ""}, {"Jain writers", "jain_index_writers", ""}, {"write wait max", "write_wait_max_ns", "us"}, {"least writer", "writer_min_acquired", ""}, {"cores busy", "cpu_busy_cores", ""}}
-	}
-	return nil
-}
-
-// diagnostic are the metric columns shown only with Options.Wide: they
-// tell whether a figure can be trusted (did the waits sleep, who switched)
-// rather than answer the question.
-// The scheduler's counts ("ctxsw_other_per_rt", "ctxsw_sysmon_per_rt",
-// "sched_steals_per_rt": e12's MCtxSwOther, MCtxSwSysmon, MSchedSteals;
-// docs/scheduler.md) are diagnostics too.
-var diagnostic = map[string]bool{results.MNoSleep: true, results.MCtxSwSelf: true, results.MCtxSwThread: true,
-	"ctxsw_other_per_rt": true, "ctxsw_sysmon_per_rt": true, "sched_steals_per_rt": true}
-
-// columnsFor returns Columns(e.Name) or, for an experiment without fixed
-// columns, one per summary metric any configuration has.
-func columnsFor(e *results.Experiment) []Column {
-	if c := Columns(e.Name); c != nil {
-		return c
+// Columns returns the table columns of an experiment: its metric
+// description (results.Experiment.Specs) or, for an experiment without
+// one, a column per summary metric any configuration has.
+func Columns(e *results.Experiment) []Column {
+	if specs, ok := e.Specs(); ok {
+		cols := make([]Column, len(specs))
+		for i, m := range specs {
+			cols[i] = Column{m.Header, m.Key, m.Unit, m.Diagnostic}
+		}
+		return cols
 	}
 	seen := map[string]bool{}
 	var cols []Column
@@ -152,7 +129,7 @@ func columnsFor(e *results.Experiment) []Column {
 				if strings.HasSuffix(k, "_ns") {
 					unit = "us"
 				}
-				cols = append(cols, Column{strings.TrimSuffix(k, "_ns"), k, unit})
+				cols = append(cols, Column{Header: strings.TrimSuffix(k, "_ns"), Metric: k, Unit: unit})
 			}
 		}
 	}
@@ -336,8 +313,9 @@ func renderExperiment(w io.Writer, e *results.Experiment, md bool, o Options) er
 		p("%soptions: %s\n", li, sortedPairs(e.Options))
 	}
 	p("\n")
-	if e.Name == "stacks" {
-		// stacks has no figures: each configuration's Detail is a block.
+	if specs, ok := e.Specs(); ok && len(specs) == 0 {
+		// A described experiment without figures (stacks): each
+		// configuration's Detail is a block.
 		if err := renderStacks(w, e, md); err != nil {
 			return err
 		}
@@ -433,17 +411,22 @@ func renderSummary(w io.Writer, f *results.File, md bool) {
 	fmt.Fprintln(w)
 }
 
-// headline is the spread of an experiment's main figure: "median 0.3 µs
-// (c-spin) .. 91.5 µs (chan)".
+// headline is the spread of an experiment's main figure (the metric
+// description's Main; the median when there is no description): "median
+// 0.3 µs (c-spin) .. 91.5 µs (chan)".
 func headline(e *results.Experiment) string {
-	col := Column{"median", results.MMedian, "us"}
-	switch e.Name {
-	case "selfwake":
-		col = Column{"ns/pair", results.MNsPerPair, "ns"}
-	case "herd":
-		col = Column{"total", results.MTotalNs, "us"}
-	case "stacks":
-		return ""
+	col := Column{Header: "median", Metric: results.MMedian, Unit: "us"}
+	if specs, ok := e.Specs(); ok {
+		col.Metric = ""
+		for _, m := range specs {
+			if m.Main {
+				col = Column{Header: m.Header, Metric: m.Key, Unit: m.Unit}
+				break
+			}
+		}
+		if col.Metric == "" {
+			return ""
+		}
 	}
 	var lo, hi *results.Config
 	for _, c := range e.Configs {
@@ -468,9 +451,9 @@ func headline(e *results.Experiment) string {
 
 // renderConfigTable is the table of an experiment's configurations.
 func renderConfigTable(w io.Writer, e *results.Experiment, md bool, o Options) error {
-	cols := columnsFor(e)
+	cols := Columns(e)
 	if !o.Wide {
-		cols = slices.DeleteFunc(slices.Clone(cols), func(c Column) bool { return diagnostic[c.Metric] })
+		cols = slices.DeleteFunc(cols, func(c Column) bool { return c.Diagnostic })
 	}
 	header := []any{"config"}
 	for _, c := range cols {
@@ -526,12 +509,7 @@ func renderConfigTable(w io.Writer, e *results.Experiment, md bool, o Options) e
 	if err := t.Render(); err != nil {
 		return err
 	}
-	if e.Name == "herd" {
-		if err := renderHerdByN(w, e, md); err != nil {
-			return err
-		}
-	}
-	return nil
+	return renderPivots(w, e, md)
 }
 
 // stacksDetailOrder is the display order of the stacks experiment's Detail
@@ -624,24 +602,25 @@ func foreignCell(f *results.Foreign) string {
 	return s
 }
 
-// HerdGroups splits herd configurations by everything but N: the key
-// without its "/n=<N>" part. Label is the implementation when that alone
+// ParamGroups splits an experiment's configurations by everything but the
+// integer parameter param (herd's waiter count "n"): the key without its
+// "/<param>=<value>" part. Label is the implementation when that alone
 // tells the groups apart, else the shortened key.
-func HerdGroups(e *results.Experiment) (groups []HerdGroup) {
+func ParamGroups(e *results.Experiment, param string) (groups []ParamGroup) {
 	index := map[string]int{}
 	for _, c := range e.Configs {
-		n, err := strconv.Atoi(c.Params["n"])
+		n, err := strconv.Atoi(c.Params[param])
 		if err != nil {
 			continue
 		}
-		k := strings.Replace(c.Key, "/n="+c.Params["n"], "", 1)
+		k := strings.Replace(c.Key, "/"+param+"="+c.Params[param], "", 1)
 		i, ok := index[k]
 		if !ok {
 			i = len(groups)
 			index[k] = i
-			groups = append(groups, HerdGroup{Key: k, Impl: c.Impl, ByN: map[int]*results.Config{}})
+			groups = append(groups, ParamGroup{Key: k, Impl: c.Impl, ByValue: map[int]*results.Config{}})
 		}
-		groups[i].ByN[n] = c
+		groups[i].ByValue[n] = c
 	}
 	impls := map[string]int{}
 	for _, g := range groups {
@@ -656,41 +635,48 @@ func HerdGroups(e *results.Experiment) (groups []HerdGroup) {
 	return groups
 }
 
-// HerdGroup is one herd configuration across N.
-type HerdGroup struct {
+// ParamGroup is one configuration across the values of a parameter.
+type ParamGroup struct {
 	Key, Impl, Label string
-	ByN              map[int]*results.Config
+	ByValue          map[int]*results.Config
 }
 
-// renderHerdByN pivots herd's first-waiter and total times: one row per N,
-// one column per implementation, so the growth with N reads down a column.
-func renderHerdByN(w io.Writer, e *results.Experiment, md bool) error {
-	groups := HerdGroups(e)
-	seen := map[int]bool{}
-	var ns []int
-	for _, g := range groups {
-		for n := range g.ByN {
-			if !seen[n] {
-				seen[n] = true
-				ns = append(ns, n)
+// renderPivots writes, for each figure whose description asks for a pivot
+// (herd's first-waiter and total times by N), one row per parameter value
+// and one column per configuration group, so the growth reads down a
+// column. Nothing when the parameter takes fewer than two values.
+func renderPivots(w io.Writer, e *results.Experiment, md bool) error {
+	specs, _ := e.Specs()
+	for _, m := range specs {
+		if m.Pivot == nil {
+			continue
+		}
+		groups := ParamGroups(e, m.Pivot.Param)
+		seen := map[int]bool{}
+		var ns []int
+		for _, g := range groups {
+			for n := range g.ByValue {
+				if !seen[n] {
+					seen[n] = true
+					ns = append(ns, n)
+				}
 			}
 		}
-	}
-	if len(ns) < 2 || len(groups) == 0 {
-		return nil
-	}
-	sort.Ints(ns)
-	for _, m := range []struct{ metric, what string }{
-		{results.MFirstNs, "notify -> first waiter holds the lock"},
-		{results.MTotalNs, "notify -> last release"},
-	} {
+		if len(ns) < 2 || len(groups) == 0 {
+			continue
+		}
+		sort.Ints(ns)
+		unit := ""
+		if m.Unit != "" {
+			unit = " (" + unitLabel(m.Unit) + ")"
+		}
 		fmt.Fprintln(w)
 		if md {
-			fmt.Fprintf(w, "%s (µs) by N:\n\n", m.what)
+			fmt.Fprintf(w, "%s%s by %s:\n\n", m.Pivot.Title, unit, strings.ToUpper(m.Pivot.Param))
 		} else {
-			fmt.Fprintf(w, "  %s (µs) by N:\n", m.what)
+			fmt.Fprintf(w, "  %s%s by %s:\n", m.Pivot.Title, unit, strings.ToUpper(m.Pivot.Param))
 		}
-		header := []any{"N"}
+		header := []any{strings.ToUpper(m.Pivot.Param)}
 		for _, g := range groups {
 			header = append(header, g.Label)
 		}
@@ -699,13 +685,13 @@ func renderHerdByN(w io.Writer, e *results.Experiment, md bool) error {
 		for _, n := range ns {
 			row := []any{strconv.Itoa(n)}
 			for _, g := range groups {
-				c := g.ByN[n]
+				c := g.ByValue[n]
 				v, ok := 0.0, false
 				if c != nil {
-					v, ok = c.Summary[m.metric]
+					v, ok = c.Summary[m.Key]
 				}
 				if ok {
-					row = append(row, FormatValue(v, "us"))
+					row = append(row, FormatValue(v, m.Unit))
 				} else {
 					row = append(row, "-")
 				}

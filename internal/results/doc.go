@@ -28,6 +28,9 @@
 //	  os, arch                GOOS, GOARCH
 //	  kernel                  uname release (Linux)
 //	  cpu_model, logical_cpus /proc/cpuinfo model name, runtime.NumCPU
+//	  cpu_vendor, cpu_family, cpu_model_number
+//	                          x86 CPUID vendor, family, model (added within
+//	                          version 1; part of the slug, slug.go)
 //	  virtualization          "" or "none" on bare metal, else the hypervisor
 //	                          (kvm, xen, microsoft, vmware, ...) or "vm"
 //	  clock_source            current kernel clocksource (tsc, kvm-clock, ...)
@@ -60,5 +63,9 @@
 //	              statement, verdict (holds, does not hold, not evaluated),
 //	              evidence
 //	  warnings, notes
+//	  metrics     the metric description (MetricSpec, metrics.go; added
+//	              within version 1, files without it read with Legacy):
+//	              key, header, unit, better, main, judged, headline,
+//	              diagnostic, benchstat, floor, floor_by_impl, pivot, plot
 //	warnings      run-wide warnings
 package results

@@ -32,12 +32,19 @@ type Tool struct {
 
 // Machine describes where a run happened.
 type Machine struct {
-	Hostname       string `json:"hostname"`
-	Slug           string `json:"slug"`
-	OS             string `json:"os"`
-	Arch           string `json:"arch"`
-	Kernel         string `json:"kernel,omitempty"`
-	CPUModel       string `json:"cpu_model,omitempty"`
+	Hostname string `json:"hostname"`
+	Slug     string `json:"slug"`
+	OS       string `json:"os"`
+	Arch     string `json:"arch"`
+	Kernel   string `json:"kernel,omitempty"`
+	CPUModel string `json:"cpu_model,omitempty"`
+	// CPUVendor, CPUFamily and CPUModelNumber are x86's CPUID vendor string
+	// and family and model numbers (/proc/cpuinfo vendor_id, cpu family,
+	// model), which a hypervisor's CPU string may leave out; 0 when
+	// unknown. Part of the machine class (Slug).
+	CPUVendor      string `json:"cpu_vendor,omitempty"`
+	CPUFamily      int    `json:"cpu_family,omitempty"`
+	CPUModelNumber int    `json:"cpu_model_number,omitempty"`
 	LogicalCPUs    int    `json:"logical_cpus"`
 	Virtualization string `json:"virtualization,omitempty"`
 	ClockSource    string `json:"clock_source,omitempty"`
@@ -67,6 +74,9 @@ type Experiment struct {
 	// Notes are free-form explanations an experiment wants rendered
 	// (stacks uses them for its per-mechanism explanation).
 	Notes []string `json:"notes,omitempty"`
+	// Metrics describes the experiment's figures (metrics.go); files
+	// written before it existed fall back to Legacy (use Specs).
+	Metrics []MetricSpec `json:"metrics,omitempty"`
 }
 
 // Runtime records the Go runtime settings of the measured window.

@@ -45,6 +45,7 @@ func (p *latencyPlan) run(ctx context.Context, progress driver.Progress) (*resul
 	o, plan, lotBackend := p.o, p.configs, p.lot
 	exp := &results.Experiment{
 		Name:     "latency",
+		Metrics:  LatencyMetrics,
 		Options:  o.optionsMap(),
 		Warnings: p.warnings,
 		Notes:    p.notes,

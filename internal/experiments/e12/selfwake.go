@@ -117,7 +117,8 @@ func (p *selfwakePlan) run(ctx context.Context, progress driver.Progress) (*resu
 	o, plan, lotBackend := p.o, p.impls, p.lot
 	var err error
 	exp := &results.Experiment{
-		Name: "selfwake",
+		Name:    "selfwake",
+		Metrics: SelfwakeMetrics,
 		Options: map[string]string{
 			"impls":      strings.Join(o.Impls, ","),
 			"pairs":      strconv.Itoa(o.Pairs),

@@ -151,7 +151,7 @@ func Plan(o Options) (driver.Plan, error) {
 
 func (p *herdPlan) run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
 	o, impls := p.o, p.impls
-	exp := &results.Experiment{Name: "herd", Options: o.asMap(impls), Warnings: p.warnings}
+	exp := &results.Experiment{Name: "herd", Metrics: Metrics, Options: o.asMap(impls), Warnings: p.warnings}
 
 	var groups []configGroup
 	for _, pl := range p.placements {

@@ -165,7 +165,7 @@ func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Exp
 	env := runenv.Enter(maxThreads)
 	defer env.Restore()
 
-	exp := &results.Experiment{Name: "lock", Options: o.asMap(impls), Warnings: warnings}
+	exp := &results.Experiment{Name: "lock", Metrics: Metrics, Options: o.asMap(impls), Warnings: warnings}
 	exp.Options["work_unit_go_in_ns"] = strconv.FormatFloat(cal.goIn, 'f', 3, 64)
 	exp.Options["work_unit_go_between_ns"] = strconv.FormatFloat(cal.goBetween, 'f', 3, 64)
 	if cal.c > 0 {

@@ -214,7 +214,7 @@ func runRw(ctx context.Context, o Options, impls []impl, warnings []string, prog
 	env := runenv.Enter(maxThreads)
 	defer env.Restore()
 
-	exp := &results.Experiment{Name: "rwlock", Options: o.asMap(impls), Warnings: warnings}
+	exp := &results.Experiment{Name: "rwlock", Metrics: RwMetrics, Options: o.asMap(impls), Warnings: warnings}
 	delete(exp.Options, "threads")
 	delete(exp.Options, "locks")
 	exp.Options["pattern"] = "rwlock"

@@ -354,7 +354,8 @@ func run(ctx context.Context, o Options, progress driver.Progress) (*results.Exp
 		return nil, err
 	}
 	exp := &results.Experiment{
-		Name: "timeout",
+		Name:    "timeout",
+		Metrics: Metrics,
 		Options: map[string]string{
 			"impl":       strings.Join(o.Impls, ","),
 			"deadlines":  joinDurations(o.Deadlines),

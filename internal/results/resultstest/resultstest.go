@@ -9,13 +9,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/parkbench/parkbench/internal/machine"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -35,6 +35,11 @@ type Spec struct {
 	Samples int
 	// ProbeScale multiplies the probes (a faster machine has smaller ones).
 	ProbeScale float64
+	// Floors adds each experiment's same-run floor configurations
+	// (latency c-futex, selfwake syscall, herd pthread); FloorScale
+	// multiplies their times instead of Scale when it is not 0.
+	Floors     bool
+	FloorScale float64
 	Seed       uint64
 }
 
@@ -74,7 +79,7 @@ func Machine(cpu string, cpus int) results.Machine {
 		GoVersion:      "go1.26.8",
 		LoadAvg:        [3]float64{0.12, 0.30, 0.25},
 	}
-	m.Slug = machine.Slug(m)
+	m.Slug = results.Slug(m)
 	return m
 }
 
@@ -114,12 +119,32 @@ func newGen(s Spec, salt uint64) *gen {
 
 // roundCentres returns Rounds values spread around c.
 func (g *gen) roundCentres(c float64, n int) []float64 {
+	return g.centres(c, n, g.s.Scale)
+}
+
+func (g *gen) centres(c float64, n int, scale float64) []float64 {
 	out := make([]float64, n)
 	for i := range out {
 		u := 2*g.rng.Float64() - 1
-		out[i] = c * g.s.Scale * (1 + g.s.Spread*u)
+		out[i] = c * scale * (1 + g.s.Spread*u)
 	}
 	return out
+}
+
+// floorCentres is roundCentres for a floor configuration (Spec.FloorScale).
+func (g *gen) floorCentres(c float64, n int, floor bool) []float64 {
+	if floor && g.s.FloorScale != 0 {
+		return g.centres(c, n, g.s.FloorScale)
+	}
+	return g.roundCentres(c, n)
+}
+
+// with appends the floor row to impls when Spec.Floors asks for it.
+func with[T any](s Spec, impls []T, floor T) []T {
+	if !s.Floors {
+		return impls
+	}
+	return append(slices.Clone(impls), floor)
 }
 
 func (g *gen) probe() *results.Probe {
@@ -178,11 +203,13 @@ func Summarize(c *results.Config) {
 	}
 }
 
-// Latency impls, their kinds and median one-way wake latency in ns.
-var latencyImpls = []struct {
+type latencyImpl struct {
 	impl, kind string
 	median     float64
-}{
+}
+
+// Latency impls, their kinds and median one-way wake latency in ns.
+var latencyImpls = []latencyImpl{
 	{"futex", "thread-parker", 48000},
 	{"pthread", "thread-parker", 52000},
 	{"std", "token-parker", 50000},
@@ -197,7 +224,7 @@ func Latency(s Spec) *results.Experiment {
 		Options: map[string]string{"rounds": strconv.Itoa(g.s.Rounds), "iters": "10000", "warmup": "1000", "placements": "cross-core,same-core"},
 		Runtime: runtimeSettings(4),
 	}
-	for _, im := range latencyImpls {
+	for _, im := range with(g.s, latencyImpls, latencyImpl{"c-futex", "c-reference", 45000}) {
 		for _, pl := range []string{"cross-core", "same-core"} {
 			m := im.median
 			if pl == "same-core" {
@@ -205,7 +232,7 @@ func Latency(s Spec) *results.Experiment {
 			}
 			c := &results.Config{Key: im.impl + "/" + pl, Impl: im.impl, Kind: im.kind, Placement: pl, Probe: g.probe(),
 				Foreign: &results.Foreign{Fraction: 0.01, SameCPUFraction: -1}}
-			for _, rc := range g.roundCentres(m, g.s.Rounds) {
+			for _, rc := range g.floorCentres(m, g.s.Rounds, im.kind == "c-reference") {
 				r := g.latencyRound(rc, 3)
 				r.Metrics[results.MNoSleep] = math.Round(5 * g.rng.Float64())
 				r.Metrics[results.MCtxSwSelf] = 2
@@ -225,12 +252,13 @@ func Latency(s Spec) *results.Experiment {
 func Selfwake(s Spec) *results.Experiment {
 	g := newGen(s, 2)
 	e := &results.Experiment{Name: "selfwake", Options: map[string]string{"pairs": "100", "rounds": strconv.Itoa(g.s.Rounds)}, Runtime: runtimeSettings(2)}
-	for _, im := range []struct {
+	type selfImpl struct {
 		impl string
 		ns   float64
-	}{{"futex", 210}, {"pthread", 160}, {"std", 190}, {"channel", 95}} {
+	}
+	for _, im := range with(g.s, []selfImpl{{"futex", 210}, {"pthread", 160}, {"std", 190}, {"channel", 95}}, selfImpl{"syscall", 100}) {
 		c := &results.Config{Key: im.impl, Impl: im.impl, Kind: "thread-parker", Probe: g.probe()}
-		for _, v := range g.roundCentres(im.ns, g.s.Rounds) {
+		for _, v := range g.floorCentres(im.ns, g.s.Rounds, im.impl == "syscall") {
 			c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{results.MNsPerPair: math.Round(v*10) / 10, results.MNoSleep: 100}})
 		}
 		Summarize(c)
@@ -244,15 +272,16 @@ func Selfwake(s Spec) *results.Experiment {
 func Herd(s Spec) *results.Experiment {
 	g := newGen(s, 3)
 	e := &results.Experiment{Name: "herd", Options: map[string]string{"n": "1,4,16,64", "repeats": strconv.Itoa(g.s.Rounds + 2), "hold": "20us", "notify": "locked"}, Runtime: runtimeSettings(66)}
-	for _, im := range []struct {
+	type herdImpl struct {
 		impl        string
 		first, csw  float64
 		broadcast   bool
 		totalFactor float64
-	}{{"lot", 60000, 2, false, 1.05}, {"std", 95000, 3, true, 1.6}} {
+	}
+	for _, im := range with(g.s, []herdImpl{{"lot", 60000, 2, false, 1.05}, {"std", 95000, 3, true, 1.6}}, herdImpl{"pthread", 50000, 3, true, 1.5}) {
 		for _, n := range []int{1, 4, 16, 64} {
 			c := &results.Config{Key: fmt.Sprintf("%s/n=%d", im.impl, n), Impl: im.impl, Kind: "condvar", Params: map[string]string{"n": strconv.Itoa(n)}, Probe: g.probe()}
-			firsts := g.roundCentres(im.first*(1+0.02*float64(n)), g.s.Rounds+2)
+			firsts := g.floorCentres(im.first*(1+0.02*float64(n)), g.s.Rounds+2, im.impl == "pthread")
 			for _, f := range firsts {
 				total := f + float64(n)*20000*im.totalFactor*(1+0.05*g.rng.Float64())
 				m := map[string]float64{

@@ -1,0 +1,53 @@
+package experiments
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/parkbench/parkbench/internal/experiments/e12"
+	"github.com/parkbench/parkbench/internal/experiments/herd"
+	"github.com/parkbench/parkbench/internal/experiments/lock"
+	"github.com/parkbench/parkbench/internal/experiments/timeout"
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// TestMetricsMatchLegacy: a file written before experiments declared their
+// metrics (results.Legacy) must render, compare and plot as a new file of
+// the same experiment does, so the frozen fallback table and each
+// experiment's declaration agree figure by figure (floors aside: the
+// declarations name this OS's C floor, the table Linux's).
+func TestMetricsMatchLegacy(t *testing.T) {
+	declared := map[string][]results.MetricSpec{
+		"latency": e12.LatencyMetrics, "selfwake": e12.SelfwakeMetrics, "herd": herd.Metrics,
+		"timeout": timeout.Metrics, "lock": lock.Metrics, "rwlock": lock.RwMetrics,
+	}
+	for _, name := range results.LegacyNames() {
+		old, _ := results.Legacy(name)
+		now, ok := declared[name]
+		if !ok {
+			if len(old) != 0 {
+				t.Errorf("%s: in the legacy table but declares no metrics", name)
+			}
+			continue
+		}
+		if len(now) != len(old) {
+			t.Errorf("%s: declares %d metrics, the legacy table %d", name, len(now), len(old))
+			continue
+		}
+		for i := range now {
+			a, b := now[i], old[i]
+			a.Floor, a.FloorByImpl, b.Floor, b.FloorByImpl = "", nil, "", nil
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("%s metric %d: declared %+v, legacy %+v", name, i, a, b)
+			}
+			if (now[i].Floor == "") != (old[i].Floor == "") {
+				t.Errorf("%s %s: floor %q declared, %q in the legacy table", name, now[i].Key, now[i].Floor, old[i].Floor)
+			}
+		}
+	}
+	for name, specs := range declared {
+		if err := results.CheckSpecs(specs); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
