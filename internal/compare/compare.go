@@ -103,14 +103,6 @@ func newStat(v []float64) Stat {
 	return s
 }
 
-func (s Stat) scaled(by float64) Stat {
-	v := make([]float64, len(s.Values))
-	for i, x := range s.Values {
-		v[i] = x / by
-	}
-	return newStat(v)
-}
-
 // Row is one configuration x metric.
 type Row struct {
 	Experiment string `json:"experiment"`
