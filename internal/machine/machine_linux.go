@@ -16,6 +16,7 @@ func describeOS(m *results.Machine) {
 	if unix.Uname(&u) == nil {
 		m.Kernel = unix.ByteSliceToString(u.Release[:])
 	}
+	m.FutexHash, m.FutexHashSlots = FutexHash()
 	describeFS(m, "/")
 }
 

@@ -178,6 +178,12 @@ func MachineSummary(m results.Machine) string {
 	if m.Governor != "" {
 		d = append(d, "governor "+m.Governor)
 	}
+	switch {
+	case m.FutexHash == "private":
+		d = append(d, fmt.Sprintf("futex hash private (%d slots)", m.FutexHashSlots))
+	case m.FutexHash != "":
+		d = append(d, "futex hash "+m.FutexHash)
+	}
 	d = append(d, m.GoVersion, fmt.Sprintf("load %.2f %.2f %.2f", m.LoadAvg[0], m.LoadAvg[1], m.LoadAvg[2]))
 	return m.Slug + ": " + strings.Join(d, ", ")
 }

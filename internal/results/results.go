@@ -57,6 +57,13 @@ type Machine struct {
 	Governor          string     `json:"cpu_governor,omitempty"`
 	GoVersion         string     `json:"go_version"`
 	LoadAvg           [3]float64 `json:"load_avg"`
+	// FutexHash is the futex hash table this process's private futexes
+	// go through (Linux): "private" (its own table, Linux 6.16+:
+	// PR_FUTEX_HASH) or "global" (the kernel's one table); empty where
+	// there are no futexes. FutexHashSlots is the private table's size when
+	// the run started; it grows with the threads.
+	FutexHash      string `json:"futex_hash,omitempty"`
+	FutexHashSlots int    `json:"futex_hash_slots,omitempty"`
 }
 
 // Experiment is what one experiment returns: its options, the runtime
