@@ -1,0 +1,102 @@
+package wake
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/parkbench/parkbench/internal/lot"
+	"github.com/parkbench/parkbench/internal/osthread"
+)
+
+// hashOp is the hash bench's operation on one key: the kernel's
+// FUTEX_WAIT that fails at once (perf bench futex hash), or the parking
+// lot's Park whose validate fails at once (lot's bucket table).
+type hashOp struct {
+	kernel, shared bool
+}
+
+// invalidKey is the validate of the lot's hash bench: under the bucket
+// lock, refuse to park, as FUTEX_WAIT with the wrong value refuses.
+func invalidKey() bool { return false }
+
+// hashRound is one hash round's figures.
+type hashRound struct {
+	ops        []int64 // per thread
+	elapsedNs  int64   // from the start signal to the stop signal
+	unexpected int64   // operations that did not fail at once (a kernel wait that blocked or a park that parked)
+}
+
+// runHash runs one hash round: n threads, thread i pinned to cpus[i], each
+// with its own futexes words, loop over them for d (perf's workerfn,
+// tools/perf/bench/futex-hash.c:85-97 at commit f057b57270c2: the stop flag
+// is read once per pass over the words, as perf's `done`).
+func runHash(ctx context.Context, op *hashOp, n, futexes int, d time.Duration, cpus []int) (hashRound, error) {
+	var (
+		readyN  atomic.Int64
+		start   = make(chan struct{})
+		stop    atomic.Bool
+		wg      sync.WaitGroup
+		pinErr  atomic.Pointer[error]
+		res     = hashRound{ops: make([]int64, n)}
+		unexpct atomic.Int64
+	)
+	flag := futexFlag(op.shared)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		osthread.Go(func() {
+			defer wg.Done()
+			if cpus != nil && cpus[i] >= 0 {
+				if err := osthread.Pin(cpus[i]); err != nil {
+					pinErr.CompareAndSwap(nil, &err)
+				}
+			}
+			words := make([]uint32, futexes) // zeroed: never 1234
+			var ops, bad int64
+			readyN.Add(1)
+			<-start
+			for !stop.Load() {
+				if op.kernel {
+					for j := range words {
+						if !futexWaitFail(&words[j], flag) {
+							bad++
+						}
+					}
+				} else {
+					for j := range words {
+						if lot.Park(unsafe.Pointer(&words[j]), invalidKey, nil, nil, lot.DefaultParkToken, time.Time{}).Kind != lot.ParkInvalid {
+							bad++
+						}
+					}
+				}
+				ops += int64(len(words))
+			}
+			res.ops[i] = ops
+			unexpct.Add(bad)
+		})
+	}
+	for readyN.Load() < int64(n) {
+		time.Sleep(50 * time.Microsecond)
+	}
+	t0 := nanotime()
+	close(start)
+	// Sleep out the round in steps, so that SIGINT ends it within 50 ms.
+	for end := t0 + int64(d); ; {
+		left := end - nanotime()
+		if left <= 0 || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(min(time.Duration(left), 50*time.Millisecond))
+	}
+	stop.Store(true)
+	res.elapsedNs = nanotime() - t0
+	wg.Wait()
+	res.unexpected = unexpct.Load()
+	if p := pinErr.Load(); p != nil {
+		return res, fmt.Errorf("pinning a hash thread: %w", *p)
+	}
+	return res, ctx.Err()
+}

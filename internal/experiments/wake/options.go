@@ -1,0 +1,213 @@
+package wake
+
+import (
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+)
+
+// The benches, perf bench futex's four (wake, wake-parallel, requeue,
+// hash) and the condvar producer/consumer of parking_lot issue #448.
+const (
+	BenchWake     = "wake"
+	BenchParallel = "wake-parallel"
+	BenchRequeue  = "requeue"
+	BenchHash     = "hash"
+	BenchCondvar  = "condvar"
+)
+
+// Benches lists the benches in run order.
+var Benches = []string{BenchWake, BenchParallel, BenchRequeue, BenchHash, BenchCondvar}
+
+// Bounds of the options.
+const (
+	MaxThreads  = 4096
+	MaxRuns     = 1000
+	MaxSettle   = 10 * time.Second
+	MaxFutexes  = 1 << 20
+	MaxHashTime = 10 * time.Minute
+	MaxItems    = 100_000_000
+	MaxCapacity = 1 << 20
+)
+
+// Options are parkbench wake's options; the field comments give the flag
+// and perf's own name for it.
+type Options struct {
+	// Impls (--impl): names; empty means every implementation available.
+	// A bench runs the chosen implementations that have it.
+	Impls []string
+	// Benches (--bench): which of Benches to run; empty means all.
+	Benches []string
+	// Threads (--threads, perf -t): the waiters (hash: the threads), swept.
+	Threads []int
+	// Wakes (--wakes, perf wake -w): threads woken per call, swept; 0 is
+	// all at once.
+	Wakes []int
+	// Wakers (--wakers, perf wake-parallel -w): parallel wakers, swept;
+	// each wakes Threads/Wakers with one call (it must divide).
+	Wakers []int
+	// Requeues (--requeues, perf requeue -q): threads moved per call,
+	// swept; 0 is all at once (perf -B).
+	Requeues []int
+	// Runs (--runs, perf bench -r): runs per configuration, fresh threads
+	// each; the figures are over runs, perf's mean and (+-) and a median
+	// and p99.
+	Runs int
+	// Settle (--settle): how long the waker sleeps between seeing every
+	// waiter asleep and the timed wake; perf's usleep(100000)
+	// (tools/perf/bench/futex-wake.c:199). Long enough for the waiters'
+	// CPUs to go idle, which is what a wake then pays for.
+	Settle time.Duration
+	// Futexes (--futexes, perf hash -f): futex words (keys) per thread.
+	Futexes int
+	// HashTime (--hash-time, perf hash -r): how long each hash round runs.
+	HashTime time.Duration
+	// HashRounds (--hash-rounds): hash rounds per configuration (perf runs
+	// one; more give compare its rounds).
+	HashRounds int
+	// Items (--items): items per producer/consumer round; Capacity
+	// (--capacity) the bounded queue's size; NotifyHeld (--notify-held)
+	// notifies with the mutex held (the Rust documentation's examples) or
+	// after unlocking; PCRounds (--pc-rounds) rounds per configuration.
+	Items      int
+	Capacity   int
+	NotifyHeld bool
+	PCRounds   int
+}
+
+// DefaultOptions is perf's method: waiters = online CPUs (perf's default)
+// and two larger N for the waker's cost against N, one at a time and all
+// at once, 10 runs, the 100 ms settle; hash over 1024 futexes per thread
+// at 1 thread and at NumCPU, 1 s x 3; the producer/consumer with 200 000
+// items through a 16-slot queue, 3 rounds.
+func DefaultOptions() Options {
+	n := runtime.NumCPU()
+	return Options{
+		Threads:    dedup([]int{n, 16, 128}),
+		Wakes:      []int{1, 0},
+		Wakers:     []int{n},
+		Requeues:   []int{1, 0},
+		Runs:       10,
+		Settle:     100 * time.Millisecond,
+		Futexes:    1024,
+		HashTime:   time.Second,
+		HashRounds: 3,
+		Items:      200_000,
+		Capacity:   16,
+		NotifyHeld: true,
+		PCRounds:   3,
+	}
+}
+
+// QuickOptions is a short run (a few seconds): N = NumCPU and 16, 3 runs,
+// a 10 ms settle, hash 100 ms x 2, 20 000 items x 2.
+func QuickOptions() Options {
+	o := DefaultOptions()
+	o.Threads = dedup([]int{runtime.NumCPU(), 16})
+	o.Runs = 3
+	o.Settle = 10 * time.Millisecond
+	o.HashTime = 100 * time.Millisecond
+	o.HashRounds = 2
+	o.Items = 20_000
+	o.PCRounds = 2
+	return o
+}
+
+func dedup(v []int) []int {
+	v = slices.Clone(v)
+	slices.Sort(v)
+	return slices.Compact(v)
+}
+
+// benches resolves Benches (empty: all), in run order.
+func (o Options) benches() ([]string, error) {
+	if len(o.Benches) == 0 || slices.Contains(o.Benches, driver.All) {
+		return Benches, nil
+	}
+	for _, b := range o.Benches {
+		if !slices.Contains(Benches, b) {
+			return nil, driver.Bad("Benches", "unknown bench %q; valid: %s, or %s", b, strings.Join(Benches, ", "), driver.All)
+		}
+	}
+	var out []string
+	for _, b := range Benches {
+		if slices.Contains(o.Benches, b) {
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+// validateCounts checks what needs no look at the machine.
+func (o Options) validateCounts() error {
+	bs, err := o.benches()
+	if err != nil {
+		return err
+	}
+	has := func(b string) bool { return slices.Contains(bs, b) }
+	lists := []struct {
+		field, what string
+		v           []int
+		lo, hi      int
+		need        bool
+	}{
+		{"Threads", "thread count", o.Threads, 1, MaxThreads, has(BenchWake) || has(BenchParallel) || has(BenchRequeue) || has(BenchHash)},
+		{"Wakes", "wakes per call", o.Wakes, 0, MaxThreads, has(BenchWake)},
+		{"Wakers", "waker count", o.Wakers, 1, MaxThreads, has(BenchParallel)},
+		{"Requeues", "requeues per call", o.Requeues, 0, MaxThreads, has(BenchRequeue)},
+	}
+	for _, l := range lists {
+		if !l.need {
+			continue
+		}
+		if len(l.v) == 0 {
+			return driver.Bad(l.field, "give at least one %s", l.what)
+		}
+		for _, v := range l.v {
+			if err := driver.CheckCount(l.field, l.what, v, l.lo, l.hi); err != nil {
+				return err
+			}
+		}
+	}
+	if has(BenchParallel) {
+		for _, n := range o.Threads {
+			for _, m := range o.Wakers {
+				if m <= n && n%m != 0 {
+					return driver.Bad("Wakers", "%d wakers cannot share %d waiters evenly: each makes one call waking the same number (perf: \"Must be perfectly divisible\")", m, n)
+				}
+			}
+		}
+	}
+	if err := driver.CheckCount("Runs", "run count", o.Runs, 1, MaxRuns); err != nil {
+		return err
+	}
+	if o.Settle < 0 || o.Settle > MaxSettle {
+		return driver.Bad("Settle", "invalid settle %v: must be between 0 and %v", o.Settle, MaxSettle)
+	}
+	if has(BenchHash) {
+		if err := driver.CheckCount("Futexes", "futexes per thread", o.Futexes, 1, MaxFutexes); err != nil {
+			return err
+		}
+		if o.HashTime < time.Millisecond || o.HashTime > MaxHashTime {
+			return driver.Bad("HashTime", "invalid hash time %v: must be between 1ms and %v", o.HashTime, MaxHashTime)
+		}
+		if err := driver.CheckCount("HashRounds", "hash rounds", o.HashRounds, 1, MaxRuns); err != nil {
+			return err
+		}
+	}
+	if has(BenchCondvar) {
+		if err := driver.CheckCount("Items", "item count", o.Items, 1, MaxItems); err != nil {
+			return err
+		}
+		if err := driver.CheckCount("Capacity", "queue capacity", o.Capacity, 1, MaxCapacity); err != nil {
+			return err
+		}
+		if err := driver.CheckCount("PCRounds", "producer/consumer rounds", o.PCRounds, 1, MaxRuns); err != nil {
+			return err
+		}
+	}
+	return nil
+}
