@@ -4,6 +4,7 @@ package wake
 
 import (
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -75,4 +76,15 @@ func futexRequeue(from, to *atomic.Uint32, n int, flag uintptr) int {
 func futexWaitFail(w *uint32, flag uintptr) bool {
 	_, _, e := unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(w)), opWait|flag, 1234, 0, 0, 0)
 	return e == unix.EAGAIN
+}
+
+// threadSleep sleeps the calling (locked) thread itself in the kernel for
+// d, as perf's usleep(100000) before the timed wake
+// (tools/perf/bench/futex-wake.c:199): the waker wakes from its own timer
+// on its own CPU, not from another Go thread handing it its goroutine back
+// (what time.Sleep on a locked goroutine does), so the CPUs are in perf's
+// state when the clock starts. A signal cuts it short; so be it.
+func threadSleep(d time.Duration) {
+	ts := unix.NsecToTimespec(int64(d))
+	_ = unix.Nanosleep(&ts, nil)
 }

@@ -5,6 +5,7 @@ package wake
 import (
 	"runtime"
 	"sync/atomic"
+	"time"
 )
 
 // futexOK says the raw futex operations exist here: they do not.
@@ -20,3 +21,6 @@ func futexRequeue(from, to *atomic.Uint32, n int, flag uintptr) int {
 	panic(noFutex)
 }
 func futexWaitFail(w *uint32, flag uintptr) bool { panic(noFutex) }
+
+// threadSleep sleeps d (no futexes here, so no perf method to follow).
+func threadSleep(d time.Duration) { time.Sleep(d) }

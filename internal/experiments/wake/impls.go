@@ -28,7 +28,7 @@ type implSpec struct {
 	newGroup func(n int, cpus []int) (group, error)
 }
 
-func anyK(int) bool        { return true }
+func anyK(int) bool       { return true }
 func oneOrAll(k int) bool { return k == 1 || k == 0 }
 
 func notLinuxFutex() error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,6 +49,7 @@ const (
 	MWaitPerItem = "waits_per_item"
 	// per run
 	mWakerNs = "waker_ns"
+	mElapsed = "elapsed_ns" // a hash round's length
 )
 
 // SummaryKeys are every summary key a wake configuration may have.
@@ -159,25 +161,39 @@ func dedupStrings(v []string) []string {
 // Validate checks o without measuring anything; errors are
 // *driver.OptionError naming the Options field.
 func (o Options) Validate() error {
-	_, _, err := o.resolve()
+	_, err := o.resolve()
 	return err
 }
 
-// resolve validates and returns the implementations and benches to run.
-func (o Options) resolve() ([]implSpec, []string, error) {
+// wakePlan is a validated run: the configurations, and what was left out.
+type wakePlan struct {
+	impls    []implSpec
+	benches  []string
+	cfgs     []cfgSpec
+	warnings []string
+	notes    []string
+}
+
+// resolve validates o and plans its configurations.
+func (o Options) resolve() (*wakePlan, error) {
 	if err := o.validateCounts(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	benches, _ := o.benches()
-	impls, err := lookupImpls(o.Impls)
+	sel, err := catalog().Resolve("Impls", o.Impls)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	cfgs, _ := o.plan(impls, benches)
-	if len(cfgs) == 0 {
-		return nil, nil, driver.Bad("Impls", "nothing to run: no chosen implementation has a chosen bench (%s)", strings.Join(benches, ", "))
+	p := &wakePlan{impls: sel.Items, benches: benches, warnings: sel.Warnings, notes: sel.Notes}
+	var skipped []string
+	p.cfgs, skipped = o.plan(sel.Items, benches)
+	for _, s := range skipped {
+		p.notes = append(p.notes, "skipped: "+s)
 	}
-	return impls, benches, nil
+	if len(p.cfgs) == 0 {
+		return nil, driver.Bad("Impls", "nothing to run: no chosen implementation has a chosen bench (%s)", strings.Join(benches, ", "))
+	}
+	return p, nil
 }
 
 // roundRobin pins thread i to the i-th allowed CPU modulo their number,
@@ -205,20 +221,19 @@ const pollInterval = 50 * time.Microsecond
 
 // goroutineSettle is how long sync's waiters (goroutines, no thread state
 // to read) get after counting in, as herd's settle.
-func goroutineSettle(n int) time.Duration { return 2*time.Millisecond + time.Duration(n)*20*time.Microsecond }
+func goroutineSettle(n int) time.Duration {
+	return 2*time.Millisecond + time.Duration(n)*20*time.Microsecond
+}
 
 // Run runs parkbench wake: perf bench futex's method for the waker's side
 // of a wake, per implementation. See doc.go for the method.
 func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Experiment, error) {
-	impls, benches, err := o.resolve()
+	p, err := o.resolve()
 	if err != nil {
 		return nil, err
 	}
-	cfgs, skipped := o.plan(impls, benches)
-	exp := &results.Experiment{Name: "wake", Options: o.asMap(impls, benches)}
-	for _, s := range skipped {
-		exp.Notes = append(exp.Notes, "skipped: "+s)
-	}
+	cfgs := p.cfgs
+	exp := &results.Experiment{Name: "wake", Options: o.asMap(p.impls, p.benches), Warnings: p.warnings, Notes: p.notes}
 	exp.Notes = append(exp.Notes,
 		"method: perf bench futex (tools/perf/bench/futex-wake.c, futex-wake-parallel.c, futex-requeue.c, futex-hash.c): N waiters pinned round-robin, fresh each run, seen asleep; the waker (unpinned) sleeps --settle, then its wake or requeue calls are timed; the figures are over runs",
 		"statistic: waker_mean_ns and waker_sem_pct are perf's \"in %.4f ms (+-%.2f%%)\": the mean and the standard error of the mean as % of the mean (not a standard deviation); median and p99 are over runs (nearest rank); call_* over every call of every run",
@@ -258,9 +273,7 @@ func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Exp
 		cfg.Probe = pr
 		if foreign != nil && foreign.Fraction >= 0 {
 			cfg.Foreign = foreign
-			if foreign.Fraction > 0.05 {
-				cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("other processes used %.0f%% of the CPU time while this ran: the figures are noisy", 100*foreign.Fraction))
-			}
+			driver.WarnForeign(cfg)
 		}
 		cfg.Params["gomaxprocs"] = strconv.Itoa(grt.GOMAXPROCS)
 		exp.Configs = append(exp.Configs, cfg)
@@ -357,7 +370,7 @@ func oneRun(ctx context.Context, c cfgSpec, o Options, cpus []int) (runSample, e
 		err = g.pinError()
 	}
 	if err == nil {
-		sleepCtx(ctx, o.Settle)
+		threadSleep(o.Settle)
 		err = ctx.Err()
 	}
 	if err != nil {
@@ -499,7 +512,7 @@ func fillWaker(cfg *results.Config, c cfgSpec, runs []runSample) error {
 		MWakerMean:   mean,
 		MWakerSEM:    sem,
 		MWakerMedian: driver.Median(all),
-		MWakerP99:    nearestRank(all, 0.99),
+		MWakerP99:    driver.NearestRank(sorted(all), 0.99),
 		MPerThread:   mean / float64(c.n),
 		MCalls:       avg(calls),
 		MCallMedian:  float64(hist.ValueAtQuantile(50)),
@@ -517,6 +530,12 @@ func fillWaker(cfg *results.Config, c cfgSpec, runs []runSample) error {
 		cfg.Rounds[0].Histogram = enc
 	}
 	return nil
+}
+
+func sorted(xs []float64) []float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s
 }
 
 func avg(xs []float64) float64 {
@@ -561,7 +580,7 @@ func runHashConfig(ctx context.Context, c cfgSpec, o Options, cfg *results.Confi
 			total += float64(ops) / secs
 		}
 		mean, sem := meanSEM(per)
-		m := map[string]float64{MOpsPerSec: mean, MOpsSEM: sem, MOpsTotal: total, MUnexpected: float64(hr.unexpected)}
+		m := map[string]float64{MOpsPerSec: mean, MOpsSEM: sem, MOpsTotal: total, MUnexpected: float64(hr.unexpected), mElapsed: float64(hr.elapsedNs)}
 		if mean > 0 {
 			m[MNsPerOp] = 1e9 / mean
 		}
@@ -576,7 +595,7 @@ func runHashConfig(ctx context.Context, c cfgSpec, o Options, cfg *results.Confi
 	}
 	cfg.Summary = driver.MedianOfRounds(vals)
 	for k := range cfg.Summary {
-		if strings.HasPrefix(k, "ops_per_sec_thread_") {
+		if strings.HasPrefix(k, "ops_per_sec_thread_") || k == mElapsed {
 			delete(cfg.Summary, k)
 		}
 	}

@@ -1,9 +1,6 @@
 package wake
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // meanSEM is perf's statistic: the mean of xs and the standard error of
 // the mean as a percentage of the mean, which perf prints as (+-X%)
@@ -28,17 +25,4 @@ func meanSEM(xs []float64) (mean, semPct float64) {
 	}
 	variance := ss / (n - 1)
 	return mean, 100 * math.Sqrt(variance/n) / mean
-}
-
-// nearestRank is the q-quantile (0 < q <= 1) of xs by the nearest-rank
-// rule (the value of rank ceil(q n)), as the HDR histograms read theirs:
-// always one of the values. With perf's 10 runs, p99 is the slowest run.
-func nearestRank(xs []float64, q float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	r := int(math.Ceil(q*float64(len(s)) - 1e-9))
-	return s[min(max(r, 1), len(s))-1]
 }

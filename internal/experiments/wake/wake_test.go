@@ -71,9 +71,6 @@ func TestMeanSEM(t *testing.T) {
 	if _, s := meanSEM([]float64{5}); s != 0 {
 		t.Errorf("one value: %v%%", s)
 	}
-	if nearestRank([]float64{5, 1, 3}, 0.99) != 5 || nearestRank([]float64{5, 1, 3}, 0.5) != 3 {
-		t.Error("nearestRank")
-	}
 }
 
 var _ = results.Holds
