@@ -9,6 +9,7 @@ import (
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/futexsync"
 	"github.com/parkbench/parkbench/internal/lot"
+	"github.com/parkbench/parkbench/internal/rawfutex"
 )
 
 // futexGroup: perf's waiters on one raw futex word, in Go threads.
@@ -22,13 +23,13 @@ type futexGroup struct {
 }
 
 func newFutexGroup(n int, cpus []int, shared bool) group {
-	g := &futexGroup{flag: futexFlag(shared), waiterSet: newWaiters(n, false)}
+	g := &futexGroup{flag: rawfutex.Flag(shared), waiterSet: newWaiters(n, false)}
 	g.start(cpus, func(int) {
 		g.countIn()
 		// perf's workerfn (tools/perf/bench/futex-wake.c:75-78): wait
 		// while the word is 0; only a signal waits again. Woken, or the
 		// word set by a forced release (EAGAIN): leave.
-		for futexWait(&g.w1, 0, g.flag) {
+		for rawfutex.Wait(&g.w1, 0, g.flag) {
 		}
 	})
 	return g
@@ -36,14 +37,14 @@ func newFutexGroup(n int, cpus []int, shared bool) group {
 
 func (g *futexGroup) ready() int { return g.countedIn() }
 
-func (g *futexGroup) wakeCall(k int) int { return futexWake(&g.w1, allAtOnce(k), g.flag) }
+func (g *futexGroup) wakeCall(k int) int { return rawfutex.Wake(&g.w1, allAtOnce(k), g.flag) }
 
 func (g *futexGroup) fire(bench string, k int, per []int64, bound time.Duration) fireResult {
 	if bench == BenchRequeue {
-		r := timedLoop(g.n, k, func(k int) int { return futexRequeue(&g.w1, &g.w2, allAtOnce(k), g.flag) }, per, bound)
+		r := timedLoop(g.n, k, func(k int) int { return rawfutex.Requeue(&g.w1, &g.w2, allAtOnce(k), g.flag) }, per, bound)
 		// Everybody is on w2 now; perf wakes them untimed
 		// (tools/perf/bench/futex-requeue.c:202 at commit 0959046303).
-		futexWake(&g.w2, allAtOnce(0), g.flag)
+		rawfutex.Wake(&g.w2, allAtOnce(0), g.flag)
 		return r
 	}
 	return timedLoop(g.n, k, g.wakeCall, per, bound)
@@ -53,8 +54,8 @@ func (g *futexGroup) close() bool {
 	return g.closeWith(func() {
 		g.w1.Store(1)
 		g.w2.Store(1)
-		futexWake(&g.w1, allAtOnce(0), g.flag)
-		futexWake(&g.w2, allAtOnce(0), g.flag)
+		rawfutex.Wake(&g.w1, allAtOnce(0), g.flag)
+		rawfutex.Wake(&g.w2, allAtOnce(0), g.flag)
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/osthread"
+	"github.com/parkbench/parkbench/internal/rawfutex"
 )
 
 // hashOp is the hash bench's operation on one key: the kernel's
@@ -44,7 +45,7 @@ func runHash(ctx context.Context, op *hashOp, n, futexes int, d time.Duration, c
 		res     = hashRound{ops: make([]int64, n)}
 		unexpct atomic.Int64
 	)
-	flag := futexFlag(op.shared)
+	flag := rawfutex.Flag(op.shared)
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		osthread.Go(func() {
@@ -61,7 +62,7 @@ func runHash(ctx context.Context, op *hashOp, n, futexes int, d time.Duration, c
 			for !stop.Load() {
 				if op.kernel {
 					for j := range words {
-						if !futexWaitFail(&words[j], flag) {
+						if !rawfutex.WaitFail(&words[j], flag) {
 							bad++
 						}
 					}

@@ -5,6 +5,7 @@ import (
 	"runtime"
 
 	"github.com/parkbench/parkbench/internal/cref"
+	"github.com/parkbench/parkbench/internal/rawfutex"
 )
 
 // implSpec is one --impl of wake: which benches it has and how it runs
@@ -32,7 +33,7 @@ func anyK(int) bool       { return true }
 func oneOrAll(k int) bool { return k == 1 || k == 0 }
 
 func notLinuxFutex() error {
-	if !futexOK {
+	if !rawfutex.Supported {
 		return errors.New("futexes exist only on Linux; this is " + runtime.GOOS)
 	}
 	return nil

@@ -18,6 +18,7 @@ import (
 	"github.com/parkbench/parkbench/internal/machine"
 	"github.com/parkbench/parkbench/internal/osthread"
 	"github.com/parkbench/parkbench/internal/probe"
+	"github.com/parkbench/parkbench/internal/rawfutex"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/runenv"
 )
@@ -370,7 +371,7 @@ func oneRun(ctx context.Context, c cfgSpec, o Options, cpus []int) (runSample, e
 		err = g.pinError()
 	}
 	if err == nil {
-		threadSleep(o.Settle)
+		rawfutex.ThreadSleep(o.Settle)
 		err = ctx.Err()
 	}
 	if err != nil {
