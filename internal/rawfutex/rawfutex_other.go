@@ -24,3 +24,6 @@ func WaitFail(w *uint32, flag uintptr) bool                    { panic(notHere) 
 
 // ThreadSleep sleeps d.
 func ThreadSleep(d time.Duration) { time.Sleep(d) }
+
+// SetTimerSlack does nothing: no timer slack to set here.
+func SetTimerSlack(d time.Duration) error { return nil }

@@ -1,0 +1,280 @@
+package loaded
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// Claim IDs.
+const (
+	ClaimSpinFirst    = "loaded-spin-collapses-first"
+	ClaimSpinBeforePk = "loaded-spin-before-park-oversubscribed"
+)
+
+// CollapseFactor: a mechanism has collapsed once its p99 wakeup latency
+// exceeds this many times its unloaded value (its p99 at the lowest load
+// of the rate sweep).
+const CollapseFactor = 10.0
+
+// Collapse is one mechanism's collapse figure.
+type Collapse struct {
+	Impl string
+	// BaseP99 is the p99 wakeup latency (ns) at the lowest load.
+	BaseP99  float64
+	BaseLoad float64
+	// Load is the first load of the rate sweep at which the p99 wakeup
+	// latency exceeded CollapseFactor x BaseP99 (0: none did; Closed:
+	// only the closed loop did); LoadRatio its p99 / BaseP99 there.
+	Load      float64
+	LoadRatio float64
+	Closed    bool
+	// Multiple is the first oversubscription multiple at which it did
+	// (0: none); MultipleRatio likewise.
+	Multiple      int
+	MultipleRatio float64
+	// MaxRatio is the largest p99 / BaseP99 over every configuration.
+	MaxRatio float64
+}
+
+// point is one configuration the collapse reads.
+type point struct {
+	load     float64
+	closed   bool
+	multiple int
+	sweeps   string
+	p99      float64
+}
+
+func points(configs []*results.Config) map[string][]point {
+	out := map[string][]point{}
+	for _, c := range configs {
+		pt := point{closed: c.Params["mode"] == "closed", sweeps: c.Params["sweep"], p99: c.Summary[MWakeP99]}
+		pt.load, _ = strconv.ParseFloat(c.Params["load"], 64)
+		pt.multiple, _ = strconv.Atoi(c.Params["multiple"])
+		out[c.Impl] = append(out[c.Impl], pt)
+	}
+	return out
+}
+
+func inSweep(p point, s string) bool { return strings.Contains(p.sweeps, s) }
+
+// Collapses computes each mechanism's collapse figure from the configurations
+// of one run, in the order the mechanisms first appear. A mechanism
+// without an open-loop rate point has no reference and is left out.
+func Collapses(configs []*results.Config) []Collapse {
+	var order []string
+	seen := map[string]bool{}
+	for _, c := range configs {
+		if !seen[c.Impl] {
+			seen[c.Impl] = true
+			order = append(order, c.Impl)
+		}
+	}
+	pts := points(configs)
+	var out []Collapse
+	for _, impl := range order {
+		var rate, over []point
+		var closed *point
+		for _, p := range pts[impl] {
+			switch {
+			case p.closed:
+				closed = &p
+			case inSweep(p, "rate"):
+				rate = append(rate, p)
+			}
+			if inSweep(p, "oversubscribe") {
+				over = append(over, p)
+			}
+		}
+		if len(rate) == 0 {
+			continue
+		}
+		sort.Slice(rate, func(i, j int) bool { return rate[i].load < rate[j].load })
+		sort.Slice(over, func(i, j int) bool { return over[i].multiple < over[j].multiple })
+		c := Collapse{Impl: impl, BaseP99: rate[0].p99, BaseLoad: rate[0].load}
+		ratio := func(p99 float64) float64 {
+			if c.BaseP99 <= 0 {
+				return 0
+			}
+			return p99 / c.BaseP99
+		}
+		for _, p := range rate {
+			r := ratio(p.p99)
+			c.MaxRatio = max(c.MaxRatio, r)
+			if c.Load == 0 && r > CollapseFactor {
+				c.Load, c.LoadRatio = p.load, r
+			}
+		}
+		if closed != nil {
+			r := ratio(closed.p99)
+			c.MaxRatio = max(c.MaxRatio, r)
+			if c.Load == 0 && r > CollapseFactor {
+				c.Closed, c.LoadRatio = true, r
+			}
+		}
+		for _, p := range over {
+			r := ratio(p.p99)
+			c.MaxRatio = max(c.MaxRatio, r)
+			if c.Multiple == 0 && r > CollapseFactor {
+				c.Multiple, c.MultipleRatio = p.multiple, r
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// rank orders collapse points: a lower load collapses earlier; the closed
+// loop after every load; none last.
+func (c Collapse) loadRank() float64 {
+	switch {
+	case c.Load > 0:
+		return c.Load
+	case c.Closed:
+		return 1e9
+	}
+	return 2e9
+}
+
+func (c Collapse) multipleRank() int {
+	if c.Multiple > 0 {
+		return c.Multiple
+	}
+	return 1 << 30
+}
+
+// earlier reports whether a collapses strictly before b: at a lower load,
+// or at the same load (or none) at a smaller oversubscription multiple.
+func earlier(a, b Collapse) bool {
+	if a.loadRank() != b.loadRank() {
+		return a.loadRank() < b.loadRank()
+	}
+	return a.multipleRank() < b.multipleRank()
+}
+
+// Describe is the collapse row in words.
+func (c Collapse) Describe() string {
+	s := fmt.Sprintf("%s: unloaded p99 wakeup %.1f µs (load %s); rate: ", c.Impl, c.BaseP99/1e3, fmtLoad(c.BaseLoad))
+	switch {
+	case c.Load > 0:
+		s += fmt.Sprintf("collapses at load %s (p99 %.0fx)", fmtLoad(c.Load), c.LoadRatio)
+	case c.Closed:
+		s += fmt.Sprintf("collapses only in the closed loop (p99 %.0fx)", c.LoadRatio)
+	default:
+		s += "no collapse"
+	}
+	s += "; oversubscription: "
+	if c.Multiple > 0 {
+		s += fmt.Sprintf("collapses at %dx the CPUs (p99 %.0fx)", c.Multiple, c.MultipleRatio)
+	} else {
+		s += "no collapse"
+	}
+	return s + fmt.Sprintf("; worst %.1fx", c.MaxRatio)
+}
+
+// CollapseNotes is the collapse table as one note per mechanism.
+func CollapseNotes(configs []*results.Config) []string {
+	var out []string
+	for _, c := range Collapses(configs) {
+		out = append(out, fmt.Sprintf("collapse (p99 wakeup > %.0fx unloaded) %s", CollapseFactor, c.Describe()))
+	}
+	return out
+}
+
+// Claims evaluates loaded's claims from one run's configurations. It is a
+// pure function of its input.
+func Claims(configs []*results.Config) []results.Claim {
+	cs := Collapses(configs)
+	return []results.Claim{claimSpinFirst(cs), claimSpinBeforePark(configs)}
+}
+
+// loaded-spin-collapses-first: busy-waiting collapses before any sleeping
+// mechanism (crossbeam #821, parking_lot #338/#437: spinners steal the
+// CPU the thread they wait for needs).
+func claimSpinFirst(cs []Collapse) results.Claim {
+	cl := results.Claim{ID: ClaimSpinFirst,
+		Statement: fmt.Sprintf("the spinning waiter degrades first: spin's p99 wakeup latency exceeds %.0fx its unloaded value at a lower load or thread count than every sleeping mechanism's", CollapseFactor)}
+	var spin *Collapse
+	var others []Collapse
+	for i := range cs {
+		if cs[i].Impl == "spin" {
+			spin = &cs[i]
+		} else {
+			others = append(others, cs[i])
+		}
+	}
+	if spin == nil || len(others) == 0 {
+		cl.Verdict = results.NotEvaluated
+		cl.Evidence = "needs spin and at least one sleeping mechanism, with a rate sweep"
+		return cl
+	}
+	holds := true
+	var parts []string
+	first := cs[0]
+	for _, c := range cs {
+		if earlier(c, first) {
+			first = c
+		}
+		parts = append(parts, c.Describe())
+	}
+	for _, o := range others {
+		holds = holds && earlier(*spin, o)
+	}
+	cl.Verdict = results.DoesNotHold
+	if holds {
+		cl.Verdict = results.Holds
+	}
+	cl.Evidence = "degrades first: " + first.Impl + "; " + strings.Join(parts, "; ")
+	return cl
+}
+
+// loaded-spin-before-park-oversubscribed: parking_lot's SpinWait before
+// the futex wait, against the futex wait alone, once threads outnumber
+// CPUs.
+func claimSpinBeforePark(configs []*results.Config) results.Claim {
+	cl := results.Claim{ID: ClaimSpinBeforePk,
+		Statement: "spinning before parking hurts once threads outnumber the CPUs: spin-park's p99 wakeup latency above futex's (no spinning) at every oversubscription of 2x or more"}
+	by := map[string]map[int]float64{}
+	for _, c := range configs {
+		if !strings.Contains(c.Params["sweep"], "oversubscribe") {
+			continue
+		}
+		k, _ := strconv.Atoi(c.Params["multiple"])
+		if k < 2 || (c.Impl != "spin-park" && c.Impl != "futex") {
+			continue
+		}
+		if by[c.Impl] == nil {
+			by[c.Impl] = map[int]float64{}
+		}
+		by[c.Impl][k] = c.Summary[MWakeP99]
+	}
+	var ks []int
+	for k := range by["spin-park"] {
+		if _, ok := by["futex"][k]; ok {
+			ks = append(ks, k)
+		}
+	}
+	if len(ks) == 0 {
+		cl.Verdict = results.NotEvaluated
+		cl.Evidence = "needs spin-park and futex in the oversubscription sweep at 2x or more"
+		return cl
+	}
+	sort.Ints(ks)
+	holds := true
+	var parts []string
+	for _, k := range ks {
+		sp, fx := by["spin-park"][k], by["futex"][k]
+		holds = holds && sp > fx
+		parts = append(parts, fmt.Sprintf("%dx: spin-park %.1f µs vs futex %.1f µs (%.2fx)", k, sp/1e3, fx/1e3, sp/max(fx, 1)))
+	}
+	cl.Verdict = results.DoesNotHold
+	if holds {
+		cl.Verdict = results.Holds
+	}
+	cl.Evidence = strings.Join(parts, "; ")
+	return cl
+}

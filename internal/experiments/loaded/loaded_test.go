@@ -1,0 +1,39 @@
+package loaded
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+func tiny() Options {
+	o := QuickOptions()
+	o.Loads = []float64{0.05, 0.5}
+	o.Multiples = []int{2}
+	o.Warmup = 10 * time.Millisecond
+	o.Duration = 40 * time.Millisecond
+	return o
+}
+
+func TestRunEveryMechanism(t *testing.T) {
+	exp, err := Run(context.Background(), tiny(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range exp.Configs {
+		if c.Summary[MRequests] <= 0 && c.Params["mode"] == "open" {
+			t.Errorf("%s: no request measured: %v", c.Key, c.Summary)
+		}
+		if c.Summary[MRPS] <= 0 {
+			t.Errorf("%s: rps %v", c.Key, c.Summary[MRPS])
+		}
+		t.Logf("%-34s rps %8.0f wake p50 %7.1f p99 %8.1f µs req p99 %8.1f µs drop %v left %v cpu %.2f", c.Key, c.Summary[MRPS],
+			c.Summary[MWakeP50]/1e3, c.Summary[MWakeP99]/1e3, c.Summary[MReqP99]/1e3, c.Summary[MDropped], c.Summary[MUnfinished], c.Summary[MCPUBusy])
+	}
+	for _, n := range exp.Notes {
+		t.Log(n)
+	}
+	for _, cl := range exp.Claims {
+		t.Logf("%s: %s: %s", cl.ID, cl.Verdict, cl.Evidence)
+	}
+}
