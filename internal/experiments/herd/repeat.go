@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -83,44 +82,14 @@ func settleTime(n int) time.Duration {
 
 // threadStateReadable reports whether a thread's scheduler state can be
 // read here (osthread.State: /proc on Linux), which awaitSleeping needs.
-var threadStateReadable = sync.OnceValue(func() bool {
-	_, err := osthread.State(osthread.Tid())
-	return err == nil
-})
+var threadStateReadable = osthread.StateReadable
 
-// awaitSleeping polls until every tid's /proc state is 'S' (or the deadline
-// passes). tid(i) returns 0 until waiter i has published its id. A thread
-// seen sleeping is not polled again: after it counted itself in under the
-// mutex, the only place it can sleep is its wait (see Run's method).
+// awaitSleeping polls until every waiter thread is seen sleeping (state S)
+// or the deadline passes (osthread.AwaitSleeping). A thread seen sleeping
+// is not polled again: after it counted itself in under the mutex, the
+// only place it can sleep is its wait (see Run's method).
 func awaitSleeping(n int, tid func(int) int, deadline time.Time) error {
-	seen := make([]bool, n)
-	left := n
-	for {
-		for i := 0; i < n; i++ {
-			if seen[i] {
-				continue
-			}
-			t := tid(i)
-			if t <= 0 {
-				continue
-			}
-			st, err := osthread.State(t)
-			if err != nil {
-				return fmt.Errorf("reading the state of waiter thread %d: %w", t, err)
-			}
-			if st == 'S' {
-				seen[i] = true
-				left--
-			}
-		}
-		if left == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%d of %d waiter threads not seen sleeping (state S) within the bound", left, n)
-		}
-		time.Sleep(pollInterval)
-	}
+	return osthread.AwaitSleeping(n, tid, deadline, pollInterval)
 }
 
 // runRepeat runs one repeat. A cancelled ctx during the set-up still

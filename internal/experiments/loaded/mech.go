@@ -45,12 +45,12 @@ type slot struct {
 	_     [60]byte
 	stamp atomic.Int64 // the poster's clock right before the wake
 	// per mechanism
-	tp     parkers.ThreadParker
-	tk     parkers.TokenParker
-	lotOK  func() bool // lot's validate: still sleepy
-	mu     sync.Mutex  // sync
-	cond   *sync.Cond
-	_      [64]byte
+	tp    parkers.ThreadParker
+	tk    parkers.TokenParker
+	lotOK func() bool // lot's validate: still sleepy
+	mu    sync.Mutex  // sync
+	cond  *sync.Cond
+	_     [64]byte
 }
 
 // Slot states.

@@ -259,8 +259,9 @@ type worker struct {
 	next *worker // the closed loop's list of workers waiting for a request (under the list's CAS)
 	// Recorded by the worker only; read after it exited.
 	wake, req, svc *hdrhistogram.Histogram
-	done           int64 // requests completed inside the window
-	left           int64 // requests still queued at the end
+	done           int64  // requests completed inside the window
+	left           int64  // requests still queued at the end
+	sink           uint64 // the work's result, kept live
 	_              [64]byte
 }
 
@@ -366,7 +367,7 @@ func runOnce(ctx context.Context, c cfgSpec, o Options, steps int) (map[string]f
 					}
 				}
 				w.left = int64(w.q.size())
-				workSink += seed
+				w.sink = seed
 			})
 		}
 	}
@@ -432,6 +433,7 @@ func runOnce(ctx context.Context, c cfgSpec, o Options, steps int) (map[string]f
 		req.Merge(w.req)
 		svc.Merge(w.svc)
 		done += w.done
+		workSink += w.sink
 		left += w.left
 	}
 	for _, ms := range msgs {
@@ -444,7 +446,7 @@ func runOnce(ctx context.Context, c cfgSpec, o Options, steps int) (map[string]f
 		MReqP50: q(req, 50), MReqP90: q(req, 90), MReqP99: q(req, 99), MReqP999: q(req, 99.9),
 		MReqMax: float64(req.Max()), MRequests: float64(req.TotalCount()),
 		MSvcP50: q(svc, 50), MSvcP99: q(svc, 99),
-		MRPS:    float64(done) / secs, MDropped: float64(dropped), MUnfinished: float64(left),
+		MRPS: float64(done) / secs, MDropped: float64(dropped), MUnfinished: float64(left),
 		MWorkers: float64(len(all)),
 		MCPUBusy: float64(u1.UserNs+u1.SysNs-u0.UserNs-u0.SysNs) / float64(o.Duration),
 	}

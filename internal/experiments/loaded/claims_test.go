@@ -1,0 +1,86 @@
+package loaded
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// pt is a synthetic configuration: load 0 is the closed loop.
+func pt(impl string, load float64, multiple int, sweep string, p99us float64) *results.Config {
+	c := &results.Config{Impl: impl, Params: map[string]string{"sweep": sweep, "multiple": fmt.Sprint(multiple), "mode": "open"},
+		Summary: map[string]float64{MWakeP99: p99us * 1e3}}
+	if load == 0 {
+		c.Params["mode"] = "closed"
+	} else {
+		c.Params["load"] = fmtLoad(load)
+	}
+	c.Key = fmt.Sprintf("%s/%v/%d", impl, load, multiple)
+	return c
+}
+
+// sweep makes a mechanism's rate sweep (loads 0.1, 0.5, 0.9) and
+// oversubscription (2x, 4x at 0.5) with the p99s given.
+func sweep(impl string, rate [3]float64, over [2]float64) []*results.Config {
+	return []*results.Config{
+		pt(impl, 0.1, 1, "rate", rate[0]), pt(impl, 0.5, 1, "rate,oversubscribe", rate[1]), pt(impl, 0.9, 1, "rate", rate[2]),
+		pt(impl, 0.5, 2, "oversubscribe", over[0]), pt(impl, 0.5, 4, "oversubscribe", over[1]),
+	}
+}
+
+func TestCollapses(t *testing.T) {
+	cs := Collapses(sweep("futex", [3]float64{50, 100, 600}, [2]float64{400, 5000}))
+	if len(cs) != 1 {
+		t.Fatalf("%+v", cs)
+	}
+	c := cs[0]
+	if c.BaseP99 != 50e3 || c.Load != 0.9 || c.Multiple != 4 || c.LoadRatio != 12 {
+		t.Errorf("collapse %+v: want base 50 µs, load 0.9 (12x), multiple 4", c)
+	}
+	none := Collapses(sweep("lot", [3]float64{50, 60, 70}, [2]float64{80, 90}))[0]
+	if none.Load != 0 || none.Multiple != 0 || none.Closed {
+		t.Errorf("no collapse expected: %+v", none)
+	}
+}
+
+func claimOf(cfgs []*results.Config, id string) string {
+	for _, cl := range Claims(cfgs) {
+		if cl.ID == id {
+			return cl.Verdict
+		}
+	}
+	return ""
+}
+
+func TestClaims(t *testing.T) {
+	var spinFirst, spinLate []*results.Config
+	spinFirst = append(spinFirst, sweep("futex", [3]float64{50, 60, 600}, [2]float64{70, 80})...)
+	spinFirst = append(spinFirst, sweep("spin", [3]float64{5, 100, 200}, [2]float64{300, 400})...)
+	if v := claimOf(spinFirst, ClaimSpinFirst); v != results.Holds {
+		t.Errorf("spin collapses at 0.5, futex at 0.9: %s = %q", ClaimSpinFirst, v)
+	}
+	spinLate = append(spinLate, sweep("futex", [3]float64{50, 600, 600}, [2]float64{70, 80})...)
+	spinLate = append(spinLate, sweep("spin", [3]float64{5, 10, 200}, [2]float64{30, 40})...)
+	if v := claimOf(spinLate, ClaimSpinFirst); v != results.DoesNotHold {
+		t.Errorf("futex collapses first: %s = %q", ClaimSpinFirst, v)
+	}
+	if v := claimOf(sweep("futex", [3]float64{50, 60, 600}, [2]float64{70, 80}), ClaimSpinFirst); v != results.NotEvaluated {
+		t.Errorf("no spin: %q", v)
+	}
+
+	var hurts, helps []*results.Config
+	hurts = append(hurts, sweep("futex", [3]float64{50, 60, 70}, [2]float64{100, 200})...)
+	hurts = append(hurts, sweep("spin-park", [3]float64{50, 60, 70}, [2]float64{150, 300})...)
+	if v := claimOf(hurts, ClaimSpinBeforePk); v != results.Holds {
+		t.Errorf("spin-park above futex at 2x and 4x: %q", v)
+	}
+	helps = append(helps, sweep("futex", [3]float64{50, 60, 70}, [2]float64{100, 200})...)
+	helps = append(helps, sweep("spin-park", [3]float64{50, 60, 70}, [2]float64{150, 190})...)
+	if v := claimOf(helps, ClaimSpinBeforePk); v != results.DoesNotHold {
+		t.Errorf("spin-park below futex at 4x: %q", v)
+	}
+	if v := claimOf(sweep("futex", [3]float64{50, 60, 70}, [2]float64{100, 200}), ClaimSpinBeforePk); v != results.NotEvaluated {
+		t.Errorf("no spin-park: %q", v)
+	}
+}

@@ -1,0 +1,64 @@
+package wake
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+func waker(impl, bench string, n int, perCall string, mean float64) *results.Config {
+	key := fmt.Sprintf("%s/%s/n=%d/w=%s", impl, bench, n, perCall)
+	if bench == BenchRequeue {
+		key = fmt.Sprintf("%s/%s/n=%d/q=%s", impl, bench, n, perCall)
+	}
+	return &results.Config{Key: key, Impl: impl, Params: map[string]string{"bench": bench, "n": fmt.Sprint(n), "per_call": perCall},
+		Summary: map[string]float64{MWakerMean: mean}}
+}
+
+func hashCfg(impl string, n int, rate float64) *results.Config {
+	return &results.Config{Key: fmt.Sprintf("%s/hash/n=%d/futexes=1024", impl, n), Impl: impl,
+		Params: map[string]string{"bench": BenchHash, "n": fmt.Sprint(n)}, Summary: map[string]float64{MOpsPerSec: rate}}
+}
+
+func pcCfg(impl string, itemsPerSec float64) *results.Config {
+	return &results.Config{Key: impl + "/condvar", Impl: impl, Params: map[string]string{"bench": BenchCondvar},
+		Summary: map[string]float64{MItemsPerSec: itemsPerSec}}
+}
+
+func verdicts(cs []*results.Config) map[string]string {
+	out := map[string]string{}
+	for _, cl := range Claims(cs, 2) {
+		out[cl.ID] = cl.Verdict
+	}
+	return out
+}
+
+// The claims on synthetic samples: each must hold on data that satisfies
+// it, fail on data that does not, and stay unevaluated without its data.
+func TestClaims(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cfgs []*results.Config
+		id   string
+		want string
+	}{
+		{"requeue cheaper", []*results.Config{waker("futex", BenchWake, 16, "1", 500e3), waker("futex", BenchRequeue, 16, "1", 20e3)}, ClaimRequeueCheaper, results.Holds},
+		{"requeue dearer", []*results.Config{waker("futex", BenchWake, 16, "1", 500e3), waker("futex", BenchRequeue, 16, "1", 20e3),
+			waker("lot", BenchWake, 16, "all", 30e3), waker("lot", BenchRequeue, 16, "all", 31e3)}, ClaimRequeueCheaper, results.DoesNotHold},
+		{"requeue without wake", []*results.Config{waker("futex", BenchRequeue, 16, "1", 20e3)}, ClaimRequeueCheaper, results.NotEvaluated},
+		{"unparkall within 1.2x", []*results.Config{waker("futex", BenchWake, 16, "1", 100e3), waker("lot", BenchWake, 16, "all", 119e3)}, ClaimUnparkAll, results.Holds},
+		{"unparkall beyond 1.2x", []*results.Config{waker("futex", BenchWake, 16, "1", 100e3), waker("lot", BenchWake, 16, "all", 121e3)}, ClaimUnparkAll, results.DoesNotHold},
+		{"unparkall alone", []*results.Config{waker("lot", BenchWake, 16, "all", 121e3)}, ClaimUnparkAll, results.NotEvaluated},
+		{"hash flat", []*results.Config{hashCfg("lot", 1, 10e6), hashCfg("lot", 2, 8.5e6)}, ClaimHashFlat, results.Holds},
+		{"hash falls", []*results.Config{hashCfg("lot", 1, 10e6), hashCfg("lot", 2, 7.5e6)}, ClaimHashFlat, results.DoesNotHold},
+		{"hash one count", []*results.Config{hashCfg("lot", 2, 7.5e6)}, ClaimHashFlat, results.NotEvaluated},
+		{"448 gap", []*results.Config{pcCfg("lot", 100e3), pcCfg("std", 540e3)}, ClaimCondvar448, results.Holds},
+		{"448 no gap", []*results.Config{pcCfg("lot", 500e3), pcCfg("std", 540e3)}, ClaimCondvar448, results.DoesNotHold},
+		{"448 no std", []*results.Config{pcCfg("lot", 500e3)}, ClaimCondvar448, results.NotEvaluated},
+	} {
+		if got := verdicts(c.cfgs)[c.id]; got != c.want {
+			t.Errorf("%s: %s = %q, want %q", c.name, c.id, got, c.want)
+		}
+	}
+}
