@@ -26,7 +26,9 @@ const (
 	// the C reference and for RawSyscall waits.
 	MCtxSwOther = "ctxsw_other_per_rt"
 	// MSameCPU is the fraction of sampled wakes (every 16th) where waker
-	// and woken ran on one CPU; unpinned configurations only.
+	// and woken ran on one CPU; unpinned configurations only. The
+	// summary's is the mean over rounds (all sampled wakes), not their
+	// median: the scheduler may move the pair between rounds.
 	MSameCPU = "same_cpu_fraction"
 	// MAllocsPerRT is heap allocations per measured round trip (Go
 	// implementations; runtime.MemStats.Mallocs delta around the round).

@@ -251,6 +251,12 @@ func (cr *configRun) finish(ctx context.Context) error {
 	for k, v := range cr.sched {
 		cfg.Summary[k] = v
 	}
+	if v, ok := pooledSameCPU(cr.perRound); ok {
+		cfg.Summary[MSameCPU] = v
+	}
+	if cfg.Modes, cfg.ModesWarning = DetectModes(cfg); cfg.ModesWarning != "" {
+		cfg.Warnings = append(cfg.Warnings, cfg.ModesWarning)
+	}
 	cfg.Foreign = cr.foreign.Stop()
 	if v, ok := cfg.Summary[MSameCPU]; ok {
 		cfg.Foreign.SameCPUFraction = v
