@@ -410,7 +410,7 @@ func renderSummary(w io.Writer, f *results.File, md bool) {
 		fmt.Fprintln(w, line)
 		for _, c := range e.Claims {
 			if c.Verdict == results.DoesNotHold {
-				fmt.Fprintf(w, "%s  does not hold: %s\n", li, c.ID)
+				fmt.Fprintf(w, "%s  does not hold: %s\n", li, c.ID+whySuffix(c))
 			}
 		}
 	}
@@ -732,4 +732,12 @@ func renderCSV(w io.Writer, files []Named) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// whySuffix is ": " and the claim's one-line reason, when it has one.
+func whySuffix(c results.Claim) string {
+	if c.Why == "" {
+		return ""
+	}
+	return ": " + c.Why
 }

@@ -170,6 +170,10 @@ type Claim struct {
 	// Verdict is one of Holds, DoesNotHold, NotEvaluated.
 	Verdict  string `json:"verdict"`
 	Evidence string `json:"evidence"`
+	// Why is one line, with the figure, saying why a claim does not hold
+	// on this machine (or why it could not be evaluated): what the
+	// summary prints beside the claim's ID. Empty when it holds.
+	Why string `json:"why,omitempty"`
 }
 
 // Claim verdicts.

@@ -1,6 +1,7 @@
 package e12
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/results"
@@ -33,6 +34,66 @@ func wantVerdict(t *testing.T, what string, c results.Claim, want string) {
 	if c.ID == "" || c.Statement == "" || c.Evidence == "" {
 		t.Errorf("%s: incomplete claim %+v", what, c)
 	}
+	// A claim that does not hold says why in one line, with the figure:
+	// the summary prints it beside the ID.
+	if (c.Verdict == results.DoesNotHold) != (c.Why != "") || strings.Contains(c.Why, "\n") {
+		t.Errorf("%s: verdict %q with why %q: want one line exactly when it does not hold", what, c.Verdict, c.Why)
+	}
+}
+
+// unpinned is an unpinned config whose sampled wakes had both threads on
+// one CPU sameCPU of the time.
+func unpinned(impl string, sleeps bool, median, noSleep, samples, csw, sameCPU float64) *results.Config {
+	c := cfg(impl, "thread", "unpinned", sleeps, median, noSleep, samples, csw)
+	c.Summary[MSameCPU] = sameCPU
+	return c
+}
+
+// Unpinned, the scheduler puts an implementation's two threads on one CPU
+// (a switch, ~1 µs) or two (a wake, ~25 µs): the claims compare like with
+// like. Each case is numbers a quiet run of the 2-vCPU KVM guest gave.
+func TestClaimsRegimes(t *testing.T) {
+	// futex on one CPU at 1.1 µs, pthread on two at 29 µs: 26x apart but
+	// not comparable; within each regime they agree.
+	split := lat(unpinned("futex", true, 1130, 830, 2000, 2, 1), unpinned("lot", true, 1220, 800, 2000, 2, 0.97),
+		unpinned("pthread", true, 29200, 40, 2000, 2, 0), unpinned("std", true, 27100, 60, 2000, 2, 0.02),
+		unpinned("spin", false, 253, 0, 2000, 0, 0))
+	wantVerdict(t, "regimes apart, each within 1.1x", ClaimSameOrder(split), results.Holds)
+	// The spin floor compares spin with the wakes across CPUs (116x).
+	wantVerdict(t, "spin vs wakes across CPUs", ClaimSpinFloor(split), results.Holds)
+	// On one CPU ~40% never sleep by construction: not judged; across
+	// CPUs 2% and 3% do not hold, and the C reference says it is the machine.
+	wantVerdict(t, "no-sleep across CPUs 2-3%", ClaimReallySlept(split), results.DoesNotHold)
+	withC := lat(unpinned("futex", true, 1130, 830, 2000, 2, 1), cfg(ImplCFutex, KindCRef, "cross-core", true, 21000, 300, 2000, 2),
+		cfg("futex", "thread", "cross-core", true, 21000, 200, 2000, 2))
+	c := ClaimReallySlept(withC)
+	wantVerdict(t, "C reference 15% no-sleep", c, results.DoesNotHold)
+	if !strings.Contains(c.Why, "c-futex (no Go runtime) 15.0%") || !strings.Contains(c.Evidence, "futex/unpinned (same CPU 100%)") {
+		t.Errorf("why %q / evidence %q: want c-futex's share, and the one-CPU config listed as not judged", c.Why, c.Evidence)
+	}
+	oneCPU := lat(unpinned("futex", true, 1130, 830, 2000, 2, 1), unpinned("lot", true, 1220, 800, 2000, 2, 1))
+	wantVerdict(t, "only one-CPU configs", ClaimReallySlept(oneCPU), results.NotEvaluated)
+
+	// A config whose samples are bimodal (or whose threads shared a CPU
+	// for half the wakes) is left out of the comparison.
+	mixed := unpinned("pthread", true, 31860, 40, 2000, 2, 0.33)
+	fast := unpinned("futex", true, 910, 830, 2000, 2, 1)
+	fast2 := unpinned("std", true, 880, 830, 2000, 2, 1)
+	m := ClaimSameOrder(lat(fast, fast2, mixed))
+	wantVerdict(t, "mixed config left out", m, results.Holds)
+	if !strings.Contains(m.Evidence, "left out") || !strings.Contains(m.Evidence, "pthread/unpinned (same CPU 33%)") {
+		t.Errorf("evidence %q: want the mixed config named as left out", m.Evidence)
+	}
+	bimodal := unpinned("pthread", true, 31860, 40, 2000, 2, 0)
+	bimodal.Modes = []results.Mode{{MedianNs: 32000, Share: 0.67}, {MedianNs: 907, Share: 0.33}}
+	if r := regimeOf(bimodal); r != regimeMixed {
+		t.Errorf("a bimodal config's regime is %q, want mixed", r)
+	}
+	// Within one regime the claims still bite.
+	far := lat(unpinned("futex", true, 1100, 0, 2000, 2, 1), unpinned("pthread", true, 15000, 0, 2000, 2, 1))
+	wantVerdict(t, "one CPU, 13.6x apart", ClaimSameOrder(far), results.DoesNotHold)
+	slowSpin := lat(unpinned("futex", true, 21000, 0, 2000, 2, 0), unpinned("spin", false, 2500, 0, 2000, 0, 0))
+	wantVerdict(t, "spin 8.4x below the wake across CPUs", ClaimSpinFloor(slowSpin), results.DoesNotHold)
 }
 
 func TestClaimSameOrder(t *testing.T) {

@@ -70,3 +70,41 @@ func TestSleptMetrics(t *testing.T) {
 		t.Errorf("no wait slept: %v, want no slept figures", none)
 	}
 }
+
+// The scheduler's share is judged on the waits that slept (the no-sleep
+// share moves the overall figures), and only for wakes across CPUs.
+func TestClaimSchedShareSleptAndRegime(t *testing.T) {
+	slept := func(c *results.Config, med, p99 float64) *results.Config {
+		c.Summary[MMedianSlept], c.Summary[MP99Slept] = med, p99
+		return c
+	}
+	// Overall 0.69x (futex had more no-sleep waits) and 1.4x at p99; on
+	// the slept waits 1.04x and 1.08x: holds.
+	moved := lat(slept(schedCfg("futex", 7000, 84000, 0), 21800, 64800), slept(schedCfg("c-futex", 10100, 60000, -1), 21000, 60000))
+	wantVerdict(t, "slept 1.04x/1.08x", ClaimSchedShare(moved), results.Holds)
+	// The slept waits over the limit: does not hold, with the placement.
+	over := lat(slept(schedCfg("futex", 21000, 60000, 0), 24000, 90000), slept(schedCfg("c-futex", 21000, 60000, -1), 21000, 60000))
+	c := ClaimSchedShare(over)
+	wantVerdict(t, "slept 1.14x/1.5x", c, results.DoesNotHold)
+	if !strings.HasPrefix(c.Why, driver.CrossCore+": ") {
+		t.Errorf("why %q: want the placement first", c.Why)
+	}
+	// On one CPU (same-core) the ratio is shown, not judged.
+	oneCPU := func(impl string, med, p99 float64) *results.Config {
+		x := schedCfg(impl, med, p99, 0)
+		x.Placement, x.Key = driver.SameCore, impl+"/same-core"
+		return x
+	}
+	same := lat(oneCPU("futex", 912, 1550), oneCPU("c-futex", 808, 1290))
+	c = ClaimSchedShare(same)
+	wantVerdict(t, "one CPU only", c, results.NotEvaluated)
+	if !strings.Contains(c.Evidence, "not judged") {
+		t.Errorf("evidence %q: want the one-CPU ratio shown as not judged", c.Evidence)
+	}
+	// Steals: on one CPU futex-plain loses no P (its waits end before
+	// sysmon's tick): shown, not judged; across CPUs the mechanism is.
+	steals := lat(oneCPU("futex-plain", 900, 1500), oneCPU("futex", 910, 1500),
+		schedCfg("futex-plain", 24700, 80000, 0.6), schedCfg("futex", 21400, 60000, 0.016))
+	wantVerdict(t, "cross-core 0.6 vs 0.016, same-core not judged", ClaimSchedSteals(steals), results.Holds)
+	wantVerdict(t, "same-core only", ClaimSchedSteals(lat(oneCPU("futex-plain", 900, 1500), oneCPU("futex", 910, 1500))), results.NotEvaluated)
+}

@@ -94,7 +94,7 @@ func verdictOf(ok, evaluated bool) string {
 // configurations. It is a pure function of its input.
 func Claims(configs []*results.Config, hold time.Duration) []results.Claim {
 	cs := claimCfgs(configs)
-	return []results.Claim{
+	out := []results.Claim{
 		claimReturn(cs),
 		claimSerial(cs, hold),
 		claimEqual(cs),
@@ -102,6 +102,31 @@ func Claims(configs []*results.Config, hold time.Duration) []results.Claim {
 		claimCsw(cs),
 		claimOneLoop(cs),
 	}
+	// The summary prints a failed claim's Why beside its ID: here the
+	// first part of its evidence, which names the configuration and the
+	// figure that failed.
+	for i := range out {
+		if out[i].Verdict == results.DoesNotHold {
+			out[i].Why = firstPart(out[i].Evidence)
+		}
+	}
+	return out
+}
+
+// firstPart is the evidence up to its first "; ", at most 200 bytes (cut
+// at a space).
+func firstPart(ev string) string {
+	if i := strings.Index(ev, "; "); i >= 0 {
+		ev = ev[:i]
+	}
+	if len(ev) > 200 {
+		cut := strings.LastIndex(ev[:200], " ")
+		if cut < 100 {
+			cut = 200
+		}
+		ev = ev[:cut] + " ..."
+	}
+	return ev
 }
 
 // herd-return-n: lot's notify returns N in every repeat.

@@ -274,6 +274,8 @@ func TestHerdClaimsDoNotHold(t *testing.T) {
 	for _, id := range []string{"herd-return-n", "herd-total-serial", "herd-total-equal", "herd-first-sooner", "herd-ctxsw", "herd-one-loop"} {
 		if c := claimByID(cls, id); c.Verdict != results.DoesNotHold {
 			t.Errorf("%s: %s, want %q (%s)", id, c.Verdict, results.DoesNotHold, c.Evidence)
+		} else if c.Why == "" || strings.Contains(c.Why, "; ") || len(c.Why) > 210 {
+			t.Errorf("%s: why %q, want one short line", id, c.Why)
 		}
 	}
 	// Broadcast switching no more than lot also breaks the ctxsw claim.
