@@ -220,13 +220,26 @@
 // all readers, at most one upgradable or writer, nothing after a writer;
 // the callback stores the accumulated state when it hands off. Departures:
 // no hardware lock elision (Go has no HLE intrinsics); the state word is a
-// uint64 everywhere (upstream usize); RUnlock is a CAS loop that checks
-// for a reader first, and the unlock, upgrade and downgrade methods check
-// that the lock is held in that mode, so a misuse panics before touching
-// the state (upstream: unsafe fns, unchecked; Go's sync.RWMutex: fatal
-// error); UnlockUpgradableFair is fair (upstream's passes false to
-// unlock_upgradable_slow, raw_rwlock.rs:416, a slip). models/rwlock.pml
-// model-checks the state machine.
+// uint64 everywhere (upstream usize); UnlockUpgradableFair is fair
+// (upstream's passes false to unlock_upgradable_slow, raw_rwlock.rs:416, a
+// slip); and every misuse the state word shows is refused before the state
+// changes, with a panic that leaves the lock usable (upstream: unsafe fns,
+// unchecked; Go's sync.RWMutex: fatal errors). The state shows an
+// exclusive unlock or downgrade without WRITER_BIT or with readers
+// (WRITER_BIT with readers is a writer still waiting for them, so the
+// caller is not it), a read unlock with no plain reader (none at all, or
+// only the upgradable holder), and an upgradable operation without
+// UPGRADABLE_BIT. RUnlock is a CAS loop that checks the value it replaces
+// (upstream: one fetch_sub). The state does not show who calls, and the
+// reader count does not tell readers apart: releasing another thread's
+// hold in the same mode (an RUnlock on behalf of another reader, Unlock
+// for the writer, UnlockUpgradable or Upgrade by a plain reader while
+// another thread holds the lock upgradable) goes through, and so does the
+// upgradable holder's RUnlock while plain readers also hold the lock (the
+// last of them is refused when it leaves); the RwLock type's comment has
+// the list. models/rwlock.pml model-checks the state machine, with a
+// reader's Unlock and the upgradable holder's RUnlock as misuses that
+// must be refused.
 //
 // FairMutex is a Mutex whose Unlock is UnlockFair (raw_fair_mutex.rs).
 // ReentrantMutex is lock_api's RawReentrantMutex over Mutex; upstream

@@ -106,22 +106,26 @@ func toDeadline(d time.Duration) time.Time {
 
 // Unlock unlocks m. It must be held (by anyone: like sync.Mutex, and like
 // lock_api's raw unlock, the lock is not tied to a thread).
+//
+// The deadlock detector forgets m only after the state has changed
+// (upstream, src/raw_mutex.rs:101, before: its unlock cannot fail): an
+// unlock of an unlocked m panics in unlockSlow and leaves the record as it
+// was. The record is read only while its thread is parked, which it
+// cannot be in between.
 func (m *Mutex) Unlock() {
-	deadlockRelease(unsafe.Pointer(m))
-	if m.state.CompareAndSwap(lockedBit, 0) {
-		return
+	if !m.state.CompareAndSwap(lockedBit, 0) {
+		m.unlockSlow(false)
 	}
-	m.unlockSlow(false)
+	deadlockRelease(unsafe.Pointer(m))
 }
 
 // UnlockFair unlocks m and, if a thread is parked, hands the lock directly
 // to it.
 func (m *Mutex) UnlockFair() {
-	deadlockRelease(unsafe.Pointer(m))
-	if m.state.CompareAndSwap(lockedBit, 0) {
-		return
+	if !m.state.CompareAndSwap(lockedBit, 0) {
+		m.unlockSlow(true)
 	}
-	m.unlockSlow(true)
+	deadlockRelease(unsafe.Pointer(m))
 }
 
 // Bump temporarily yields m to a waiting thread, if there is one: a fair
@@ -254,7 +258,7 @@ func (m *Mutex) unlockSlow(forceFair bool) {
 }
 
 func (m *Mutex) bumpSlow() {
-	deadlockRelease(unsafe.Pointer(m))
 	m.unlockSlow(true)
+	deadlockRelease(unsafe.Pointer(m))
 	m.Lock()
 }

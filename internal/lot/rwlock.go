@@ -35,13 +35,33 @@ import (
 // hands the lock directly to the woken threads; UnlockFair,
 // UnlockUpgradableFair and the Bump methods always do.
 //
-// Misuse: unlocking a lock not held in that mode panics before the state
-// is touched, like sync.RWMutex ("Unlock of unlocked RWMutex", "RUnlock of
-// unlocked RWMutex"), except that Go's are fatal errors and ours can be
-// recovered: the lock is left as it was and usable. A read unlock while
-// only a writer holds it is such a misuse. The checks are on the state
-// word alone: the lock is not tied to a thread (as lock_api's raw locks and
-// sync.RWMutex), so unlocking another thread's hold is not detected.
+// Misuse: every misuse the state word shows is refused before the state
+// changes, with a panic that can be recovered: the lock is left as it was,
+// usable, and a writer waiting at the time still gets it once the holders
+// leave (sync.RWMutex's "Unlock of unlocked RWMutex" and "RUnlock of
+// unlocked RWMutex" are fatal errors instead). The state word shows
+//
+//   - an exclusive unlock (Unlock, UnlockFair, BumpExclusive, Downgrade,
+//     DowngradeToUpgradable) without WRITER_BIT, or with readers: WRITER
+//     with readers is a writer still waiting for them in Lock or Upgrade,
+//     so the caller cannot be that writer (it is, typically, one of the
+//     readers);
+//   - a read unlock (RUnlock, RUnlockFair, BumpShared) when no reader holds
+//     the lock, or when the only reader is the upgradable holder, who must
+//     leave through UnlockUpgradable;
+//   - an upgradable operation (UnlockUpgradable, UnlockUpgradableFair,
+//     BumpUpgradable, Upgrade, TryUpgrade..., DowngradeUpgradable) without
+//     UPGRADABLE_BIT.
+//
+// The state word does not show who calls: the lock is not tied to a thread
+// (as lock_api's raw locks and sync.RWMutex), and the reader count cannot
+// tell readers apart. Not seen, so not refused: releasing another thread's
+// hold in the same mode (an RUnlock for another reader, an Unlock for the
+// writer, UnlockUpgradable or Upgrade by a plain reader while another
+// thread holds the lock upgradable), and the upgradable holder's RUnlock
+// while plain readers also hold it (it releases one of theirs; the last
+// of them is refused when it leaves, its RUnlock now looking like the
+// upgradable holder's). No misuse is fatal: each is refused in time.
 type RwLock struct {
 	// state is upstream's state word:
 	//
@@ -158,30 +178,38 @@ func (rw *RwLock) TryLockUntil(deadline time.Time) bool {
 }
 
 // Unlock releases an exclusive lock.
+//
+// The deadlock detector forgets the lock after the state has changed
+// (upstream, raw_rwlock.rs:95, before: its unlock cannot fail): a misuse
+// refused by the slow path leaves the detector's record as it was. The
+// record is read only while its owner is parked, which it cannot be in
+// between.
 func (rw *RwLock) Unlock() {
-	deadlockReleaseRw(rw)
-	if rw.state.CompareAndSwap(rwWriterBit, 0) {
-		return
+	if !rw.state.CompareAndSwap(rwWriterBit, 0) {
+		rw.unlockExclusiveSlow(false, "Unlock")
 	}
-	rw.unlockExclusiveSlow(false)
+	deadlockReleaseRw(rw)
 }
 
 // UnlockFair releases an exclusive lock and hands it directly to the
 // parked threads, if any.
 func (rw *RwLock) UnlockFair() {
-	deadlockReleaseRw(rw)
-	if rw.state.CompareAndSwap(rwWriterBit, 0) {
-		return
+	if !rw.state.CompareAndSwap(rwWriterBit, 0) {
+		rw.unlockExclusiveSlow(true, "UnlockFair")
 	}
-	rw.unlockExclusiveSlow(true)
+	deadlockReleaseRw(rw)
 }
 
 // BumpExclusive yields an exclusive lock to parked threads, if any, and
-// takes it back (upstream bump_exclusive).
+// takes it back (upstream bump_exclusive, raw_rwlock.rs:182).
 func (rw *RwLock) BumpExclusive() {
-	if rw.state.Load()&rwParkedBit != 0 {
+	state := rw.state.Load()
+	if !heldExclusive(state) {
+		exclusiveMisuse(state, "BumpExclusive")
+	}
+	if state&rwParkedBit != 0 {
+		rw.unlockExclusiveSlow(true, "BumpExclusive")
 		deadlockReleaseRw(rw)
-		rw.unlockExclusiveSlow(true)
 		rw.Lock()
 	}
 }
@@ -261,23 +289,28 @@ func (rw *RwLock) tryLockSharedUntil(recursive bool, deadline time.Time) bool {
 // RUnlock releases a shared lock. The last reader to leave wakes the
 // writer waiting for the readers (WRITER_PARKED).
 //
-// Departure: upstream does one fetch_sub. Ours is a CAS that first checks
-// that there is a reader to remove, so that a misuse panics without
-// touching the state: a fetch_sub on zero readers would wrap the count
-// into the flag bits, where a concurrent writer could park on the writer
-// queue and never be woken once the count is restored.
+// Departure: upstream does one fetch_sub (raw_rwlock.rs:131). Ours is a
+// CAS that first checks, on the very value it replaces, that there is a
+// plain reader to remove, so that a misuse panics without touching the
+// state: a fetch_sub on zero readers would wrap the count into the flag
+// bits, where a concurrent writer could park on the writer queue and never
+// be woken once the count is restored; and one by the upgradable holder
+// while it is the only reader leaves UPGRADABLE with no reader, which
+// UnlockUpgradable then wraps to 2^60-1 readers, dead for good.
 func (rw *RwLock) RUnlock() {
-	deadlockReleaseRw(rw)
 	state := rw.state.Load()
 	for {
-		if state&rwReadersMask == 0 {
-			panic("lot: RUnlock of unlocked RwLock")
+		if !heldShared(state) {
+			sharedMisuse(state, "RUnlock")
 		}
 		if rw.state.CompareAndSwap(state, state-rwOneReader) {
 			break
 		}
 		state = rw.state.Load()
 	}
+	// Forget the lock only now: a refused RUnlock keeps the record (see
+	// Unlock).
+	deadlockReleaseRw(rw)
 	// The last reader leaving while the writer waits for it: wake it.
 	if state&(rwReadersMask|rwWriterParkedBit) == rwOneReader|rwWriterParkedBit {
 		rw.unlockSharedSlow()
@@ -289,9 +322,13 @@ func (rw *RwLock) RUnlock() {
 func (rw *RwLock) RUnlockFair() { rw.RUnlock() }
 
 // BumpShared yields a shared lock if a writer holds or waits for rw, and
-// takes it back (upstream bump_shared).
+// takes it back (upstream bump_shared, raw_rwlock.rs:175).
 func (rw *RwLock) BumpShared() {
-	if rw.state.Load()&rwWriterBit != 0 {
+	state := rw.state.Load()
+	if !heldShared(state) {
+		sharedMisuse(state, "BumpShared")
+	}
+	if state&rwWriterBit != 0 {
 		rw.RUnlock()
 		rw.RLock()
 	}
@@ -347,16 +384,20 @@ func (rw *RwLock) TryLockUpgradableUntil(deadline time.Time) bool {
 }
 
 // UnlockUpgradable releases an upgradable lock.
+//
+// The check is stable for the holder: nobody else clears UPGRADABLE or
+// takes the holder's reader away while it holds them, so the state cannot
+// turn from held to not held between the check and the CAS (or the slow
+// path's update).
 func (rw *RwLock) UnlockUpgradable() {
-	deadlockReleaseRw(rw)
 	state := rw.state.Load()
-	if state&rwUpgradableBit == 0 {
-		panic("lot: UnlockUpgradable of RwLock not locked upgradable")
+	if !heldUpgradable(state) {
+		upgradableMisuse("UnlockUpgradable")
 	}
-	if state&rwParkedBit == 0 && rw.state.CompareAndSwap(state, state-(rwOneReader|rwUpgradableBit)) {
-		return
+	if state&rwParkedBit != 0 || !rw.state.CompareAndSwap(state, state-(rwOneReader|rwUpgradableBit)) {
+		rw.unlockUpgradableSlow(false)
 	}
-	rw.unlockUpgradableSlow(false)
+	deadlockReleaseRw(rw)
 }
 
 // UnlockUpgradableFair releases an upgradable lock and hands it to the
@@ -366,23 +407,28 @@ func (rw *RwLock) UnlockUpgradable() {
 // unlock_upgradable_slow(false), so it is no fairer than the plain unlock;
 // ours passes true, as unlock_exclusive_fair does and as the name says.
 func (rw *RwLock) UnlockUpgradableFair() {
-	deadlockReleaseRw(rw)
 	state := rw.state.Load()
-	if state&rwUpgradableBit == 0 {
-		panic("lot: UnlockUpgradable of RwLock not locked upgradable")
+	if !heldUpgradable(state) {
+		upgradableMisuse("UnlockUpgradableFair")
 	}
-	if state&rwParkedBit == 0 && rw.state.CompareAndSwap(state, state-(rwOneReader|rwUpgradableBit)) {
-		return
+	if state&rwParkedBit != 0 || !rw.state.CompareAndSwap(state, state-(rwOneReader|rwUpgradableBit)) {
+		rw.unlockUpgradableSlow(true)
 	}
-	rw.unlockUpgradableSlow(true)
+	deadlockReleaseRw(rw)
 }
 
 // BumpUpgradable yields an upgradable lock to parked threads, if any, and
-// takes it back.
+// takes it back (upstream bump_upgradable, raw_rwlock.rs:420, which goes
+// straight to unlock_upgradable_slow: without the check, a misuse would
+// subtract an upgradable reader that is not there).
 func (rw *RwLock) BumpUpgradable() {
-	if rw.state.Load()&rwParkedBit != 0 {
-		deadlockReleaseRw(rw)
+	state := rw.state.Load()
+	if !heldUpgradable(state) {
+		upgradableMisuse("BumpUpgradable")
+	}
+	if state&rwParkedBit != 0 {
 		rw.unlockUpgradableSlow(true)
+		deadlockReleaseRw(rw)
 		rw.LockUpgradable()
 	}
 }
@@ -430,11 +476,12 @@ func (rw *RwLock) tryUpgradeUntil(deadline time.Time) bool {
 }
 
 // checkUpgradable panics if nobody holds rw upgradable: not upstream
-// (unsafe fn there), a best-effort guard before the fetch_sub would
-// corrupt the state. It cannot tell whether the caller is the holder.
+// (unsafe fn there), a guard before the fetch_sub would corrupt the state.
+// It cannot tell whether the caller is the holder; for the holder it is
+// stable (see UnlockUpgradable).
 func (rw *RwLock) checkUpgradable(what string) {
-	if rw.state.Load()&rwUpgradableBit == 0 {
-		panic("lot: " + what + " of RwLock not locked upgradable")
+	if !heldUpgradable(rw.state.Load()) {
+		upgradableMisuse(what)
 	}
 }
 
@@ -443,7 +490,7 @@ func (rw *RwLock) checkUpgradable(what string) {
 // Downgrade turns the caller's exclusive lock into a shared one, waking
 // the parked readers (and an upgradable reader) that can now enter.
 func (rw *RwLock) Downgrade() {
-	rw.checkWriter("Downgrade")
+	rw.checkExclusive("Downgrade")
 	state := rw.state.Add(rwOneReader - rwWriterBit)
 	state -= rwOneReader - rwWriterBit
 	if state&rwParkedBit != 0 {
@@ -454,7 +501,7 @@ func (rw *RwLock) Downgrade() {
 // DowngradeToUpgradable turns the caller's exclusive lock into an
 // upgradable one.
 func (rw *RwLock) DowngradeToUpgradable() {
-	rw.checkWriter("DowngradeToUpgradable")
+	rw.checkExclusive("DowngradeToUpgradable")
 	state := rw.state.Add((rwOneReader | rwUpgradableBit) - rwWriterBit)
 	state -= (rwOneReader | rwUpgradableBit) - rwWriterBit
 	if state&rwParkedBit != 0 {
@@ -472,12 +519,89 @@ func (rw *RwLock) DowngradeUpgradable() {
 	}
 }
 
-// checkWriter panics if no writer holds rw (best effort, as
-// checkUpgradable).
-func (rw *RwLock) checkWriter(what string) {
-	if rw.state.Load()&rwWriterBit == 0 {
-		panic("lot: " + what + " of RwLock not locked exclusively")
+// checkExclusive panics unless a writer holds rw alone (heldExclusive):
+// a Downgrade while the writer still waits for readers would turn its
+// WRITER_BIT into a phantom reader, and once that read is released the
+// waiting writer would return from Lock beside the real readers. For the
+// writer the check is stable: while it holds WRITER_BIT with no readers,
+// only PARKED can change (tryLockShared lets a recursive reader in only
+// beside other readers).
+func (rw *RwLock) checkExclusive(what string) {
+	if state := rw.state.Load(); !heldExclusive(state) {
+		exclusiveMisuse(state, what)
 	}
+}
+
+// ---- Misuse checks (not upstream: its unlocks are unsafe fns, made
+// impossible to misuse by lock_api's guards) ----
+
+// heldExclusive reports whether state shows a writer holding the lock
+// alone: WRITER_BIT and no readers. WRITER_BIT with readers is a writer
+// still waiting for them (waitForReaders, from Lock or Upgrade): no
+// exclusive unlock can be that writer's.
+func heldExclusive(state uint64) bool {
+	return state&(rwWriterBit|rwReadersMask) == rwWriterBit
+}
+
+// heldShared reports whether state shows a plain reader that a read unlock
+// may remove: the readers other than the upgradable holder (who counts as
+// one, UPGRADABLE set) are not none. UPGRADABLE is bit 2, ONE_READER bit 4:
+// (state&UPGRADABLE)<<2 is ONE_READER exactly when the upgradable holder
+// is among the readers, so one comparison covers both cases.
+func heldShared(state uint64) bool {
+	return state&rwReadersMask > (state&rwUpgradableBit)<<2
+}
+
+// heldUpgradable reports whether state shows an upgradable holder:
+// UPGRADABLE and, as it counts as a reader, at least one reader.
+func heldUpgradable(state uint64) bool {
+	return state&rwUpgradableBit != 0 && state&rwReadersMask != 0
+}
+
+// The misuse panics: the texts name the method and what the state showed.
+const (
+	rwUnlockUnlockedMsg    = "lot: Unlock of unlocked RwLock"
+	rwExclusiveReadersMsg  = " of RwLock held by readers: a writer is still waiting for them, so the caller is not the writer"
+	rwRUnlockUnlockedMsg   = "lot: RUnlock of unlocked RwLock"
+	rwRUnlockUpgradableMsg = " of RwLock held only upgradable: the upgradable holder leaves by UnlockUpgradable"
+)
+
+// exclusiveMisuse panics for an exclusive operation (what) on a state
+// that heldExclusive refused. Kept out of line: the fast paths stay small.
+//
+//go:noinline
+func exclusiveMisuse(state uint64, what string) {
+	switch {
+	case state&rwWriterBit == 0 && (what == "Unlock" || what == "UnlockFair"):
+		// sync.RWMutex's text.
+		panic(rwUnlockUnlockedMsg)
+	case state&rwWriterBit == 0:
+		panic("lot: " + what + " of RwLock not locked exclusively")
+	default:
+		panic("lot: " + what + rwExclusiveReadersMsg)
+	}
+}
+
+// sharedMisuse panics for a read unlock (what) on a state that heldShared
+// refused.
+//
+//go:noinline
+func sharedMisuse(state uint64, what string) {
+	if state&rwReadersMask == 0 {
+		if what == "RUnlock" {
+			panic(rwRUnlockUnlockedMsg) // sync.RWMutex's text
+		}
+		panic("lot: " + what + " of RwLock not locked shared")
+	}
+	panic("lot: " + what + rwRUnlockUpgradableMsg)
+}
+
+// upgradableMisuse panics for an upgradable operation (what) without an
+// upgradable holder.
+//
+//go:noinline
+func upgradableMisuse(what string) {
+	panic("lot: " + what + " of RwLock not locked upgradable")
 }
 
 // ---- Slow paths (upstream impl RawRwLock, raw_rwlock.rs:506-1160) ----
@@ -578,12 +702,17 @@ func (rw *RwLock) lockExclusiveSlow(deadline time.Time) bool {
 	return rw.waitForReaders(deadline, 0)
 }
 
-// unlockExclusiveSlow is upstream's unlock_exclusive_slow.
-func (rw *RwLock) unlockExclusiveSlow(forceFair bool) {
-	if rw.state.Load()&rwWriterBit == 0 {
-		// Not upstream (lock_api's guards make it impossible there); as
-		// sync.RWMutex, refuse before touching the state.
-		panic("lot: Unlock of unlocked RwLock")
+// unlockExclusiveSlow is upstream's unlock_exclusive_slow
+// (raw_rwlock.rs:649); what names the caller for a misuse.
+func (rw *RwLock) unlockExclusiveSlow(forceFair bool, what string) {
+	// Not upstream (lock_api's guards make it impossible there): refuse a
+	// misuse before touching the state, as sync.RWMutex, and also an
+	// unlock while readers hold the lock, which cannot be the writer's
+	// (heldExclusive): the callback below would store over their count
+	// and the waiting writer's WRITER_BIT. Stable for the writer (see
+	// checkExclusive), so the callback's stores still see its lock.
+	if state := rw.state.Load(); !heldExclusive(state) {
+		exclusiveMisuse(state, what)
 	}
 	// There are threads to unpark. Try to unpark as many as we can.
 	rw.wakeParkedThreads(0, func(newState uint64, result UnparkResult) UnparkToken {
