@@ -74,6 +74,10 @@ cases=(
 	"rwlock.pml|fail|-DBUG_RW_VALIDATE_NO_PARKED"
 	"rwlock.pml|fail|-DBUG_RW_UNLOCK_SHARED_NEW_VALUE"
 	"rwlock.pml|fail|-DBUG_RW_TIMEOUT_NO_WAKE"
+	"rwlock.pml|pass|-DMISUSE"
+	"rwlock.pml|pass|-DMISUSE -DMAXTO=0"
+	"rwlock.pml|fail|-DMISUSE -DBUG_RW_MISUSE_UNLOCK_WRITER_ONLY"
+	"rwlock.pml|fail|-DMISUSE -DBUG_RW_MISUSE_RUNLOCK_READERS_ONLY"
 	"keyedevent.pml|pass|"
 	"keyedevent.pml|pass|-DSELFWAKE=0"
 	"keyedevent.pml|pass|-DROUNDS=3 -DMAXTO=2"
@@ -89,6 +93,7 @@ if [ "${MODELS_DEEP:-0}" = 1 ]; then
 		"stdfutex.pml|pass|-DROUNDS=6 -DMAXSPUR=3 -DMAXTO=3"
 		"rawmutex.pml|pass|-DMAXSPUR=2 -DMAXTO=2"
 		"rwlock.pml|pass|-DMAXTO=2"
+		"rwlock.pml|pass|-DMISUSE -DMAXTO=2"
 		"keyedevent.pml|pass|-DROUNDS=4 -DMAXTO=3"
 	)
 fi

@@ -33,6 +33,30 @@
  *     the writer waiting for it.
  *   BUG_RW_TIMEOUT_NO_WAKE: a writer timing out in wait_for_readers gives
  *     WRITER back without waking the threads queued behind it.
+ *
+ * Misuse (internal/lot/rwlock.go heldExclusive, heldShared; not upstream,
+ * whose unlocks are unsafe fns): an exclusive unlock is refused unless
+ * the state shows WRITER with no readers (WRITER with readers is a writer
+ * still waiting for them, so the caller is not it), and a read unlock
+ * unless a plain reader is counted (the upgradable holder counts as one).
+ * A refused call leaves the state as it was. The legitimate unlocks go
+ * through the same checks, and an assertion fails if one is refused. With
+ * -DMISUSE the threads also misuse the lock, and the recovered panic is a
+ * refused call after which they carry on:
+ *   the reader, while it holds its read, calls unlock_exclusive (Unlock);
+ *   the upgrader, while it is the only reader (the reader thread has
+ *   finished), calls unlock_shared (RUnlock).
+ * Each must be refused whatever the writer is doing; the bug variants
+ * check only what the checks tested before (and must be caught by the
+ * consequence: exclusion broken, or a thread asleep for ever):
+ *   BUG_RW_MISUSE_UNLOCK_WRITER_ONLY: the exclusive unlock checks WRITER
+ *     only: a reader's Unlock while the writer waits for it clears WRITER
+ *     and the count; the reader's own RUnlock is then refused (the lock is
+ *     dead: the first assertion spin finds), or the writer enters beside
+ *     the reader.
+ *   BUG_RW_MISUSE_RUNLOCK_READERS_ONLY: the read unlock checks for a
+ *     reader only: the upgradable holder's RUnlock takes its own reader
+ *     away, its upgrade then wraps the count and waits for ever.
  */
 #ifndef MAXTO
 #define MAXTO 1
@@ -61,6 +85,7 @@ byte tos = 0;
 byte writers = 0;              /* threads inside as writer */
 byte readers = 0;              /* threads inside as reader */
 byte finished = 0;
+bit rdone = 0;                 /* the reader thread has finished (MISUSE) */
 
 inline lock_bucket() { atomic { bucket == 0 -> bucket = _pid + 1 } }
 inline unlock_bucket() { assert(bucket == _pid + 1); bucket = 0 }
@@ -252,17 +277,75 @@ inline wait_for_readers(prev, timed) {
 	od
 }
 
-inline unlock_exclusive() {
+/* unlock_exclusive: the fast CAS, else the misuse check (heldExclusive),
+ * then unlock_exclusive_slow. legit: the caller is the writer, and a
+ * refusal is a bug; otherwise a refusal is the recovered panic (nothing
+ * changed) and the caller carries on. The check and the slow path's
+ * update are separate steps, as in the code: for the writer the check is
+ * stable (only PARKED can change under it). */
+inline unlock_exclusive(legit) {
 	atomic { if :: state == WRITER -> state = 0; fast = 1 :: else -> fast = 0 fi };
 	if
-	:: !fast -> wake_parked(0, 0)
+	:: !fast ->
+		s = state;
+#ifdef BUG_RW_MISUSE_UNLOCK_WRITER_ONLY
+		if :: (s & WRITER) == 0 -> refused = 1 :: else -> refused = 0 fi;
+#else
+		if :: (s & (WRITER | READERS)) != WRITER -> refused = 1 :: else -> refused = 0 fi;
+#endif
+		assert(!(legit && refused));             /* a legitimate unlock refused */
+		if
+		:: !refused -> wake_parked(0, 0)
+		:: else -> skip
+		fi
+	:: else -> skip
+	fi
+}
+
+/* unlock_shared: the CAS loop with the misuse check (heldShared) on the
+ * value it replaces: a plain reader must be counted, READERS greater than
+ * ONE if UPGRADABLE is set (the upgradable holder counts as one), than 0
+ * otherwise. Then the last reader wakes the writer waiting for it. */
+inline unlock_shared(legit) {
+	atomic {
+		s = state;
+#ifdef BUG_RW_MISUSE_RUNLOCK_READERS_ONLY
+		if :: (s & READERS) == 0 -> refused = 1 :: else -> refused = 0 fi;
+#else
+		if :: (s & READERS) <= (s & UPG) * 4 -> refused = 1 :: else -> refused = 0 fi;
+#endif
+		if :: !refused -> state = state - ONE :: else -> skip fi
+	};
+	assert(!(legit && refused));                     /* a legitimate unlock refused */
+#ifdef BUG_RW_UNLOCK_SHARED_NEW_VALUE
+	s = s - ONE;
+#endif
+	if
+	:: !refused && (s & (READERS | WPARKED)) == (ONE | WPARKED) ->
+		/* unlock_shared_slow: unpark_one on the writer key */
+		lock_bucket();
+		i = 0; j = 0; t = N;
+		do
+		:: i < qlen ->
+			if
+			:: t == N && qk[i] == 1 -> t = q[i] - 1
+			:: else -> q[j] = q[i]; qk[j] = qk[i]; j++
+			fi;
+			i++
+		:: else -> break
+		od;
+		qlen = j;
+		do :: j < N -> q[j] = 0; j++ :: else -> break od;
+		state = state & ~WPARKED;
+		if :: t < N -> tk[t] = NORMAL; futex[t] = 0 :: else -> skip fi;
+		unlock_bucket()
 	:: else -> skip
 	fi
 }
 
 proctype Thread(byte me; byte kind; bit timed) {
 	byte s, ns, t, n, i, j, res, tok, ptokv, flags;
-	bit to, last, more, stop, got, done, cas, ok, fast;
+	bit to, last, more, stop, got, done, cas, ok, fast, refused;
 
 	if
 	:: kind == 0 -> ptokv = WRITER; flags = WRITER | UPG
@@ -280,38 +363,25 @@ proctype Thread(byte me; byte kind; bit timed) {
 	:: got && kind == 0 ->
 		atomic { assert(writers == 0 && readers == 0); writers++ };
 		writers--;
-		unlock_exclusive()
+		unlock_exclusive(1)
 	:: got && kind == 1 ->
 		atomic { assert(writers == 0); readers++ };
-		readers--;
-		/* unlock_shared: fetch_sub, test the old value */
-		atomic { s = state; state = state - ONE };
-#ifdef BUG_RW_UNLOCK_SHARED_NEW_VALUE
-		s = s - ONE;
+#ifdef MISUSE
+		/* misuse: Unlock by a reader (it still holds its read) */
+		unlock_exclusive(0);
+		assert(writers == 0);
 #endif
-		if
-		:: (s & (READERS | WPARKED)) == (ONE | WPARKED) ->
-			/* unlock_shared_slow: unpark_one on the writer key */
-			lock_bucket();
-			i = 0; j = 0; t = N;
-			do
-			:: i < qlen ->
-				if
-				:: t == N && qk[i] == 1 -> t = q[i] - 1
-				:: else -> q[j] = q[i]; qk[j] = qk[i]; j++
-				fi;
-				i++
-			:: else -> break
-			od;
-			qlen = j;
-			do :: j < N -> q[j] = 0; j++ :: else -> break od;
-			state = state & ~WPARKED;
-			if :: t < N -> tk[t] = NORMAL; futex[t] = 0 :: else -> skip fi;
-			unlock_bucket()
-		:: else -> skip
-		fi
+		readers--;
+		unlock_shared(1)
 	:: got && kind == 2 ->
 		atomic { assert(writers == 0); readers++ };
+#ifdef MISUSE
+		/* misuse: RUnlock by the upgradable holder, the only reader */
+		if
+		:: rdone -> unlock_shared(0)
+		:: else -> skip
+		fi;
+#endif
 		/* upgrade: fetch_sub(ONE | UPG - WRITER) */
 		atomic { s = state; state = state - ONE - UPG + WRITER };
 		readers--;
@@ -321,9 +391,10 @@ proctype Thread(byte me; byte kind; bit timed) {
 		fi;
 		atomic { assert(writers == 0 && readers == 0); writers++ };
 		writers--;
-		unlock_exclusive()
+		unlock_exclusive(1)
 	:: else -> skip                              /* timed out */
 	fi;
+	if :: kind == 1 -> rdone = 1 :: else -> skip fi;
 	finished++
 }
 
