@@ -6,8 +6,8 @@ import (
 )
 
 // describeClock records the clock the experiments time with and its
-// resolution (monoclock.Resolution: the smallest advance seen between two
-// reads), so that a reader can tell a figure from a clock step.
+// resolution (monoclock.Resolution), so that a reader can tell a figure
+// from a clock step.
 func describeClock(m *results.Machine) {
 	m.TimingClock = monoclock.Source
 	m.ClockResolutionNs = float64(monoclock.Resolution())

@@ -43,12 +43,25 @@ func Step(read func() int64) time.Duration {
 	return time.Duration(best)
 }
 
-// Resolution is Step(Nanotime), measured once per process: the smallest
-// interval the experiments' clock can show. On Linux it is the cost of a
-// read (about 20 ns: the clock itself counts nanoseconds); under Wine,
-// QueryPerformanceCounter's 100 ns. An interval measured below it is not
-// a measurement (BelowResolution).
-var Resolution = sync.OnceValue(func() time.Duration { return Step(Nanotime) })
+// Resolution is the smallest interval the experiments' clock can show,
+// measured once per process (resolution(Nanotime)): under Wine,
+// QueryPerformanceCounter's 100 ns; on Linux 1 ns (the clock counts
+// nanoseconds and moves between any two reads). An interval measured below
+// it is not a measurement (BelowResolution).
+var Resolution = sync.OnceValue(func() time.Duration { return resolution(Nanotime) })
+
+// resolution is read's tick: Step, unless two reads in a row never
+// returned the same value, in which case the clock is finer than one read
+// and Step only measured the read's cost; then 1 ns (every clock the
+// experiments use counts in nanoseconds).
+func resolution(read func() int64) time.Duration {
+	for i := 0; i < 1000; i++ {
+		if read() == read() {
+			return Step(read)
+		}
+	}
+	return time.Nanosecond
+}
 
 // BelowResolution reports whether an interval of ns, measured with a clock
 // whose resolution is res, is below that resolution: a reading that says

@@ -58,4 +58,14 @@ func TestBelowResolution(t *testing.T) {
 	if r := Resolution(); r <= 0 || r != Resolution() {
 		t.Errorf("Resolution() = %v, then %v: want one positive figure per process", r, Resolution())
 	}
+	// A clock that steps by 100 (QueryPerformanceCounter's 100 ns) has a
+	// resolution of 100, however cheap a read; one that moves on every
+	// read counts nanoseconds.
+	var coarse, fine int64
+	if r := resolution(func() int64 { coarse += 7; return coarse / 700 * 100 }); r != 100 {
+		t.Errorf("a clock stepping by 100: resolution %v, want 100ns", r)
+	}
+	if r := resolution(func() int64 { fine += 20; return fine }); r != time.Nanosecond {
+		t.Errorf("a clock that moves on every read: resolution %v, want 1ns", r)
+	}
 }

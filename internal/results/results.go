@@ -49,9 +49,10 @@ type Machine struct {
 	Virtualization string `json:"virtualization,omitempty"`
 	ClockSource    string `json:"clock_source,omitempty"`
 	// TimingClock is the clock every experiment times with
-	// (internal/monoclock) and ClockResolutionNs the smallest advance of
-	// it seen in two reads (on a nanosecond clock, the cost of a read): a
-	// measured interval below it is not a measurement.
+	// (internal/monoclock) and ClockResolutionNs its resolution
+	// (monoclock.Resolution: the step it advances by; 1 for a clock that
+	// moves between any two reads): a measured interval below it is not a
+	// measurement.
 	TimingClock       string     `json:"timing_clock,omitempty"`
 	ClockResolutionNs float64    `json:"clock_resolution_ns,omitempty"`
 	Governor          string     `json:"cpu_governor,omitempty"`

@@ -33,9 +33,16 @@ func TestRunSelfwake(t *testing.T) {
 		if len(c.Rounds) != 2 {
 			t.Fatalf("%s: %d rounds", c.Key, len(c.Rounds))
 		}
+		// A sample of 10 pairs of the cheapest mechanisms (c-spin: about
+		// 13 ns) can be under the clock's step (about 20 ns on Linux):
+		// then its time figures are refused, and the warning says so.
+		refused := false
+		for _, w := range c.Warnings {
+			refused = refused || strings.HasPrefix(w, belowClockPrefix)
+		}
 		for _, m := range []string{results.MNsPerPair, results.MMin, results.MP99, MCtxSwPerPair, MSyscallNs} {
-			if _, ok := c.Summary[m]; !ok {
-				t.Errorf("%s: %s missing", c.Key, m)
+			if _, ok := c.Summary[m]; !ok && !(refused && slices.Contains(selfwakeTimeFigures, m)) {
+				t.Errorf("%s: %s missing (warnings %q)", c.Key, m, c.Warnings)
 			}
 		}
 		h, err := hdrhistogram.Decode([]byte(c.Rounds[0].Histogram))
