@@ -13,7 +13,10 @@ const (
 	ImplCSpin   = "c-spin"   // C reference, busy wait
 	ImplGoFutex = "go-futex" // Go twin of c-futex: same protocol, no parker
 	ImplGoSpin  = "go-spin"  // Go twin of c-spin
-	ImplAll     = "all"
+	// ImplSpinOneLine is spin's ThreadParker protocol with the parker's
+	// word on the flag's cache line (oneline.go).
+	ImplSpinOneLine = "spin-1line"
+	ImplAll         = "all"
 
 	// KindLot and KindCRef are Config.Kind values of the non-backend
 	// implementations.
@@ -72,6 +75,8 @@ func e12Impls() []e12Impl {
 			summary: "Go twin of c-futex: the C loop's FUTEX_WAIT/WAKE_PRIVATE protocol in Go, no parker"},
 		e12Impl{name: ImplGoSpin, kind: KindTwin, busy: true, why: twinWhy,
 			summary: "Go twin of c-spin: busy-waiting on the flag in Go, no parker"},
+		e12Impl{name: ImplSpinOneLine, kind: KindTwin, busy: true,
+			summary: "spin's protocol (generic.rs: PreparePark stores should-park, UnparkLock clears it, Park spins on it) with that word on the flag's cache line: a comparison, not a parker; against spin it is the second line, against go-spin the protocol's own stores"},
 	)
 	// The C floors of this OS (c-futex on Linux, c-ulock on darwin; c-spin
 	// everywhere cgo runs).

@@ -14,7 +14,7 @@ import (
 // is too noisy to gate on.
 var LatencyMetrics = func() []results.MetricSpec {
 	sleeping, busy := cref.Floors()[0].Name, cref.Floors()[1].Name
-	floors := map[string]string{parkers.NameSpin: busy, parkers.NameGeneric: busy, ImplGoSpin: busy, busy: ""}
+	floors := map[string]string{parkers.NameSpin: busy, parkers.NameGeneric: busy, ImplGoSpin: busy, ImplSpinOneLine: busy, busy: ""}
 	us := func(key, header, bench string) results.MetricSpec {
 		return results.MetricSpec{Key: key, Header: header, Unit: results.UnitMicros, Better: results.Lower, Benchstat: bench}
 	}

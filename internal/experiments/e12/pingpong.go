@@ -42,7 +42,10 @@ type slot struct {
 	flag  atomic.Uint32 // 1: a wake is pending for this side
 	cpu   atomic.Int32  // waker's CPU at a sampled wake (unpinned runs)
 	stamp atomic.Int64  // waker's monotonic ns; -1 asks the side to stop
-	_     [64 - 16]byte
+	// park is spin-1line's should-park word (oneline.go), on the flag's
+	// line; no other mechanism touches it.
+	park atomic.Uint32
+	_    [64 - 20]byte
 }
 
 // mechanism is one implementation's wait and wake, for two participants.

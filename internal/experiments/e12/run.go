@@ -141,6 +141,7 @@ func (p *latencyPlan) run(ctx context.Context, progress driver.Progress) (*resul
 		exp.Notes = append(exp.Notes, clockNote())
 	}
 	exp.Notes = append(exp.Notes, SchedShareNotes(exp)...)
+	exp.Notes = append(exp.Notes, SpinLineNotes(exp)...)
 	exp.Claims = LatencyClaims(exp)
 	return exp, nil
 }
@@ -303,6 +304,8 @@ func openRunner(c latencyConfig) (pairRunner, error) {
 		m = &twinFutex{pp: pp}
 	case ImplGoSpin:
 		m = &twinSpin{pp: pp}
+	case ImplSpinOneLine:
+		m = &oneLineSpin{pp: pp}
 	default:
 		m = newBackendMech(c.impl.backend, pp)
 	}

@@ -204,6 +204,8 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 		m = &selfLot{}
 	case im.name == ImplGoFutex || im.name == ImplGoSpin:
 		m = &selfTwin{futex: im.name == ImplGoFutex}
+	case im.name == ImplSpinOneLine:
+		m = &selfOneLine{}
 	case im.backend.Kind != parkers.KindThread && im.backend.NewToken != nil:
 		m = &selfToken{new: im.backend.NewToken}
 	default:
