@@ -5,6 +5,7 @@ package lot
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"unsafe"
 )
@@ -16,128 +17,180 @@ const DeadlockDetection = true
 // The deadlock detector, upstream's deadlock_impl (parking_lot
 // core/src/parking_lot.rs:1148-1360, the deadlock_detection feature).
 //
-// Each thread records the resources (park keys) it holds: every lock of
+// Each goroutine records the resources (park keys) it holds: every lock of
 // this package calls deadlockAcquire after it acquires and deadlockRelease
-// before it releases (RwLock both of its keys). A thread parked without a
-// timeout waits for its key. CheckDeadlock builds the wait graph, resource
-// -> thread holding it -> key it waits for, and reports its cycles.
+// once it has released (RwLock both of its keys). A goroutine parked
+// without a timeout waits for its key. CheckDeadlock builds the wait
+// graph, resource -> goroutine holding it -> key it waits for, and
+// reports its cycles.
 //
-// Upstream keeps this data in the thread's ThreadData (thread-local).
-// Ours are pooled, so the data lives in a per-thread record found by
-// threadID (see threadid.go for what a thread is and its limits); Park
-// attaches the caller's record to the ThreadData it queues (deadlockOnPark)
-// so the graph can be built from the bucket queues as upstream does.
-// Records are never freed (a thread's exit is not observable); a kernel
-// thread id reused by a new thread inherits an empty record, unless the
-// old thread exited holding locks.
+// Upstream keeps this data in the thread's ThreadData (thread-local). Ours
+// are pooled, so the data lives in a record per goroutine: whoever locks a
+// lot lock is a goroutine, locked to its OS thread (a parkbench thread:
+// the goroutine is the thread) or not, and a goroutine that is not locked
+// may move to another OS thread between its lock and its unlock, or run
+// on a thread after other goroutines. Records keyed by the OS thread id,
+// as this detector first had them, were then shared by the goroutines
+// running on a thread, unguarded (two appends at once: an index out of
+// range inside the detector), and an unlock on another thread than the
+// lock's missed its record (a lock forgotten, or never forgotten). Keyed
+// by the goroutine (goroutineKey), a record has one writer, its goroutine;
+// mu guards it against CheckDeadlock, which reads it from another
+// goroutine. Park attaches the caller's record to the ThreadData it
+// queues (deadlockOnPark) so the graph can be built from the bucket
+// queues as upstream does.
+//
+// What a record cannot know, as upstream with its send_guard feature: a
+// lock released by another goroutine than the one that took it (lot's
+// Mutex and RwLock allow it, like sync's) stays in the taker's record, and
+// the release is ignored in the releaser's. And where goroutineKey is the
+// runtime's goroutine descriptor, which the runtime reuses for a new
+// goroutine once one exits, a goroutine that exits holding a lock leaves
+// that lock in the record its descriptor's next goroutine gets.
 
 // DeadlockedThread is one thread of a deadlock cycle (upstream
 // DeadlockedThread: thread_id and backtrace).
 type DeadlockedThread struct {
-	// ThreadID is the thread's id as threadID gives it (the OS thread id
-	// on Linux).
+	// ThreadID is the id of the OS thread the goroutine was parked on, as
+	// threadID gives it (the OS thread id on Linux; elsewhere the
+	// goroutine id). For a goroutine locked to its thread it names the
+	// thread.
 	ThreadID uintptr
-	// Stack is the thread's own goroutine stack, taken by the thread when
-	// the detector woke it (upstream: Backtrace::new() in on_unpark).
+	// GoroutineID is the id of the deadlocked goroutine (as in its stack
+	// trace's "goroutine N").
+	GoroutineID uintptr
+	// Stack is the goroutine's own stack, taken by the goroutine when the
+	// detector woke it (upstream: Backtrace::new() in on_unpark).
 	Stack string
 }
 
-// deadlockData is upstream's DeadlockData.
+// deadlockData is upstream's DeadlockData: one goroutine's record.
 type deadlockData struct {
-	// resources are the keys held. Written only by the thread itself;
-	// read by CheckDeadlock only while the thread is queued, under its
-	// bucket lock (the thread wrote them before taking that lock to queue).
+	// mu guards the fields below. Lock order: a bucket lock, then mu
+	// (CheckDeadlock reads a queued goroutine's record under its bucket
+	// lock); the owner takes mu alone, never a bucket lock while holding
+	// it.
+	mu sync.Mutex
+	// resources are the keys held (a key held twice, as by two reads, is
+	// there twice). Changed only by the owner.
 	resources []unsafe.Pointer
-	// deadlocked is set, with sender, by CheckDeadlock under the bucket
-	// lock before it wakes the thread; read by the thread once woken.
+	// deadlocked is set, with sender, by CheckDeadlock before it wakes the
+	// goroutine; read by the goroutine once woken.
 	deadlocked bool
 	sender     chan<- DeadlockedThread
-	threadID   uintptr
 }
 
-// deadlockTD is embedded in threadData: the record of the thread that
-// queued it, set by Park under the bucket lock.
+// deadlockTD is embedded in threadData: the record of the goroutine that
+// queued it, set by Park under the bucket lock (nil if it has no record).
 type deadlockTD struct {
 	dd *deadlockData
 }
 
-var deadlockThreads struct {
-	sync.Mutex
+// deadlockRecords maps goroutineKey to the goroutine's record. Only a
+// record's own goroutine adds or removes its entry; CheckDeadlock never
+// reads the map (it reaches records through the queued ThreadData).
+//
+// Where the key is the goroutine's runtime descriptor (deadlock_getg.go),
+// records are kept when their goroutine exits: the runtime reuses
+// descriptors, so there are never more records than goroutines were ever
+// alive at once, and a steady state allocates nothing. Where the key is
+// the goroutine id, which is never reused, a record is deleted once
+// empty (deadlockForget), else every goroutine that ever locked would
+// leave one.
+var deadlockRecords struct {
+	sync.RWMutex
 	m map[uintptr]*deadlockData
 }
 
-// currentDeadlockData returns the calling thread's record, creating it.
-// Its cost is threadID's (one gettid(2) on Linux: about 12 µs on the
-// loaded 2-vCPU VM this was written on, where syscalls are slow) plus a
-// map lookup under a mutex; every acquire and release pays it.
-func currentDeadlockData() *deadlockData {
-	id := threadID()
-	deadlockThreads.Lock()
-	defer deadlockThreads.Unlock()
-	if deadlockThreads.m == nil {
-		deadlockThreads.m = make(map[uintptr]*deadlockData)
+// deadlockRecord returns the calling goroutine's record and its key; the
+// record is nil if the goroutine has none and create is false. Its cost is
+// goroutineKey's (see there) plus a map lookup under a read lock; every
+// acquire and release pays it.
+func deadlockRecord(create bool) (*deadlockData, uintptr) {
+	key := goroutineKey()
+	deadlockRecords.RLock()
+	d := deadlockRecords.m[key]
+	deadlockRecords.RUnlock()
+	if d != nil || !create {
+		return d, key
 	}
-	d := deadlockThreads.m[id]
-	if d == nil {
-		d = &deadlockData{threadID: id}
-		deadlockThreads.m[id] = d
+	d = new(deadlockData)
+	deadlockRecords.Lock()
+	if deadlockRecords.m == nil {
+		deadlockRecords.m = make(map[uintptr]*deadlockData)
 	}
-	return d
+	deadlockRecords.m[key] = d
+	deadlockRecords.Unlock()
+	return d, key
 }
 
 // deadlockAcquire is upstream's acquire_resource: call after acquiring.
-func deadlockAcquire(key unsafe.Pointer) { currentDeadlockData().acquire(key) }
+func deadlockAcquire(keys ...unsafe.Pointer) {
+	d, _ := deadlockRecord(true)
+	d.mu.Lock()
+	d.resources = append(d.resources, keys...)
+	d.mu.Unlock()
+}
 
-func (d *deadlockData) acquire(key unsafe.Pointer) { d.resources = append(d.resources, key) }
-
-// deadlockRelease is upstream's release_resource: call before releasing.
-// A key this thread does not hold is ignored, as upstream (there: TLS
-// already destroyed; here also: released by another thread than the one
-// that acquired, which lot's Mutex and RwLock allow).
-func deadlockRelease(key unsafe.Pointer) { currentDeadlockData().release(key) }
-
-func (d *deadlockData) release(key unsafe.Pointer) {
-	for i := len(d.resources) - 1; i >= 0; i-- {
-		if d.resources[i] == key {
-			last := len(d.resources) - 1
-			d.resources[i] = d.resources[last]
-			d.resources[last] = nil
-			d.resources = d.resources[:last]
-			return
+// deadlockRelease is upstream's release_resource: call once released. A
+// key this goroutine does not hold is ignored, as upstream (there: TLS
+// already destroyed; here also: released by another goroutine than the
+// one that acquired, which lot's Mutex and RwLock allow).
+func deadlockRelease(keys ...unsafe.Pointer) {
+	d, key := deadlockRecord(false)
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	for _, k := range keys {
+		for i := len(d.resources) - 1; i >= 0; i-- {
+			if d.resources[i] == k {
+				d.resources = slices.Delete(d.resources, i, i+1)
+				break
+			}
 		}
+	}
+	empty := len(d.resources) == 0
+	d.mu.Unlock()
+	if deadlockForget && empty {
+		// Only this goroutine adds to d, so it stays empty: forget it. A
+		// ThreadData that still points to it (a Condvar waiter that
+		// released its mutex in beforeSleep) sees an empty record.
+		deadlockRecords.Lock()
+		delete(deadlockRecords.m, key)
+		deadlockRecords.Unlock()
 	}
 }
 
 // deadlockAcquireRw and deadlockReleaseRw record both keys of an RwLock
 // as held, as upstream (raw_rwlock.rs:1148-1160): a writer parked on the
 // writer queue waits for the readers, who hold the second key.
-func deadlockAcquireRw(rw *RwLock) {
-	d := currentDeadlockData()
-	d.acquire(rw.mainKey())
-	d.acquire(rw.writerQKey())
-}
+func deadlockAcquireRw(rw *RwLock) { deadlockAcquire(rw.mainKey(), rw.writerQKey()) }
 
-func deadlockReleaseRw(rw *RwLock) {
-	d := currentDeadlockData()
-	d.release(rw.mainKey())
-	d.release(rw.writerQKey())
-}
+func deadlockReleaseRw(rw *RwLock) { deadlockRelease(rw.mainKey(), rw.writerQKey()) }
 
-// deadlockOnPark attaches the caller's record to td; Park calls it under
-// the bucket lock, before queueing td.
-func deadlockOnPark(td *threadData) { td.dd = currentDeadlockData() }
+// deadlockOnPark attaches the caller's record to td (nil if it has none:
+// a goroutine that never held a lock cannot be on a cycle); Park calls it
+// under the bucket lock, before queueing td.
+func deadlockOnPark(td *threadData) { td.dd, _ = deadlockRecord(false) }
 
-// deadlockOnUnpark is upstream's on_unpark: a thread woken by
+// deadlockOnUnpark is upstream's on_unpark: a goroutine woken by
 // CheckDeadlock reports its stack and parks forever.
 func deadlockOnUnpark(td *threadData) {
 	d := td.dd
-	if !d.deadlocked {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	deadlocked, sender := d.deadlocked, d.sender
+	d.sender = nil
+	d.mu.Unlock()
+	if !deadlocked || sender == nil {
 		return
 	}
 	buf := make([]byte, 64<<10)
 	buf = buf[:runtime.Stack(buf, false)]
-	d.sender <- DeadlockedThread{ThreadID: d.threadID, Stack: string(buf)}
-	d.sender = nil
+	sender <- DeadlockedThread{ThreadID: threadID(), GoroutineID: goroutineID(), Stack: string(buf)}
 	// Park until the end of time. The thread is still in its bucket queue
 	// (upstream leaves it there too); an unpark reaching it is a bug.
 	td.parker.PreparePark()
@@ -162,13 +215,18 @@ func CheckDeadlock() [][]DeadlockedThread {
 // b is locked.
 func addWaitEdges(b *bucket, edge func(from, to waitNode)) {
 	for cur := b.queueHead; cur != nil; cur = cur.nextInQueue {
-		if cur.parkedWithTimeout || cur.dd == nil || cur.dd.deadlocked {
+		if cur.parkedWithTimeout || cur.dd == nil {
 			continue
 		}
-		for _, r := range cur.dd.resources {
-			edge(waitNode{res: r}, waitNode{td: cur})
+		d := cur.dd
+		d.mu.Lock()
+		if !d.deadlocked {
+			for _, r := range d.resources {
+				edge(waitNode{res: r}, waitNode{td: cur})
+			}
+			edge(waitNode{td: cur}, waitNode{res: cur.loadKey()})
 		}
-		edge(waitNode{td: cur}, waitNode{res: cur.loadKey()})
+		d.mu.Unlock()
 	}
 }
 
@@ -255,8 +313,10 @@ func checkWaitGraphSlow() [][]DeadlockedThread {
 			// would mean someone is about to wake it, but then it was not
 			// deadlocked; as upstream, the graph is trusted).
 			b := lockBucket(td.loadKey())
+			td.dd.mu.Lock()
 			td.dd.deadlocked = true
 			td.dd.sender = ch
+			td.dd.mu.Unlock()
 			h := td.parker.UnparkLock()
 			b.mutex.unlock()
 			// Unpark the deadlocked thread! On unpark it will notice the

@@ -6,6 +6,7 @@ package lot
 
 import (
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,10 +20,11 @@ import (
 // Upstream's sleep(50ms) before the check becomes a wait until each
 // thread is parked. Deadlocked threads stay parked for good, as upstream.
 
-// With the detector every lock and unlock asks the OS for the thread id
-// (a syscall) and takes a global mutex; the package's heavier tests
-// (TestCondvarQueue over every backend) take several times longer, so the
-// watchdogs are scaled to match.
+// With the detector every lock and unlock looks up the goroutine's record
+// (a read lock on the records' map) and takes the record's mutex (where
+// goroutineKey falls back to runtime.Stack, about 4 µs more); the
+// package's heavier tests (TestCondvarQueue over every backend) take
+// longer, so the watchdogs are scaled to match.
 func init() { watchdogTimeout *= 4 }
 
 // goStuck starts fn on a thread that will deadlock: never joined.
@@ -33,6 +35,28 @@ func goStuck(fn func()) {
 		panic("lot test: a deadlocked thread returned")
 	}()
 }
+
+// goStuckPlain is goStuck on a goroutine not locked to its thread.
+func goStuckPlain(fn func()) {
+	go func() {
+		fn()
+		panic("lot test: a deadlocked goroutine returned")
+	}()
+}
+
+// heldKeys is the calling goroutine's record: the keys it holds.
+func heldKeys() []unsafe.Pointer {
+	d, _ := deadlockRecord(false)
+	if d == nil {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.resources)
+}
+
+// heldKeyCount is len(heldKeys()); deadlock_off_test.go has it as 0.
+func heldKeyCount() int { return len(heldKeys()) }
 
 // barrier is upstream's Barrier::new(n).wait().
 type barrier struct{ wg sync.WaitGroup }
@@ -54,13 +78,16 @@ func expectDeadlocks(t *testing.T, sizes ...int) {
 		}
 		ids := map[uintptr]bool{}
 		for _, th := range c {
-			ids[th.ThreadID] = true
+			ids[th.GoroutineID] = true
+			if th.ThreadID == 0 || th.GoroutineID == 0 {
+				t.Errorf("thread %d, goroutine %d: an id is zero", th.ThreadID, th.GoroutineID)
+			}
 			if !strings.Contains(th.Stack, "internal/lot.") {
-				t.Errorf("thread %d: stack without lot frames:\n%s", th.ThreadID, th.Stack)
+				t.Errorf("goroutine %d: stack without lot frames:\n%s", th.GoroutineID, th.Stack)
 			}
 		}
 		if len(ids) != len(c) {
-			t.Errorf("deadlock %d: thread ids %v not distinct", i, ids)
+			t.Errorf("deadlock %d: goroutine ids %v not distinct", i, ids)
 		}
 	}
 	if again := CheckDeadlock(); len(again) != 0 {
@@ -206,7 +233,128 @@ func TestDeadlockBalanced(t *testing.T) {
 	r.Unlock()
 	f.Unlock()
 	m.Unlock()
-	if n := len(currentDeadlockData().resources); n != 0 {
+	if n := heldKeyCount(); n != 0 {
 		t.Fatalf("%d resources still held", n)
 	}
+}
+
+// goroutineKey names one goroutine: the same on every call, whichever
+// thread it runs on, and different for goroutines alive at once.
+func TestDeadlockGoroutineKey(t *testing.T) {
+	participant(t)
+	const n = 64
+	keys := make(chan [2]uintptr, n)
+	var wg sync.WaitGroup
+	hold := make(chan struct{})
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			k := goroutineKey()
+			for j := 0; j < 100; j++ {
+				runtime.Gosched() // may move to another thread
+			}
+			keys <- [2]uintptr{k, goroutineKey()}
+			<-hold // alive until every key is in
+		}()
+	}
+	seen := map[uintptr]bool{goroutineKey(): true}
+	for i := 0; i < n; i++ {
+		k := recvTimeout(t, keys, "a goroutine's key")
+		if k[0] != k[1] {
+			t.Errorf("a goroutine's key changed: %#x -> %#x", k[0], k[1])
+		}
+		if k[0] == 0 || seen[k[0]] {
+			t.Errorf("key %#x zero or shared by two live goroutines", k[0])
+		}
+		seen[k[0]] = true
+	}
+	close(hold)
+	waitTimeout(t, &wg, "the goroutines")
+}
+
+// upstream test_mutex_deadlock on goroutines not locked to their threads:
+// the records follow the goroutines, whichever thread they run on.
+func TestDeadlockMutexPlainGoroutines(t *testing.T) {
+	participant(t)
+	var m1, m2, m3 Mutex
+	b := newBarrier(4)
+	goStuckPlain(func() { m1.Lock(); runtime.Gosched(); b.wait(); m2.Lock() })
+	goStuckPlain(func() { m2.Lock(); runtime.Gosched(); b.wait(); m3.Lock() })
+	goStuckPlain(func() { m3.Lock(); runtime.Gosched(); b.wait(); m1.Lock() })
+	if len(CheckDeadlock()) != 0 {
+		t.Fatal("deadlock before the goroutines wait")
+	}
+	b.wait()
+	parkedOn(t, ptrOf(&m1), ptrOf(&m2), ptrOf(&m3))
+	expectDeadlocks(t, 3)
+}
+
+// upstream test_rwlock_deadlock on plain goroutines.
+func TestDeadlockRwLockPlainGoroutines(t *testing.T) {
+	participant(t)
+	var m1, m2, m3 RwLock
+	b := newBarrier(4)
+	goStuckPlain(func() { m1.RLock(); runtime.Gosched(); b.wait(); m2.Lock() })
+	goStuckPlain(func() { m2.RLock(); runtime.Gosched(); b.wait(); m3.Lock() })
+	goStuckPlain(func() { m3.RLock(); runtime.Gosched(); b.wait(); m1.Lock() })
+	b.wait()
+	parkedOn(t, m1.writerQKey(), m2.writerQKey(), m3.writerQKey())
+	expectDeadlocks(t, 3)
+}
+
+// A recovered misuse leaves the detector's record as it was: the checks
+// come before the release (rwlock.go, mutex.go). The lock the goroutine
+// still holds stays recorded, so a deadlock through it is still found.
+func TestDeadlockMisuseKeepsRecord(t *testing.T) {
+	participant(t)
+	for _, tc := range []struct {
+		hold, what string
+	}{
+		{"read", "Unlock"},
+		{"read", "UnlockFair"},
+		{"read", "UnlockUpgradable"},
+		{"read", "UnlockUpgradableFair"},
+		{"write", "RUnlock"},
+		{"write", "UnlockUpgradable"},
+		{"upgradable", "RUnlock"},
+		{"upgradable", "Unlock"},
+	} {
+		var l RwLock
+		rwAcquire(&l, tc.hold)
+		before := heldKeys()
+		mustPanic(t, tc.hold+"/"+tc.what, func() { rwMisuseCall[tc.what](&l) })
+		if after := heldKeys(); !slices.Equal(after, before) {
+			t.Errorf("%s/%s: the refused misuse changed the record %v -> %v", tc.hold, tc.what, before, after)
+		}
+		rwRelease(&l, tc.hold)
+		if n := heldKeyCount(); n != 0 {
+			t.Errorf("%s/%s: %d keys recorded after the release", tc.hold, tc.what, n)
+		}
+	}
+	// Mutex: an Unlock of an unlocked Mutex while the goroutine holds
+	// another one changes nothing.
+	var m, other Mutex
+	m.Lock()
+	before := heldKeys()
+	mustPanic(t, "Mutex.Unlock of an unlocked mutex", other.Unlock)
+	if after := heldKeys(); !slices.Equal(after, before) {
+		t.Errorf("Mutex: the refused misuse changed the record %v -> %v", before, after)
+	}
+	m.Unlock()
+
+	// Found through a lock still held after a recovered misuse: the
+	// reader's refused Unlock must not make the detector forget its read,
+	// on which its own Lock then waits.
+	var rw RwLock
+	goStuck(func() {
+		rw.RLock()
+		func() {
+			defer func() { _ = recover() }()
+			rw.Unlock()
+		}()
+		rw.Lock()
+	})
+	parkedOn(t, rw.writerQKey())
+	expectDeadlocks(t, 1)
 }

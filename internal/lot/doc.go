@@ -46,7 +46,7 @@
 // "When Park takes its ThreadData"), and a thread may get a
 // different ThreadData on each Park, so nothing per-thread survives between
 // parks (upstream's deadlock detector keeps per-thread resource lists in
-// ThreadData; ours keeps them per thread id, see "Deadlock detection").
+// ThreadData; ours keeps them per goroutine, see "Deadlock detection").
 //
 // # When Park takes its ThreadData
 //
@@ -252,19 +252,31 @@
 // # Deadlock detection
 //
 // With -tags lotdeadlock, every lock records the keys it holds after it
-// acquires and forgets them before it releases (upstream
-// deadlock::acquire_resource / release_resource; RwLock both keys), Park
-// attaches the calling thread's record to the ThreadData it queues, a
-// thread woken from an untimed Park runs upstream's on_unpark hook, and
+// acquires and forgets them once it has released (upstream
+// deadlock::acquire_resource / release_resource, which forgets before:
+// ours forgets after, so that a misuse refused before the state changes
+// leaves the record as it was; RwLock both keys), Park attaches the
+// calling goroutine's record to the ThreadData it queues, a goroutine
+// woken from an untimed Park runs upstream's on_unpark hook, and
 // CheckDeadlock (upstream check_deadlock) builds the wait graph from the
-// bucket queues and returns its cycles, each thread with its stack, which
-// the deadlocked thread itself takes when the detector wakes it (it then
-// parks for good, as upstream). Records live per thread id (threadid.go),
-// not in the pooled ThreadData. Without the tag the hooks are empty
-// functions and an empty embedded struct: nothing is stored, called or
-// allocated (TestDeadlockHooksFree, BenchmarkLockHooks). Upstream's cycle
-// search misses a cycle first entered through a resource; ours does not
-// (deadlock_on.go).
+// bucket queues and returns its cycles, each goroutine with its stack,
+// which the deadlocked goroutine itself takes when the detector wakes it
+// (it then parks for good, as upstream). Records live per goroutine, not
+// per OS thread and not in the pooled ThreadData: a goroutine not locked
+// to its thread may lock on one thread and unlock on another, or run on a
+// thread after others, so thread-keyed records were shared unguarded and
+// missed unlocks. A record is keyed by the goroutine's runtime descriptor
+// on amd64 and arm64 (a few nanoseconds, read by assembly,
+// deadlock_getg_*.s) and by the goroutine id elsewhere (runtime.Stack,
+// about 4 µs), and guarded by a mutex against CheckDeadlock. Locks taken
+// by plain goroutines and by goroutines locked to their threads are
+// tracked alike. Not seen: a lock released by another goroutine than the
+// one that took it stays in the taker's record (lot's Mutex and RwLock
+// allow it; upstream's guards only with send_guard). Without the tag the
+// hooks are empty functions and an empty embedded struct: nothing is
+// stored, called or allocated (TestDeadlockHooksFree, BenchmarkLockHooks).
+// Upstream's cycle search misses a cycle first entered through a
+// resource; ours does not (deadlock_on.go).
 //
 // # Fault injection
 //

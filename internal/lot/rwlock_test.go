@@ -601,19 +601,20 @@ func rwWriter(l *RwLock, iters int, activity *int32, t *testing.T) {
 	}
 }
 
-// hammerRwLock is Go's HammerRWMutex: two writers and numReaders readers.
-func hammerRwLock(t *testing.T, numReaders, iters int) {
+// hammerRwLock is Go's HammerRWMutex: two writers and numReaders readers,
+// each started by spawn (goThread: locked to a thread; goPlain: not).
+func hammerRwLock(t *testing.T, spawn func(testing.TB, *sync.WaitGroup, func()), numReaders, iters int) {
 	var activity int32
 	var l RwLock
 	var wg sync.WaitGroup
-	goThread(t, &wg, func() { rwWriter(&l, iters, &activity, t) })
+	spawn(t, &wg, func() { rwWriter(&l, iters, &activity, t) })
 	i := 0
 	for ; i < numReaders/2; i++ {
-		goThread(t, &wg, func() { rwReader(&l, iters, &activity, t) })
+		spawn(t, &wg, func() { rwReader(&l, iters, &activity, t) })
 	}
-	goThread(t, &wg, func() { rwWriter(&l, iters, &activity, t) })
+	spawn(t, &wg, func() { rwWriter(&l, iters, &activity, t) })
 	for ; i < numReaders; i++ {
-		goThread(t, &wg, func() { rwReader(&l, iters, &activity, t) })
+		spawn(t, &wg, func() { rwReader(&l, iters, &activity, t) })
 	}
 	waitTimeout(t, &wg, "hammer")
 	rwQuiet(t, &l)
@@ -650,9 +651,9 @@ func TestRwLockHammer(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			participant(t)
 			withBackend(t, b, func(t *testing.T) {
-				hammerRwLock(t, 1, n)
-				hammerRwLock(t, 3, n)
-				hammerRwLock(t, 10, n)
+				hammerRwLock(t, goThread, 1, n)
+				hammerRwLock(t, goThread, 3, n)
+				hammerRwLock(t, goThread, 10, n)
 			})
 		})
 	}

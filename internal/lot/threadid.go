@@ -7,10 +7,10 @@ import (
 	"github.com/parkbench/parkbench/internal/osthread"
 )
 
-// threadID identifies the calling thread for ReentrantMutex's owner and
-// the deadlock detector (upstream: the address of a thread-local,
-// parking_lot src/remutex.rs RawThreadId, and the ThreadData of
-// core/src/parking_lot.rs). Never zero.
+// threadID identifies the calling thread for ReentrantMutex's owner
+// (upstream: the address of a thread-local, parking_lot src/remutex.rs
+// RawThreadId) and names the thread in the deadlock detector's report (its
+// records are per goroutine, deadlock_on.go). Never zero.
 //
 // parkbench's thread is a goroutine locked to its OS thread
 // (runtime.LockOSThread, internal/osthread), so where the OS has a thread
