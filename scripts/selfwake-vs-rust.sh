@@ -2,7 +2,7 @@
 # scripts/selfwake-vs-rust.sh: lot's self-wake against the real
 # parking_lot_core, side by side in one run (docs/findings.md).
 #
-#   scripts/selfwake-vs-rust.sh [RUNS]     (default 3)
+#   scripts/selfwake-vs-rust.sh [RUNS] [BASE_REV]     (default 3, no base)
 #
 # The self-wake pair is E12's reverse check for impl lot: UnparkOne on a key
 # nobody is parked on, then Park whose validate returns false (both lock
@@ -12,6 +12,9 @@
 # the median sample / 100, the figure = the median of the rounds; the
 # thread pinned to the CPU parkbench pins selfwake to (the first allowed).
 # The runs alternate Rust, Go, Rust, Go, ... and each prints its ratio.
+# With BASE_REV (a git revision, e.g. d3ef1aa) that revision's parkbench,
+# built from `git archive` in the temporary directory, runs in each round
+# too, so before and after are measured side by side.
 #
 # The crate comes from Debian (apt-get install librust-parking-lot-core-dev,
 # which puts its source under /usr/share/cargo/registry); the benchmark is
@@ -20,6 +23,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
+base=${2:-}
 registry=/usr/share/cargo/registry
 die() { echo "selfwake-vs-rust: $*" >&2; exit 1; }
 command -v cargo >/dev/null || die "cargo not found"
@@ -94,16 +98,33 @@ EOF
 echo "building the Rust self-wake against $crate (offline)..." >&2
 (cd "$work/bench" && cargo build --release --quiet) || die "cargo build failed"
 go build -o "$work/parkbench" ./cmd/parkbench
+if [ -n "$base" ]; then
+	mkdir "$work/base"
+	git archive "$base" | tar -x -C "$work/base"
+	(cd "$work/base" && go build -o "$work/parkbench-base" ./cmd/parkbench)
+fi
+lotns() { # BINARY: lot's ns per pair
+	"$1" selfwake --impl=lot --quiet --format=json |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); print([c for e in d["experiments"] for c in e["configs"] if c["impl"]=="lot"][0]["summary"]["ns_per_pair"])'
+}
 
 # The CPU parkbench pins selfwake to: the first one this process may use.
 cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //') (family $(grep -m1 'cpu family' /proc/cpuinfo | sed 's/.*: //') model $(grep -m1 '^model\s' /proc/cpuinfo | sed 's/.*: //')), pinned to CPU $cpu"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-4s %14s %12s %8s\n' run rust-ns/pair lot-ns/pair lot/rust
+if [ -n "$base" ]; then
+	printf '%-4s %14s %12s %8s %14s %10s\n' run rust-ns/pair lot-ns/pair lot/rust base-ns/pair base/rust
+else
+	printf '%-4s %14s %12s %8s\n' run rust-ns/pair lot-ns/pair lot/rust
+fi
 for i in $(seq 1 "$runs"); do
 	rust=$(taskset -c "$cpu" "$work/bench/target/release/selfwake")
-	lot=$("$work/parkbench" selfwake --impl=lot --quiet --format=json |
-		python3 -c 'import json,sys; d=json.load(sys.stdin); print([c for e in d["experiments"] for c in e["configs"] if c["impl"]=="lot"][0]["summary"]["ns_per_pair"])')
-	python3 -c "import sys; r,l=float(sys.argv[1]),float(sys.argv[2]); print('%-4d %14.2f %12.2f %8.2f' % (int(sys.argv[3]), r, l, l/r))" "$rust" "$lot" "$i"
+	lot=$(lotns "$work/parkbench")
+	if [ -n "$base" ]; then
+		old=$(lotns "$work/parkbench-base")
+		python3 -c "import sys; r,l,o=map(float,sys.argv[1:4]); print('%-4d %14.2f %12.2f %8.2f %14.2f %10.2f' % (int(sys.argv[4]), r, l, l/r, o, o/r))" "$rust" "$lot" "$old" "$i"
+	else
+		python3 -c "import sys; r,l=float(sys.argv[1]),float(sys.argv[2]); print('%-4d %14.2f %12.2f %8.2f' % (int(sys.argv[3]), r, l, l/r))" "$rust" "$lot" "$i"
+	fi
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
