@@ -200,35 +200,43 @@ func TestInterrupt(t *testing.T) {
 		if i >= 2 && len(impls) == 1 {
 			break
 		}
-		dir := tempDir(t)
-		out := filepath.Join(dir, "r.json")
-		cmd := exec.Command(os.Args[0], "latency", "--impl="+impl, "--placement=cross-core,unpinned", "--iterations=1000000", "--rounds=1", "--quiet", "--out", out)
-		cmd.Env = append(os.Environ(), "PARKBENCH_AS_MAIN=1")
-		var errb bytes.Buffer
-		cmd.Stderr = &errb
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(1500 * time.Millisecond)
-		cmd.Process.Signal(sig)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(60 * time.Second):
-			cmd.Process.Kill()
-			t.Fatalf("%v during %s: parkbench did not stop within 60 s", sig, impl)
-		}
-		if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
-			t.Errorf("%v during %s: exit status %d, want %d; stderr: %s", sig, impl, code, exitInterrupted, errb.String())
-		}
-		if !strings.Contains(errb.String(), "interrupted") {
-			t.Errorf("%v: stderr does not say interrupted: %s", sig, errb.String())
-		}
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			t.Errorf("%v: left %s behind", sig, e.Name())
-		}
+		interrupt(t, sig, 1500*time.Millisecond, 60*time.Second, "latency", "--impl="+impl, "--placement=cross-core,unpinned", "--iterations=1000000", "--rounds=1", "--quiet")
+	}
+}
+
+// interrupt runs parkbench args --out FILE as its own process, sends sig
+// after wait and checks that it stops within limit with exit status 130,
+// says it was interrupted, and leaves no --out file (nor a temporary one)
+// behind.
+func interrupt(t *testing.T, sig syscall.Signal, wait, limit time.Duration, args ...string) {
+	t.Helper()
+	dir := tempDir(t)
+	cmd := exec.Command(os.Args[0], append(args, "--out", filepath.Join(dir, "r.json"))...)
+	cmd.Env = append(os.Environ(), "PARKBENCH_AS_MAIN=1")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(wait)
+	cmd.Process.Signal(sig)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(limit):
+		cmd.Process.Kill()
+		t.Fatalf("%v during parkbench %v: it did not stop within %v", sig, args, limit)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Errorf("%v during parkbench %v: exit status %d, want %d; stderr: %s", sig, args, code, exitInterrupted, errb.String())
+	}
+	if !strings.Contains(errb.String(), "interrupted") {
+		t.Errorf("%v: stderr does not say interrupted: %s", sig, errb.String())
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		t.Errorf("%v: left %s behind", sig, e.Name())
 	}
 }
 

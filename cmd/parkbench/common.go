@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/parkbench/parkbench/internal/atomicfile"
+	"github.com/parkbench/parkbench/internal/experiments"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/machine"
 	"github.com/parkbench/parkbench/internal/report"
@@ -112,8 +113,9 @@ func signalContext() (context.Context, context.CancelFunc) {
 }
 
 // runErr maps an experiment error to the exit status: interrupted (130),
-// bad input that only the experiment could detect (2), or failure (1).
-func runErr(err error) error {
+// bad input that only the experiment could detect (2, naming the flag of
+// the field at fault by fields), or failure (1).
+func runErr(err error, fields map[string]string) error {
 	if err == nil {
 		return nil
 	}
@@ -126,7 +128,7 @@ func runErr(err error) error {
 	}
 	var oe *driver.OptionError
 	if errors.As(err, &oe) {
-		return usageError{flagError(oe)}
+		return usageError{flagError(oe, fields)}
 	}
 	return exitError{exitFailed, err}
 }
@@ -178,36 +180,95 @@ func drawBar(w io.Writer, done, total int, label string, elapsed time.Duration) 
 	}
 }
 
-// splitList parses a comma list flag value, dropping empty items.
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
+// single is one planned experiment as a suite of one.
+func single(p driver.Plan, err error) (experiments.Suite, error) {
+	if err != nil {
+		return nil, err
 	}
-	return out
+	return func(ctx context.Context, progress driver.Progress) ([]*results.Experiment, error) {
+		exp, err := p(ctx, progress)
+		if err != nil {
+			return nil, err
+		}
+		return []*results.Experiment{exp}, nil
+	}, nil
 }
 
-// validator is an experiment's Options.
-type validator interface{ Validate() error }
-
-// measure runs one experiment the way every measuring command does: it
-// validates o (bad input: exit 2, naming the flag, before anything is
-// measured or written), then runs under a context that SIGINT/SIGTERM
-// cancel, with progress on stderr, renders the result and writes --out. The
-// result file's start time is taken before the experiment runs.
-func measure[O validator](cmd *cobra.Command, of *outputFlags, o O, run func(context.Context, O, driver.Progress) (*results.Experiment, error)) error {
-	if err := o.Validate(); err != nil {
-		return runErr(err)
+// measure runs planned experiments the way every measuring command does:
+// plan validates the options (bad input: exit 2, naming the flag of the
+// field at fault by fields, before anything is measured or written); vet,
+// if set, may refuse the result file before the run (run --record); then
+// the run goes under a context that SIGINT/SIGTERM cancel, with progress
+// on stderr, and the result is rendered and --out written. The result
+// file's start time is taken before the experiments run.
+func measure(cmd *cobra.Command, of *outputFlags, fields map[string]string, plan func() (experiments.Suite, error), vet func(*results.File) error) (*results.File, error) {
+	run, err := plan()
+	if err != nil {
+		return nil, runErr(err, fields)
 	}
 	ctx, stop := signalContext()
 	defer stop()
 	f := newFile(cmd)
-	exp, err := run(ctx, o, progress(cmd, of))
-	if err != nil {
-		return runErr(err)
+	if vet != nil {
+		if err := vet(f); err != nil {
+			return nil, err
+		}
 	}
-	f.Experiments = []*results.Experiment{exp}
-	return emit(cmd, of, f)
+	exps, err := run(ctx, progress(cmd, of))
+	if err != nil {
+		return nil, runErr(err, fields)
+	}
+	f.Experiments = exps
+	return f, emit(cmd, of, f)
+}
+
+// experimentCmd is a measuring command of one experiment with Options O:
+// its texts, its flag table, its defaults and its plan.
+type experimentCmd[O any] struct {
+	use, short, long, example string
+	flags                     flagTable[O]
+	def                       func() O
+	// quick, if set, gives --quick (QuickOptions).
+	quick func() O
+	plan  func(O) (driver.Plan, error)
+}
+
+// quickUsage is every --quick flag's help: the values are each flag's.
+const quickUsage = "a short run: each flag at its --quick value (see its help); a flag given explicitly beats --quick"
+
+// command builds the cobra command: the table's flags with their
+// defaults, --quick, the output flags; running it reads the options (an
+// explicit flag beats --quick) and measures.
+func (e experimentCmd[O]) command() *cobra.Command {
+	var (
+		of      outputFlags
+		isQuick bool
+		quick   *O
+	)
+	def := e.def()
+	if e.quick != nil {
+		q := e.quick()
+		quick = &q
+	}
+	cmd := &cobra.Command{
+		Use: e.use, Short: e.short, Long: e.long, Example: e.example,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := of.check(); err != nil {
+				return err
+			}
+			o, err := e.flags.options(cmd.Flags(), def, quick, isQuick)
+			if err != nil {
+				return err
+			}
+			_, err = measure(cmd, &of, e.flags.fields(), func() (experiments.Suite, error) { return single(e.plan(o)) }, nil)
+			return err
+		},
+	}
+	e.flags.register(cmd.Flags(), def, quick)
+	if quick != nil {
+		cmd.Flags().BoolVar(&isQuick, "quick", false, quickUsage)
+	}
+	addOutputFlags(cmd, &of)
+	return cmd
 }

@@ -48,9 +48,9 @@ func renderList(w io.Writer, platform, defaultParker string, reg []experiments.E
 		if e.Impls == nil {
 			continue
 		}
-		flag := "--impl"
-		if e.Name == "stacks" {
-			flag = "--mech"
+		flag := e.Flag
+		if flag == "" {
+			flag = "--impl"
 		}
 		fmt.Fprintf(w, "\n%s %s\n", e.Name, flag)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -33,7 +33,7 @@ var accepts = map[string]struct {
 		o := e12.QuickSelfwakeOptions()
 		o.Impls = []string{n}
 		return o.Validate()
-	}, func() []string { return append([]string{e12.ImplSyscall}, e12.ImplNames()...) }},
+	}, e12.SelfwakeImplNames},
 	"herd": {func(n string) error {
 		o := herd.QuickOptions()
 		o.Impls = []string{n}
@@ -121,7 +121,7 @@ func TestListGolden(t *testing.T) {
 		}},
 		{Name: "stacks", Summary: "where a blocked thread sleeps", Impls: func() []driver.ImplInfo {
 			return []driver.ImplInfo{{Name: "lot-mutex", Kind: "lot", Summary: "a thread in lot.Mutex.Lock"}}
-		}},
+		}, Flag: "--mech"},
 		{Name: "run", Summary: "the suite"},
 	}
 	var out bytes.Buffer

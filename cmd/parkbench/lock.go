@@ -6,24 +6,57 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/parkbench/parkbench/internal/experiments"
+	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
 )
 
 func init() { register(newLockCmd) }
 
+// lockFlags is lock's table (the mutex benchmark).
+func lockFlags() flagTable[lock.Options] {
+	type O = lock.Options
+	return flagTable[O]{
+		namesFlag("impl", "Impls", "implementations: a name, a comma list, or all available (names: "+strings.Join(lock.ImplNames(), ", ")+"; --rwlock: "+strings.Join(lock.RwImplNames(), ", ")+")", func(o *O) *[]string { return &o.Impls }),
+		optionalNamesFlag("lot-parker", "LotParkers", "also run lot over each of these parkers (comma list), as impl lot@PARKER", func(o *O) *[]string { return &o.LotParkers }),
+		intsFlag("threads", "Threads", fmt.Sprintf("thread counts, comma list, each 1..%d (default here 1,2,4,NumCPU,2xNumCPU)", lock.MaxThreads), func(o *O) *[]int { return &o.Threads }),
+		durationsFlag("work-in", "WorkIn", fmt.Sprintf("work inside the lock, comma list of durations 0..%v", lock.MaxWork), func(o *O) *[]time.Duration { return &o.WorkIn }),
+		durationsFlag("work-between", "WorkBetween", fmt.Sprintf("work between acquisitions, comma list of durations 0..%v", lock.MaxWork), func(o *O) *[]time.Duration { return &o.WorkBetween }),
+		intsFlag("locks", "Locks", fmt.Sprintf("number of locks, comma list, each 1..%d: with K > 1 each acquisition picks one of K at random (lock-bench)", lock.MaxLocks), func(o *O) *[]int { return &o.Locks }),
+		durationFlag("duration", "Duration", "length of one timed run", func(o *O) *time.Duration { return &o.Duration }),
+		intFlag("repeats", "Repeats", "timed runs per configuration; figures are their median", func(o *O) *int { return &o.Repeats }),
+		durationFlag("hold-sleep", "HoldSleep", "WebKit LockFairnessTest mode: sleep this long while holding the lock (0: off)", func(o *O) *time.Duration { return &o.HoldSleep }),
+		boolFlag("lockskew", "Skew", "golang/go#13086's lockskew pattern (two threads; 100 µs sleeps)", func(o *O) *bool { return &o.Skew }),
+	}
+}
+
+// rwFlags is lock --rwlock's table; the flags it shares with lockFlags
+// (--impl, --work-in, --work-between, --duration, --repeats) are
+// registered once, with the mutex benchmark's defaults, which are also the
+// rwlock's.
+func rwFlags() flagTable[lock.RwOptions] {
+	type O = lock.RwOptions
+	return flagTable[O]{
+		namesFlag("impl", "Impls", "", func(o *O) *[]string { return &o.Impls }),
+		intsFlag("readers", "Readers", fmt.Sprintf("--rwlock: reader thread counts, comma list, each 0..%d", lock.MaxThreads), func(o *O) *[]int { return &o.Readers }),
+		intsFlag("writers", "Writers", fmt.Sprintf("--rwlock: writer thread counts, comma list, each 0..%d", lock.MaxThreads), func(o *O) *[]int { return &o.Writers }),
+		durationsFlag("work-in", "WorkIn", "", func(o *O) *[]time.Duration { return &o.WorkIn }),
+		durationsFlag("work-between", "WorkBetween", "", func(o *O) *[]time.Duration { return &o.WorkBetween }),
+		durationFlag("duration", "Duration", "", func(o *O) *time.Duration { return &o.Duration }),
+		intFlag("repeats", "Repeats", "", func(o *O) *int { return &o.Repeats }),
+	}
+}
+
 func newLockCmd() *cobra.Command {
 	var (
-		of                  outputFlags
-		impl, lotParker     string
-		threads, locks      string
-		readers, writers    string
-		workIn, workBetween string
-		duration, holdSleep time.Duration
-		repeats             int
-		skew, quick, rw     bool
+		of          outputFlags
+		quick, rw   bool
+		mutexT, rwT = lockFlags(), rwFlags()
+		def, q      = lock.DefaultOptions(), lock.QuickOptions()
+		rdef, rq    = lock.DefaultRwOptions(), lock.QuickRwOptions()
 	)
-	def := lock.DefaultOptions()
 	var implLines []string
 	for _, im := range lock.Impls() {
 		line := fmt.Sprintf("  %-10s %s", im.Name, im.Summary)
@@ -86,91 +119,45 @@ impl/in=D/between=D/w=W/r=R). See docs/lock.md.`,
 			if err := of.check(); err != nil {
 				return err
 			}
-			o := def
-			if quick {
-				o = lock.QuickOptions()
+			fl := cmd.Flags()
+			all := mutexT.fields()
+			for k, v := range rwT.fields() {
+				all["rw:"+k] = v
 			}
-			o.RwLock = rw
-			changed := func(name string) bool { return cmd.Flags().Changed(name) || !quick }
-			if impl != "all" {
-				if o.Impls = splitList(impl); len(o.Impls) == 0 {
-					return usagef("--impl is empty; give names, a comma list, or all")
-				}
-			}
-			o.LotParkers = splitList(lotParker)
+			var fields map[string]string
+			var plan func() (experiments.Suite, error)
 			var err error
-			if changed("threads") && threads != "" {
-				if o.Threads, err = parseInts("threads", threads); err != nil {
-					return err
-				}
+			if rw {
+				fields, plan, err = modeRun(rwT, fl, all, "to --rwlock", rdef, &rq, quick, lock.PlanRw)
+			} else {
+				fields, plan, err = modeRun(mutexT, fl, all, "without --rwlock", def, &q, quick, lock.Plan)
 			}
-			if cmd.Flags().Changed("locks") {
-				if o.Locks, err = parseInts("locks", locks); err != nil {
-					return err
-				}
+			if err != nil {
+				return err
 			}
-			if changed("work-in") {
-				if o.WorkIn, err = parseDurations("work-in", workIn); err != nil {
-					return err
-				}
-			}
-			if changed("work-between") {
-				if o.WorkBetween, err = parseDurations("work-between", workBetween); err != nil {
-					return err
-				}
-			}
-			if changed("duration") {
-				o.Duration = duration
-			}
-			if changed("repeats") {
-				o.Repeats = repeats
-			}
-			o.HoldSleep, o.Skew = holdSleep, skew
-			if changed("readers") {
-				if o.Readers, err = parseInts("readers", readers); err != nil {
-					return err
-				}
-			}
-			if changed("writers") {
-				if o.Writers, err = parseInts("writers", writers); err != nil {
-					return err
-				}
-			}
-			return measure(cmd, &of, o, lock.Run)
+			_, err = measure(cmd, &of, fields, plan, nil)
+			return err
 		},
 	}
-	q := lock.QuickOptions()
 	fl := cmd.Flags()
-	fl.StringVar(&impl, "impl", "all", "implementations: a name, a comma list, or all available (names: "+strings.Join(lock.ImplNames(), ", ")+")")
-	fl.StringVar(&lotParker, "lot-parker", "", "also run lot over each of these parkers (comma list), as impl lot@PARKER")
-	fl.StringVar(&threads, "threads", joinInts(def.Threads), fmt.Sprintf("thread counts, comma list, each 1..%d (default 1,2,4,NumCPU,2xNumCPU; --quick: %s)", lock.MaxThreads, joinInts(q.Threads)))
-	fl.StringVar(&workIn, "work-in", "0,200ns", fmt.Sprintf("work inside the lock, comma list of durations 0..%v (--quick: 0)", lock.MaxWork))
-	fl.StringVar(&workBetween, "work-between", "0,200ns", fmt.Sprintf("work between acquisitions, comma list of durations 0..%v (--quick: 0)", lock.MaxWork))
-	fl.StringVar(&locks, "locks", "1", fmt.Sprintf("number of locks, comma list, each 1..%d: with K > 1 each acquisition picks one of K at random (lock-bench)", lock.MaxLocks))
-	fl.DurationVar(&duration, "duration", def.Duration, fmt.Sprintf("length of one timed run (--quick: %v)", q.Duration))
-	fl.IntVar(&repeats, "repeats", def.Repeats, fmt.Sprintf("timed runs per configuration; figures are their median (--quick: %d)", q.Repeats))
-	fl.DurationVar(&holdSleep, "hold-sleep", 0, "WebKit LockFairnessTest mode: sleep this long while holding the lock (0: off)")
-	fl.BoolVar(&skew, "lockskew", false, "golang/go#13086's lockskew pattern (two threads; 100 µs sleeps)")
-	fl.BoolVar(&rw, "rwlock", false, "parking_lot's rwlock benchmark (rwlock.rs) instead: --writers and --readers on one rwlock, --work-in/--work-between for both; impls: "+strings.Join(lock.RwImplNames(), ", "))
-	fl.StringVar(&readers, "readers", joinInts(def.Readers), fmt.Sprintf("--rwlock: reader thread counts, comma list, each 0..%d (--quick: %s)", lock.MaxThreads, joinInts(q.Readers)))
-	fl.StringVar(&writers, "writers", joinInts(def.Writers), fmt.Sprintf("--rwlock: writer thread counts, comma list, each 0..%d (--quick: %s)", lock.MaxThreads, joinInts(q.Writers)))
-	fl.BoolVar(&quick, "quick", false, "a short run: 2 and 2xNumCPU threads, no work, 100 ms x 2 repeats")
+	mutexT.register(fl, def, &q)
+	rwT.register(fl, rdef, &rq)
+	fl.BoolVar(&rw, "rwlock", false, "parking_lot's rwlock benchmark (rwlock.rs) instead: --writers and --readers on one rwlock, --work-in/--work-between for both")
+	fl.BoolVar(&quick, "quick", false, quickUsage)
 	addOutputFlags(cmd, &of)
 	return cmd
 }
 
-func parseDurations(flag, s string) ([]time.Duration, error) {
-	items := splitList(s)
-	if len(items) == 0 {
-		return nil, usagef("--%s is empty", flag)
+// modeRun reads the options of one of a command's modes (lock or lock
+// --rwlock) from its table t, refusing any flag of the command that is not
+// in t, and returns its fields and its plan.
+func modeRun[O any](t flagTable[O], fs *pflag.FlagSet, all map[string]string, mode string, def O, quick *O, isQuick bool, plan func(O) (driver.Plan, error)) (map[string]string, func() (experiments.Suite, error), error) {
+	if err := t.refuseOthers(fs, all, mode); err != nil {
+		return nil, nil, err
 	}
-	var out []time.Duration
-	for _, it := range items {
-		d, err := time.ParseDuration(it)
-		if err != nil {
-			return nil, usagef("invalid --%s item %q: want a duration such as 0, 100ns or 1us", flag, it)
-		}
-		out = append(out, d)
+	o, err := t.options(fs, def, quick, isQuick)
+	if err != nil {
+		return nil, nil, err
 	}
-	return out, nil
+	return t.fields(), func() (experiments.Suite, error) { return single(plan(o)) }, nil
 }

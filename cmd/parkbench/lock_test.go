@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -41,6 +39,9 @@ func TestLockBadInput(t *testing.T) {
 		{[]string{"--rwlock", "--readers=0", "--writers=0"}, "--writers"},
 		{[]string{"--rwlock", "--impl=spin"}, "valid names"},
 		{[]string{"--rwlock", "--hold-sleep=1ms"}, "--hold-sleep"},
+		{[]string{"--rwlock", "--threads=2"}, "--threads does not apply to --rwlock"},
+		{[]string{"--readers=2"}, "--readers does not apply without --rwlock"},
+		{[]string{"--rwlock", "--impl="}, "--impl"},
 	} {
 		var out, errb bytes.Buffer
 		code := executeTo(append([]string{"lock"}, tc.args...), &out, &errb)
@@ -83,30 +84,5 @@ func TestLockInterrupt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a measurement")
 	}
-	dir := tempDir(t)
-	out := filepath.Join(dir, "r.json")
-	cmd := exec.Command(os.Args[0], "lock", "--impl=lot,c-pthread", "--threads=2", "--duration=2s", "--repeats=50", "--quiet", "--out", out)
-	cmd.Env = append(os.Environ(), "PARKBENCH_AS_MAIN=1")
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(3 * time.Second)
-	cmd.Process.Signal(syscall.SIGINT)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(90 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("parkbench lock did not stop within 90 s of SIGINT")
-	}
-	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
-		t.Errorf("exit status %d, want %d; stderr: %s", code, exitInterrupted, errb.String())
-	}
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		t.Errorf("left %s behind", e.Name())
-	}
+	interrupt(t, syscall.SIGINT, 3*time.Second, 90*time.Second, "lock", "--impl=lot,c-pthread", "--threads=2", "--duration=2s", "--repeats=50", "--quiet")
 }

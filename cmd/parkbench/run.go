@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -12,15 +13,27 @@ import (
 
 func init() { register(newRunCmd) }
 
-// runFlags are `parkbench run`'s own flags.
-type runFlags struct {
-	outputFlags
-	quick  bool
-	record string
+// runFlags is `parkbench run`'s table: the knobs that mean the same in
+// every experiment of the suite (experiments.SuiteOptions says where each
+// applies).
+func runFlags() flagTable[experiments.SuiteOptions] {
+	type O = experiments.SuiteOptions
+	return flagTable[O]{
+		scalar("rounds", "Rounds", "rounds per configuration in every experiment (latency and selfwake rounds, herd, lock and rwlock repeats): more rounds buy precision with time", "int",
+			(*O).Rounds, (*O).SetRounds, strconv.Itoa, parseInt).also("Repeats", func(*O) {}),
+		scalar("iterations", "Iterations", "measured samples per round where a round has a count: latency round trips, selfwake samples (herd's and lock's rounds have none)", "int",
+			(*O).Iterations, (*O).SetIterations, strconv.Itoa, parseInt).also("GapIterations", func(*O) {}).also("Samples", func(*O) {}),
+	}
 }
 
 func newRunCmd() *cobra.Command {
-	var f runFlags
+	var (
+		of      outputFlags
+		isQuick bool
+		record  string
+		t       = runFlags()
+		def, q  = experiments.DefaultSuite(), experiments.QuickSuite()
+	)
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run the suite: E12 latency and selfwake, E6 herd, the contended lock and rwlock, with the study's defaults",
@@ -33,58 +46,58 @@ configuration (NumCPU readers, one writer). The claims are evaluated from
 the numbers just measured, including the reverse check, which needs latency
 and selfwake from the same run. A few minutes on two vCPUs; --quick takes
 under a minute.
+--rounds and --iterations buy precision with time: --rounds sets the
+rounds per configuration of every experiment (latency's and selfwake's
+rounds, herd's, lock's and rwlock's repeats: each is one sample of the
+configuration's figures, what compare judges); --iterations the measured
+samples in one round where a round has a count (latency's round trips,
+selfwake's samples; herd and lock have none). Either beats --quick.
 All experiments go into one result file (--out, or --record DIR to file it
 under DIR/<machine>/suite-<UTC time>.json, never overwriting).`,
 		Example: `  parkbench run --quick
+  parkbench run --quick --rounds 10
   parkbench run --out suite.json
   parkbench run --record results`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := f.check(); err != nil {
+			if err := of.check(); err != nil {
 				return err
 			}
-			if f.record != "" {
-				if err := atomicfile.CheckDir(f.record); err != nil {
+			if record != "" {
+				if err := atomicfile.CheckDir(record); err != nil {
 					return usagef("--record: %v", err)
 				}
 			}
-			o := experiments.DefaultSuite()
-			if f.quick {
-				o = experiments.QuickSuite()
-			}
-			if err := o.Validate(); err != nil {
-				return runErr(err)
-			}
-			ctx, stop := signalContext()
-			defer stop()
-			file := newFile(cmd)
-			if f.record != "" {
-				if err := results.Recordable(file.Machine); err != nil {
-					return usagef("--record: %v", err)
-				}
-			}
-			exps, err := experiments.RunSuite(ctx, o, progress(cmd, &f.outputFlags))
+			o, err := t.options(cmd.Flags(), def, &q, isQuick)
 			if err != nil {
-				return runErr(err)
-			}
-			file.Experiments = exps
-			if err := emit(cmd, &f.outputFlags, file); err != nil {
 				return err
 			}
-			if f.record != "" {
-				p, err := results.Record(f.record, file, "")
-				if err != nil {
-					return exitError{exitFailed, fmt.Errorf("recording: %w", err)}
+			var vet func(*results.File) error
+			if record != "" {
+				vet = func(f *results.File) error {
+					if err := results.Recordable(f.Machine); err != nil {
+						return usagef("--record: %v", err)
+					}
+					return nil
 				}
-				if !f.quiet {
-					fmt.Fprintf(cmd.ErrOrStderr(), "recorded %s\n", p)
-				}
+			}
+			file, err := measure(cmd, &of, t.fields(), func() (experiments.Suite, error) { return experiments.PlanSuite(o) }, vet)
+			if err != nil || record == "" {
+				return err
+			}
+			p, err := results.Record(record, file, "")
+			if err != nil {
+				return exitError{exitFailed, fmt.Errorf("recording: %w", err)}
+			}
+			if !of.quiet {
+				fmt.Fprintf(cmd.ErrOrStderr(), "recorded %s\n", p)
 			}
 			return nil
 		},
 	}
-	addOutputFlags(cmd, &f.outputFlags)
-	cmd.Flags().BoolVar(&f.quick, "quick", false, "a short run (under a minute): cross-core latency, fewer round trips and repeats")
-	cmd.Flags().StringVar(&f.record, "record", "", "also file the result under `DIR`/<machine-slug>/suite-<UTC time>.json (never overwrites)")
+	t.register(cmd.Flags(), def, &q)
+	addOutputFlags(cmd, &of)
+	cmd.Flags().BoolVar(&isQuick, "quick", false, "a short run (under a minute): cross-core latency, fewer round trips and repeats")
+	cmd.Flags().StringVar(&record, "record", "", "also file the result under `DIR`/<machine-slug>/suite-<UTC time>.json (never overwrites)")
 	return cmd
 }

@@ -6,6 +6,8 @@
 //   - e12: E12 wake latency (a ping-pong between two threads) and its
 //     reverse check, selfwake; their claims, and the claim that needs both.
 //   - herd: E6, N waiters on one condvar and one notify_all.
+//   - lock: a contended lock (parking_lot's mutex benchmark) and an
+//     rwlock under readers and writers (its rwlock benchmark).
 //   - timeout: how late each timed wait returns after its deadline.
 //   - stacks: where a thread blocked on each mechanism sleeps.
 //

@@ -10,21 +10,23 @@ import (
 )
 
 // Entry is one experiment for `parkbench list`: its command, a one-line
-// summary, and every implementation its --impl (stacks: --mech) accepts.
+// summary, and every implementation its Flag accepts.
 type Entry struct {
 	Name, Summary string
 	// Impls is nil for the suite, which takes no --impl.
 	Impls func() []driver.ImplInfo
+	// Flag is the flag that names implementations ("" means --impl).
+	Flag string
 }
 
 // Registry lists the experiments in display order, the suite last.
 var Registry = []Entry{
-	{"latency", "E12: ping-pong one-way wake latency per parker (median, p99 from HDR histograms, 3 rounds)", e12.Impls},
-	{"selfwake", "E12 reverse check: a thread wakes itself then waits; ns per pair", e12.SelfwakeImpls},
-	{"herd", "E6: notify_all with N waiters; requeue onto the mutex vs the thundering herd", herd.Impls},
-	{"timeout", "how late each park-until returns after its deadline, with timer slack", timeout.Impls},
-	{"lock", "a contended lock: throughput per thread, fairness, CPU, every lock side by side (parking_lot's mutex benchmark)", lock.Impls},
-	{"lock --rwlock", "parking_lot's rwlock benchmark: readers and writers on one rwlock, throughput and fairness per class", lock.RwImpls},
-	{"stacks", "where each mechanism's blocked thread sleeps (wchan, syscall, kernel stack)", stacks.Impls},
-	{"run", "the suite: latency, selfwake, herd, lock and a small rwlock run with defaults (--quick: under a minute)", nil},
+	{Name: "latency", Summary: "E12: ping-pong one-way wake latency per parker (median, p99 from HDR histograms, 3 rounds)", Impls: e12.Impls},
+	{Name: "selfwake", Summary: "E12 reverse check: a thread wakes itself then waits; ns per pair", Impls: e12.SelfwakeImpls},
+	{Name: "herd", Summary: "E6: notify_all with N waiters; requeue onto the mutex vs the thundering herd", Impls: herd.Impls},
+	{Name: "timeout", Summary: "how late each park-until returns after its deadline, with timer slack", Impls: timeout.Impls},
+	{Name: "lock", Summary: "a contended lock: throughput per thread, fairness, CPU, every lock side by side (parking_lot's mutex benchmark)", Impls: lock.Impls},
+	{Name: "lock --rwlock", Summary: "parking_lot's rwlock benchmark: readers and writers on one rwlock, throughput and fairness per class", Impls: lock.RwImpls},
+	{Name: "stacks", Summary: "where each mechanism's blocked thread sleeps (wchan, syscall, kernel stack)", Impls: stacks.Impls, Flag: "--mech"},
+	{Name: "run", Summary: "the suite: latency, selfwake, herd, lock and a small rwlock run with defaults (--quick: under a minute)"},
 }

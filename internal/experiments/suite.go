@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
@@ -18,7 +19,7 @@ type SuiteOptions struct {
 	Lock     lock.Options
 	// RwLock is one small rwlock configuration (lock --rwlock): NumCPU
 	// readers, one writer.
-	RwLock lock.Options
+	RwLock lock.RwOptions
 }
 
 // DefaultSuite is the study's method for E12 and E6. The lock part is
@@ -34,52 +35,85 @@ func QuickSuite() SuiteOptions {
 	return SuiteOptions{e12.QuickLatencyOptions(), e12.QuickSelfwakeOptions(), herd.QuickOptions(), lock.QuickOptions(), lock.QuickRwOptions()}
 }
 
+// defaultSuiteRw is the suite's rwlock part: the quick configuration
+// (NumCPU readers, one writer, no work) timed as the lock default.
+func defaultSuiteRw() lock.RwOptions {
+	o := lock.QuickRwOptions()
+	d := lock.DefaultRwOptions()
+	o.Duration, o.Repeats = d.Duration, d.Repeats
+	return o
+}
+
+// Rounds is the number of rounds per configuration in every experiment
+// of the suite, where each round is one sample of the configuration's
+// figures (what compare and benchstat judge): latency's and selfwake's
+// Rounds, herd's, lock's and rwlock's Repeats. It reads latency's.
+func (o SuiteOptions) Rounds() int { return o.Latency.Rounds }
+
+// SetRounds sets the rounds per configuration of every experiment (see
+// Rounds): more rounds buy precision with time, in proportion.
+func (o *SuiteOptions) SetRounds(n int) {
+	o.Latency.Rounds, o.Selfwake.Rounds = n, n
+	o.Herd.Repeats, o.Lock.Repeats, o.RwLock.Repeats = n, n, n
+}
+
+// Iterations is the number of measured samples per round where a round
+// has a count: latency's round trips and selfwake's samples. herd (one
+// notify per repeat) and lock (timed runs) have none. It reads latency's.
+func (o SuiteOptions) Iterations() int { return o.Latency.Iterations }
+
+// SetIterations sets the samples per round (see Iterations): latency's
+// Iterations and GapIterations, selfwake's Samples.
+func (o *SuiteOptions) SetIterations(n int) {
+	o.Latency.Iterations, o.Latency.GapIterations, o.Selfwake.Samples = n, n, n
+}
+
 // Validate checks every experiment's options before anything is measured.
 func (o SuiteOptions) Validate() error {
-	for _, v := range []interface{ Validate() error }{o.Latency, o.Selfwake, o.Herd, o.Lock, o.RwLock} {
-		if err := v.Validate(); err != nil {
-			return err
-		}
+	_, err := PlanSuite(o)
+	return err
+}
+
+// Suite is a planned suite: calling it measures every experiment in turn.
+type Suite func(ctx context.Context, progress driver.Progress) ([]*results.Experiment, error)
+
+// PlanSuite validates every experiment's options, once, before anything is
+// measured, and returns the run; bad options are the first experiment's
+// error, in run order.
+func PlanSuite(o SuiteOptions) (Suite, error) {
+	lat, err1 := e12.PlanLatency(o.Latency)
+	self, err2 := e12.PlanSelfwake(o.Selfwake)
+	h, err3 := herd.Plan(o.Herd)
+	l, err4 := lock.Plan(o.Lock)
+	rw, err5 := lock.PlanRw(o.RwLock)
+	if err := cmp.Or(err1, err2, err3, err4, err5); err != nil {
+		return nil, err
 	}
-	return nil
+	return func(ctx context.Context, progress driver.Progress) ([]*results.Experiment, error) {
+		var out []*results.Experiment
+		for _, s := range []struct {
+			name string
+			run  driver.Plan
+		}{{"latency", lat}, {"selfwake", self}, {"herd", h}, {"lock", l}, {"rwlock", rw}} {
+			exp, err := s.run(ctx, progress.Stage(s.name))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, exp)
+		}
+		// The reverse-check claim needs latency and selfwake from the same
+		// run: it replaces latency's "not evaluated" placeholder.
+		out[0].Claims = e12.MergeClaims(out[0].Claims, e12.CrossClaims(out[0], out[1]))
+		return out, nil
+	}, nil
 }
 
 // RunSuite runs the suite: E12 latency, its reverse check selfwake, E6
-// herd, the contended lock and the rwlock, in that order. The reverse-check claim needs latency and selfwake
-// from the same run: it replaces latency's "not evaluated" placeholder.
+// herd, the contended lock and the rwlock, in that order.
 func RunSuite(ctx context.Context, o SuiteOptions, progress driver.Progress) ([]*results.Experiment, error) {
-	if err := o.Validate(); err != nil {
-		return nil, err
-	}
-	lat, err := e12.RunLatency(ctx, o.Latency, progress.Stage("latency"))
+	s, err := PlanSuite(o)
 	if err != nil {
 		return nil, err
 	}
-	self, err := e12.RunSelfwake(ctx, o.Selfwake, progress.Stage("selfwake"))
-	if err != nil {
-		return nil, err
-	}
-	lat.Claims = e12.MergeClaims(lat.Claims, e12.CrossClaims(lat, self))
-	h, err := herd.Run(ctx, o.Herd, progress.Stage("herd"))
-	if err != nil {
-		return nil, err
-	}
-	l, err := lock.Run(ctx, o.Lock, progress.Stage("lock"))
-	if err != nil {
-		return nil, err
-	}
-	rw, err := lock.Run(ctx, o.RwLock, progress.Stage("rwlock"))
-	if err != nil {
-		return nil, err
-	}
-	return []*results.Experiment{lat, self, h, l, rw}, nil
-}
-
-// defaultSuiteRw is the suite's rwlock part: the quick configuration
-// (NumCPU readers, one writer, no work) timed as the lock default.
-func defaultSuiteRw() lock.Options {
-	o := lock.QuickRwOptions()
-	d := lock.DefaultOptions()
-	o.Duration, o.Repeats = d.Duration, d.Repeats
-	return o
+	return s(ctx, progress)
 }

@@ -3,59 +3,27 @@
 package futexsync
 
 import (
-	"math"
 	"sync/atomic"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/parkbench/parkbench/internal/futex"
 )
 
 // Supported reports whether this OS has the futex operations used here.
 const Supported = true
 
-// futex(2) operations (linux/futex.h); x/sys/unix does not export them.
-const (
-	futexWait       = 0
-	futexWake       = 1
-	futexCmpRequeue = 4
-	futexPrivate    = 128
-)
-
-// Every futex word passed to the kernel is a field of a heap object that the
-// caller keeps reachable for the call (Go's collector does not move heap
-// objects), converted to uintptr inside the call expression.
-
-// futexWaitV sleeps while *addr == val (no timeout). It returns the errno:
-// 0 when woken (by a FUTEX_WAKE on addr, or on the futex it was requeued
-// to), EAGAIN if *addr != val on entry, EINTR.
-func futexWaitV(addr *atomic.Int32, val int32) unix.Errno {
-	_, _, e := unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWait|futexPrivate,
-		uintptr(uint32(val)), 0, 0, 0)
-	return e
-}
-
-// futexWakeN wakes at most n sleepers on addr and returns how many it woke.
+// futexWakeN wakes at most n sleepers on addr and returns how many it woke
+// (0 on an error).
 func futexWakeN(addr *atomic.Int32, n int32) int {
-	r, _, e := unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWake|futexPrivate,
-		uintptr(n), 0, 0, 0)
+	r, e := futex.Wake(addr, n)
 	if e != 0 {
 		return 0
 	}
-	return int(r)
+	return r
 }
 
-// futexCmpRequeueN: if *from == val, wake up to nwake sleepers on from and
-// move up to nrequeue of the rest onto to's queue, atomically under the
-// kernel's hash-bucket locks. It returns woken+requeued, or EAGAIN when
-// *from != val. The kernel wakes first and requeues after, so with nwake=1
-// and a result r > 0, exactly one was woken and r-1 requeued.
-func futexCmpRequeueN(from *atomic.Int32, nwake, nrequeue int32, to *atomic.Int32, val int32) (int, unix.Errno) {
-	r, _, e := unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(from)), futexCmpRequeue|futexPrivate,
-		uintptr(nwake), uintptr(nrequeue), uintptr(unsafe.Pointer(to)), uintptr(uint32(val)))
-	return int(r), e
-}
-
-const wakeAll = math.MaxInt32
+const wakeAll = futex.WakeAll
 
 // Mutex states.
 const (
@@ -108,7 +76,7 @@ func (m *Mutex) lockContended() {
 		}
 		// Sleeps only while the word is still 2 (checked by the kernel
 		// under its bucket lock, against which FUTEX_WAKE synchronises).
-		futexWaitV(&m.state, contended)
+		futex.Wait(&m.state, contended, nil)
 		state = m.spin()
 	}
 }
@@ -129,7 +97,7 @@ func (m *Mutex) spin() int32 {
 // (and the next unlock wakes) while requeued sleepers may remain.
 func (m *Mutex) LockContended() {
 	for m.state.Swap(contended) != unlocked {
-		futexWaitV(&m.state, contended)
+		futex.Wait(&m.state, contended, nil)
 	}
 }
 
@@ -176,7 +144,7 @@ type Condvar struct {
 func (c *Condvar) Wait(m *Mutex) {
 	v := c.seq.Load()
 	m.Unlock()
-	futexWaitV(&c.seq, v)
+	futex.Wait(&c.seq, v, nil)
 	m.Lock()
 }
 
@@ -241,7 +209,7 @@ type RequeueCondvar struct {
 func (c *RequeueCondvar) Wait(m *Mutex) {
 	v := c.seq.Load()
 	m.Unlock()
-	futexWaitV(&c.seq, v)
+	futex.Wait(&c.seq, v, nil)
 	m.LockContended()
 }
 
@@ -279,7 +247,7 @@ func (c *RequeueCondvar) NotifyOne(m *Mutex) (woken, requeued int) {
 func (c *RequeueCondvar) requeue(m *Mutex, nwake, nrequeue int32) (woken, requeued int) {
 	v := c.seq.Add(1)
 	for {
-		r, e := futexCmpRequeueN(&c.seq, nwake, nrequeue, &m.state, v)
+		r, e := futex.CmpRequeue(&c.seq, nwake, nrequeue, &m.state, v)
 		if e == unix.EAGAIN {
 			v = c.seq.Load()
 			continue
@@ -304,7 +272,7 @@ type Event struct {
 // Wait blocks until Set.
 func (e *Event) Wait() {
 	for e.v.Load() == 0 {
-		futexWaitV(&e.v, 0)
+		futex.Wait(&e.v, 0, nil)
 	}
 }
 

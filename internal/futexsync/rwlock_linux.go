@@ -5,6 +5,8 @@ package futexsync
 import (
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/parkbench/parkbench/internal/futex"
 )
 
 // RwLock is Rust std's Linux futex reader-writer lock
@@ -118,7 +120,7 @@ func (rw *RwLock) readContended() {
 			}
 		}
 		// Wait for the state to change.
-		futexWaitV(word32(&rw.state), int32(s|rwReadersWaiting))
+		futex.Wait(word32(&rw.state), int32(s|rwReadersWaiting), nil)
 		// Spin again after waking up.
 		s = rw.spinRead()
 	}
@@ -186,7 +188,7 @@ func (rw *RwLock) writeContended() {
 			continue
 		}
 		// Wait for the state to change.
-		futexWaitV(word32(&rw.writerNotify), int32(seq))
+		futex.Wait(word32(&rw.writerNotify), int32(seq), nil)
 		// Spin again after waking up.
 		s = rw.spinWrite()
 	}

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/parkbench/parkbench/internal/futex"
 )
 
 // futexAddrWait is the Linux futex as an addrWaitAPI: the darwin parker's
@@ -17,10 +19,10 @@ func (futexAddrWait) wait(addr *atomic.Int32, expect int32, timeout time.Duratio
 		t := unix.NsecToTimespec(int64(timeout))
 		ts = &t
 	}
-	futexWaitRel(addr, expect, ts)
+	futex.Wait(addr, expect, ts)
 }
 
-func (futexAddrWait) wake(addr *atomic.Int32) { futexWakeN(addr, 1) }
+func (futexAddrWait) wake(addr *atomic.Int32) { futex.Wake(addr, 1) }
 
 var futexAddrWaitPoints = newAddrWaitPoints("futex-addrwait")
 

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/parkbench/parkbench/internal/futex"
 )
 
 const cbPrimitives = "mutex and condvar are futex-based (Rust std's on Linux), blocking the OS thread"
@@ -47,14 +49,14 @@ func (m *cbMutex) lockContended() {
 		if s != 2 && m.state.Swap(2) == 0 {
 			return
 		}
-		futexWaitRel(&m.state, 2, nil)
+		futex.Wait(&m.state, 2, nil)
 		s = m.spin()
 	}
 }
 
 func (m *cbMutex) Unlock() {
 	if m.state.Swap(0) == 2 {
-		futexWakeN(&m.state, 1)
+		futex.Wake(&m.state, 1)
 	}
 }
 
@@ -73,17 +75,17 @@ func (c *cbCond) Wait(m *cbMutex, timed bool, deadline time.Time) {
 	m.Unlock()
 	if timed {
 		if ts, ok := monoAbs(deadline); ok {
-			futexWaitAbs(&c.seq, v, &ts)
+			futex.WaitAbs(&c.seq, v, &ts)
 		} else {
-			futexWaitAbs(&c.seq, v, nil)
+			futex.WaitAbs(&c.seq, v, nil)
 		}
 	} else {
-		futexWaitAbs(&c.seq, v, (*unix.Timespec)(nil))
+		futex.WaitAbs(&c.seq, v, (*unix.Timespec)(nil))
 	}
 	m.Lock()
 }
 
 func (c *cbCond) NotifyOne() {
 	c.seq.Add(1)
-	futexWakeN(&c.seq, 1)
+	futex.Wake(&c.seq, 1)
 }

@@ -33,7 +33,7 @@ import (
 
 const futexCgoBuilt = true
 
-// futexWaitCgo is futexWaitRel through a cgo call: runtime.cgocall enters
+// futexWaitCgo is futex.Wait through a cgo call: runtime.cgocall enters
 // the syscall state with entersyscall, as Syscall6 does, but from the cgo
 // path (the wait runs on the thread's system stack, in C). The word is a
 // field of a heap object without Go pointers, which cgo lets C read for the

@@ -7,8 +7,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/parkbench/parkbench/internal/chaos"
 	"golang.org/x/sys/unix"
+
+	"github.com/parkbench/parkbench/internal/chaos"
+	"github.com/parkbench/parkbench/internal/futex"
 )
 
 // futexParker is parking_lot_core's linux.rs: one int32, 1 = "should park",
@@ -119,11 +121,11 @@ func (p *futexParker) wait(ts *unix.Timespec) unix.Errno {
 		if ts == nil || ts.Nano() > slice.Nano() {
 			ts = &slice
 		}
-		e = futexWaitRelRaw(&p.state, 1, ts)
+		e = futex.WaitRaw(&p.state, 1, ts)
 	case how.cgo:
 		e = futexWaitCgo(&p.state, 1, ts)
 	default:
-		e = futexWaitRel(&p.state, 1, ts)
+		e = futex.Wait(&p.state, 1, ts)
 	}
 	switch e {
 	case unix.EAGAIN:
@@ -153,7 +155,7 @@ func (p *futexParker) ParkUntil(deadline time.Time) bool {
 			chaos.Point("futex.park-until.timed-out")
 			return false
 		}
-		if !fitsTimespec(rem) {
+		if !futex.FitsTimespec(rem) {
 			// linux.rs: a timeout that overflows time_t sleeps
 			// indefinitely.
 			p.Park()
@@ -189,9 +191,9 @@ func (h *futexUnpark) Unpark() {
 	chaos.Point("futex.unpark.before-wake")
 	var e unix.Errno
 	if h.how.raw {
-		e = futexWakeRaw(&h.state) // never blocks: safe raw
+		e = futex.WakeRaw(&h.state) // never blocks: safe raw
 	} else {
-		_, e = futexWakeN(&h.state, 1)
+		_, e = futex.Wake(&h.state, 1)
 	}
 	if e != 0 && e != unix.EFAULT {
 		panic("parkers: futex wake: " + e.Error())

@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/parkbench/parkbench/internal/chaos"
 	"github.com/parkbench/parkbench/internal/schedacct"
-	"golang.org/x/sys/unix"
 )
 
 // The scheduler's steals of a parked thread's P, counted in the runtime

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/parkbench/parkbench/internal/futex"
 )
 
 func init() {
@@ -19,7 +21,7 @@ func init() {
 // monoAbs is monoAbsNs as a timespec.
 func monoAbs(deadline time.Time) (unix.Timespec, bool) {
 	ns, ok := monoAbsNs(deadline)
-	if !ok || !fitsTimespec(time.Duration(ns)) {
+	if !ok || !futex.FitsTimespec(time.Duration(ns)) {
 		return unix.Timespec{}, false
 	}
 	return unix.NsecToTimespec(ns), true

@@ -6,8 +6,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/parkbench/parkbench/internal/chaos"
 	"golang.org/x/sys/unix"
+
+	"github.com/parkbench/parkbench/internal/chaos"
+	"github.com/parkbench/parkbench/internal/futex"
 )
 
 // Rust std's futex thread parker (library/std/src/sys/sync/thread_parking/
@@ -44,7 +46,7 @@ func (p *stdParker) futexWait(expected int32, abs *unix.Timespec) bool {
 			p.immediate++
 			return true
 		}
-		switch e := futexWaitAbs(&p.state, expected, abs); e {
+		switch e := futex.WaitAbs(&p.state, expected, abs); e {
 		case unix.EINTR:
 			continue
 		case unix.ETIMEDOUT:
@@ -109,7 +111,7 @@ func (p *stdParker) ParkDeadline(deadline time.Time) bool {
 func (p *stdParker) Unpark() {
 	if p.state.Swap(stdNotified) == stdParked {
 		chaos.Point("std.unpark.before-wake")
-		futexWakeN(&p.state, 1)
+		futex.Wake(&p.state, 1)
 	}
 }
 

@@ -112,7 +112,7 @@ func (c Catalog[T]) valid() string {
 //     given twice as a mistake (each name is one configuration).
 //
 // The result has each item once: All and a name it already includes do not
-// run it twice.
+// run it twice. A selection of none (every item skipped) is refused.
 func (c Catalog[T]) Resolve(field string, names []string) (Selection[T], error) {
 	var sel Selection[T]
 	if len(names) == 0 {
@@ -166,6 +166,9 @@ func (c Catalog[T]) Resolve(field string, names []string) (Selection[T], error) 
 			add(it)
 		}
 	}
+	if len(sel.Items) == 0 {
+		return sel, Bad(field, "no %s is available here: %s", c.noun(), strings.Join(sel.Warnings, "; "))
+	}
 	return sel, nil
 }
 
@@ -184,4 +187,16 @@ func (c Catalog[T]) lookup(name string) (T, bool) {
 func (c Catalog[T]) Runs(name string) bool {
 	it, ok := c.lookup(name)
 	return ok && c.never(it) == "" && c.Info(it).Why == ""
+}
+
+// Why is the reason unavailable gives ("" when it is nil or says nothing):
+// for implementations whose availability is a function of the machine.
+func Why(unavailable func() error) string {
+	if unavailable == nil {
+		return ""
+	}
+	if err := unavailable(); err != nil {
+		return err.Error()
+	}
+	return ""
 }

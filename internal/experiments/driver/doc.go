@@ -1,31 +1,48 @@
 // Package driver holds what every parkbench experiment shares, once:
-// progress reporting, the option-error type, the placements and their
-// pinning, the switch of the parking lot's parker, the latency histogram and
-// the statistics over rounds. It imports no experiment; every experiment
-// package imports it (cmd -> experiments -> experiments/<name> -> driver).
+// progress reporting, the option-error type and the count checks, the
+// implementation catalogue (Catalog: one meaning of "all", one message for
+// an unknown name), the placements and their pinning, the switch of the
+// parking lot's parker, the foreign-CPU warning, the latency histogram and
+// the statistics over rounds (Median, NearestRank). It imports no
+// experiment; every experiment package imports it (cmd -> experiments ->
+// experiments/<name> -> driver).
 //
 // # Adding an experiment
 //
 // An experiment is one package internal/experiments/<name> (see e12, herd,
-// timeout, stacks) that exports the same shape:
+// lock, timeout, stacks), cut alike:
 //
-//	type Options struct{ ... }            // every knob, with doc comments
-//	func DefaultOptions() Options          // the study's method
-//	func QuickOptions() Options            // a short run (--quick)
-//	func (o Options) Validate() error      // *OptionError naming an Options field
-//	func Impls() []driver.ImplInfo         // every accepted --impl name, with why not here
-//	func Run(ctx context.Context, o Options, p driver.Progress) (*results.Experiment, error)
-//	func Claims(...) []results.Claim       // the claims, from the numbers just measured
+//	doc.go      the package doc: what it measures and how, naming every
+//	            experiment the package holds (e12 and lock hold two)
+//	options.go  type Options struct{ ... }       // every knob, with doc comments
+//	            func DefaultOptions() Options     // the study's method
+//	            func QuickOptions() Options       // a short run (--quick)
+//	            func (o Options) Validate() error // Check(plan(o))
+//	            func plan(o Options) (*xPlan, error) // validates once, resolves names
+//	impls.go    a Catalog of its implementations; Impls() []ImplInfo, ImplNames()
+//	run.go      func Plan(o Options) (Plan, error) // Prepared(plan(o))
+//	            func Run(ctx, o, progress) (*results.Experiment, error) // RunPlanned
+//	            func (p *xPlan) Run(ctx, progress) // the measurement
+//	claims.go   func Claims(...) []results.Claim  // from the numbers just measured
 //
-// and a doc.go with its method. Run validates first (the same Validate), never
-// prints, checks ctx between configurations (Interrupted) and returns
-// ctx.Err() when cancelled, and reports progress through p (nil is fine).
-// Bad input is an *OptionError built with Bad(field, ...): Field is the Go
-// name of the Options field at fault ("Impls", "LotParker"), never a flag;
-// the command maps fields back to its flags (cmd/parkbench/options.go).
-// Register the experiment in internal/experiments/registry.go so that
-// `parkbench list` shows it and its implementations, and give its command a
-// flag table in cmd/parkbench.
+// plan validates every option and resolves every name once (through
+// Catalog.Resolve and LotParker), before anything is measured: a suite or
+// a command plans all it will run first and never validates twice. Run
+// never prints, checks ctx between configurations (Interrupted) and returns
+// ctx.Err() when cancelled, reports progress through p (nil is fine), puts
+// ForeignWarning on a configuration whose foreign-load window was busy.
+// Bad input is an *OptionError built with Bad(field, ...) or the Check*
+// helpers: Field is the Go name of the Options field at fault ("Impls",
+// "LotParker"), never a flag. The command maps fields back to its flags
+// from its flag table (cmd/parkbench/flags.go).
+//
+// Then: an entry in internal/experiments/registry.go (so that `parkbench
+// list` shows it and its implementations; Flag when its names are not
+// given by --impl), and one command file, cmd/parkbench/<package>.go: the
+// command's texts, DefaultOptions/QuickOptions/Plan, and its flag table
+// (one line per flag: name, Options field, usage, the field). Nothing else
+// in cmd changes: the flags' defaults, --quick and the error-to-flag map
+// come from the table.
 package driver
 
 import "context"

@@ -1,6 +1,9 @@
 package driver
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // OptionError is bad input: an option out of range, an unknown or
 // unavailable implementation, a placement this machine cannot do. Field is
@@ -25,6 +28,35 @@ func Bad(field, format string, a ...any) error {
 func CheckCount(field, what string, v, lo, hi int) error {
 	if v < lo || v > hi {
 		return Bad(field, "invalid %s %d: must be between %d and %d", what, v, lo, hi)
+	}
+	return nil
+}
+
+// CheckCounts refuses an empty list of counts ("give at least one <what>")
+// and any count outside [lo, hi] (as CheckCount).
+func CheckCounts(field, what string, vs []int, lo, hi int) error {
+	if len(vs) == 0 {
+		return Bad(field, "give at least one %s", what)
+	}
+	for _, v := range vs {
+		if err := CheckCount(field, what, v, lo, hi); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckDurations refuses an empty list of durations ("give at least one
+// <what>") and any outside [lo, hi]: "invalid <what> <d>: must be between
+// lo and hi".
+func CheckDurations(field, what string, ds []time.Duration, lo, hi time.Duration) error {
+	if len(ds) == 0 {
+		return Bad(field, "give at least one %s", what)
+	}
+	for _, d := range ds {
+		if d < lo || d > hi {
+			return Bad(field, "invalid %s %v: must be between %v and %v", what, d, lo, hi)
+		}
 	}
 	return nil
 }

@@ -13,6 +13,21 @@ import (
 // suite or a command that plans first never validates twice.
 type Plan func(ctx context.Context, progress Progress) (*results.Experiment, error)
 
+// Prepared is an experiment's Plan from its own plan function, which
+// returns its validated run p (or why o is bad): p.Run.
+func Prepared[P interface {
+	Run(context.Context, Progress) (*results.Experiment, error)
+}](p P, err error) (Plan, error) {
+	if err != nil {
+		return nil, err
+	}
+	return p.Run, nil
+}
+
+// Check is an experiment's Validate from its own plan function: the
+// plan's error alone.
+func Check[P any](_ P, err error) error { return err }
+
 // RunPlanned plans o with plan and, if o is valid, runs it: what each
 // experiment's Run is.
 func RunPlanned[O any](ctx context.Context, o O, plan func(O) (Plan, error), progress Progress) (*results.Experiment, error) {

@@ -122,10 +122,7 @@ func (c latencyConfig) key() string {
 // gaps, implementation names (unknown: the valid names; unavailable here:
 // why), the lot parker and the placements this machine can do. Errors are
 // *driver.OptionError naming the field.
-func (o LatencyOptions) Validate() error {
-	_, err := planLatency(o)
-	return err
-}
+func (o LatencyOptions) Validate() error { return driver.Check(planLatency(o)) }
 
 // latencyPlan is a validated latency run: its configurations in run order,
 // what was skipped, and the lot's parker resolved.
@@ -161,11 +158,7 @@ func planLatency(o LatencyOptions) (*latencyPlan, error) {
 			return nil, driver.Bad("Gaps", "invalid gap %v: must be between 0 and %v", g, MaxGap)
 		}
 	}
-	sel, err := catalog().Resolve("Impls", o.Impls)
-	if err != nil {
-		return nil, err
-	}
-	lotBackend, err := driver.LotParker("LotParker", o.LotParker)
+	sel, lotBackend, err := resolve(catalog(), o.Impls, o.LotParker)
 	if err != nil {
 		return nil, err
 	}
@@ -296,10 +289,7 @@ type selfwakeImpl struct {
 
 // Validate checks every option without measuring anything (as
 // LatencyOptions.Validate).
-func (o SelfwakeOptions) Validate() error {
-	_, err := planSelfwake(o)
-	return err
-}
+func (o SelfwakeOptions) Validate() error { return driver.Check(planSelfwake(o)) }
 
 // selfwakePlan is a validated selfwake run.
 type selfwakePlan struct {
@@ -318,11 +308,7 @@ func planSelfwake(o SelfwakeOptions) (*selfwakePlan, error) {
 			return nil, err
 		}
 	}
-	sel, err := selfwakeCatalog().Resolve("Impls", o.Impls)
-	if err != nil {
-		return nil, err
-	}
-	lotBackend, err := driver.LotParker("LotParker", o.LotParker)
+	sel, lotBackend, err := resolve(selfwakeCatalog(), o.Impls, o.LotParker)
 	if err != nil {
 		return nil, err
 	}
@@ -331,4 +317,15 @@ func planSelfwake(o SelfwakeOptions) (*selfwakePlan, error) {
 		p.impls = append(p.impls, selfwakeImpl{e12Impl: im})
 	}
 	return p, nil
+}
+
+// resolve reads the implementation names and the lot's parker, as both
+// experiments take them.
+func resolve(c driver.Catalog[e12Impl], names []string, lotParker string) (driver.Selection[e12Impl], parkers.Backend, error) {
+	sel, err := c.Resolve("Impls", names)
+	if err != nil {
+		return sel, parkers.Backend{}, err
+	}
+	b, err := driver.LotParker("LotParker", lotParker)
+	return sel, b, err
 }

@@ -39,9 +39,9 @@ import (
 // slot is one side's mailbox, alone on its cache line (the wake moves one
 // line between cores, as in the C reference).
 type slot struct {
-	flag  atomic.Uint32 // 1: a wake is pending for this side
-	cpu   atomic.Int32  // waker's CPU at a sampled wake (unpinned runs)
-	stamp atomic.Int64  // waker's monotonic ns; -1 asks the side to stop
+	flag  atomic.Int32 // 1: a wake is pending for this side (a futex word for the twins)
+	cpu   atomic.Int32 // waker's CPU at a sampled wake (unpinned runs)
+	stamp atomic.Int64 // waker's monotonic ns; -1 asks the side to stop
 	// park is spin-1line's should-park word (oneline.go), on the flag's
 	// line; no other mechanism touches it.
 	park atomic.Uint32

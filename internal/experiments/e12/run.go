@@ -23,13 +23,7 @@ import (
 
 // PlanLatency validates o (an *driver.OptionError for bad input) and
 // returns the run it describes, measuring nothing yet.
-func PlanLatency(o LatencyOptions) (driver.Plan, error) {
-	p, err := planLatency(o)
-	if err != nil {
-		return nil, err
-	}
-	return p.run, nil
-}
+func PlanLatency(o LatencyOptions) (driver.Plan, error) { return driver.Prepared(planLatency(o)) }
 
 // RunLatency runs E12: for each implementation x placement x gap, a
 // ping-pong between two participant threads, warm-up then Rounds rounds of
@@ -41,7 +35,7 @@ func RunLatency(ctx context.Context, o LatencyOptions, progress driver.Progress)
 	return driver.RunPlanned(ctx, o, PlanLatency, progress)
 }
 
-func (p *latencyPlan) run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
+func (p *latencyPlan) Run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
 	o, plan, lotBackend := p.o, p.configs, p.lot
 	exp := &results.Experiment{
 		Name:     "latency",

@@ -97,13 +97,7 @@ func (selfSyscall) pairs(n int) {
 func (selfSyscall) slept() int { return 0 }
 
 // PlanSelfwake validates o and returns the run it describes.
-func PlanSelfwake(o SelfwakeOptions) (driver.Plan, error) {
-	p, err := planSelfwake(o)
-	if err != nil {
-		return nil, err
-	}
-	return p.run, nil
-}
+func PlanSelfwake(o SelfwakeOptions) (driver.Plan, error) { return driver.Prepared(planSelfwake(o)) }
 
 // RunSelfwake runs the reverse check for every implementation: per round,
 // Samples samples of Pairs wake-then-wait pairs on one participant thread
@@ -113,7 +107,7 @@ func RunSelfwake(ctx context.Context, o SelfwakeOptions, progress driver.Progres
 	return driver.RunPlanned(ctx, o, PlanSelfwake, progress)
 }
 
-func (p *selfwakePlan) run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
+func (p *selfwakePlan) Run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
 	o, plan, lotBackend := p.o, p.impls, p.lot
 	var err error
 	exp := &results.Experiment{

@@ -2,9 +2,10 @@ package e12
 
 import (
 	"sync/atomic"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/parkbench/parkbench/internal/futex"
 )
 
 // The Go twins of the C reference: exactly cref.c's protocol (the flag is
@@ -16,13 +17,9 @@ import (
 // twinAvailable: the twins run here.
 func twinAvailable() error { return nil }
 
-const (
-	futexWaitPrivate = 0 | 128 // FUTEX_WAIT | FUTEX_PRIVATE_FLAG
-	futexWakePrivate = 1 | 128 // FUTEX_WAKE | FUTEX_PRIVATE_FLAG
-)
-
-// twinFutex waits with FUTEX_WAIT_PRIVATE(flag, 0) through unix.Syscall6
-// (scheduler-aware, as the futex backend) and wakes with FUTEX_WAKE_PRIVATE.
+// twinFutex waits with FUTEX_WAIT_PRIVATE(flag, 0) through futex.Wait
+// (unix.Syscall6: scheduler-aware, as the futex backend) and wakes with
+// FUTEX_WAKE_PRIVATE.
 // No wake is lost: the kernel compares the word with 0 under its bucket
 // lock before sleeping, and the waker stores 1 before FUTEX_WAKE, which
 // takes the same lock (see cref.c).
@@ -37,8 +34,7 @@ func (m *twinFutex) wait(me int) bool {
 	}
 	slept := false
 	for f.Load() == 0 {
-		_, _, e := unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(f)), futexWaitPrivate, 0, 0, 0, 0)
-		if e != unix.EAGAIN {
+		if e := futex.Wait(f, 0, nil); e != unix.EAGAIN {
 			slept = true
 		}
 	}
@@ -46,7 +42,7 @@ func (m *twinFutex) wait(me int) bool {
 }
 
 func (m *twinFutex) wake(peer int) {
-	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&m.pp.slots[peer].flag)), futexWakePrivate, 1, 0, 0, 0)
+	futex.Wake(&m.pp.slots[peer].flag, 1)
 }
 
 func (m *twinFutex) immediate() uint64 { return 0 }
@@ -77,17 +73,16 @@ func (m *twinSpin) immediate() uint64 { return 0 }
 // finds it set.
 type selfTwin struct {
 	futex bool
-	word  atomic.Uint32
+	word  atomic.Int32
 	n     int // waits that slept
 }
 
 func (s *selfTwin) setup() { s.word.Store(1) }
 func (s *selfTwin) pairs(n int) {
-	addr := uintptr(unsafe.Pointer(&s.word))
 	for i := 0; i < n; i++ {
 		if s.futex {
-			unix.Syscall6(unix.SYS_FUTEX, addr, futexWakePrivate, 1, 0, 0, 0)
-			if _, _, e := unix.Syscall6(unix.SYS_FUTEX, addr, futexWaitPrivate, 0, 0, 0, 0); e == 0 {
+			futex.Wake(&s.word, 1)
+			if e := futex.Wait(&s.word, 0, nil); e == 0 {
 				s.n++
 			}
 		} else {

@@ -168,11 +168,11 @@ func TestHerdAcceptsAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.impls) != len(Impls())-strings.Count(fmt.Sprint(p.warnings), "not available here") {
-		t.Errorf("all: %d implementations, warnings %q", len(p.impls), p.warnings)
+	if len(p.Items) != len(Impls())-strings.Count(fmt.Sprint(p.Warnings), "not available here") {
+		t.Errorf("all: %d implementations, warnings %q", len(p.Items), p.Warnings)
 	}
-	if len(p.placements)+strings.Count(fmt.Sprint(p.warnings), "skipped: placement") != len(driver.Placements) {
-		t.Errorf("all: placements %v, warnings %q", p.placements, p.warnings)
+	if len(p.placements)+strings.Count(fmt.Sprint(p.Warnings), "skipped: placement") != len(driver.Placements) {
+		t.Errorf("all: placements %v, warnings %q", p.placements, p.Warnings)
 	}
 }
 

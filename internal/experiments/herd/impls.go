@@ -118,13 +118,7 @@ func catalog() driver.Catalog[implSpec] {
 }
 
 func (im implSpec) info() driver.ImplInfo {
-	info := driver.ImplInfo{Name: im.name, Kind: im.kind, Summary: im.summary}
-	if im.unavailable != nil {
-		if err := im.unavailable(); err != nil {
-			info.Why = err.Error()
-		}
-	}
-	return info
+	return driver.ImplInfo{Name: im.name, Kind: im.kind, Summary: im.summary, Why: driver.Why(im.unavailable)}
 }
 
 // ImplNames returns every --impl name of the herd, in order.
@@ -133,16 +127,14 @@ func ImplNames() []string { return catalog().Names() }
 // Impls describes every herd implementation.
 func Impls() []driver.ImplInfo { return catalog().Infos() }
 
-// lotPrim: lot.Condvar + lot.Mutex.
+// lotPrim: lot.Condvar + lot.Mutex (whose Lock and Unlock it has).
 type lotPrim struct {
-	m       lot.Mutex
+	lot.Mutex
 	c       lot.Condvar
 	wakeAll bool
 }
 
-func (p *lotPrim) Lock()   { p.m.Lock() }
-func (p *lotPrim) Unlock() { p.m.Unlock() }
-func (p *lotPrim) Wait()   { p.c.Wait(&p.m) }
+func (p *lotPrim) Wait() { p.c.Wait(&p.Mutex) }
 func (p *lotPrim) NotifyAll(bool) notifyOut {
 	if p.wakeAll {
 		n := p.c.NotifyAllWake()
@@ -163,13 +155,11 @@ func (p *lotPrim) NotifyOne(bool) notifyOut {
 
 // futexPrim: std's futex Condvar + Mutex.
 type futexPrim struct {
-	m futexsync.Mutex
+	futexsync.Mutex
 	c futexsync.Condvar
 }
 
-func (p *futexPrim) Lock()   { p.m.Lock() }
-func (p *futexPrim) Unlock() { p.m.Unlock() }
-func (p *futexPrim) Wait()   { p.c.Wait(&p.m) }
+func (p *futexPrim) Wait() { p.c.Wait(&p.Mutex) }
 
 // NotifyAll: std's notify_all returns (); unparked is the kernel's count of
 // threads FUTEX_WAKE woke.
@@ -182,47 +172,43 @@ func (p *futexPrim) NotifyOne(bool) notifyOut {
 
 // requeuePrim: the CMP_REQUEUE condvar on the futex Mutex.
 type requeuePrim struct {
-	m futexsync.Mutex
+	futexsync.Mutex
 	c futexsync.RequeueCondvar
 }
 
-func (p *requeuePrim) Lock()   { p.m.Lock() }
-func (p *requeuePrim) Unlock() { p.m.Unlock() }
-func (p *requeuePrim) Wait()   { p.c.Wait(&p.m) }
+func (p *requeuePrim) Wait() { p.c.Wait(&p.Mutex) }
 func (p *requeuePrim) NotifyAll(held bool) notifyOut {
-	var w, r int
 	if held {
-		w, r = p.c.NotifyAllLocked(&p.m)
-	} else {
-		w, r = p.c.NotifyAll(&p.m)
+		return kernelSplit(p.c.NotifyAllLocked(&p.Mutex))
 	}
-	return notifyOut{ret: -1, unparked: w, requeued: r}
+	return kernelSplit(p.c.NotifyAll(&p.Mutex))
 }
 func (p *requeuePrim) NotifyOne(held bool) notifyOut {
-	var w, r int
 	if held {
-		w, r = p.c.NotifyOneLocked(&p.m)
-	} else {
-		w, r = p.c.NotifyOne(&p.m)
+		return kernelSplit(p.c.NotifyOneLocked(&p.Mutex))
 	}
-	return notifyOut{ret: -1, unparked: w, requeued: r}
+	return kernelSplit(p.c.NotifyOne(&p.Mutex))
+}
+
+// kernelSplit is FUTEX_CMP_REQUEUE's woken / requeued split of a notify
+// whose API returns nothing.
+func kernelSplit(woken, requeued int) notifyOut {
+	return notifyOut{ret: -1, unparked: woken, requeued: requeued}
 }
 
 // syncPrim: sync.Cond + sync.Mutex.
 type syncPrim struct {
-	m sync.Mutex
+	sync.Mutex
 	c *sync.Cond
 }
 
 func newSyncPrim() *syncPrim {
 	p := &syncPrim{}
-	p.c = sync.NewCond(&p.m)
+	p.c = sync.NewCond(&p.Mutex)
 	return p
 }
 
-func (p *syncPrim) Lock()   { p.m.Lock() }
-func (p *syncPrim) Unlock() { p.m.Unlock() }
-func (p *syncPrim) Wait()   { p.c.Wait() }
+func (p *syncPrim) Wait() { p.c.Wait() }
 func (p *syncPrim) NotifyAll(bool) notifyOut {
 	p.c.Broadcast()
 	return notifyOut{ret: -1, unparked: -1, requeued: -1}

@@ -53,6 +53,7 @@ const (
 // notify_all with the mutex held, 5 repeats, unpinned.
 func DefaultOptions() Options {
 	return Options{
+		Impls:      []string{driver.All},
 		Waiters:    []int{1, 4, 16, 64},
 		Hold:       20 * time.Microsecond,
 		Notify:     []string{ModeAll},
@@ -73,18 +74,14 @@ func QuickOptions() Options {
 // Validate checks o without measuring anything: counts, modes, placements
 // this machine can do, and implementation names (unknown: the valid names;
 // unavailable: why). Errors are *driver.OptionError.
-func (o Options) Validate() error {
-	_, err := plan(o)
-	return err
-}
+func (o Options) Validate() error { return driver.Check(plan(o)) }
 
 // herdPlan is a validated herd run: the implementations and the
 // placements that run, and what was skipped.
 type herdPlan struct {
-	o          Options
-	impls      []implSpec
+	o Options
+	driver.Selection[implSpec]
 	placements []string
-	warnings   []string
 }
 
 // plan validates o and resolves its names: "all" (or an empty list) is
@@ -99,26 +96,23 @@ func plan(o Options) (*herdPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(sel.Items) == 0 {
-		return nil, driver.Bad("Impls", "no herd implementation is available here")
-	}
 	places, explicit, err := driver.ResolvePlacements("Placements", o.Placements)
 	if err != nil {
 		return nil, err
 	}
-	p := &herdPlan{o: o, impls: sel.Items, warnings: sel.Warnings}
+	p := &herdPlan{o: o, Selection: sel}
 	for _, pl := range places {
 		if _, _, err := driver.GroupCPUs("Placements", pl, 1); err != nil {
 			if explicit[pl] {
 				return nil, err
 			}
-			p.warnings = append(p.warnings, fmt.Sprintf("%s skipped: %v", pl, err))
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%s skipped: %v", pl, err))
 			continue
 		}
 		p.placements = append(p.placements, pl)
 	}
 	runnable := false
-	for _, im := range p.impls {
+	for _, im := range p.Items {
 		runnable = runnable || !im.goroutines || slices.Contains(p.placements, driver.Unpinned)
 	}
 	if !runnable {
@@ -129,13 +123,8 @@ func plan(o Options) (*herdPlan, error) {
 
 // validateCounts checks what needs no look at the machine.
 func (o Options) validateCounts() error {
-	if len(o.Waiters) == 0 {
-		return driver.Bad("Waiters", "waiters: give at least one N")
-	}
-	for _, n := range o.Waiters {
-		if err := driver.CheckCount("Waiters", "waiter count", n, 1, MaxWaiters); err != nil {
-			return err
-		}
+	if err := driver.CheckCounts("Waiters", "waiter count", o.Waiters, 1, MaxWaiters); err != nil {
+		return err
 	}
 	if o.Hold < 0 || o.Hold > time.Second {
 		return driver.Bad("Hold", "invalid hold %v: must be between 0 and 1s", o.Hold)

@@ -141,17 +141,11 @@ func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Exp
 
 // Plan validates o (an *driver.OptionError for bad input) and returns the
 // run it describes, measuring nothing yet.
-func Plan(o Options) (driver.Plan, error) {
-	p, err := plan(o)
-	if err != nil {
-		return nil, err
-	}
-	return p.run, nil
-}
+func Plan(o Options) (driver.Plan, error) { return driver.Prepared(plan(o)) }
 
-func (p *herdPlan) run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
-	o, impls := p.o, p.impls
-	exp := &results.Experiment{Name: "herd", Metrics: Metrics, Options: o.asMap(impls), Warnings: p.warnings}
+func (p *herdPlan) Run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
+	o, impls := p.o, p.Items
+	exp := &results.Experiment{Name: "herd", Metrics: Metrics, Options: o.asMap(impls), Warnings: p.Warnings}
 
 	var groups []configGroup
 	for _, pl := range p.placements {

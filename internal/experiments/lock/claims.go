@@ -2,6 +2,7 @@ package lock
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +17,8 @@ const (
 	ClaimSpin     = "lock-spin-loses-oversubscribed"
 	ClaimLotFair  = "lock-lot-eventual-fairness"
 	ClaimSyncFair = "lock-sync-starvation-bound"
+	// ClaimRwWriters is --rwlock's claim.
+	ClaimRwWriters = "rwlock-writers-progress"
 )
 
 // busyForeign: above this fraction of the machine's CPU used by other
@@ -181,4 +184,38 @@ func safeDiv(a, b float64) float64 {
 		return 0
 	}
 	return a / b
+}
+
+// RwClaims evaluates the rwlock claim: writers make progress under a
+// steady read load, for every implementation: in every repeat of every
+// configuration with writers and readers, write_mops > 0 and every
+// writer thread acquired the lock at least once.
+func RwClaims(configs []*results.Config) []results.Claim {
+	cl := results.Claim{ID: ClaimRwWriters, Statement: "writers make progress under a steady read load, for every implementation (write_mops > 0 and every writer thread acquired the lock at least once, in every repeat)"}
+	evaluated := 0
+	var bad []string
+	for _, c := range configs {
+		if c.Params["pattern"] != "rwlock" || c.Params["writers"] == "0" || c.Params["readers"] == "0" {
+			continue
+		}
+		evaluated++
+		for i, r := range c.Rounds {
+			wm, minAcq := r.Metrics[MWriteMops], r.Metrics[MWriterMin]
+			if !(wm > 0) || !(minAcq >= 1) || math.IsNaN(minAcq) {
+				bad = append(bad, fmt.Sprintf("%s repeat %d: write_mops %.4f, least writer %.0f acquisitions", c.Key, i+1, wm, minAcq))
+			}
+		}
+	}
+	switch {
+	case evaluated == 0:
+		cl.Verdict = results.NotEvaluated
+		cl.Evidence = "needs a configuration with at least one reader and one writer"
+	case len(bad) > 0:
+		cl.Verdict = results.DoesNotHold
+		cl.Evidence = strings.Join(bad, "; ")
+	default:
+		cl.Verdict = results.Holds
+		cl.Evidence = fmt.Sprintf("%d of %d configurations: every writer acquired the lock in every repeat", evaluated, evaluated)
+	}
+	return []results.Claim{cl}
 }

@@ -41,13 +41,9 @@ func goImpl[M any, PM interface {
 	*M
 	locker
 }](name, kind, summary string, init func(*M) error, free func(*M)) impl {
-	return impl{
-		name: name, kind: kind, summary: summary,
-		run: func(ctx context.Context, sp spec) (*raw, error) {
-			return goRun[M, PM](ctx, sp, init, free)
-		},
-		uncontended: func() float64 { return goUncontended[M, PM](init, free) },
-	}
+	run := func(ctx context.Context, sp spec) (*raw, error) { return goRun[M, PM](ctx, sp, init, free) }
+	unc := func() float64 { return goUncontended[M, PM](init, free) }
+	return impl{name: name, kind: kind, summary: summary, run: run, uncontended: unc}
 }
 
 // locker is what the loop needs of a lock.
@@ -63,20 +59,13 @@ func (m *lotFair) Unlock() { m.Mutex.UnlockFair() }
 
 // pthreadLock is glibc's pthread_mutex_t through cgo: one crossing per
 // Lock and per Unlock.
-type pthreadLock struct{ m *cref.PthreadMutex }
-
-func (m *pthreadLock) Lock()   { m.m.Lock() }
-func (m *pthreadLock) Unlock() { m.m.Unlock() }
+type pthreadLock struct{ *cref.PthreadMutex }
 
 func pthreadInit(m *pthreadLock) (err error) {
-	m.m, err = cref.NewPthreadMutex()
+	m.PthreadMutex, err = cref.NewPthreadMutex()
 	return err
 }
-func pthreadFree(m *pthreadLock) {
-	if m.m != nil {
-		m.m.Free()
-	}
-}
+func pthreadFree(m *pthreadLock) { m.Free() }
 
 // spinLock is test-and-test-and-set: try the swap only when a plain load
 // saw the lock free; while it is taken, re-read it with a relax between
@@ -104,14 +93,6 @@ func (l *spinLock) Unlock() { l.w.Store(0) }
 
 // allImpls lists every implementation in run order.
 func allImpls() []impl {
-	futexWhy := ""
-	if !futexsync.Supported {
-		futexWhy = "Rust std's futex mutex needs Linux futexes"
-	}
-	cWhy := ""
-	if err := cref.LockAvailable(); err != nil {
-		cWhy = err.Error()
-	}
 	out := []impl{
 		goImpl[lot.Mutex]("lot", KindGo, "parking_lot's Mutex (internal/lot): barging, eventual fairness (a fair unlock about every 0.5 ms)", nil, nil),
 		goImpl[lotFair]("lot-fair", KindGo, "lot.Mutex released with UnlockFair every time (direct handoff to the next waiter)", nil, nil),
@@ -122,15 +103,23 @@ func allImpls() []impl {
 		cImpl("c-pthread", cref.LockPthread, "the whole loop in C threads on glibc pthread_mutex_t: no Go runtime, no crossing (the floor)"),
 		cImpl("c-spin", cref.LockSpin, "the whole loop in C threads on a C TTAS spin lock with PAUSE and backoff (the floor)"),
 	}
-	for i := range out {
-		switch out[i].name {
-		case "std-futex":
-			out[i].why = futexWhy
-		case "pthread", "c-pthread", "c-spin":
-			out[i].why = cWhy
+	return whyNot(out)
+}
+
+// whyNot sets why each implementation does not run here: std-futex needs
+// Linux futexes, pthread and the C loops internal/cref (a cgo build).
+func whyNot(impls []impl) []impl {
+	for i, im := range impls {
+		switch {
+		case im.name == "std-futex" && !futexsync.Supported:
+			impls[i].why = "Rust std's futex locks need Linux futexes"
+		case im.name == "pthread" || im.c:
+			if err := cref.LockAvailable(); err != nil {
+				impls[i].why = err.Error()
+			}
 		}
 	}
-	return out
+	return impls
 }
 
 func cImpl(name string, mode cref.LockMode, summary string) impl {
@@ -174,20 +163,69 @@ func lotOverParker(name string) (impl, error) {
 	return im, nil
 }
 
-// Impls lists every implementation for help and `parkbench list`.
-func Impls() []driver.ImplInfo {
-	var out []driver.ImplInfo
-	for _, im := range allImpls() {
-		out = append(out, driver.ImplInfo{Name: im.name, Kind: im.kind, Summary: im.summary, Why: im.why})
-	}
-	return out
+// rwLocker is what the rwlock loop needs of a lock.
+type rwLocker interface {
+	locker
+	RLock()
+	RUnlock()
 }
 
-// ImplNames lists the implementation names.
-func ImplNames() []string {
-	var out []string
-	for _, im := range allImpls() {
-		out = append(out, im.name)
-	}
-	return out
+// pthreadRw is glibc's pthread_rwlock_t through cgo: one crossing per call.
+type pthreadRw struct{ *cref.PthreadRwLock }
+
+func pthreadRwInit(m *pthreadRw) (err error) {
+	m.PthreadRwLock, err = cref.NewPthreadRwLock()
+	return err
 }
+func pthreadRwFree(m *pthreadRw) { m.Free() }
+
+// rwImpl builds a Go rwlock implementation over type M.
+func rwImpl[M any, PM interface {
+	*M
+	rwLocker
+}](name, kind, summary string, init func(*M) error, free func(*M)) impl {
+	rw := func(ctx context.Context, sp rwSpec) (*rwRaw, error) { return goRwRun[M, PM](ctx, sp, init, free) }
+	return impl{name: name, kind: kind, summary: summary, rw: rw}
+}
+
+// allRwImpls lists every --rwlock implementation in run order.
+func allRwImpls() []impl {
+	c := impl{name: "c-pthread", kind: KindC, c: true,
+		summary: "the whole loop in C threads on glibc pthread_rwlock_t (readers preferred, the default): no Go runtime (the floor)",
+		rw:      func(ctx context.Context, sp rwSpec) (*rwRaw, error) { return cRwRun(ctx, sp) }}
+	out := []impl{
+		rwImpl[lot.RwLock]("lot", KindGo, "parking_lot's RwLock (internal/lot): task-fair, readers queue behind a parked writer", nil, nil),
+		rwImpl[sync.RWMutex]("sync", KindGo, "Go's sync.RWMutex: a pending writer blocks new readers", nil, nil),
+		rwImpl[futexsync.RwLock]("std-futex", KindGo, "Rust std's futex rwlock (internal/futexsync): writer-preferring", nil, nil),
+		rwImpl[pthreadRw]("pthread", KindCgo, "glibc pthread_rwlock_t through cgo (readers preferred): one crossing per lock and per unlock", pthreadRwInit, pthreadRwFree),
+		c,
+	}
+	return whyNot(out)
+}
+
+func (im impl) info() driver.ImplInfo {
+	return driver.ImplInfo{Name: im.name, Kind: im.kind, Summary: im.summary, Why: im.why}
+}
+
+// catalog is the lock benchmark's implementations (lot@PARKER apart:
+// LotParkers adds those).
+func catalog() driver.Catalog[impl] {
+	return driver.Catalog[impl]{Items: allImpls(), Info: impl.info}
+}
+
+// rwCatalog is the rwlock benchmark's implementations.
+func rwCatalog() driver.Catalog[impl] {
+	return driver.Catalog[impl]{Items: allRwImpls(), Info: impl.info}
+}
+
+// Impls lists every implementation for help and `parkbench list`.
+func Impls() []driver.ImplInfo { return catalog().Infos() }
+
+// ImplNames lists the implementation names.
+func ImplNames() []string { return catalog().Names() }
+
+// RwImpls lists every --rwlock implementation for `parkbench list`.
+func RwImpls() []driver.ImplInfo { return rwCatalog().Infos() }
+
+// RwImplNames lists the --rwlock implementation names.
+func RwImplNames() []string { return rwCatalog().Names() }

@@ -17,16 +17,10 @@ import (
 )
 
 func TestValidate(t *testing.T) {
-	if err := DefaultOptions().Validate(); err != nil {
-		t.Fatalf("defaults: %v", err)
-	}
 	if err := QuickOptions().Validate(); err != nil {
 		t.Fatalf("quick: %v", err)
 	}
-	bad := []struct {
-		field string
-		edit  func(*Options)
-	}{
+	wantRefused(t, DefaultOptions, []badOption[Options]{
 		{"Threads", func(o *Options) { o.Threads = nil }},
 		{"Threads", func(o *Options) { o.Threads = []int{0} }},
 		{"Threads", func(o *Options) { o.Threads = []int{2, -1} }},
@@ -46,24 +40,36 @@ func TestValidate(t *testing.T) {
 		{"Impls", func(o *Options) { o.Impls = []string{"lot", "nosuch"} }},
 		{"LotParkers", func(o *Options) { o.LotParkers = []string{"nosuch"} }},
 		{"LotParkers", func(o *Options) { o.LotParkers = []string{"wasm"} }},
-	}
-	for _, b := range bad {
-		o := DefaultOptions()
-		b.edit(&o)
-		err := o.Validate()
-		var oe *driver.OptionError
-		if !errors.As(err, &oe) {
-			t.Errorf("%s: err = %v, want *OptionError", b.field, err)
-			continue
-		}
-		if oe.Field != b.field || strings.Contains(err.Error(), "--") {
-			t.Errorf("err %q names field %q, want %q (and no flag)", err, oe.Field, b.field)
-		}
-	}
+	})
 	o := DefaultOptions()
 	o.Impls = []string{"nosuch"}
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "lot-fair") {
 		t.Errorf("unknown impl: %v, want the valid names", err)
+	}
+}
+
+// badOption is an edit of valid options that Validate must refuse with an
+// *OptionError naming field (never a flag).
+type badOption[O any] struct {
+	field string
+	edit  func(*O)
+}
+
+// wantRefused checks that valid() validates and that every edit of it in
+// bad is refused naming its field.
+func wantRefused[O interface{ Validate() error }](t *testing.T, valid func() O, bad []badOption[O]) {
+	t.Helper()
+	if err := valid().Validate(); err != nil {
+		t.Fatalf("valid options refused: %v", err)
+	}
+	for _, b := range bad {
+		o := valid()
+		b.edit(&o)
+		err := o.Validate()
+		var oe *driver.OptionError
+		if !errors.As(err, &oe) || oe.Field != b.field || strings.Contains(err.Error(), "--") {
+			t.Errorf("%s: err = %v, want an *OptionError for %s, naming no flag", b.field, err, b.field)
+		}
 	}
 }
 
@@ -178,19 +184,13 @@ func TestRunEveryImpl(t *testing.T) {
 		o.LotParkers = []string{"yield"}
 		tc.edit(&o)
 		if raceEnabled {
-			// pthread's mutual exclusion is a C mutex the race detector
-			// cannot see: the work under it would be reported as a race.
-			o.Impls = nil
-			for _, im := range allImpls() {
-				if im.name != "pthread" && im.why == "" {
-					o.Impls = append(o.Impls, im.name)
-				}
-			}
+			o.Impls = raceSafe(allImpls())
 		}
-		impls, _, err := o.resolve()
+		p, err := plan(o)
 		if err != nil {
 			t.Fatal(err)
 		}
+		impls := p.Items
 		var progressed int
 		exp, err := Run(context.Background(), o, func(done, total int, label string) { progressed = done })
 		if err != nil {
@@ -317,4 +317,17 @@ func TestInterruptRestores(t *testing.T) {
 			t.Errorf("%s: lot backend %s after interrupt, want %s", impl, got, backend)
 		}
 	}
+}
+
+// raceSafe names the implementations that run here and whose exclusion the
+// race detector sees: not pthread, whose mutual exclusion is a C lock the
+// detector cannot see (the work under it would be reported as a race).
+func raceSafe(impls []impl) []string {
+	var out []string
+	for _, im := range impls {
+		if im.name != "pthread" && im.why == "" {
+			out = append(out, im.name)
+		}
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
 )
 
@@ -111,11 +112,11 @@ func loop[M any, PM interface {
 		sample := n&mask == 0
 		var t0 int64
 		if sample {
-			t0 = nanotime()
+			t0 = monoclock.Nanotime()
 		}
 		PM(&l.mu).Lock()
 		if sample {
-			driver.RecordAll(t.hist, nanotime()-t0)
+			driver.RecordAll(t.hist, monoclock.Nanotime()-t0)
 		}
 		l.n++
 		switch {
@@ -272,7 +273,7 @@ func timedRun(ctx context.Context, n int, duration, grace time.Duration, body fu
 	// before it blocks on the gate.
 	time.Sleep(time.Millisecond)
 	cpu0 := processCPUNs()
-	t0 := nanotime()
+	t0 := monoclock.Nanotime()
 	close(start)
 	timer := time.NewTimer(duration)
 	var cancelled bool
@@ -283,7 +284,7 @@ func timedRun(ctx context.Context, n int, duration, grace time.Duration, body fu
 		cancelled = true
 	}
 	stop.Store(true)
-	wall = nanotime() - t0
+	wall = monoclock.Nanotime() - t0
 	cpu1 := processCPUNs()
 	cpu = -1
 	if cpu0 >= 0 && cpu1 >= 0 {
@@ -302,4 +303,146 @@ func timedRun(ctx context.Context, n int, duration, grace time.Duration, body fu
 		return 0, 0, ctx.Err()
 	}
 	return wall, cpu, nil
+}
+
+// processCPUNs is this process's user+system CPU time in ns, -1 where the
+// OS has no getrusage.
+func processCPUNs() int64 {
+	ru, err := osthread.ProcessUsage()
+	if err != nil {
+		return -1
+	}
+	return ru.UserNs + ru.SysNs
+}
+
+// rwShared is rwlock.rs's padded lock and the f64 it protects, plus the
+// exclusion checks: n counts write acquisitions under the write lock, and
+// writing is 1 exactly while a writer is inside (a reader that sees it set
+// held the read lock together with a writer).
+type rwShared[M any] struct {
+	_        [320]byte
+	mu       M
+	n        int64
+	writing  atomic.Int32
+	overlaps atomic.Int64
+	value    float64
+	_        [320]byte
+}
+
+// rwThread is one thread's own state, on its own cache lines.
+type rwThread struct {
+	_       [64]byte
+	count   int64
+	waitMax int64
+	value   float64
+	_       [64]byte
+}
+
+// rwLoop is one thread's loop: rwlock.rs's writer or reader body.
+func rwLoop[M any, PM interface {
+	*M
+	rwLocker
+}](l *rwShared[M], t *rwThread, sp *rwSpec, writer bool, stop *stopFlag) {
+	var value, local float64
+	var n, waitMax int64
+	const mask = SampleEvery - 1
+	for !stop.Load() {
+		if writer {
+			var t0 int64
+			sample := n&mask == 0
+			if sample {
+				t0 = monoclock.Nanotime()
+			}
+			PM(&l.mu).Lock()
+			if sample {
+				waitMax = max(waitMax, monoclock.Nanotime()-t0)
+			}
+			l.writing.Store(1)
+			l.n++
+			value = work(&l.value, value, sp.workIn)
+			l.writing.Store(0)
+			PM(&l.mu).Unlock()
+		} else {
+			PM(&l.mu).RLock()
+			if l.writing.Load() != 0 {
+				l.overlaps.Add(1)
+			}
+			shared := l.value
+			for k := 0; k < sp.workIn; k++ {
+				local += value
+				local *= shared
+				value = local
+			}
+			PM(&l.mu).RUnlock()
+		}
+		local, value = workLocal(local, value, sp.workBetween)
+		n++
+	}
+	t.count, t.waitMax, t.value = n, waitMax, value
+}
+
+// goRwRun is one timed rwlock run of a Go lock: writers then readers,
+// goroutines locked to their OS threads, released together by a gate.
+func goRwRun[M any, PM interface {
+	*M
+	rwLocker
+}](ctx context.Context, sp rwSpec, init func(*M) error, free func(*M)) (*rwRaw, error) {
+	l := new(rwShared[M])
+	if init != nil {
+		if err := init(&l.mu); err != nil {
+			return nil, err
+		}
+		defer free(&l.mu)
+	}
+	nth := sp.readers + sp.writers
+	ths := make([]rwThread, nth)
+	wall, cpu, err := timedRun(ctx, nth, sp.duration, 30*time.Second, func(i int, stop *stopFlag) {
+		rwLoop[M, PM](l, &ths[i], &sp, i < sp.writers, stop)
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := &rwRaw{wallNs: wall, cpuNs: cpu}
+	var written int64
+	for i := range ths {
+		if i < sp.writers {
+			r.writers = append(r.writers, ths[i].count)
+			r.writeWaitMax = max(r.writeWaitMax, ths[i].waitMax)
+			written += ths[i].count
+		} else {
+			r.readers = append(r.readers, ths[i].count)
+		}
+	}
+	return r, rwCheck(written, l.n, l.overlaps.Load())
+}
+
+func rwCheck(writers, written, overlaps int64) error {
+	if writers != written {
+		return fmt.Errorf("rwlock correctness failure: the writers counted %d acquisitions but the lock's counter, incremented under the write lock, says %d: two writers overlapped", writers, written)
+	}
+	if overlaps != 0 {
+		return fmt.Errorf("rwlock correctness failure: %d read acquisitions saw a writer inside the lock", overlaps)
+	}
+	return nil
+}
+
+// cRwRun is one timed run of the C floor; it blocks for the duration, an
+// interrupt is seen right after.
+func cRwRun(ctx context.Context, sp rwSpec) (*rwRaw, error) {
+	res, err := cref.RwRun(cref.RwRunConfig{
+		Readers: sp.readers, Writers: sp.writers, WorkIn: sp.workIn, WorkBetween: sp.workBetween,
+		Duration: sp.duration, SampleEvery: SampleEvery,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	var sum int64
+	for _, c := range res.Writers {
+		sum += c
+	}
+	r := &rwRaw{readers: res.Readers, writers: res.Writers, wallNs: res.WallNs, cpuNs: res.CPUNs, writeWaitMax: res.WriteWaitMaxNs}
+	return r, rwCheck(sum, res.Written, res.Overlaps)
 }

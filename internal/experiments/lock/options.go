@@ -1,16 +1,8 @@
-// Package lock is parkbench lock: what a contended lock costs a program.
-// N threads (goroutines locked to their OS threads, or C threads for the
-// floor) start together and loop { lock; work-in; unlock; work-between }
-// for a fixed time, exactly as parking_lot's benchmark/src/bin/mutex.rs
-// (run_benchmark); from the same run come fairness (Jain's index, min/max
-// ratio, sampled waits) and CPU cost (cores busy, CPU per acquisition), for
-// every implementation side by side. See docs/lock.md.
 package lock
 
 import (
 	"runtime"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
@@ -54,13 +46,23 @@ type Options struct {
 	// other sleeps SkewSleep and then locks briefly.
 	Skew      bool
 	SkewSleep time.Duration
-	// RwLock (--rwlock) runs parking_lot's rwlock benchmark instead
-	// (benchmark/src/bin/rwlock.rs): Writers (--writers) and Readers
-	// (--readers) thread counts, swept, on one rwlock; WorkIn and
-	// WorkBetween apply to both classes, as in rwlock.rs; Threads, Locks,
-	// HoldSleep, Skew and LotParkers do not apply.
-	RwLock           bool
+}
+
+// RwOptions are parkbench lock --rwlock's options: parking_lot's rwlock
+// benchmark (benchmark/src/bin/rwlock.rs). The field comments give the flag.
+type RwOptions struct {
+	// Impls (--impl): names; empty means every implementation available.
+	Impls []string
+	// Readers (--readers) and Writers (--writers): the thread counts of
+	// each class, swept, on one rwlock.
 	Readers, Writers []int
+	// WorkIn (--work-in) and WorkBetween (--work-between): the work inside
+	// the lock and between acquisitions, for both classes, as rwlock.rs.
+	WorkIn, WorkBetween []time.Duration
+	// Duration (--duration) of one timed run; Repeats (--repeats) runs per
+	// configuration.
+	Duration time.Duration
+	Repeats  int
 }
 
 // DefaultThreads is 1, 2, 4, NumCPU, 2 x NumCPU, deduplicated and sorted.
@@ -75,6 +77,7 @@ func DefaultThreads() []int {
 // lock, 1 s per run, 3 repeats.
 func DefaultOptions() Options {
 	return Options{
+		Impls:       []string{driver.All},
 		Threads:     DefaultThreads(),
 		WorkIn:      []time.Duration{0, 200 * time.Nanosecond},
 		WorkBetween: []time.Duration{0, 200 * time.Nanosecond},
@@ -82,8 +85,6 @@ func DefaultOptions() Options {
 		Duration:    time.Second,
 		Repeats:     3,
 		SkewSleep:   100 * time.Microsecond,
-		Readers:     dedupSorted([]int{1, runtime.NumCPU(), 2 * runtime.NumCPU()}),
-		Writers:     []int{1, 2},
 	}
 }
 
@@ -96,16 +97,37 @@ func QuickOptions() Options {
 	o.WorkBetween = []time.Duration{0}
 	o.Duration = 100 * time.Millisecond
 	o.Repeats = 2
-	o.Readers, o.Writers = []int{runtime.NumCPU()}, []int{1}
 	return o
+}
+
+// DefaultRwOptions: 1, NumCPU and 2 x NumCPU readers against 1 and 2
+// writers, with the mutex benchmark's work, duration and repeats.
+func DefaultRwOptions() RwOptions {
+	d := DefaultOptions()
+	return RwOptions{
+		Impls:       []string{driver.All},
+		Readers:     dedupSorted([]int{1, runtime.NumCPU(), 2 * runtime.NumCPU()}),
+		Writers:     []int{1, 2},
+		WorkIn:      d.WorkIn,
+		WorkBetween: d.WorkBetween,
+		Duration:    d.Duration,
+		Repeats:     d.Repeats,
+	}
 }
 
 // QuickRwOptions is a short --rwlock run (about a second with every
 // implementation): NumCPU readers and one writer, no work, 100 ms x 2.
-func QuickRwOptions() Options {
-	o := QuickOptions()
-	o.RwLock = true
-	return o
+func QuickRwOptions() RwOptions {
+	q := QuickOptions()
+	return RwOptions{
+		Impls:       q.Impls,
+		Readers:     []int{runtime.NumCPU()},
+		Writers:     []int{1},
+		WorkIn:      q.WorkIn,
+		WorkBetween: q.WorkBetween,
+		Duration:    q.Duration,
+		Repeats:     q.Repeats,
+	}
 }
 
 func dedupSorted(v []int) []int {
@@ -115,115 +137,102 @@ func dedupSorted(v []int) []int {
 
 // Validate checks the options without measuring; errors are *OptionError
 // naming the Options field and what is allowed.
-func (o Options) Validate() error {
-	if len(o.Threads) == 0 {
-		return driver.Bad("Threads", "give at least one thread count")
+func (o Options) Validate() error { return driver.Check(plan(o)) }
+
+// mutexPlan is a validated lock run: the implementations chosen, and
+// lot@PARKER for each LotParkers names.
+type mutexPlan struct {
+	o Options
+	driver.Selection[impl]
+}
+
+func plan(o Options) (*mutexPlan, error) {
+	if err := driver.CheckCounts("Threads", "thread count", o.Threads, 1, MaxThreads); err != nil {
+		return nil, err
 	}
-	for _, n := range o.Threads {
-		if n < 1 || n > MaxThreads {
-			return driver.Bad("Threads", "invalid thread count %d: must be between 1 and %d", n, MaxThreads)
-		}
+	if err := checkWork(o.WorkIn, o.WorkBetween); err != nil {
+		return nil, err
 	}
-	for _, w := range []struct {
-		field string
-		v     []time.Duration
-	}{{"WorkIn", o.WorkIn}, {"WorkBetween", o.WorkBetween}} {
-		if len(w.v) == 0 {
-			return driver.Bad(w.field, "give at least one duration (0 for none)")
-		}
-		for _, d := range w.v {
-			if d < 0 || d > MaxWork {
-				return driver.Bad(w.field, "invalid work %v: must be between 0 and %v", d, MaxWork)
-			}
-		}
+	if err := driver.CheckCounts("Locks", "lock count", o.Locks, 1, MaxLocks); err != nil {
+		return nil, err
 	}
-	if len(o.Locks) == 0 {
-		return driver.Bad("Locks", "give at least one lock count")
-	}
-	for _, k := range o.Locks {
-		if k < 1 || k > MaxLocks {
-			return driver.Bad("Locks", "invalid lock count %d: must be between 1 and %d", k, MaxLocks)
-		}
-	}
-	if o.Duration <= 0 || o.Duration > MaxDuration {
-		return driver.Bad("Duration", "invalid duration %v: must be above 0 and at most %v", o.Duration, MaxDuration)
-	}
-	if o.Repeats < 1 || o.Repeats > MaxRepeats {
-		return driver.Bad("Repeats", "invalid repeats %d: must be between 1 and %d", o.Repeats, MaxRepeats)
+	if err := checkRun(o.Duration, o.Repeats); err != nil {
+		return nil, err
 	}
 	if o.HoldSleep < 0 || o.HoldSleep > MaxHold {
-		return driver.Bad("HoldSleep", "invalid hold %v: must be between 0 (off) and %v", o.HoldSleep, MaxHold)
+		return nil, driver.Bad("HoldSleep", "invalid hold %v: must be between 0 (off) and %v", o.HoldSleep, MaxHold)
 	}
 	if o.Skew {
 		if o.HoldSleep > 0 {
-			return driver.Bad("Skew", "the lockskew pattern and a hold sleep are two different patterns; choose one")
+			return nil, driver.Bad("Skew", "the lockskew pattern and a hold sleep are two different patterns; choose one")
 		}
 		if o.SkewSleep <= 0 || o.SkewSleep > MaxHold {
-			return driver.Bad("SkewSleep", "invalid sleep %v: must be above 0 and at most %v", o.SkewSleep, MaxHold)
+			return nil, driver.Bad("SkewSleep", "invalid sleep %v: must be above 0 and at most %v", o.SkewSleep, MaxHold)
 		}
 	}
-	if o.RwLock {
-		if err := o.validateRw(); err != nil {
-			return err
-		}
+	sel, err := catalog().Resolve("Impls", o.Impls)
+	if err != nil {
+		return nil, err
 	}
-	_, _, err := o.resolve()
-	return err
+	p := &mutexPlan{o: o, Selection: sel}
+	for _, name := range o.LotParkers {
+		im, err := lotOverParker(name)
+		if err != nil {
+			return nil, err
+		}
+		if slices.ContainsFunc(p.Items, func(x impl) bool { return x.name == im.name }) {
+			return nil, driver.Bad("LotParkers", "parker %q is named twice; each is one configuration, give it once", name)
+		}
+		p.Items = append(p.Items, im)
+	}
+	return p, nil
 }
 
-// resolve turns Impls and LotParkers into implementations. An explicit
-// unknown or unavailable name is an *OptionError; with no names, the
-// unavailable ones are skipped with a warning.
-func (o Options) resolve() (impls []impl, warnings []string, err error) {
-	all := allImpls()
-	if o.RwLock {
-		all = allRwImpls()
+// Validate checks the --rwlock options without measuring (errors as
+// Options.Validate).
+func (o RwOptions) Validate() error { return driver.Check(planRw(o)) }
+
+// rwPlan is a validated --rwlock run.
+type rwPlan struct {
+	o RwOptions
+	driver.Selection[impl]
+}
+
+func planRw(o RwOptions) (*rwPlan, error) {
+	if err := driver.CheckCounts("Readers", "thread count", o.Readers, 0, MaxThreads); err != nil {
+		return nil, err
 	}
-	byName := map[string]impl{}
-	var names []string
-	for _, im := range all {
-		byName[im.name] = im
-		names = append(names, im.name)
+	if err := driver.CheckCounts("Writers", "thread count", o.Writers, 0, MaxThreads); err != nil {
+		return nil, err
 	}
-	seen := map[string]bool{}
-	add := func(im impl) {
-		if !seen[im.name] {
-			seen[im.name] = true
-			impls = append(impls, im)
-		}
+	if slices.Max(o.Readers)+slices.Max(o.Writers) == 0 {
+		return nil, driver.Bad("Writers", "give at least one reader or writer")
 	}
-	want := o.Impls
-	if len(want) == 0 || slices.Contains(want, "all") {
-		for _, im := range all {
-			if im.why != "" {
-				warnings = append(warnings, im.name+" skipped: "+im.why)
-				continue
-			}
-			add(im)
-		}
+	if err := checkWork(o.WorkIn, o.WorkBetween); err != nil {
+		return nil, err
 	}
-	for _, n := range want {
-		if n == "all" {
-			continue
-		}
-		im, ok := byName[n]
-		if !ok {
-			return nil, nil, driver.Bad("Impls", "unknown implementation %q; valid names: %s, or all", n, strings.Join(names, ", "))
-		}
-		if im.why != "" {
-			return nil, nil, driver.Bad("Impls", "implementation %q is not available here: %s", n, im.why)
-		}
-		add(im)
+	if err := checkRun(o.Duration, o.Repeats); err != nil {
+		return nil, err
 	}
-	for _, p := range o.LotParkers {
-		im, err := lotOverParker(p)
-		if err != nil {
-			return nil, nil, err
-		}
-		add(im)
+	sel, err := rwCatalog().Resolve("Impls", o.Impls)
+	if err != nil {
+		return nil, err
 	}
-	if len(impls) == 0 {
-		return nil, nil, driver.Bad("Impls", "no implementation is available here")
+	return &rwPlan{o: o, Selection: sel}, nil
+}
+
+// checkWork checks the work inside and between, in both benchmarks.
+func checkWork(in, between []time.Duration) error {
+	if err := driver.CheckDurations("WorkIn", "work", in, 0, MaxWork); err != nil {
+		return err
 	}
-	return impls, warnings, nil
+	return driver.CheckDurations("WorkBetween", "work", between, 0, MaxWork)
+}
+
+// checkRun checks the length of a timed run and the repeats.
+func checkRun(duration time.Duration, repeats int) error {
+	if duration <= 0 || duration > MaxDuration {
+		return driver.Bad("Duration", "invalid duration %v: must be above 0 and at most %v", duration, MaxDuration)
+	}
+	return driver.CheckCount("Repeats", "repeats", repeats, 1, MaxRepeats)
 }

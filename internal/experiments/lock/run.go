@@ -14,6 +14,7 @@ import (
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/lot"
+	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/probe"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/runenv"
@@ -91,9 +92,9 @@ func calibBetween(l, v float64, n int) float64 { _, v = workLocal(l, v, n); retu
 func fastest(batches, n int, f func(n int)) float64 {
 	best := math.Inf(1)
 	for i := 0; i < batches; i++ {
-		t0 := nanotime()
+		t0 := monoclock.Nanotime()
 		f(n)
-		best = min(best, float64(nanotime()-t0)/float64(n))
+		best = min(best, float64(monoclock.Nanotime()-t0)/float64(n))
 	}
 	return best
 }
@@ -118,6 +119,10 @@ func atomicAddNs() float64 {
 	})
 }
 
+// Plan validates o (an *driver.OptionError for bad input) and returns the
+// run it describes, measuring nothing yet.
+func Plan(o Options) (driver.Plan, error) { return driver.Prepared(plan(o)) }
+
 // Run measures every implementation on every group of the sweep, repeats
 // interleaved (repeat 1 of every implementation, then repeat 2, ...), and
 // evaluates the claims. Experiments never print; progress may be nil.
@@ -128,16 +133,11 @@ func atomicAddNs() float64 {
 // thread is pinned (mutex.rs pins nothing), so there is no affinity to
 // restore. A cancelled run returns ctx.Err() and no result.
 func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Experiment, error) {
-	if err := o.Validate(); err != nil {
-		return nil, err
-	}
-	impls, warnings, err := o.resolve()
-	if err != nil {
-		return nil, err
-	}
-	if o.RwLock {
-		return runRw(ctx, o, impls, warnings, progress)
-	}
+	return driver.RunPlanned(ctx, o, Plan, progress)
+}
+
+func (p *mutexPlan) Run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
+	o, impls := p.o, p.Items
 	groups := o.groups()
 	pattern := o.pattern()
 	hold := o.holdSleep()
@@ -146,7 +146,7 @@ func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Exp
 	unc := make([][]float64, len(impls))
 	var atomicNs, cgoNs []float64
 	for r := 0; r < o.Repeats; r++ {
-		if ctx.Err() != nil {
+		if driver.Interrupted(ctx) {
 			return nil, ctx.Err()
 		}
 		atomicNs = append(atomicNs, atomicAddNs())
@@ -165,7 +165,7 @@ func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Exp
 	env := runenv.Enter(maxThreads)
 	defer env.Restore()
 
-	exp := &results.Experiment{Name: "lock", Metrics: Metrics, Options: o.asMap(impls), Warnings: warnings}
+	exp := &results.Experiment{Name: "lock", Metrics: Metrics, Options: o.asMap(impls), Warnings: p.Warnings}
 	exp.Options["work_unit_go_in_ns"] = strconv.FormatFloat(cal.goIn, 'f', 3, 64)
 	exp.Options["work_unit_go_between_ns"] = strconv.FormatFloat(cal.goBetween, 'f', 3, 64)
 	if cal.c > 0 {
@@ -185,34 +185,62 @@ func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Exp
 		exp.Notes = append(exp.Notes, "lot and lot-fair park through the "+b.Name+" thread parker")
 	}
 
-	total := len(groups) * o.Repeats * len(impls)
-	done := 0
 	seed := uint64(time.Now().UnixNano())
-	var configs []*results.Config
+	key := func(impl string, g group) string { return key(impl, g, o) }
+	err := sweep(ctx, exp, env, groups, impls, o.Repeats, progress, key,
+		func(im impl, g group, seq int) (*raw, error) {
+			sp := spec{threads: g.threads, locks: g.locks, pattern: pattern, holdSleep: hold, duration: o.Duration, seed: seed + uint64(seq)}
+			if im.c {
+				sp.workIn, sp.workBetween = iters(g.workIn, cal.c), iters(g.workBetween, cal.c)
+			} else {
+				sp.workIn, sp.workBetween = iters(g.workIn, cal.goIn), iters(g.workBetween, cal.goBetween)
+			}
+			if pattern != cref.PatternLoop {
+				sp.workIn = 0
+			}
+			return im.run(ctx, sp)
+		},
+		func(im impl, g group, raws []*raw) (*results.Config, error) {
+			k := slices.IndexFunc(impls, func(x impl) bool { return x.name == im.name })
+			c, err := config(im, g, o, cal, raws, unc[k])
+			if err == nil && im.name == "pthread" && len(cgoNs) > 0 {
+				c.Params["cgo_call_ns"] = exp.Options["cgo_call_ns"]
+			}
+			return c, err
+		})
+	if err != nil {
+		return nil, err
+	}
+	exp.Claims = Claims(exp.Configs, runtime.NumCPU())
+	return exp, nil
+}
+
+// sweep runs every implementation on every group, repeats interleaved
+// (repeat 1 of every implementation, then repeat 2, ...), so that drift in
+// the machine's load spreads evenly over them, with one foreign-load window
+// per group. one does one timed run (seq numbers the runs); build turns an
+// implementation's runs of one group into its configuration. The
+// configurations and the runtime they ran under (env's) go into exp.
+func sweep[G, R any](ctx context.Context, exp *results.Experiment, env *runenv.Env, groups []G, impls []impl, repeats int, progress driver.Progress,
+	key func(string, G) string, one func(im impl, g G, seq int) (R, error),
+	build func(im impl, g G, raws []R) (*results.Config, error)) error {
+	total := len(groups) * repeats * len(impls)
+	done := 0
 	for _, g := range groups {
-		raws := make([][]*raw, len(impls))
+		raws := make([][]R, len(impls))
 		fg := probe.StartForeign()
-		for r := 0; r < o.Repeats; r++ {
+		for r := 0; r < repeats; r++ {
 			for k, im := range impls {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
+				if driver.Interrupted(ctx) {
+					return ctx.Err()
 				}
-				progress.Report(done, total, key(im.name, g, o))
-				sp := spec{threads: g.threads, locks: g.locks, pattern: pattern, holdSleep: hold, duration: o.Duration, seed: seed + uint64(done)}
-				if im.c {
-					sp.workIn, sp.workBetween = iters(g.workIn, cal.c), iters(g.workBetween, cal.c)
-				} else {
-					sp.workIn, sp.workBetween = iters(g.workIn, cal.goIn), iters(g.workBetween, cal.goBetween)
-				}
-				if pattern != cref.PatternLoop {
-					sp.workIn = 0
-				}
-				rw, err := im.run(ctx, sp)
+				progress.Report(done, total, key(im.name, g))
+				raw, err := one(im, g, done)
 				done++
 				if err != nil {
-					return nil, fmt.Errorf("%s: %w", key(im.name, g, o), err)
+					return fmt.Errorf("%s: %w", key(im.name, g), err)
 				}
-				raws[k] = append(raws[k], rw)
+				raws[k] = append(raws[k], raw)
 			}
 		}
 		foreign := fg.Stop()
@@ -220,27 +248,19 @@ func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Exp
 			foreign = nil
 		}
 		for k, im := range impls {
-			c, err := config(im, g, o, cal, raws[k], unc[k])
+			c, err := build(im, g, raws[k])
 			if err != nil {
-				return nil, err
+				return err
 			}
 			c.Foreign = foreign
-			if foreign != nil && foreign.Fraction > 0.2 {
-				c.Warnings = append(c.Warnings, fmt.Sprintf("other processes used %.0f%% of the CPU while this ran", 100*foreign.Fraction))
-			}
-			if im.name == "pthread" && len(cgoNs) > 0 {
-				c.Params["cgo_call_ns"] = exp.Options["cgo_call_ns"]
-			}
-			configs = append(configs, c)
+			driver.WarnForeign(c)
+			exp.Configs = append(exp.Configs, c)
 		}
 	}
 	progress.Report(total, total, "")
-	rt := env.Runtime()
-	rt.SyscallMode = "syscall"
-	exp.Runtime = rt
-	exp.Configs = configs
-	exp.Claims = Claims(configs, runtime.NumCPU())
-	return exp, nil
+	exp.Runtime = env.Runtime()
+	exp.Runtime.SyscallMode = "syscall"
+	return nil
 }
 
 func (o Options) pattern() cref.LockPattern {
@@ -307,30 +327,12 @@ func key(impl string, g group, o Options) string {
 }
 
 func (o Options) asMap(impls []impl) map[string]string {
-	var names []string
-	for _, im := range impls {
-		names = append(names, im.name)
-	}
-	durs := func(v []time.Duration) string {
-		var s []string
-		for _, d := range v {
-			s = append(s, d.String())
-		}
-		return strings.Join(s, ",")
-	}
-	ints := func(v []int) string {
-		var s []string
-		for _, n := range v {
-			s = append(s, strconv.Itoa(n))
-		}
-		return strings.Join(s, ",")
-	}
 	m := map[string]string{
-		"impl":         strings.Join(names, ","),
-		"threads":      ints(o.Threads),
-		"work-in":      durs(o.WorkIn),
-		"work-between": durs(o.WorkBetween),
-		"locks":        ints(o.Locks),
+		"impl":         implNames(impls),
+		"threads":      joinInts(o.Threads),
+		"work-in":      joinDurations(o.WorkIn),
+		"work-between": joinDurations(o.WorkBetween),
+		"locks":        joinInts(o.Locks),
 		"duration":     o.Duration.String(),
 		"repeats":      strconv.Itoa(o.Repeats),
 		"sample_every": strconv.Itoa(SampleEvery),
@@ -348,6 +350,30 @@ func (o Options) asMap(impls []impl) map[string]string {
 		m["lot-parker"] = strings.Join(o.LotParkers, ",")
 	}
 	return m
+}
+
+func implNames(impls []impl) string {
+	var names []string
+	for _, im := range impls {
+		names = append(names, im.name)
+	}
+	return strings.Join(names, ",")
+}
+
+func joinInts(v []int) string {
+	var s []string
+	for _, n := range v {
+		s = append(s, strconv.Itoa(n))
+	}
+	return strings.Join(s, ",")
+}
+
+func joinDurations(v []time.Duration) string {
+	var s []string
+	for _, d := range v {
+		s = append(s, d.String())
+	}
+	return strings.Join(s, ",")
 }
 
 // config builds one configuration from its repeats.

@@ -2,48 +2,27 @@ package lock
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
 func TestRwValidate(t *testing.T) {
-	if err := QuickRwOptions().Validate(); err != nil {
-		t.Fatalf("quick rwlock: %v", err)
-	}
-	d := DefaultOptions()
-	d.RwLock = true
-	if err := d.Validate(); err != nil {
+	if err := DefaultRwOptions().Validate(); err != nil {
 		t.Fatalf("default rwlock: %v", err)
 	}
-	bad := []struct {
-		field string
-		edit  func(*Options)
-	}{
-		{"Readers", func(o *Options) { o.Readers = nil }},
-		{"Readers", func(o *Options) { o.Readers = []int{-1} }},
-		{"Writers", func(o *Options) { o.Writers = []int{MaxThreads + 1} }},
-		{"Writers", func(o *Options) { o.Readers, o.Writers = []int{0}, []int{0} }},
-		{"HoldSleep", func(o *Options) { o.HoldSleep = time.Microsecond }},
-		{"Skew", func(o *Options) { o.Skew = true }},
-		{"LotParkers", func(o *Options) { o.LotParkers = []string{"yield"} }},
-		{"Locks", func(o *Options) { o.Locks = []int{2} }},
-		{"Impls", func(o *Options) { o.Impls = []string{"lot-fair"} }}, // a mutex only
-		{"Duration", func(o *Options) { o.Duration = 0 }},
-	}
-	for _, b := range bad {
-		o := QuickRwOptions()
-		b.edit(&o)
-		err := o.Validate()
-		var oe *driver.OptionError
-		if !errors.As(err, &oe) || oe.Field != b.field {
-			t.Errorf("%s: err = %v, want an *OptionError for %s", b.field, err, b.field)
-		}
-	}
+	wantRefused(t, QuickRwOptions, []badOption[RwOptions]{
+		{"Readers", func(o *RwOptions) { o.Readers = nil }},
+		{"Readers", func(o *RwOptions) { o.Readers = []int{-1} }},
+		{"Writers", func(o *RwOptions) { o.Writers = []int{MaxThreads + 1} }},
+		{"Writers", func(o *RwOptions) { o.Readers, o.Writers = []int{0}, []int{0} }},
+		{"Impls", func(o *RwOptions) { o.Impls = []string{"lot-fair"} }}, // a mutex only
+		{"Duration", func(o *RwOptions) { o.Duration = 0 }},
+		{"Repeats", func(o *RwOptions) { o.Repeats = 0 }},
+		{"WorkIn", func(o *RwOptions) { o.WorkIn = []time.Duration{-1} }},
+	})
 }
 
 // TestRwRunEveryImpl runs every rwlock implementation briefly, with and
@@ -55,19 +34,14 @@ func TestRwRunEveryImpl(t *testing.T) {
 	o.Duration = 20 * time.Millisecond
 	o.Repeats = 1
 	if raceEnabled {
-		// pthread's exclusion is a C rwlock the race detector cannot see.
-		o.Impls = nil
-		for _, im := range allRwImpls() {
-			if im.name != "pthread" && im.why == "" {
-				o.Impls = append(o.Impls, im.name)
-			}
-		}
+		o.Impls = raceSafe(allRwImpls())
 	}
-	impls, _, err := o.resolve()
+	p, err := planRw(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp, err := Run(context.Background(), o, nil)
+	impls := p.Items
+	exp, err := RunRw(context.Background(), o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

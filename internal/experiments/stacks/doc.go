@@ -13,5 +13,8 @@
 // inside futex(2); what tells them apart is the futex op, the address, and
 // the user-space stack.
 //
-// Run is Linux only (stacks_linux.go); elsewhere it reports why.
+// The files: options.go (Options, validation), impls.go (the mechanisms),
+// run.go (Plan / Run), run_linux.go (the run, Linux only; run_other.go
+// says why not elsewhere), dump.go (reading goroutine dumps and /proc), claims.go
+// (the claims and the notes).
 package stacks

@@ -19,8 +19,8 @@ main.main()
 goroutine 7 [syscall, locked to thread]:
 syscall.Syscall6(0xca, 0xc000012340, 0x80, 0x1, 0x0, 0x0, 0x0)
 	/go/src/syscall/syscall_linux.go:95 +0x39
-github.com/parkbench/parkbench/internal/parkers.futexWaitRel(...)
-	/p/futex_sys_linux.go:40
+github.com/parkbench/parkbench/internal/futex.Wait(...)
+	/p/futex/futex_linux.go:42
 github.com/parkbench/parkbench/internal/lot.(*Mutex).lockSlow(0xc000010000, {0x0, 0x0, 0x0})
 	/p/mutex.go:150 +0x1a
 MARKER(0xc000100000)
@@ -43,7 +43,7 @@ func TestParseGoroutines(t *testing.T) {
 		t.Fatalf("wait %q", g.wait)
 	}
 	top := topFrames(g, 10)
-	want := []string{"syscall.Syscall6", "parkers.futexWaitRel", "lot.(*Mutex).lockSlow"}
+	want := []string{"syscall.Syscall6", "futex.Wait", "lot.(*Mutex).lockSlow"}
 	if strings.Join(top, "|") != strings.Join(want, "|") {
 		t.Fatalf("top frames %q, want %q", top, want)
 	}
@@ -150,10 +150,11 @@ func TestStacksClaims(t *testing.T) {
 }
 
 func TestResolveStackNames(t *testing.T) {
-	if n, err := resolveStackNames(nil); err != nil || len(n) != len(ImplNames()) {
-		t.Fatal(n, err)
+	c := catalog()
+	if sel, err := c.Resolve("Mechanisms", nil); err != nil || len(sel.Items) != len(ImplNames()) {
+		t.Fatal(sel, err)
 	}
-	if _, err := resolveStackNames([]string{"nope"}); err == nil || !strings.Contains(err.Error(), "lot-mutex") {
+	if _, err := c.Resolve("Mechanisms", []string{"nope"}); err == nil || !strings.Contains(err.Error(), "lot-mutex") {
 		t.Fatal(err)
 	}
 }

@@ -13,5 +13,8 @@
 // thread (futex timeouts, pthread_cond_timedwait, nanosleep), so on an idle
 // machine it is most of the overshoot of a short timed wait.
 //
-// The method in full is in docs/experiments.md ("timeout").
+// The method in full is in docs/experiments.md ("timeout"). The files:
+// options.go (Options, defaults, validation), impls.go (the mechanisms;
+// lot.go and slack_linux.go add the lot's and nanosleep), run.go (Plan /
+// Run, one configuration, the notes), claims.go.
 package timeout

@@ -5,20 +5,20 @@ import (
 	"unsafe"
 
 	"github.com/parkbench/parkbench/internal/lot"
+	"github.com/parkbench/parkbench/internal/parkers"
 )
 
-// The parking lot's timed waits, on whatever thread parker the lot is set
-// to (lot.CurrentBackend, futex on Linux by default): a bare Park with a
+// The parking lot's timed waits, on the thread parker the lot is set to for
+// the run (Options.LotParker, or lot.CurrentBackend: futex on Linux by
+// default): a bare Park with a
 // deadline on a private key, Condvar.WaitUntil (which also re-locks its
 // mutex before returning), and Mutex.TryLockUntil on a mutex that stays
 // held (which spins a little first, as upstream's SpinWait does).
 func init() {
-	params := func() map[string]string {
-		return map[string]string{"lot_parker": lot.CurrentBackend().Name}
-	}
-	lotImpl := func(name, summary string, nw func() timedWaiter) func() mechanism {
-		return func() mechanism {
-			return mechanism{name: name, kind: "lot", kernelTimed: lot.CurrentBackend().Sleeps, params: params, newWaiter: nw, summary: summary}
+	lotImpl := func(name, summary string, nw func() timedWaiter) func(parkers.Backend) mechanism {
+		return func(b parkers.Backend) mechanism {
+			params := func() map[string]string { return map[string]string{"lot_parker": b.Name} }
+			return mechanism{name: name, kind: "lot", kernelTimed: b.Sleeps, params: params, newWaiter: nw, summary: summary}
 		}
 	}
 	extraMechanisms = append(extraMechanisms,

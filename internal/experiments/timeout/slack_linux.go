@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/parkbench/parkbench/internal/parkers"
 )
 
 const slackSupported = true
@@ -30,7 +32,7 @@ func timerSlack() int64 {
 }
 
 func init() {
-	extraMechanisms = append(extraMechanisms, func() mechanism {
+	extraMechanisms = append(extraMechanisms, func(parkers.Backend) mechanism {
 		return mechanism{
 			name: "nanosleep", kind: "reference", kernelTimed: true,
 			summary: "nanosleep until the deadline: the kernel's own timed sleep, the floor of every other row",

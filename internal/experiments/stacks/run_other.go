@@ -16,7 +16,7 @@ func available() error {
 	return driver.Bad("Mechanisms", "stacks is linux only (it reads /proc/self/task/TID/{wchan,syscall,stat,stack}); this is %s", runtime.GOOS)
 }
 
-// Run reports that stacks does not run here (Validate's error).
-func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Experiment, error) {
-	return nil, o.Validate()
+// run is never called here: plan fails with available's error first.
+func (p *stacksPlan) Run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
+	return nil, available()
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 	"unsafe"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/osthread"
@@ -21,7 +23,6 @@ import (
 	"github.com/parkbench/parkbench/internal/procfs"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/runenv"
-	"golang.org/x/sys/unix"
 )
 
 // stackCase is one mechanism set up and ready to block.
@@ -108,65 +109,53 @@ func lotProbeRegions(backendName string) []procfs.Region {
 // timedWaitFor is how far away the timed variants' deadline is.
 const timedWaitFor = time.Hour
 
-// threadParkerCase blocks in a ThreadParker's Park (timed: ParkUntil an
-// hour away).
-func threadParkerCase(label, name, what string, timed bool) (*stackCase, error) {
-	b, err := parkers.Lookup(name)
-	if err != nil {
-		return nil, err
-	}
-	if b.NewThread == nil {
-		return nil, fmt.Errorf("parker %q has no thread parker", name)
-	}
-	p := b.NewThread()
-	block := func() { p.PreparePark(); p.Park() }
-	if timed {
-		block = func() {
-			p.PreparePark()
-			for !p.ParkUntil(time.Now().Add(timedWaitFor)) && p.TimedOut() {
-			}
-		}
-	}
-	return &stackCase{
-		name: label, kind: string(b.Kind), what: what, onThread: true, wantMatch: true,
-		block:   block,
-		wake:    func() { p.UnparkLock().Unpark() },
-		regions: func() []procfs.Region { return objectRegions(name+" parker", p) },
-	}, nil
-}
-
-// tokenParkerCase blocks in a TokenParker's Park (timed: ParkDeadline an
-// hour away, repeated until the wake, since a token parker may return
+// parkerCase blocks in a parkers backend's own park: a ThreadParker's Park
+// (timed: ParkUntil an hour away), or a TokenParker's (timed: ParkDeadline
+// an hour away, repeated until the wake, since a token parker may return
 // spuriously).
-func tokenParkerCase(label, name, what string, timed bool) (*stackCase, error) {
-	b, err := parkers.Lookup(name)
+func parkerCase(m mechanism) (*stackCase, error) {
+	b, err := parkers.Lookup(m.parker)
 	if err != nil {
 		return nil, err
 	}
-	if b.NewToken == nil {
-		return nil, fmt.Errorf("parker %q has no token parker", name)
-	}
-	p := b.NewToken()
-	block := p.Park
-	var woken atomic.Bool
-	if timed {
-		block = func() {
-			for !woken.Load() {
-				p.ParkDeadline(time.Now().Add(timedWaitFor))
+	c := &stackCase{name: m.Name, kind: string(b.Kind), what: m.Summary, onThread: true, wantMatch: true}
+	var p any
+	switch {
+	case m.token && b.NewToken != nil:
+		tp := b.NewToken()
+		var woken atomic.Bool
+		c.block, c.wake, p = tp.Park, func() { woken.Store(true); tp.Unpark() }, tp
+		if m.timed {
+			c.block = func() {
+				for !woken.Load() {
+					tp.ParkDeadline(time.Now().Add(timedWaitFor))
+				}
 			}
 		}
+	case !m.token && b.NewThread != nil:
+		tp := b.NewThread()
+		c.block, c.wake, p = func() { tp.PreparePark(); tp.Park() }, func() { tp.UnparkLock().Unpark() }, tp
+		if m.timed {
+			c.block = func() {
+				tp.PreparePark()
+				for !tp.ParkUntil(time.Now().Add(timedWaitFor)) && tp.TimedOut() {
+				}
+			}
+		}
+	default:
+		return nil, fmt.Errorf("parker %q has no %s parker", m.parker, map[bool]string{true: "token", false: "thread"}[m.token])
 	}
-	return &stackCase{
-		name: label, kind: string(b.Kind), what: what, onThread: true, wantMatch: true,
-		block:   block,
-		wake:    func() { woken.Store(true); p.Unpark() },
-		regions: func() []procfs.Region { return objectRegions(name+" parker", p) },
-	}, nil
+	c.regions = func() []procfs.Region { return objectRegions(m.parker+" parker", p) }
+	return c, nil
 }
 
 // newStackCase sets one mechanism up. lotBackend is the lot's (probe)
 // backend name for labels.
-func newStackCase(name, lotBackend string) (*stackCase, error) {
+func newStackCase(m mechanism, lotBackend string) (*stackCase, error) {
+	name := m.Name
+	if m.parker != "" {
+		return parkerCase(m)
+	}
 	switch name {
 	case StackLotMutex:
 		m := new(lot.Mutex)
@@ -203,22 +192,6 @@ func newStackCase(name, lotBackend string) (*stackCase, error) {
 				return append(r, lotProbeRegions(lotBackend)...)
 			},
 		}, nil
-	case StackFutex:
-		return threadParkerCase(name, parkers.NameFutex, whatOf(name), false)
-	case StackPthread:
-		return threadParkerCase(name, parkers.NamePthread, whatOf(name), false)
-	case StackStd:
-		return tokenParkerCase(name, parkers.NameStd, whatOf(name), false)
-	case StackCrossbeam:
-		return tokenParkerCase(name, parkers.NameCrossbeam, whatOf(name), false)
-	case StackFutexTimed:
-		return threadParkerCase(name, parkers.NameFutex, whatOf(name), true)
-	case StackPthreadTimed:
-		return threadParkerCase(name, parkers.NamePthread, whatOf(name), true)
-	case StackPthreadWallclockTimed:
-		return threadParkerCase(name, parkers.NamePthreadWallclock, whatOf(name), true)
-	case StackStdTimed:
-		return tokenParkerCase(name, parkers.NameStd, whatOf(name), true)
 	case StackSyncMutex, StackSyncMutexLocked:
 		mu := new(sync.Mutex)
 		mu.Lock()
@@ -248,18 +221,11 @@ func newStackCase(name, lotBackend string) (*stackCase, error) {
 // available: stacks runs on Linux.
 func available() error { return nil }
 
-// Run blocks one thread (or goroutine) on each mechanism, waits until
-// each is really asleep, samples where it sleeps, then wakes and joins all.
-func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Experiment, error) {
-	names, err := resolveStackNames(o.Mechanisms)
-	if err != nil {
-		return nil, err
-	}
-	if o.SettleTimeout <= 0 {
-		o.SettleTimeout = DefaultOptions().SettleTimeout
-	}
-	if o.GoFrames <= 0 {
-		o.GoFrames = DefaultOptions().GoFrames
+func (p *stacksPlan) Run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
+	o, mechs := p.o, p.Items
+	var names []string
+	for _, m := range mechs {
+		names = append(names, m.Name)
 	}
 	exp := &results.Experiment{
 		Name: "stacks",
@@ -283,8 +249,9 @@ func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Exp
 	defer func() { _ = lot.SetBackend(prevLot) }()
 
 	var cases []*stackCase
-	for _, n := range names {
-		c, err := newStackCase(n, prevLot.Name)
+	for _, m := range mechs {
+		n := m.Name
+		c, err := newStackCase(m, prevLot.Name)
 		if err != nil {
 			if _, ok := err.(*driver.OptionError); ok {
 				return nil, err
