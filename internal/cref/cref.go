@@ -1,18 +1,28 @@
 //go:build (linux || darwin) && cgo
 
-// Package cref is the C reference of E12: the same ping-pong as the Go
-// latency runner (flag + timestamp slot, one-way latency = now - stamp on
-// CLOCK_MONOTONIC), between two C threads made with pthread_create and
-// pinned with pthread_setaffinity_np, with no Go runtime in the loop. Two
-// mechanisms per OS (Floors): on Linux raw futex (FUTEX_WAIT_PRIVATE /
-// FUTEX_WAKE_PRIVATE, c-futex), on darwin __ulock_wait / __ulock_wake
-// (c-ulock: compiled for darwin, never executed), and spinning (c-spin)
-// on both. Its figures are the floor the Go implementations are judged
-// against, in the same run. cref_os.h holds what differs between the two
-// OSes (darwin: no pinning, no CPU sampling, process-wide switch counts).
+// Package cref is parkbench's C: the references that run with no Go
+// runtime in the loop, each the floor the Go implementations are judged
+// against in the same run, and the C objects Go locks through cgo.
 //
-// All cgo lives in this file and cref.c; cref_other.go says why the
-// reference is unavailable elsewhere.
+//   - E12's ping-pong (this file, cref.c, cref.h, cref_os.h): the same
+//     ping-pong as the Go latency runner (flag + timestamp slot, one-way
+//     latency = now - stamp on CLOCK_MONOTONIC), between two C threads made
+//     with pthread_create and pinned with pthread_setaffinity_np. Two
+//     mechanisms per OS (Floors): on Linux raw futex (FUTEX_WAIT_PRIVATE /
+//     FUTEX_WAKE_PRIVATE, c-futex), on darwin __ulock_wait / __ulock_wake
+//     (c-ulock: compiled for darwin, never executed), and spinning (c-spin)
+//     on both; and selfwake's C rows. cref_os.h holds what differs between
+//     the two OSes (darwin: no pinning, no CPU sampling, process-wide switch
+//     counts).
+//   - E6's pthread herd (herd_cgo.go, herd.c, herd.h).
+//   - lock's C loops and the cgo pthread mutex and rwlock (lock_cgo.go,
+//     lock.c, lock.h).
+//   - wake's C waiters and producer/consumer (wake_cgo.go, wake.c, wake.h).
+//
+// The C is in the .c and .h files; each Go file's preamble only includes
+// its header. The one #cgo CFLAGS line is below (it applies to every C file
+// of the package); the C builds clean with -Wall -Wextra. The *_other.go
+// files say why each part is unavailable elsewhere.
 package cref
 
 /*

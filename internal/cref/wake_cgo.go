@@ -3,7 +3,6 @@
 package cref
 
 /*
-#cgo CFLAGS: -O2 -std=gnu11
 #include <stdlib.h>
 #include "wake.h"
 */

@@ -1,0 +1,385 @@
+//go:build linux && cgo
+
+// The C side of parkbench lock; the contract is in lock.h and lock_cgo.go
+// is the Go side.
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "lock.h"
+
+static inline int pb_lk_bucket(uint64_t v) {
+	if (v < 256) return (int)v;
+	int e = 63 - __builtin_clzll(v); // e >= 8
+	if (e > 40) return PB_LK_BUCKETS - 1;
+	return 256 + (e - 8) * 128 + (int)((v >> (e - 7)) - 128);
+}
+
+static inline void pb_lk_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+static inline int64_t pb_lk_now(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void pb_lk_sleep(int64_t ns) {
+	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
+	nanosleep(&ts, NULL);
+}
+
+// The spin lock: test-and-test-and-set; while the word is taken, read it
+// with a pause between reads, doubling the pauses up to 1024 (bounded
+// exponential backoff).
+static inline void pb_lk_spin_lock(_Atomic uint32_t *w) {
+	unsigned backoff = 1;
+	for (;;) {
+		if (atomic_load_explicit(w, memory_order_relaxed) == 0 &&
+		    atomic_exchange_explicit(w, 1, memory_order_acquire) == 0)
+			return;
+		while (atomic_load_explicit(w, memory_order_relaxed) != 0) {
+			for (unsigned i = 0; i < backoff; i++) pb_lk_relax();
+			if (backoff < 1024) backoff <<= 1;
+		}
+	}
+}
+
+static inline void pb_lk_spin_unlock(_Atomic uint32_t *w) {
+	atomic_store_explicit(w, 0, memory_order_release);
+}
+
+static inline void pb_lk_acquire(int mode, pb_lk *l) {
+	if (mode == PB_LK_PTHREAD) pthread_mutex_lock(&l->mu);
+	else pb_lk_spin_lock(&l->spin);
+}
+
+static inline void pb_lk_release(int mode, pb_lk *l) {
+	if (mode == PB_LK_PTHREAD) pthread_mutex_unlock(&l->mu);
+	else pb_lk_spin_unlock(&l->spin);
+}
+
+static void *pb_lk_thread(void *p) {
+	pb_lk_arg *a = p;
+	pb_lk_run *r = a->r;
+	pb_lk_slot *s = &r->slots[a->i];
+	const int mode = r->mode, win = r->win, wbetween = r->wbetween, nlocks = r->nlocks;
+	const int64_t mask = r->pattern == PB_LK_SKEW ? 0 : r->sample_mask;
+	const int sleeper = r->pattern == PB_LK_SKEW && a->i == 1;
+	uint64_t rng = r->seed ^ ((uint64_t)(a->i + 1) * 0x9E3779B97F4A7C15ull);
+	double value = 0, local = 0;
+	int64_t n = 0;
+	pthread_mutex_lock(&r->gate_mu);
+	r->ready++;
+	pthread_cond_broadcast(&r->gate_cv);
+	while (!r->go) pthread_cond_wait(&r->gate_cv, &r->gate_mu);
+	pthread_mutex_unlock(&r->gate_mu);
+	while (!atomic_load_explicit(&r->stop, memory_order_relaxed)) {
+		pb_lk *l = &r->locks[0];
+		if (nlocks > 1) {
+			rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+			l = &r->locks[rng % (uint64_t)nlocks];
+		}
+		if (sleeper) pb_lk_sleep(r->hold_sleep_ns);
+		int sample = (n & mask) == 0;
+		int64_t t0 = 0;
+		if (sample) t0 = pb_lk_now();
+		pb_lk_acquire(mode, l);
+		if (sample) s->hist[pb_lk_bucket((uint64_t)(pb_lk_now() - t0))]++;
+		l->n++;
+		if (r->pattern == PB_LK_LOOP) {
+			for (int k = 0; k < win; k++) {
+				l->value += value;
+				l->value *= 1.01;
+				value = l->value;
+			}
+		} else if (!sleeper) {
+			pb_lk_sleep(r->hold_sleep_ns);
+		}
+		pb_lk_release(mode, l);
+		for (int k = 0; k < wbetween; k++) {
+			local += value;
+			local *= 1.01;
+			value = local;
+		}
+		n++;
+	}
+	s->count = n;
+	s->value = value;
+	return NULL;
+}
+
+void pb_lk_free(pb_lk_run *r) {
+	pthread_mutex_destroy(&r->gate_mu);
+	pthread_cond_destroy(&r->gate_cv);
+	free(r->locks); free(r->slots); free(r);
+}
+
+static int64_t pb_lk_cpu(void) {
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+	       ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+}
+
+// pb_lk_run_once starts the threads, releases them together through the
+// gate once all have arrived, sleeps duration_ns, sets
+// stop (relaxed, as mutex.rs's keep_going) and joins. On success it
+// returns the run (free with pb_lk_free) and wall/cpu; NULL and *err on
+// failure.
+pb_lk_run *pb_lk_run_once(int mode, int pattern, int nthreads, int nlocks, int win, int wbetween,
+		int64_t hold_sleep_ns, int64_t duration_ns, int sample_every, uint64_t seed,
+		int64_t *wall, int64_t *cpu, int *err) {
+	pb_lk_run *r = calloc(1, sizeof *r);
+	if (!r) { *err = ENOMEM; return NULL; }
+	r->mode = mode; r->pattern = pattern; r->nthreads = nthreads; r->nlocks = nlocks;
+	r->win = win; r->wbetween = wbetween; r->sample_mask = sample_every - 1;
+	r->hold_sleep_ns = hold_sleep_ns; r->seed = seed | 1;
+	r->locks = aligned_alloc(64, sizeof(pb_lk) * (size_t)nlocks);
+	r->slots = aligned_alloc(64, sizeof(pb_lk_slot) * (size_t)nthreads);
+	pthread_t *th = calloc((size_t)nthreads, sizeof *th);
+	pb_lk_arg *args = calloc((size_t)nthreads, sizeof *args);
+	if (!r->locks || !r->slots || !th || !args) {
+		free(r->locks); free(r->slots); free(th); free(args); free(r);
+		*err = ENOMEM;
+		return NULL;
+	}
+	memset(r->locks, 0, sizeof(pb_lk) * (size_t)nlocks);
+	memset(r->slots, 0, sizeof(pb_lk_slot) * (size_t)nthreads);
+	for (int i = 0; i < nlocks; i++) pthread_mutex_init(&r->locks[i].mu, NULL);
+	pthread_mutex_init(&r->gate_mu, NULL);
+	pthread_cond_init(&r->gate_cv, NULL);
+	int started = 0;
+	for (; started < nthreads; started++) {
+		args[started] = (pb_lk_arg){ r, started };
+		int e = pthread_create(&th[started], NULL, pb_lk_thread, &args[started]);
+		if (e != 0) { *err = e; break; }
+	}
+	pthread_mutex_lock(&r->gate_mu);
+	while (r->ready < started) pthread_cond_wait(&r->gate_cv, &r->gate_mu);
+	if (started < nthreads) atomic_store(&r->stop, 1); // they leave at once
+	r->go = 1;
+	pthread_cond_broadcast(&r->gate_cv);
+	pthread_mutex_unlock(&r->gate_mu);
+	if (started < nthreads) {
+		for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+		free(th); free(args);
+		pb_lk_free(r);
+		return NULL;
+	}
+	int64_t t0 = pb_lk_now(), c0 = pb_lk_cpu();
+	pb_lk_sleep(duration_ns);
+	atomic_store_explicit(&r->stop, 1, memory_order_relaxed);
+	*wall = pb_lk_now() - t0;
+	*cpu = pb_lk_cpu() - c0;
+	for (int i = 0; i < nthreads; i++) pthread_join(th[i], NULL);
+	for (int i = 0; i < nlocks; i++) pthread_mutex_destroy(&r->locks[i].mu);
+	free(th); free(args);
+	return r;
+}
+
+int64_t pb_lk_count(pb_lk_run *r, int i) { return r->slots[i].count; }
+
+int64_t pb_lk_locked(pb_lk_run *r) {
+	int64_t n = 0;
+	for (int i = 0; i < r->nlocks; i++) n += r->locks[i].n;
+	return n;
+}
+
+int64_t pb_lk_hist(pb_lk_run *r, int i, int b) { return r->slots[i].hist[b]; }
+
+// pb_lk_work is the thread loop's work inside the lock, in a function of
+// its own that the calibration cannot see through.
+__attribute__((noinline)) static double pb_lk_work(pb_lk *l, double value, long iters) {
+	for (long k = 0; k < iters; k++) {
+		l->value += value;
+		l->value *= 1.01;
+		value = l->value;
+	}
+	return value;
+}
+
+// pb_lk_work_ns is the C work unit's cost: ns per iteration of mutex.rs's
+// dependent float loop, over iters iterations, compiled as in the thread
+// loop (the shared value may live in a register for the loop's length).
+double pb_lk_work_ns(long iters) {
+	static pb_lk l;
+	static double sink;
+	int64_t t0 = pb_lk_now();
+	sink += pb_lk_work(&l, sink, iters);
+	return (double)(pb_lk_now() - t0) / (double)iters;
+}
+
+// pb_lk_uncontended_ns is one thread's lock+unlock pair of mode, in ns.
+double pb_lk_uncontended_ns(int mode, long iters) {
+	pb_lk *l = aligned_alloc(64, sizeof(pb_lk));
+	if (!l) return -1;
+	memset(l, 0, sizeof *l);
+	pthread_mutex_init(&l->mu, NULL);
+	int64_t t0 = pb_lk_now();
+	for (long k = 0; k < iters; k++) {
+		pb_lk_acquire(mode, l);
+		pb_lk_release(mode, l);
+	}
+	int64_t t1 = pb_lk_now();
+	pthread_mutex_destroy(&l->mu);
+	free(l);
+	return (double)(t1 - t0) / (double)iters;
+}
+
+// The Go pthread implementation's mutex: padded like the benchmark's.
+pb_lk *pb_mutex_new(void) {
+	pb_lk *l = aligned_alloc(64, sizeof(pb_lk));
+	if (!l) return NULL;
+	memset(l, 0, sizeof *l);
+	pthread_mutex_init(&l->mu, NULL);
+	return l;
+}
+
+void pb_mutex_free(pb_lk *l) { pthread_mutex_destroy(&l->mu); free(l); }
+
+static void *pb_rw_thread(void *p) {
+	pb_rw_arg *a = p;
+	pb_rw_run *r = a->r;
+	pb_rw_slot *s = &r->slots[a->i];
+	pb_rw *l = r->lock;
+	const int writer = a->i < r->nwriters, win = r->win, wbetween = r->wbetween;
+	const int64_t mask = r->sample_mask;
+	double value = 0, local = 0;
+	int64_t n = 0;
+	pthread_mutex_lock(&r->gate_mu);
+	r->ready++;
+	pthread_cond_broadcast(&r->gate_cv);
+	while (!r->go) pthread_cond_wait(&r->gate_cv, &r->gate_mu);
+	pthread_mutex_unlock(&r->gate_mu);
+	while (!atomic_load_explicit(&r->stop, memory_order_relaxed)) {
+		if (writer) {
+			int sample = (n & mask) == 0;
+			int64_t t0 = 0;
+			if (sample) t0 = pb_lk_now();
+			pthread_rwlock_wrlock(&l->rw);
+			if (sample) {
+				int64_t w = pb_lk_now() - t0;
+				if (w > s->wait_max) s->wait_max = w;
+			}
+			atomic_store_explicit(&l->writing, 1, memory_order_relaxed);
+			l->n++;
+			for (int k = 0; k < win; k++) {
+				l->value += value;
+				l->value *= 1.01;
+				value = l->value;
+			}
+			atomic_store_explicit(&l->writing, 0, memory_order_relaxed);
+			pthread_rwlock_unlock(&l->rw);
+		} else {
+			pthread_rwlock_rdlock(&l->rw);
+			if (atomic_load_explicit(&l->writing, memory_order_relaxed))
+				atomic_fetch_add_explicit(&l->overlaps, 1, memory_order_relaxed);
+			double shared = l->value;
+			for (int k = 0; k < win; k++) {
+				local += value;
+				local *= shared;
+				value = local;
+			}
+			pthread_rwlock_unlock(&l->rw);
+		}
+		for (int k = 0; k < wbetween; k++) {
+			local += value;
+			local *= 1.01;
+			value = local;
+		}
+		n++;
+	}
+	s->count = n;
+	s->value = value;
+	return NULL;
+}
+
+void pb_rw_free(pb_rw_run *r) {
+	pthread_rwlock_destroy(&r->lock->rw);
+	pthread_mutex_destroy(&r->gate_mu);
+	pthread_cond_destroy(&r->gate_cv);
+	free(r->lock); free(r->slots); free(r);
+}
+
+// pb_rw_run_once is pb_lk_run_once for the rwlock loop: nwriters writer
+// threads (slots 0..nwriters-1) and nreaders readers on one rwlock.
+pb_rw_run *pb_rw_run_once(int nreaders, int nwriters, int win, int wbetween,
+		int64_t duration_ns, int sample_every, int64_t *wall, int64_t *cpu, int *err) {
+	int nthreads = nreaders + nwriters;
+	pb_rw_run *r = calloc(1, sizeof *r);
+	if (!r) { *err = ENOMEM; return NULL; }
+	r->nreaders = nreaders; r->nwriters = nwriters;
+	r->win = win; r->wbetween = wbetween; r->sample_mask = sample_every - 1;
+	r->lock = aligned_alloc(64, sizeof(pb_rw));
+	r->slots = aligned_alloc(64, sizeof(pb_rw_slot) * (size_t)nthreads);
+	pthread_t *th = calloc((size_t)nthreads, sizeof *th);
+	pb_rw_arg *args = calloc((size_t)nthreads, sizeof *args);
+	if (!r->lock || !r->slots || !th || !args) {
+		free(r->lock); free(r->slots); free(th); free(args); free(r);
+		*err = ENOMEM;
+		return NULL;
+	}
+	memset(r->lock, 0, sizeof(pb_rw));
+	memset(r->slots, 0, sizeof(pb_rw_slot) * (size_t)nthreads);
+	pthread_rwlock_init(&r->lock->rw, NULL);
+	pthread_mutex_init(&r->gate_mu, NULL);
+	pthread_cond_init(&r->gate_cv, NULL);
+	int started = 0;
+	for (; started < nthreads; started++) {
+		args[started] = (pb_rw_arg){ r, started };
+		int e = pthread_create(&th[started], NULL, pb_rw_thread, &args[started]);
+		if (e != 0) { *err = e; break; }
+	}
+	pthread_mutex_lock(&r->gate_mu);
+	while (r->ready < started) pthread_cond_wait(&r->gate_cv, &r->gate_mu);
+	if (started < nthreads) atomic_store(&r->stop, 1);
+	r->go = 1;
+	pthread_cond_broadcast(&r->gate_cv);
+	pthread_mutex_unlock(&r->gate_mu);
+	if (started < nthreads) {
+		for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+		free(th); free(args);
+		pb_rw_free(r);
+		return NULL;
+	}
+	int64_t t0 = pb_lk_now(), c0 = pb_lk_cpu();
+	pb_lk_sleep(duration_ns);
+	atomic_store_explicit(&r->stop, 1, memory_order_relaxed);
+	*wall = pb_lk_now() - t0;
+	*cpu = pb_lk_cpu() - c0;
+	for (int i = 0; i < nthreads; i++) pthread_join(th[i], NULL);
+	free(th); free(args);
+	return r;
+}
+
+int64_t pb_rw_count(pb_rw_run *r, int i) { return r->slots[i].count; }
+
+int64_t pb_rw_wait_max(pb_rw_run *r, int i) { return r->slots[i].wait_max; }
+
+int64_t pb_rw_locked(pb_rw_run *r) { return r->lock->n; }
+
+int64_t pb_rw_overlaps(pb_rw_run *r) { return atomic_load(&r->lock->overlaps); }
+
+// The Go pthread rwlock implementation's lock, padded like the benchmark's.
+pb_rw *pb_rwlock_new(void) {
+	pb_rw *l = aligned_alloc(64, sizeof(pb_rw));
+	if (!l) return NULL;
+	memset(l, 0, sizeof *l);
+	pthread_rwlock_init(&l->rw, NULL);
+	return l;
+}
+
+void pb_rwlock_free(pb_rw *l) { pthread_rwlock_destroy(&l->rw); free(l); }
