@@ -35,6 +35,7 @@ func newCompareCmd() *cobra.Command {
 	var (
 		format, threshold string
 		alpha             float64
+		wide              bool
 	)
 	cmd := &cobra.Command{
 		Use:   "compare BASE NEW...",
@@ -129,7 +130,7 @@ common), 3 BASE is a directory without a result of NEW's machine class.`,
 				}
 				rs = append(rs, r)
 			}
-			if err := compare.Render(cmd.OutOrStdout(), rs, format); err != nil {
+			if err := compare.RenderWith(cmd.OutOrStdout(), rs, format, compare.RenderOptions{Wide: wide}); err != nil {
 				return err
 			}
 			var slow []string
@@ -147,5 +148,6 @@ common), 3 BASE is a directory without a result of NEW's machine class.`,
 	cmd.Flags().StringVar(&format, "format", "table", "output: "+strings.Join(compare.Formats, "|"))
 	cmd.Flags().StringVar(&threshold, "threshold", "10%", "smallest change that counts, in `percent`")
 	cmd.Flags().Float64Var(&alpha, "alpha", compare.DefaultOptions.Alpha, "significance level of the Mann-Whitney U test over rounds")
+	cmd.Flags().BoolVar(&wide, "wide", false, "tables: every column (each verdict's reason), however wide")
 	return cmd
 }

@@ -70,7 +70,7 @@ func TestLockRunWrites(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	if !strings.Contains(stdout.String(), "lot/in=0s/between=0s/locks=1/t=2") {
+	if !strings.Contains(stdout.String(), "every row: in=0s/between=0s/locks=1/t=2") || !strings.Contains(stdout.String(), "│ lot ") {
 		t.Errorf("table lacks the lot configuration:\n%s", stdout.String())
 	}
 	var rep bytes.Buffer

@@ -89,7 +89,7 @@ func TestCompareCommand(t *testing.T) {
 	if _, _, code := pb(t, "compare", "--threshold=80%", base, slow); code != 0 {
 		t.Fatalf("--threshold=80%%: exit %d", code)
 	}
-	out, _, code = pb(t, "compare", floors, cross)
+	out, _, code = pb(t, "compare", "--wide", floors, cross)
 	if code != 0 || !strings.Contains(out, "DIFFERENT MACHINE CLASSES") || !strings.Contains(out, "as a ratio to c-futex/cross-core in the same run") {
 		t.Fatalf("cross-machine: exit %d\n%s", code, out)
 	}

@@ -70,7 +70,7 @@ func TestRegression(t *testing.T) {
 	if err := Render(&buf, []*Result{r}, "markdown"); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), "**REGRESSION") || !strings.Contains(buf.String(), "| latency ") {
+	if !strings.Contains(buf.String(), "**REGRESSION") || !strings.Contains(buf.String(), "#### latency") {
 		t.Fatalf("markdown:\n%s", buf.String())
 	}
 }

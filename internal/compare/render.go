@@ -5,20 +5,24 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
-
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/textfmt"
 )
 
 // Formats lists what Render accepts.
 var Formats = []string{"table", "markdown", "json"}
 
-// Render writes the comparisons in format.
+// Render writes the comparisons in format, each table narrow enough for a
+// terminal.
 func Render(w io.Writer, rs []*Result, format string) error {
+	return RenderWith(w, rs, format, RenderOptions{})
+}
+
+// RenderWith writes the comparisons in format as o says.
+func RenderWith(w io.Writer, rs []*Result, format string, o RenderOptions) error {
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
@@ -29,7 +33,7 @@ func Render(w io.Writer, rs []*Result, format string) error {
 			if i > 0 {
 				fmt.Fprintln(w)
 			}
-			if err := renderText(w, r, format == "markdown"); err != nil {
+			if err := renderText(w, r, format == "markdown", o); err != nil {
 				return err
 			}
 		}
@@ -55,33 +59,45 @@ func MachineLine(m results.Machine) string {
 	return s + " (" + strings.Join(d, ", ") + ")"
 }
 
-func renderText(w io.Writer, r *Result, md bool) error {
-	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+// RenderOptions choose how much the text formats show.
+type RenderOptions struct {
+	// Wide keeps every column (the reason of each verdict); without it a
+	// table drops columns, least needed first, until it fits
+	// textfmt.Columns, and says which.
+	Wide bool
+}
+
+func renderText(w io.Writer, r *Result, md bool, o RenderOptions) error {
+	var buf strings.Builder
+	p := func(format string, a ...any) { fmt.Fprintf(&buf, format, a...) }
+	li, hang := "  ", "      "
+	if md {
+		li, hang = "- ", "  "
+	}
+	item := func(s string) { p("%s\n", textfmt.Wrap(s, textfmt.Columns, li, hang)) }
 	code := func(s string) string {
 		if md {
 			return "`" + s + "`"
 		}
 		return s
 	}
+	title := fmt.Sprintf("parkbench compare: %s vs %s", code(r.New), code(r.Base))
 	if md {
-		p("### parkbench compare: %s vs %s\n\n", code(r.New), code(r.Base))
+		p("### %s\n\n", title)
 	} else {
-		p("parkbench compare: %s vs %s\n", r.New, r.Base)
+		p("%s\n", textfmt.Wrap(title, textfmt.Columns, "", "    "))
 	}
-	li := "  "
-	if md {
-		li = "- "
-	}
-	p("%sbase: %s\n", li, MachineLine(r.BaseMachine))
+	item("base: " + MachineLine(r.BaseMachine))
 	if r.CrossMachine {
-		p("%snew:  %s\n", li, MachineLine(r.NewMachine))
+		item("new: " + MachineLine(r.NewMachine))
+		const cross = "Different machine classes: raw times are not comparable. Verdicts use each figure as a ratio to its floor in the same run (latency: c-futex at the same placement; selfwake: the syscall row; herd: the C pthread herd; lock: c-pthread); figures without a floor are shown, not judged (docs/gate.md)."
 		if md {
-			p("\n> [!WARNING]\n> **Different machine classes.** Raw times from two machines are not comparable: verdicts use each figure as a ratio to its floor in the same run (latency: c-futex at the same placement; selfwake: the syscall row; herd: the C pthread herd; lock: c-pthread); figures without a floor are shown but not judged (docs/gate.md).\n\n")
+			p("\n> [!WARNING]\n%s\n\n", textfmt.Wrap(cross, textfmt.Columns, "> ", "> "))
 		} else {
-			p("\n  *** DIFFERENT MACHINE CLASSES: raw times are not comparable. Verdicts use each\n  *** figure as a ratio to its floor in the same run (latency: c-futex at the same\n  *** placement; selfwake: syscall; herd: C pthread; lock: c-pthread); figures\n  *** without a floor are shown, not judged (docs/gate.md).\n\n")
+			p("\n%s\n\n", textfmt.Wrap("*** "+strings.ToUpper(cross[:27])+cross[27:], textfmt.Columns, "  ", "  *** "))
 		}
 	} else {
-		p("%snew:  %s\n", li, r.Class)
+		item("new: " + r.Class)
 	}
 	minP := 1.0
 	for _, row := range r.Rows {
@@ -91,7 +107,8 @@ func renderText(w io.Writer, r *Result, md bool) error {
 	if minP >= r.Options.Alpha {
 		rule += fmt.Sprintf(" (with these rounds the smallest possible p is %.2f, so the U test alone cannot show a change)", minP)
 	}
-	p("%srule: %s\n", li, rule)
+	item("rule: " + rule)
+	item("cells: the median over the rounds ± half their range ((max − min) / 2), as a percentage of the median")
 	slower, faster := r.Count(Slower), r.Count(Faster)
 	summary := fmt.Sprintf("%d slower, %d faster, %d no change", slower, faster, r.Count(NoChange))
 	if n := r.Count(NotComparable); n > 0 {
@@ -104,54 +121,127 @@ func renderText(w io.Writer, r *Result, md bool) error {
 			summary = "REGRESSION: " + summary
 		}
 	}
-	p("%sresult: %s\n\n", li, summary)
+	item("result: " + summary)
+	p("\n")
 
-	header := []any{"experiment", "config", "metric", "base", "new", "new/base"}
-	if r.CrossMachine {
-		header = append(header, "base/floor", "new/floor", "floor new/base")
-	}
-	header = append(header, "p", "verdict", "why")
-	opts := []tablewriter.Option{tablewriter.WithHeaderAutoFormat(tw.Off)}
-	if md {
-		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
-	}
-	t := tablewriter.NewTable(w, opts...)
-	t.Header(header...)
+	// One table per experiment, its keys shortened by what every row of
+	// it shares.
+	var exps []string
+	byExp := map[string][]Row{}
 	for _, row := range r.Rows {
-		u := plainUnit
-		if row.Unit == results.UnitMicros || row.Unit == results.UnitNanos {
-			u = timeUnit
+		if _, ok := byExp[row.Experiment]; !ok {
+			exps = append(exps, row.Experiment)
 		}
-		cells := []any{row.Experiment, row.Config, row.Label, statCell(row.Base, u), statCell(row.New, u), ratioCell(row.Ratio)}
+		byExp[row.Experiment] = append(byExp[row.Experiment], row)
+	}
+	var dropped []string
+	for _, exp := range exps {
+		rows := byExp[exp]
+		keys := make([]string, len(rows))
+		for i, row := range rows {
+			keys[i] = row.Config
+		}
+		short, common := textfmt.ShortKeys(keys)
+		head := exp
+		if len(common) > 0 {
+			head += " (every row: " + strings.Join(common, "/") + ")"
+		}
+		if md {
+			p("#### %s\n\n", head)
+		} else {
+			p("%s\n", textfmt.Wrap(head, textfmt.Columns, "", "    "))
+		}
+		t := textfmt.Table{Header: []string{"config", "metric", "base", "new", "new/base"}, Priority: []int{0, 0, 2, 2, 1}}
 		if r.CrossMachine {
-			if row.NormBase != nil {
-				cells = append(cells, statCell(*row.NormBase, multUnit), statCell(*row.NormNew, multUnit), ratioCell(row.NormRatio))
-			} else {
-				cells = append(cells, "-", "-", "-")
+			// Across machines the verdict is on the floor ratios.
+			t.Header = append(t.Header, "base/floor", "new/floor", "floor new/base")
+			t.Priority = append(t.Priority, 1, 1, 0)
+			t.Priority[4] = 2
+		}
+		t.Header = append(t.Header, "p", "verdict", "why")
+		t.Priority = append(t.Priority, 2, 0, 3)
+		for i, row := range rows {
+			u := plainUnit
+			if row.Unit == results.UnitMicros || row.Unit == results.UnitNanos {
+				u = timeUnit
 			}
+			cells := []string{short[i], row.Label, statCell(row.Base, u), statCell(row.New, u), ratioCell(row.Ratio)}
+			if r.CrossMachine {
+				if row.NormBase != nil {
+					cells = append(cells, statCell(*row.NormBase, multUnit), statCell(*row.NormNew, multUnit), ratioCell(row.NormRatio))
+				} else {
+					cells = append(cells, "-", "-", "-")
+				}
+			}
+			pcell := "-"
+			if row.Base.N >= 2 && row.New.N >= 2 && row.Verdict != NotComparable {
+				pcell = fmt.Sprintf("%.3f", row.P)
+			}
+			cells = append(cells, pcell, verdictCell(row.Verdict, md), escape(row.Reason, md))
+			t.Rows = append(t.Rows, cells)
 		}
-		pcell := "-"
-		if row.Base.N >= 2 && row.New.N >= 2 && row.Verdict != NotComparable {
-			pcell = fmt.Sprintf("%.3f", row.P)
+		// Markdown is read in a browser, which scrolls a wide table:
+		// only the terminal's table is cut to fit.
+		limit := textfmt.Columns
+		if o.Wide || md {
+			limit = 0
 		}
-		cells = append(cells, pcell, verdictCell(row.Verdict, md), escape(row.Reason, md))
-		if err := t.Append(cells...); err != nil {
+		d, err := t.Render(&buf, md, limit)
+		if err != nil {
 			return err
 		}
+		for _, h := range d {
+			if !slices.Contains(dropped, h) {
+				dropped = append(dropped, h)
+			}
+		}
+		p("\n")
 	}
-	if err := t.Render(); err != nil {
-		return err
+	if len(dropped) > 0 {
+		slices.Reverse(dropped)
+		item("--wide adds " + strings.Join(dropped, ", ") + " (--format=json has everything)")
 	}
 	if len(r.OnlyBase) > 0 {
-		p("%sonly in the base: %s\n", li, strings.Join(r.OnlyBase, ", "))
+		item(fmt.Sprintf("only in the base (%d): %s", len(r.OnlyBase), foldKeys(r.OnlyBase)))
 	}
 	if len(r.OnlyNew) > 0 {
-		p("%sonly in the new file: %s\n", li, strings.Join(r.OnlyNew, ", "))
+		item(fmt.Sprintf("only in the new file (%d): %s", len(r.OnlyNew), foldKeys(r.OnlyNew)))
 	}
 	for _, wn := range r.Warnings {
-		p("%swarning: %s\n", li, wn)
+		item("warning: " + wn)
 	}
-	return nil
+	_, err := io.WriteString(w, buf.String())
+	return err
+}
+
+// foldKeys lists "experiment config" keys in a line or two: per
+// experiment, how many, the parts they share, and the first few.
+func foldKeys(keys []string) string {
+	const shown = 6
+	var exps []string
+	by := map[string][]string{}
+	for _, k := range keys {
+		exp, cfg, _ := strings.Cut(k, " ")
+		if _, ok := by[exp]; !ok {
+			exps = append(exps, exp)
+		}
+		by[exp] = append(by[exp], cfg)
+	}
+	var parts []string
+	for _, exp := range exps {
+		cfgs := by[exp]
+		short, common := textfmt.ShortKeys(cfgs)
+		s := fmt.Sprintf("%s %d", exp, len(cfgs))
+		if len(common) > 0 {
+			s += " (all " + strings.Join(common, "/") + ")"
+		}
+		list := short
+		if len(list) > shown {
+			list = append(list[:shown:shown], fmt.Sprintf("and %d more", len(short)-shown))
+		}
+		parts = append(parts, s+": "+strings.Join(list, ", "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 func escape(s string, md bool) string {
@@ -209,17 +299,17 @@ func multUnit(x float64) string {
 	return fmt.Sprintf("%.2f×", x)
 }
 
-// statCell is "median ±spread (n)": the spread is the largest distance from
-// the median to the slowest or fastest round, as a percentage (benchstat's
-// ± is a confidence interval; this is the plain range).
+// statCell is "median ±spread": the spread is half the rounds' range,
+// (max - min) / 2, as a percentage of the median: symmetric, and named in
+// the table's legend (benchstat's ± is a confidence interval; this is the
+// plain range, all that three rounds can give).
 func statCell(s Stat, u unitFunc) string {
 	if s.N == 0 {
 		return "-"
 	}
 	c := u(s.Median)
 	if s.N > 1 && s.Median != 0 {
-		spread := math.Max(s.Max/s.Median-1, 1-s.Min/s.Median)
-		c += fmt.Sprintf(" ±%.0f%%", 100*spread)
+		c += fmt.Sprintf(" ±%.0f%%", 100*(s.Max-s.Min)/2/math.Abs(s.Median))
 	}
 	return c
 }

@@ -30,7 +30,6 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/parkbench/parkbench/internal/atomicfile"
-	"github.com/parkbench/parkbench/internal/report"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -488,7 +487,7 @@ func shortName(name string) string {
 
 // paramPlots draws each figure against its PlotSpec.Param (herd: first
 // waiter and total time against the waiter count N), one panel per figure,
-// one line per configuration group (report.ParamGroups).
+// one line per configuration group (ParamGroups).
 func paramPlots(in []Input, exp string, specs []results.MetricSpec) ([]*plot.Plot, error) {
 	type key struct{ file, impl string }
 	var plots []*plot.Plot
@@ -510,7 +509,7 @@ func paramPlots(in []Input, exp string, specs []results.MetricSpec) ([]*plot.Plo
 		var allN []float64
 		lo, hi := math.Inf(1), 0.0
 		for _, n := range in {
-			for _, g := range report.ParamGroups(find(n.File, exp), m.Plot.Param) {
+			for _, g := range ParamGroups(find(n.File, exp), m.Plot.Param) {
 				k := key{n.Name, g.Label}
 				for nv, c := range g.ByValue {
 					v, ok := c.Summary[m.Key]

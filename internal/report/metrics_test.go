@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -42,8 +43,12 @@ func TestDescribedExperiment(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, narrow.String())
 		}
 	}
-	if strings.Contains(narrow.String(), "lazy") || !strings.Contains(wide.String(), "lazy") {
+	lazyColumn := regexp.MustCompile(`│\s*lazy\s*│`)
+	if lazyColumn.MatchString(narrow.String()) || !lazyColumn.MatchString(wide.String()) {
 		t.Errorf("the diagnostic column must show only when wide")
+	}
+	if !strings.Contains(narrow.String(), "--wide adds the diagnostic column lazy") {
+		t.Errorf("the narrow table does not say what --wide adds:\n%s", narrow.String())
 	}
 	if strings.Contains(narrow.String(), "p99.9") || strings.Contains(narrow.String(), "median (µs)") {
 		t.Errorf("columns outside the description shown:\n%s", narrow.String())

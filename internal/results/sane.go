@@ -15,12 +15,23 @@ var signedMetrics = map[string]map[string]bool{
 }
 
 // sentinelMetrics may hold -1, which they document as "none" or "not
-// measured"; every other figure in a result is a time, a count, a fraction
-// or a ratio and is never negative.
-var sentinelMetrics = map[string]bool{
-	MReturn:             true, // herd: -1 when the implementation's notify returns nothing
-	"same_cpu_fraction": true, // latency: -1 when not measured (pinned placements)
-	"timerslack_ns":     true, // timeout: -1 where the thread's timer slack cannot be read (off Linux)
+// measured" (the text says which, for a report's legend); every other
+// figure in a result is a time, a count, a fraction or a ratio and is never
+// negative.
+var sentinelMetrics = map[string]string{
+	MReturn:             "this implementation's notify_all returns nothing; only parking_lot's returns a count",
+	"same_cpu_fraction": "not measured (pinned placements)",
+	"timerslack_ns":     "the thread's timer slack cannot be read here (off Linux)",
+}
+
+// Sentinel reports whether v is metric key's documented "none" (-1), and
+// what it means there.
+func Sentinel(key string, v float64) (meaning string, ok bool) {
+	m, ok := sentinelMetrics[key]
+	if !ok || v != -1 {
+		return "", false
+	}
+	return m, true
 }
 
 // checkFigures refuses what the schema cannot: figures no measurement can
@@ -77,7 +88,7 @@ func checkFigures(f *File) error {
 
 func checkMetrics(m map[string]float64, signed map[string]bool) error {
 	for k, v := range m {
-		if sentinelMetrics[k] && v == -1 {
+		if _, ok := Sentinel(k, v); ok {
 			continue
 		}
 		if signed[k] && !math.IsNaN(v) && !math.IsInf(v, 0) {
