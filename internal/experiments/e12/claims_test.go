@@ -68,8 +68,13 @@ func TestClaimsRegimes(t *testing.T) {
 		cfg("futex", "thread", "cross-core", true, 21000, 200, 2000, 2))
 	c := ClaimReallySlept(withC)
 	wantVerdict(t, "C reference 15% no-sleep", c, results.DoesNotHold)
-	if !strings.Contains(c.Why, "c-futex (no Go runtime) 15.0%") || !strings.Contains(c.Evidence, "futex/unpinned (same CPU 100%)") {
-		t.Errorf("why %q / evidence %q: want c-futex's share, and the one-CPU config listed as not judged", c.Why, c.Evidence)
+	if !strings.Contains(c.Why, "c-futex (no Go runtime) 15.0% too") || !strings.Contains(c.Why, "the machine's") || !strings.Contains(c.Evidence, "futex/unpinned (same CPU 100%)") {
+		t.Errorf("why %q / evidence %q: want c-futex's share as the machine's, and the one-CPU config listed as not judged", c.Why, c.Evidence)
+	}
+	// A Go implementation far above the C reference is not the machine's.
+	spinning := lat(cfg(ImplCFutex, KindCRef, "cross-core", true, 21000, 44, 2000, 2), cfg("futex-spin", "thread", "cross-core", true, 15000, 860, 2000, 1.6))
+	if c := ClaimReallySlept(spinning); !strings.Contains(c.Why, "43.0% of futex-spin/cross-core") || strings.Contains(c.Why, "machine") {
+		t.Errorf("futex-spin 43%%, c-futex 2.2%%: why %q, want futex-spin's share and c-futex's, not the machine", c.Why)
 	}
 	oneCPU := lat(unpinned("futex", true, 1130, 830, 2000, 2, 1), unpinned("lot", true, 1220, 800, 2000, 2, 1))
 	wantVerdict(t, "only one-CPU configs", ClaimReallySlept(oneCPU), results.NotEvaluated)
