@@ -18,6 +18,7 @@ import (
 	"github.com/parkbench/parkbench/internal/atomicfile"
 	"github.com/parkbench/parkbench/internal/experiments"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/inject"
 	"github.com/parkbench/parkbench/internal/machine"
 	"github.com/parkbench/parkbench/internal/report"
 	"github.com/parkbench/parkbench/internal/results"
@@ -69,6 +70,8 @@ func newFile(cmd *cobra.Command) *results.File {
 		Started: time.Now().UTC(),
 		Command: append([]string{"parkbench"}, os.Args[1:]...),
 		Machine: machine.Describe(),
+		// A -tags parkinject build says what it slows (internal/inject).
+		Warnings: slices.DeleteFunc([]string{inject.Describe()}, func(s string) bool { return s == "" }),
 	}
 }
 

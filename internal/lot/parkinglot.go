@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/parkbench/parkbench/internal/chaos"
+	"github.com/parkbench/parkbench/internal/inject"
 	"github.com/parkbench/parkbench/internal/parkers"
 )
 
@@ -571,6 +572,7 @@ func unparkOneFound(key unsafe.Pointer, callback func(UnparkResult) UnparkToken,
 	h := current.parker.UnparkLock()
 	b.mutex.unlock()
 	chaos.Point("lot.unpark.marked")
+	inject.Wake(inject.Lot) // -tags parkinject only: a slower wake path
 	h.Unpark()
 	return result
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/chaos"
 	"github.com/parkbench/parkbench/internal/futex"
+	"github.com/parkbench/parkbench/internal/inject"
 )
 
 // futexParker is parking_lot_core's linux.rs: one int32, 1 = "should park",
@@ -189,6 +190,7 @@ func (p *futexParker) UnparkLock() UnparkHandle {
 // EFAULT is still tolerated, to keep upstream's contract.
 func (h *futexUnpark) Unpark() {
 	chaos.Point("futex.unpark.before-wake")
+	inject.Wake(inject.Futex) // -tags parkinject only: a slower wake path
 	var e unix.Errno
 	if h.how.raw {
 		e = futex.WakeRaw(&h.state) // never blocks: safe raw

@@ -10,6 +10,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/chaos"
 	"github.com/parkbench/parkbench/internal/futex"
+	"github.com/parkbench/parkbench/internal/inject"
 )
 
 // Rust std's futex thread parker (library/std/src/sys/sync/thread_parking/
@@ -111,6 +112,7 @@ func (p *stdParker) ParkDeadline(deadline time.Time) bool {
 func (p *stdParker) Unpark() {
 	if p.state.Swap(stdNotified) == stdParked {
 		chaos.Point("std.unpark.before-wake")
+		inject.Wake(inject.Std) // -tags parkinject only: a slower wake path
 		futex.Wake(&p.state, 1)
 	}
 }

@@ -1,0 +1,175 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Verdicts of a row: Pinpoint's three-way answer (same, different,
+// unknown), with "different" split by direction.
+const (
+	Same    = "same"
+	Slower  = "slower" // a regression: fails the gate
+	Faster  = "faster"
+	Unknown = "unknown"
+)
+
+// Options tune the gate's statistics and how many trials it runs.
+type Options struct {
+	// Trials per side before the first look (even: ABBA blocks give two a
+	// side), MaxTrials per side at most, Step per side added at each
+	// further look, only for the rows still unknown.
+	Trials, MaxTrials, Step int
+	// Alpha is the family-wise false-alarm rate of a whole gate run: the
+	// headline rows and the geomean, over every look (Bonferroni over the
+	// looks, Holm over the tests of each look).
+	Alpha float64
+	// MinEffect is the smallest change that counts (0.03: 3%): a
+	// significant change below it is "same", and "same" without
+	// significance needs the interval to exclude a change this large.
+	MinEffect float64
+	// Confidence of the bootstrap interval of the ratio of medians, and
+	// Resamples its resamples.
+	Confidence float64
+	Resamples  int
+	// Seed orders the ABBA blocks and seeds the bootstrap; recorded.
+	Seed uint64
+}
+
+// DefaultOptions is the gate as CI runs it (docs/gate.md says why each).
+var DefaultOptions = Options{Trials: 10, MaxTrials: 22, Step: 6, Alpha: 0.01, MinEffect: 0.03, Confidence: 0.95, Resamples: 2000}
+
+// Looks is how many times the gate may judge: the first look and one per
+// extension up to MaxTrials.
+func (o Options) Looks() int {
+	if o.MaxTrials <= o.Trials || o.Step <= 0 {
+		return 1
+	}
+	return 1 + (o.MaxTrials-o.Trials+o.Step-1)/o.Step
+}
+
+// LookAlpha is the family-wise level of one look: Alpha split evenly over
+// the looks, so a run's false-alarm rate stays at most Alpha however many
+// looks it takes (the union bound over looks).
+func (o Options) LookAlpha() float64 { return o.Alpha / float64(o.Looks()) }
+
+// OptionError is an invalid option; Option is its name as a flag would
+// spell it ("max-trials").
+type OptionError struct {
+	Option string
+	Value  any
+	Want   string
+}
+
+func (e *OptionError) Error() string { return fmt.Sprintf("%s %v: want %s", e.Option, e.Value, e.Want) }
+
+// Validate checks the options; errors are *OptionError.
+func (o Options) Validate() error {
+	switch {
+	case o.Trials < 4 || o.Trials%2 != 0:
+		return &OptionError{"trials", o.Trials, "an even number, at least 4 (the U test needs 4+4 to reach p < 0.03)"}
+	case o.MaxTrials < o.Trials:
+		return &OptionError{"max-trials", o.MaxTrials, fmt.Sprintf("at least the trials (%d)", o.Trials)}
+	case o.MaxTrials > o.Trials && (o.Step < 2 || o.Step%2 != 0):
+		return &OptionError{"step", o.Step, "an even number, at least 2"}
+	case !(o.Alpha > 0 && o.Alpha < 0.5):
+		return &OptionError{"alpha", o.Alpha, "a level in (0, 0.5), such as 0.01"}
+	case !(o.MinEffect >= 0 && o.MinEffect < 1):
+		return &OptionError{"min-effect", o.MinEffect, "a fraction in [0, 1), such as 0.03"}
+	case !(o.Confidence > 0.5 && o.Confidence < 1):
+		return &OptionError{"confidence", o.Confidence, "a level in (0.5, 1), such as 0.95"}
+	case o.Resamples < 100:
+		return &OptionError{"resamples", o.Resamples, "at least 100"}
+	}
+	return nil
+}
+
+// Judgement is a row's statistics at the look that decided it.
+type Judgement struct {
+	// BaseMedian and NewMedian are the medians over trials of the judged
+	// figure (a ratio to the row's floor); Ratio is NewMedian/BaseMedian
+	// and [Lo, Hi] its bootstrap interval.
+	BaseMedian float64 `json:"base_median"`
+	NewMedian  float64 `json:"new_median"`
+	Ratio      float64 `json:"ratio"`
+	Lo         float64 `json:"ci_lo"`
+	Hi         float64 `json:"ci_hi"`
+	// P is the U test's p-value, PAdj Holm's adjustment over the tests of
+	// the look, judged against Options.LookAlpha.
+	P     float64 `json:"p"`
+	PAdj  float64 `json:"p_adj"`
+	NBase int     `json:"n_base"`
+	NNew  int     `json:"n_new"`
+	Look  int     `json:"look"`
+	// Verdict is Same, Slower, Faster or Unknown; Reason says why.
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason"`
+}
+
+// test is one hypothesis of a look: a row (or the geomean) with its
+// per-trial values on each side, lower is better.
+type test struct {
+	base, new []float64
+	higher    bool // the figure is higher-is-better (ratios are mirrored)
+}
+
+// judgeLook judges the tests of one look: U tests, Holm over them at
+// Options.LookAlpha, then each verdict (decide). last says whether no
+// further look will come (an unknown stays unknown).
+func judgeLook(tests []test, look int, last bool, opt Options, rng *rand.Rand) []Judgement {
+	p := make([]float64, len(tests))
+	for i, t := range tests {
+		p[i] = uTest(t.base, t.new)
+	}
+	adj := holm(p)
+	out := make([]Judgement, len(tests))
+	for i, t := range tests {
+		out[i] = decide(t, p[i], adj[i], look, last, opt, rng)
+	}
+	return out
+}
+
+// decide is one row's verdict. With r = median(new)/median(base), the
+// change that counts is r-1 for a lower-is-better figure (1/r-1 for a
+// higher-is-better one), positive when worse:
+//
+//   - significant (Holm-adjusted p <= LookAlpha): slower when the change is
+//     at least MinEffect, faster when at most -MinEffect, else same (a real
+//     but smaller change);
+//   - not significant: same when the interval of r excludes a change of
+//     MinEffect or more in the bad direction, else unknown: more trials,
+//     until MaxTrials (then it stays unknown, and does not fail the gate).
+func decide(t test, p, padj float64, look int, last bool, opt Options, rng *rand.Rand) Judgement {
+	j := Judgement{P: p, PAdj: padj, NBase: len(t.base), NNew: len(t.new), Look: look,
+		BaseMedian: median(t.base), NewMedian: median(t.new)}
+	j.Ratio = j.NewMedian / j.BaseMedian
+	j.Lo, j.Hi = ratioCI(t.base, t.new, opt.Confidence, opt.Resamples, rng)
+	worse, worstCI := j.Ratio-1, j.Hi-1
+	if t.higher {
+		worse, worstCI = 1/j.Ratio-1, 1/j.Lo-1
+	}
+	pct := fmt.Sprintf("%+.1f%%", 100*worse)
+	if t.higher {
+		pct = fmt.Sprintf("%+.1f%% (higher is better)", 100*(j.Ratio-1))
+	}
+	sig := padj <= opt.LookAlpha()
+	n := fmt.Sprintf("n=%d+%d", j.NBase, j.NNew)
+	switch {
+	case math.IsNaN(j.Ratio) || math.IsInf(j.Ratio, 0):
+		j.Verdict, j.Reason = Unknown, "no ratio: a median is zero or missing"
+	case sig && worse >= opt.MinEffect:
+		j.Verdict, j.Reason = Slower, fmt.Sprintf("%s, p_adj=%.2g <= %.2g (%s)", pct, padj, opt.LookAlpha(), n)
+	case sig && worse <= -opt.MinEffect:
+		j.Verdict, j.Reason = Faster, fmt.Sprintf("%s, p_adj=%.2g <= %.2g (%s)", pct, padj, opt.LookAlpha(), n)
+	case sig:
+		j.Verdict, j.Reason = Same, fmt.Sprintf("%s: significant but within ±%g%% (%s)", pct, 100*opt.MinEffect, n)
+	case worstCI < opt.MinEffect:
+		j.Verdict, j.Reason = Same, fmt.Sprintf("%s, the interval excludes +%g%% (%s)", pct, 100*opt.MinEffect, n)
+	case last:
+		j.Verdict, j.Reason = Unknown, fmt.Sprintf("%s, p_adj=%.2g: +%g%% not excluded after %s (no more trials)", pct, padj, 100*opt.MinEffect, n)
+	default:
+		j.Verdict, j.Reason = Unknown, fmt.Sprintf("%s, p_adj=%.2g: +%g%% not excluded yet (%s): more trials", pct, padj, 100*opt.MinEffect, n)
+	}
+	return j
+}

@@ -1,0 +1,388 @@
+package gate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// Part is one launch of a trial: a parkbench measuring command (the
+// experiment's name is its subcommand) with fixed flags; the gate adds
+// --impl (the rows' implementations and their floors') and the output
+// flags. A trial runs every part of the profile, each its own launch.
+type Part struct {
+	Experiment string   `json:"experiment"`
+	Impls      []string `json:"impls"`
+	Flags      []string `json:"flags"`
+}
+
+// DefaultProfile is the gate's headline profile, one launch per trial
+// (about 3 s on a 2-vCPU VM): E12 latency of futex, lot and std, pinned
+// cross-core, with c-futex, the C floor, measured in the same process, 30
+// interleaved rounds of 250 round trips (docs/gate.md: why these rows, and
+// why many short interleaved rounds).
+var DefaultProfile = []Part{{
+	Experiment: "latency",
+	Impls:      []string{"futex", "lot", "std"},
+	Flags:      []string{"--placement=cross-core", "--iterations=250", "--warmup=200", "--rounds=30", "--interleave", "--sched-counts=false"},
+}}
+
+// Args is the command line of a part measuring impls (the rows' and
+// their floors'), its output one result file on stdout.
+func (p Part) Args(impls []string) []string {
+	args := append([]string{p.Experiment, "--impl=" + strings.Join(impls, ",")}, p.Flags...)
+	return append(args, "--quiet", "--format=json", "--out=-")
+}
+
+// BinaryError says a binary cannot serve as a side of the gate: it is not
+// parkbench, does not run the trial command, or writes a result this build
+// cannot read. Commands exit 2 on it.
+type BinaryError struct {
+	Side Side
+	Path string
+	Err  error
+}
+
+func (e *BinaryError) Error() string {
+	return fmt.Sprintf("the %s binary %s: %v", e.Side, e.Path, e.Err)
+}
+func (e *BinaryError) Unwrap() error { return e.Err }
+
+// TrialError says a trial failed after the binary had run the warm-up
+// trial: for the new binary a failure (a crash or a hang is worse than any
+// slowdown), for the base one bad input.
+type TrialError struct {
+	Side  Side
+	Path  string
+	Index int // the launch, counting the warm-ups
+	Err   error
+}
+
+func (e *TrialError) Error() string {
+	return fmt.Sprintf("launch %d (the %s binary %s) failed: %v", e.Index, e.Side, e.Path, e.Err)
+}
+func (e *TrialError) Unwrap() error { return e.Err }
+
+// ProcessSource runs trials as process launches of two binaries.
+type ProcessSource struct {
+	Bins    map[Side]string
+	Profile []Part
+	// Timeout bounds one launch (a lost wakeup hangs a trial).
+	Timeout time.Duration
+	// Version is what each binary's --version printed (or why not).
+	Version map[Side]string
+	// Tool is the build each binary's results name.
+	Tool map[Side]results.Tool
+	// Machine is where the warm-up ran.
+	Machine results.Machine
+	// specs are the new binary's metric descriptions by experiment.
+	specs    map[string][]results.MetricSpec
+	launches int
+}
+
+// launch runs bin with args under the timeout and returns stdout.
+func (s *ProcessSource) launch(ctx context.Context, bin string, args []string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Cancel = func() error {
+		// An interrupt first, so the child restores what it changed and
+		// writes nothing; killed if it has not gone in WaitDelay.
+		if runtime.GOOS == "windows" {
+			return cmd.Process.Kill()
+		}
+		return cmd.Process.Signal(os.Interrupt)
+	}
+	cmd.WaitDelay = 5 * time.Second
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	s.launches++
+	err := cmd.Run()
+	if ctx.Err() == context.DeadlineExceeded {
+		return nil, fmt.Errorf("did not finish within %v (a lost wakeup?): %s", s.Timeout, strings.Join(args, " "))
+	}
+	if err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if i := strings.LastIndex(msg, "\n"); i >= 0 && len(msg) > 400 {
+			msg = "..." + msg[i:]
+		}
+		if msg == "" {
+			msg = "no message"
+		}
+		return nil, fmt.Errorf("%s %s: %v: %s", bin, strings.Join(args, " "), err, msg)
+	}
+	return out.Bytes(), nil
+}
+
+// Prepare checks both binaries before any timed trial: each prints its
+// version, then runs one warm-up trial of the whole profile (not counted:
+// it also loads the binary and its pages), which must be a parkbench
+// result this build reads, holding each part's experiment with a metric
+// description and every headline configuration with its floor. It returns
+// the rows the gate judges: the new binary's headline metrics on the
+// profile's configurations. A binary that fails any of this is a
+// BinaryError naming it.
+func (s *ProcessSource) Prepare(ctx context.Context) ([]Row, error) {
+	s.Version, s.Tool, s.specs = map[Side]string{}, map[Side]results.Tool{}, map[string][]results.MetricSpec{}
+	if s.Timeout == 0 {
+		s.Timeout = 2 * time.Minute
+	}
+	var rows []Row
+	for _, side := range []Side{New, Base} {
+		bin := s.Bins[side]
+		if st, err := os.Stat(bin); err != nil {
+			return nil, &BinaryError{side, bin, err}
+		} else if st.IsDir() {
+			return nil, &BinaryError{side, bin, errors.New("is a directory")}
+		}
+		v, verr := s.launch(ctx, bin, []string{"--version"})
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if verr == nil && !bytes.HasPrefix(v, []byte("parkbench ")) {
+			return nil, &BinaryError{side, bin, fmt.Errorf("is not parkbench: --version printed %q", firstLine(v))}
+		}
+		s.Version[side] = strings.TrimSpace(firstLine(v))
+		if verr != nil {
+			s.Version[side] = "no --version: " + verr.Error()
+		}
+		for _, p := range s.Profile {
+			// The warm-up measures the part with the floors its metric
+			// description names: the new binary's when known (the base
+			// runs what the new one will judge), else the legacy table's;
+			// again if the description names floors not measured yet.
+			specs := s.specs[p.Experiment]
+			if specs == nil {
+				specs, _ = results.Legacy(p.Experiment)
+			}
+			want := impls(p, nil, specs)
+			f, err := s.run(ctx, side, p, want)
+			if err == nil && side == New {
+				if own, ok := find(f, p.Experiment).Specs(); ok {
+					if more := impls(p, nil, own); len(more) > len(want) {
+						f, err = s.run(ctx, side, p, more)
+					}
+				}
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				if verr != nil {
+					err = fmt.Errorf("is not parkbench, or too old for the gate's trial (--version failed too): %w", err)
+				} else {
+					err = fmt.Errorf("cannot run the gate's trial: %w", err)
+				}
+				return nil, &BinaryError{side, bin, err}
+			}
+			s.Tool[side] = f.Tool
+			e := find(f, p.Experiment)
+			if side == New {
+				s.Machine = f.Machine
+				specs, described := e.Specs()
+				if !described {
+					return nil, &BinaryError{side, bin, fmt.Errorf("its %s result has no metric description", p.Experiment)}
+				}
+				s.specs[p.Experiment] = specs
+				for _, m := range specs {
+					if !m.Headline {
+						continue
+					}
+					for _, c := range e.Configs {
+						if !slices.Contains(p.Impls, c.Impl) {
+							continue
+						}
+						r := Row{Experiment: p.Experiment, Config: c.Key, Impl: c.Impl, Metric: m.Key, Header: m.Header, Higher: m.HigherIsBetter(), Unit: m.Unit}
+						if fk := m.FloorKey(c); fk != "" && e.Config(fk) != nil {
+							r.Floor = fk
+						}
+						rows = append(rows, r)
+					}
+				}
+				continue
+			}
+			for _, r := range rows {
+				if r.Experiment != p.Experiment {
+					continue
+				}
+				if _, err := value(e, r); err != nil {
+					return nil, &BinaryError{side, bin, fmt.Errorf("its trial lacks a headline figure of the new binary's: %w", err)}
+				}
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return nil, &BinaryError{New, s.Bins[New], errors.New("its trial has no headline figure (no metric marked headline on the profile's configurations)")}
+	}
+	return rows, nil
+}
+
+func firstLine(b []byte) string {
+	l, _, _ := bytes.Cut(b, []byte("\n"))
+	if len(l) > 120 {
+		l = append(l[:120:120], "..."...)
+	}
+	return string(l)
+}
+
+func find(f *results.File, name string) *results.Experiment {
+	for _, e := range f.Experiments {
+		if e.Name == name {
+			return e
+		}
+	}
+	return nil
+}
+
+// Command is the command line of a part's whole trial (its implementations
+// and their floors), for the reader.
+func (s *ProcessSource) Command(p Part) []string {
+	return p.Args(impls(p, nil, s.specs[p.Experiment]))
+}
+
+// impls lists what a launch of part p measures for rows (nil: all of the
+// part's implementations): their implementations and, for each headline
+// metric of specs, their floors (c-futex), measured in the same launch.
+func impls(p Part, rows []Row, specs []results.MetricSpec) []string {
+	out := slices.Clone(p.Impls)
+	if rows != nil {
+		out = nil
+		for _, r := range rows {
+			if r.Experiment == p.Experiment && !slices.Contains(out, r.Impl) {
+				out = append(out, r.Impl)
+			}
+		}
+	}
+	for _, m := range specs {
+		if !m.Headline {
+			continue
+		}
+		for _, im := range slices.Clone(out) {
+			if f := m.FloorImpl(im); f != "" && !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// run launches one part measuring impls and decodes its result.
+func (s *ProcessSource) run(ctx context.Context, side Side, p Part, impls []string) (*results.File, error) {
+	out, err := s.launch(ctx, s.Bins[side], p.Args(impls))
+	if err != nil {
+		return nil, err
+	}
+	f, err := results.Decode(out)
+	if err != nil {
+		return nil, fmt.Errorf("its output is not a result this build reads: %w", err)
+	}
+	if find(f, p.Experiment) == nil {
+		return nil, fmt.Errorf("its result holds no %s experiment", p.Experiment)
+	}
+	return f, nil
+}
+
+// Trial implements Source: one launch per part of the profile.
+func (s *ProcessSource) Trial(ctx context.Context, side Side, rows []Row) (*Trial, error) {
+	t := &Trial{Started: time.Now(), Values: map[string]float64{}, Raw: map[string]float64{}, Load: LoadAvg()}
+	for _, p := range s.Profile {
+		im := impls(p, rows, s.specs[p.Experiment])
+		if len(im) == 0 {
+			continue // none of this part's rows is still judged
+		}
+		f, err := s.run(ctx, side, p, im)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, &TrialError{side, s.Bins[side], s.launches, err}
+		}
+		e := find(f, p.Experiment)
+		for _, r := range rows {
+			if r.Experiment != p.Experiment {
+				continue
+			}
+			v, err := value(e, r)
+			if err != nil {
+				return nil, &TrialError{side, s.Bins[side], s.launches, err}
+			}
+			t.Values[r.ID()] = v
+			for _, k := range []string{r.Config, r.Floor} {
+				if c := e.Config(k); c != nil {
+					t.Raw[p.Experiment+" "+k+" "+r.Metric] = c.Summary[r.Metric]
+					if len(c.Modes) > 1 && !slices.Contains(t.Multimodal, r.ID()) {
+						t.Multimodal = append(t.Multimodal, r.ID())
+					}
+				}
+			}
+		}
+	}
+	t.Duration = time.Since(t.Started)
+	return t, nil
+}
+
+// value is a row's figure in one result: the median over rounds of the
+// configuration's value divided by its floor's in the same round (the
+// rounds interleave, so round i of both ran back to back), or the ratio of
+// the summaries when the round counts differ; the raw summary when the row
+// has no floor.
+func value(e *results.Experiment, r Row) (float64, error) {
+	c := e.Config(r.Config)
+	if c == nil {
+		return 0, fmt.Errorf("no %s configuration %s", r.Experiment, r.Config)
+	}
+	if _, ok := c.Summary[r.Metric]; !ok {
+		return 0, fmt.Errorf("%s %s has no %s", r.Experiment, r.Config, r.Metric)
+	}
+	if r.Floor == "" {
+		return c.Summary[r.Metric], nil
+	}
+	f := e.Config(r.Floor)
+	if f == nil {
+		return 0, fmt.Errorf("no floor %s for %s %s", r.Floor, r.Experiment, r.Config)
+	}
+	if len(c.Rounds) == len(f.Rounds) && len(c.Rounds) > 0 {
+		var q []float64
+		for i := range c.Rounds {
+			a, okA := c.Rounds[i].Metrics[r.Metric]
+			b, okB := f.Rounds[i].Metrics[r.Metric]
+			if okA && okB && b > 0 {
+				q = append(q, a/b)
+			}
+		}
+		if len(q) > 0 {
+			return median(q), nil
+		}
+	}
+	if d := f.Summary[r.Metric]; d > 0 {
+		return c.Summary[r.Metric] / d, nil
+	}
+	return 0, fmt.Errorf("the floor %s of %s %s has no %s", r.Floor, r.Experiment, r.Config, r.Metric)
+}
+
+// LoadAvg is the 1-minute load average (Linux), -1 where unknown.
+func LoadAvg() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return -1
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return -1
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}

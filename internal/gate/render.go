@@ -1,0 +1,301 @@
+package gate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// Report is a gate run as the ab command writes it (--out, --format=json).
+type Report struct {
+	Format  string          `json:"format"` // "parkbench-ab"
+	Version int             `json:"version"`
+	Started time.Time       `json:"started"`
+	Base    Binary          `json:"base"`
+	New     Binary          `json:"new"`
+	Machine results.Machine `json:"machine"`
+	Profile []Part          `json:"profile"`
+	// Command is the first trial's command line, for the reader.
+	Command []string `json:"command"`
+	// Load is the 1-minute load average at the start and the end.
+	Load [2]float64 `json:"load"`
+	*Outcome
+}
+
+// Binary is one side of the A/B.
+type Binary struct {
+	Path    string       `json:"path"`
+	Version string       `json:"version"`
+	Tool    results.Tool `json:"tool"`
+}
+
+// Formats are what Render writes.
+var Formats = []string{"text", "markdown", "json"}
+
+// Headline is the first line: the verdict and its counts.
+func (r *Report) Headline() string {
+	v := "no regression"
+	if r.Regression {
+		v = "REGRESSION"
+	}
+	var parts []string
+	for _, k := range []string{Slower, Faster, Same, Unknown} {
+		if n := r.Count(k); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	n := len(r.Trials)
+	return fmt.Sprintf("parkbench ab: %s: %d headline rows (%s), geomean %s; %d trials in %s",
+		v, len(r.Rows), strings.Join(parts, ", "), r.Geomean.Verdict, n, r.Duration.Round(time.Second))
+}
+
+// Render writes the report in format; text and markdown fit 120 columns
+// (a row label longer than 36 characters widens them).
+func Render(w io.Writer, r *Report, format string) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	case "text", "markdown":
+		renderText(w, r, format == "markdown")
+		return nil
+	}
+	return fmt.Errorf("unknown format %q; valid formats: %s", format, strings.Join(Formats, ", "))
+}
+
+func renderText(w io.Writer, r *Report, md bool) {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	li := "  "
+	if md {
+		li = "- "
+		p("**%s**\n\n", r.Headline())
+	} else {
+		p("%s\n", r.Headline())
+	}
+	p("%sbase:    %s (%s)\n", li, r.Base.Path, binaryLine(r.Base))
+	p("%snew:     %s (%s)\n", li, r.New.Path, binaryLine(r.New))
+	p("%smachine: %s, load %.2f at the start, %.2f at the end\n", li, r.Machine.Slug, r.Load[0], r.Load[1])
+	base, extra := r.Options.Trials, 0
+	for _, t := range r.Trials {
+		if t.Look > 1 && t.Side == Base {
+			extra++
+		}
+	}
+	ext := ""
+	if extra > 0 {
+		ext = fmt.Sprintf(", then %d+%d more for the rows still unknown", extra, extra)
+	}
+	para := func(head, text string) {
+		for i, l := range wrap(text, 108) {
+			if i == 0 {
+				p("%s%-9s%s\n", li, head, l)
+			} else {
+				p("%s%-9s%s\n", li, "", strings.TrimPrefix(l, "  "))
+			}
+		}
+	}
+	para("trials:", fmt.Sprintf("%d+%d in ABBA/BAAB blocks of random orientation (seed %d)%s; each one launch of parkbench %s",
+		base, base, r.Options.Seed, ext, strings.Join(r.Command, " ")))
+	para("rule:", fmt.Sprintf("per row, a Mann-Whitney U test over the trials' figure (a ratio to its floor in the same trial), "+
+		"Holm over %d tests at α=%g/%d looks; a change counts beyond ±%g%%; \"same\" also when the %g%% interval of new/base "+
+		"excludes +%g%%; \"unknown\" rows get more trials, up to %d a side",
+		len(r.Rows)+1, r.Options.Alpha, r.Options.Looks(), 100*r.Options.MinEffect, 100*r.Options.Confidence, 100*r.Options.MinEffect, r.Options.MaxTrials))
+	p("\n")
+
+	rows := append(append([]RowResult(nil), r.Rows...), r.Geomean)
+	header := []string{"row", "base", "new", "new/base [CI]", "p (adj)", "n", "verdict"}
+	var cells [][]string
+	for _, x := range rows {
+		label := x.Label()
+		if x.Header == "geomean" {
+			label = x.Config
+		}
+		cells = append(cells, []string{label, num(x.BaseMedian), num(x.NewMedian),
+			fmt.Sprintf("%s [%s, %s]", num(x.Ratio), num(x.Lo), num(x.Hi)), pval(x.PAdj),
+			fmt.Sprintf("%d+%d", x.NBase, x.NNew), verdictCell(x.Verdict, md)})
+	}
+	table(w, header, cells, md)
+	p("\n")
+	for _, x := range rows {
+		if x.Verdict != Same {
+			label := x.Label()
+			if x.Header == "geomean" {
+				label = x.Config
+			}
+			for _, l := range wrap(fmt.Sprintf("%s: %s: %s", label, x.Verdict, x.Reason), 116) {
+				p("%s%s\n", li, l)
+			}
+		}
+	}
+	if raw := rawLine(r); raw != "" {
+		for _, l := range wrap(raw, 116) {
+			p("%s%s\n", li, l)
+		}
+	}
+	for _, x := range r.Rows {
+		if x.MultimodalBase+x.MultimodalNew > 0 {
+			l := fmt.Sprintf("%s: multimodal in %d of %d base and %d of %d new trials: judged on the distribution of its per-trial figures (a rank test over trials), never on one pooled median",
+				x.Label(), x.MultimodalBase, x.NBase, x.MultimodalNew, x.NNew)
+			for _, l := range wrap(l, 116) {
+				p("%s%s\n", li, l)
+			}
+		}
+	}
+}
+
+func binaryLine(b Binary) string {
+	if b.Version != "" && !strings.HasPrefix(b.Version, "no --version") {
+		return b.Version
+	}
+	t := b.Tool
+	s := "parkbench " + t.Version
+	if t.Commit != "" {
+		s += " " + t.Commit[:min(12, len(t.Commit))]
+	}
+	return s + " " + t.GoVersion
+}
+
+func num(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+func pval(p float64) string {
+	if p < 0.001 {
+		return fmt.Sprintf("%.1e", p)
+	}
+	return fmt.Sprintf("%.3f", p)
+}
+
+func verdictCell(v string, md bool) string {
+	switch v {
+	case Slower:
+		if md {
+			return "**SLOWER** ❌"
+		}
+		return "SLOWER"
+	case Faster:
+		if md {
+			return "faster ✅"
+		}
+	}
+	return v
+}
+
+// table writes aligned columns (text) or a markdown table.
+func table(w io.Writer, header []string, rows [][]string, md bool) {
+	if md {
+		fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat(" --- |", len(header)))
+		for _, r := range rows {
+			fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+		}
+		return
+	}
+	width := make([]int, len(header))
+	for i, h := range header {
+		width[i] = len([]rune(h))
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], len([]rune(c)))
+		}
+	}
+	line := func(cells []string) {
+		var b strings.Builder
+		b.WriteString("  ")
+		for i, c := range cells {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(c)
+			if i < len(cells)-1 {
+				b.WriteString(strings.Repeat(" ", width[i]-len([]rune(c))))
+			}
+		}
+		fmt.Fprintln(w, b.String())
+	}
+	line(header)
+	for _, r := range rows {
+		line(r)
+	}
+}
+
+// rawLine gives the raw medians over trials of every measured
+// configuration, base -> new: "raw medians over trials (µs): futex/cross-core
+// 30.12 -> 30.40, ...".
+func rawLine(r *Report) string {
+	type pair struct{ base, new []float64 }
+	by := map[string]*pair{}
+	for _, t := range r.Trials {
+		for k, v := range t.Raw {
+			if by[k] == nil {
+				by[k] = &pair{}
+			}
+			if t.Side == Base {
+				by[k].base = append(by[k].base, v)
+			} else {
+				by[k].new = append(by[k].new, v)
+			}
+		}
+	}
+	if len(by) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(by))
+	for k := range by {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	units := map[string]string{}
+	for _, row := range r.Rows {
+		units[row.Metric] = row.Unit
+	}
+	var parts []string
+	for _, k := range keys {
+		f := strings.Fields(k) // experiment config metric
+		if len(f) != 3 {
+			continue
+		}
+		b, n, u := median(by[k].base), median(by[k].new), ""
+		switch units[f[2]] {
+		case results.UnitMicros:
+			b, n, u = b/1000, n/1000, " µs"
+		case results.UnitNanos:
+			u = " ns"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s %.2f -> %.2f%s", f[1], f[2], b, n, u))
+	}
+	return "raw medians over trials, base -> new: " + strings.Join(parts, ", ")
+}
+
+// wrap breaks s at spaces into lines of at most width runes; continuation
+// lines are indented by two spaces.
+func wrap(s string, width int) []string {
+	var out []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && len([]rune(line))+1+len([]rune(w)) > width {
+			out = append(out, line)
+			line = "  " + w
+			continue
+		}
+		if line == "" {
+			line = w
+		} else {
+			line += " " + w
+		}
+	}
+	if line != "" {
+		out = append(out, line)
+	}
+	return out
+}

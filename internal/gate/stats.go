@@ -1,0 +1,108 @@
+package gate
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+
+	"github.com/aclements/go-moremath/stats"
+)
+
+// uTest is the two-sided Mann-Whitney U test's p-value for base against
+// new: x/perf's benchstat test (benchmath.AssumeNothing), through the same
+// implementation (go-moremath; exact U distribution for small samples
+// without ties, the normal approximation with a tie correction otherwise).
+// Samples that are all equal give 1: nothing tells them apart.
+func uTest(base, new []float64) float64 {
+	if len(base) == 0 || len(new) == 0 {
+		return 1
+	}
+	r, err := stats.MannWhitneyUTest(base, new, stats.LocationDiffers)
+	if errors.Is(err, stats.ErrSamplesEqual) || err != nil {
+		return 1
+	}
+	return math.Min(1, r.P)
+}
+
+// holm returns Holm's step-down adjusted p-values: a hypothesis is
+// rejected at family-wise level a when its adjusted p is <= a. Holm
+// controls the family-wise error rate under any dependence between the
+// tests (Holm, Scand. J. Statist. 6(2), 1979).
+func holm(p []float64) []float64 {
+	m := len(p)
+	idx := make([]int, m)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return p[idx[a]] < p[idx[b]] })
+	adj := make([]float64, m)
+	run := 0.0
+	for k, i := range idx {
+		v := math.Min(1, float64(m-k)*p[i])
+		run = math.Max(run, v) // monotone: never below an earlier step's
+		adj[i] = run
+	}
+	return adj
+}
+
+// median of v (v unchanged); NaN for none.
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(v)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// ratioCI is the percentile bootstrap interval, at level conf, of
+// median(new) / median(base): both samples resampled with replacement,
+// resamples times, with rng (the gate's seed, so a run can be redone).
+func ratioCI(base, new []float64, conf float64, resamples int, rng *rand.Rand) (lo, hi float64) {
+	if len(base) == 0 || len(new) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	rs := make([]float64, 0, resamples)
+	bb, nb := make([]float64, len(base)), make([]float64, len(new))
+	for range resamples {
+		for i := range bb {
+			bb[i] = base[rng.IntN(len(base))]
+		}
+		for i := range nb {
+			nb[i] = new[rng.IntN(len(new))]
+		}
+		if d := median(bb); d > 0 {
+			rs = append(rs, median(nb)/d)
+		}
+	}
+	if len(rs) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	sort.Float64s(rs)
+	q := func(p float64) float64 {
+		i := int(math.Floor(p * float64(len(rs)-1)))
+		return rs[min(max(i, 0), len(rs)-1)]
+	}
+	return q((1 - conf) / 2), q(1 - (1-conf)/2)
+}
+
+// geomean of v; NaN when any value is not positive.
+func geomean(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, x := range v {
+		if !(x > 0) {
+			return math.NaN()
+		}
+		s += math.Log(x)
+	}
+	return math.Exp(s / float64(len(v)))
+}
