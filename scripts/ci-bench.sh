@@ -1,15 +1,33 @@
 #!/usr/bin/env bash
-# ci-bench.sh: build parkbench, run the quick suite, report it, and compare
-# it with the newest recorded baseline for this machine class
-# (results/<machine-slug>/). Portable bash (3.2 on macOS, Git Bash on
-# Windows): no associative arrays, no mapfile, no GNU-only flags.
+# ci-bench.sh: two jobs.
+#
+# The regression gate (--base=REV): build REV in a temporary git worktree and
+# the working tree, and run `parkbench ab BASE NEW` on this machine: a
+# same-run A/B with a measured false-alarm rate (docs/gate.md). Strict: its
+# exit status is ab's (0 no regression, 1 a regression, 2 bad input); a REV
+# that does not build fails the gate (1) with a message; a REV this clone
+# does not have because it is shallow (no parent commit) is a visible
+# message and exit 0.
+#
+# The recorded-baseline view (without --base): run the quick suite, report
+# it, and compare it with the newest recorded result of this machine class
+# under results/ (for trends and cross-machine views; not the gate: a file
+# measured on another day carries that day's drift). The first line says
+# which baseline and why, or that there is none.
+#
+# Portable bash (3.2 on macOS, Git Bash on Windows): no associative arrays,
+# no mapfile, no GNU-only flags.
 #
 # Usage: scripts/ci-bench.sh [options]
-#   --gate=noise-tolerant  (default) noise alone cannot fail the build: exit 0
-#                          whatever the verdicts, but a broken or unreadable
-#                          result (missing file, schema failure, report or
-#                          compare exit 2) fails.
-#   --gate=strict          exit with compare's status: 1 on a regression.
+#   --base REV             run the regression gate against REV (e.g. HEAD^);
+#                          --parkbench BIN is then the new binary, and
+#                          --ab-args "ARGS" passes options to ab.
+#   --gate=noise-tolerant  (default without --base) noise alone cannot fail
+#                          the build: exit 0 whatever the verdicts, but a
+#                          broken or unreadable result (missing file, schema
+#                          failure, report or compare exit 2) fails.
+#   --gate=strict          exit with compare's status: 1 on a regression, 3
+#                          when there is no baseline of this machine class.
 #   --out DIR              where the result, the report and the comparison go
 #                          (default: a new temporary directory).
 #   --results DIR          the recorded results (default: <repo>/results).
@@ -24,11 +42,14 @@
 #                          module proxy or cache).
 #
 # Output: markdown on stdout, appended to $GITHUB_STEP_SUMMARY when set;
-# files in --out: suite.json, report.md, compare.md (and benchstat.txt).
+# files in --out: suite.json, report.md, compare.md (and benchstat.txt);
+# with --base: ab.md and ab.json (every trial), base and new binaries.
 set -eu
 set -o pipefail
 
 gate=noise-tolerant
+base_rev=""
+ab_args=""
 out=""
 results_dir=""
 baseline=""
@@ -44,6 +65,10 @@ need_arg() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value"; }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--base=*) base_rev="${1#--base=}" ;;
+	--base) need_arg "$@"; base_rev="$2"; shift ;;
+	--ab-args=*) ab_args="${1#--ab-args=}" ;;
+	--ab-args) need_arg "$@"; ab_args="$2"; shift ;;
 	--gate=*) gate="${1#--gate=}" ;;
 	--gate) need_arg "$@"; gate="$2"; shift ;;
 	--out=*) out="${1#--out=}" ;;
@@ -60,7 +85,7 @@ while [ $# -gt 0 ]; do
 	--threshold) need_arg "$@"; threshold="$2"; shift ;;
 	--record) record=1 ;;
 	--benchstat) benchstat=1 ;;
-	-h | --help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,52p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 	shift
@@ -105,6 +130,49 @@ if [ -z "$bin" ]; then
 fi
 [ -x "$bin" ] || broken "parkbench binary $bin is missing"
 
+if [ -n "$base_rev" ]; then
+	# The regression gate: REV's binary against this tree's, same machine,
+	# same time, interleaved (parkbench ab).
+	[ -z "$result" ] && [ "$record" = 0 ] && [ -z "$baseline" ] ||
+		die "--base runs the A/B gate; --result, --record and --baseline belong to the recorded-baseline view"
+	if ! rev=$(cd "$repo" && git rev-parse --verify --quiet "$base_rev^{commit}"); then
+		if [ "$(cd "$repo" && git rev-parse --is-shallow-repository 2>/dev/null)" = true ]; then
+			printf '\n**parkbench gate: skipped: %s is not in this shallow clone (no parent commit to compare with); fetch more history to gate this change.**\n' "$base_rev" | summary
+			echo "ci-bench: gate skipped: $base_rev not in this shallow clone" >&2
+			exit 0
+		fi
+		die "--base $base_rev: not a revision of $repo"
+	fi
+	wt="$out/base-src"
+	cleanup() { (cd "$repo" && git worktree remove --force "$wt" >/dev/null 2>&1) || true; }
+	trap cleanup EXIT
+	exe=$(cd "$repo" && go env GOEXE)
+	base_bin="$out/parkbench-base$exe"
+	echo "ci-bench: building the base $base_rev ($rev) in a git worktree" >&2
+	(cd "$repo" && git worktree add --detach --force "$wt" "$rev" >/dev/null 2>"$out/worktree.err") ||
+		broken "git worktree add $base_rev failed: $(cat "$out/worktree.err")"
+	if ! (cd "$wt" && go build -o "$base_bin" ./cmd/parkbench) >"$out/base-build.txt" 2>&1; then
+		printf '\n**parkbench gate: FAILED: the base revision %s (%s) does not build, so this change cannot be gated against it:**\n\n```\n%s\n```\n' \
+			"$base_rev" "$rev" "$(tail -n 20 "$out/base-build.txt")" | summary
+		echo "ci-bench: the base $base_rev does not build; see $out/base-build.txt" >&2
+		exit 1
+	fi
+	status=0
+	# shellcheck disable=SC2086 # ab_args are separate words
+	"$bin" ab --format=markdown --out "$out/ab.json" $ab_args "$base_bin" "$bin" >"$out/ab.md" || status=$?
+	{
+		echo "## parkbench gate: A/B against $base_rev ($(printf '%.12s' "$rev"))"
+		echo
+		cat "$out/ab.md"
+	} | summary
+	case "$status" in
+	0) ;;
+	1) echo "ci-bench: the gate found a regression against $base_rev" >&2 ;;
+	*) echo "ci-bench: the gate could not run (ab exit $status)" >&2 ;;
+	esac
+	exit "$status"
+fi
+
 if [ -z "$result" ]; then
 	result="$out/suite.json"
 	rec=""
@@ -124,47 +192,51 @@ status=0
 if [ "$status" != 0 ]; then
 	broken "the result is unreadable (report exit $status): $(cat "$out/report.err")"
 fi
-{
-	echo "## parkbench quick suite"
-	echo
-	cat "$out/report.md"
-} | summary
 
-# The machine class, from the result itself: the first "slug" is machine.slug.
-slug=$(grep -m1 '"slug"' "$result" | sed 's/.*"slug": *"\([^"]*\)".*/\1/')
-[ -n "$slug" ] || broken "no machine slug in $result"
-
-if [ -z "$baseline" ]; then
-	dir="$results_dir/$slug"
-	# Recorded names end in a UTC timestamp, so name order is time order;
-	# prefer suites (what this script runs), else any recording.
-	if [ -d "$dir" ]; then
-		baseline=$(ls "$dir"/suite-*.json 2>/dev/null | sort | tail -n 1 || true)
-		if [ -z "$baseline" ]; then
-			baseline=$(ls "$dir"/*.json 2>/dev/null | sed 's/.*-\([0-9TZ]*\)\.json$/\1 &/' | sort | tail -n 1 | cut -d' ' -f2- || true)
-		fi
-	fi
-fi
-if [ -n "$baseline" ] && [ "$(cd "$(dirname "$baseline")" && pwd)/$(basename "$baseline")" = "$(cd "$(dirname "$result")" && pwd)/$(basename "$result")" ]; then
-	baseline="" # just recorded: comparing a file with itself says nothing
-fi
-if [ -z "$baseline" ]; then
-	printf '\nNo baseline for machine class `%s` under %s: comparison skipped. Record one with `parkbench run --record results` on this machine class.\n' "$slug" "$results_dir" | summary
-	exit 0
-fi
-[ -f "$baseline" ] || broken "baseline $baseline does not exist"
-
+# The baseline: given, or the newest recorded result of this machine class
+# (compare finds it by class, never this run's own recorded copy, and says
+# which and why on its first line; exit 3: there is none).
 args="--format=markdown"
 if [ -n "$threshold" ]; then
 	args="$args --threshold=$threshold"
 fi
+against="$results_dir"
+if [ -n "$baseline" ]; then
+	[ -f "$baseline" ] || broken "baseline $baseline does not exist"
+	against="$baseline"
+fi
 status=0
 # shellcheck disable=SC2086 # args are separate words without spaces
-"$bin" compare $args "$baseline" "$result" >"$out/compare.md" 2>"$out/compare.err" || status=$?
+"$bin" compare $args "$against" "$result" >"$out/compare.md" 2>"$out/compare.err" || status=$?
 case "$status" in
-0 | 1) ;;
+0 | 1)
+	if [ -n "$baseline" ]; then
+		first="Baseline: \`$baseline\` (given with --baseline)."
+	else
+		first="Baseline: $(head -n 1 "$out/compare.md" | sed 's/^baseline: //')"
+		tail -n +2 "$out/compare.md" >"$out/compare.body" && mv "$out/compare.body" "$out/compare.md"
+	fi
+	;;
+3)
+	first="**No baseline**: $(head -n 1 "$out/compare.md" | sed 's/^no baseline: no baseline: //'). Record one with \`parkbench run --record results\` on this machine class."
+	;;
 *) broken "compare failed (exit $status): $(cat "$out/compare.err")" ;;
 esac
+{
+	echo "$first"
+	echo
+	echo "## parkbench quick suite"
+	echo
+	cat "$out/report.md"
+} | summary
+if [ "$status" = 3 ]; then
+	if [ "$gate" = strict ]; then
+		echo "ci-bench: --gate=strict: no baseline of this machine class (exit 3)" >&2
+		exit 3
+	fi
+	exit 0
+fi
+baseline=$(printf '%s\n' "$first" | sed -n 's/^Baseline: `\{0,1\}\([^ `]*\).*/\1/p') # paths under results/ have no spaces
 {
 	echo
 	echo "## parkbench compare with the baseline"

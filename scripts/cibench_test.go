@@ -108,13 +108,16 @@ func TestCIBench(t *testing.T) {
 		code int
 		want []string
 	}{
-		{"noise only", []string{"--result", same}, 0, []string{"## parkbench quick suite", "suite-20261130T120000Z.json", "0 slower"}},
+		{"noise only", []string{"--result", same}, 0, []string{"Baseline: " + filepath.ToSlash(filepath.Join(recorded, base.Machine.Slug, "suite-20261130T120000Z.json")) + " (the newest result", "## parkbench quick suite", "0 slower"}},
 		{"regression tolerated", []string{"--result", slow}, 0, []string{"REGRESSION"}},
 		{"regression strict", []string{"--gate=strict", "--result", slow}, 1, []string{"REGRESSION"}},
 		{"strict no change", []string{"--gate", "strict", "--result", same}, 0, []string{"0 slower"}},
 		{"threshold", []string{"--gate=strict", "--threshold=90%", "--result", slow}, 0, []string{"±90%"}},
 		{"explicit baseline", []string{"--gate=strict", "--result", same, "--baseline", slow}, 0, []string{"faster"}},
-		{"no baseline", []string{"--gate=strict", "--result", noBase}, 0, []string{"No baseline for machine class `darwin-arm64-3cpu-apple-m1`"}},
+		{"no baseline", []string{"--result", noBase}, 0, []string{"**No baseline**: no result of machine class darwin-amd64-3cpu-apple-m1-kvm under"}},
+		{"no baseline strict", []string{"--gate=strict", "--result", noBase}, 3, []string{"**No baseline**", "no baseline of this machine class (exit 3)"}},
+		{"gate: unknown revision", []string{"--base=no-such-revision-xyz"}, 2, []string{"not a revision"}},
+		{"gate: with --result", []string{"--base=HEAD", "--result", same}, 2, []string{"--base runs the A/B gate"}},
 		{"truncated result", []string{"--result", broken}, 2, []string{"unreadable", "truncated"}},
 		{"foreign result", []string{"--result", foreign}, 2, []string{"not a parkbench result"}},
 		{"missing result", []string{"--result", filepath.Join(dir, "nope.json")}, 2, []string{"no result file"}},
@@ -135,6 +138,9 @@ func TestCIBench(t *testing.T) {
 			}
 			if r.stdout != "" && r.summary != r.stdout {
 				t.Errorf("the job summary is not what was printed")
+			}
+			if c.code != 2 && !strings.HasPrefix(r.stdout, "Baseline: ") && !strings.HasPrefix(r.stdout, "**No baseline**") {
+				t.Errorf("the first line is not the baseline:\n%s", r.stdout)
 			}
 		})
 	}

@@ -14,7 +14,7 @@ import (
 
 // ciRunCommands are the parkbench commands .ci/run exercises on Linux, and
 // what in .ci/run exercises each: scripts/ci-bench.sh runs `run --quick`,
-// `report` and `compare` for real; `go test ./...` runs them on fixtures
+// `report` and `compare` for real, and with --base the gate, `ab`; `go test ./...` runs them on fixtures
 // (scripts/cibench_test.go drives ci-bench.sh, cmd/parkbench's tests call
 // report, compare and plot). The workflow may call only these, so that what
 // runs on hosted runners has run here first.
@@ -23,6 +23,7 @@ var ciRunCommands = map[string][]string{
 	"report":  {"ci-bench.sh", "go test"},
 	"compare": {"ci-bench.sh", "go test"},
 	"plot":    {"go test"},
+	"ab":      {"ci-bench.sh --base"},
 }
 
 // runners are the hosted runner classes the workflow must cover.

@@ -96,15 +96,19 @@ common), 3 BASE is a directory without a result of NEW's machine class.`,
 					return err
 				}
 				for _, n := range files {
+					of := ""
+					if len(files) > 1 {
+						of = " for " + n.Name
+					}
 					b, _, err := results.FindBaseline(args[0], n.File)
 					if errors.Is(err, results.ErrNoBaseline) {
-						fmt.Fprintf(cmd.OutOrStdout(), "no baseline for %s: %v\n", n.Name, err)
+						fmt.Fprintf(cmd.OutOrStdout(), "no baseline%s: %v\n", of, err)
 						return exitError{exitNoBaseline, fmt.Errorf("%s: %w", n.Name, err)}
 					}
 					if err != nil {
 						return usagef("%s: %v", args[0], err)
 					}
-					fmt.Fprintf(cmd.OutOrStdout(), "baseline for %s: %s (%s)\n", n.Name, b.Path, b.Why)
+					fmt.Fprintf(cmd.OutOrStdout(), "baseline%s: %s (%s)\n", of, b.Path, b.Why)
 					bases = append(bases, report.Named{Name: b.Path, File: b.File})
 				}
 			} else {

@@ -178,7 +178,7 @@ func TestCompareBaselineDir(t *testing.T) {
 	}
 	nw := writeResult(t, dir, "new.json", resultstest.Suite(resultstest.Spec{Spread: 0.03, Seed: 3, Samples: 200}))
 	out, _, code := pb(t, "compare", rec, nw)
-	if code != exitNoBaseline || !strings.HasPrefix(out, "no baseline for ") {
+	if code != exitNoBaseline || !strings.HasPrefix(out, "no baseline: ") {
 		t.Fatalf("empty results: exit %d\n%s", code, out)
 	}
 	f, err := results.ReadFile(nw)
@@ -197,7 +197,7 @@ func TestCompareBaselineDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _, code = pb(t, "compare", rec, nw)
-	if code != 0 || !strings.HasPrefix(out, "baseline for "+nw+": "+bp+" (") {
+	if code != 0 || !strings.HasPrefix(out, "baseline: "+bp+" (") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 }

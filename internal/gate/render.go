@@ -93,6 +93,10 @@ func renderText(w io.Writer, r *Report, md bool) {
 		ext = fmt.Sprintf(", then %d+%d more for the rows still unknown", extra, extra)
 	}
 	para := func(head, text string) {
+		if md {
+			p("%s%s %s\n", li, head, text)
+			return
+		}
 		for i, l := range wrap(text, 108) {
 			if i == 0 {
 				p("%s%-9s%s\n", li, head, l)
@@ -123,30 +127,36 @@ func renderText(w io.Writer, r *Report, md bool) {
 	}
 	table(w, header, cells, md)
 	p("\n")
+	note := func(text string) {
+		if md {
+			p("%s%s\n", li, text)
+			return
+		}
+		for _, l := range wrap(text, 116) {
+			p("%s%s\n", li, l)
+		}
+	}
 	for _, x := range rows {
 		if x.Verdict != Same {
 			label := x.Label()
 			if x.Header == "geomean" {
 				label = x.Config
 			}
-			for _, l := range wrap(fmt.Sprintf("%s: %s: %s", label, x.Verdict, x.Reason), 116) {
-				p("%s%s\n", li, l)
-			}
+			note(fmt.Sprintf("%s: %s: %s", label, x.Verdict, x.Reason))
 		}
 	}
 	if raw := rawLine(r); raw != "" {
-		for _, l := range wrap(raw, 116) {
-			p("%s%s\n", li, l)
-		}
+		note(raw)
 	}
+	var multi []string
 	for _, x := range r.Rows {
 		if x.MultimodalBase+x.MultimodalNew > 0 {
-			l := fmt.Sprintf("%s: multimodal in %d of %d base and %d of %d new trials: judged on the distribution of its per-trial figures (a rank test over trials), never on one pooled median",
-				x.Label(), x.MultimodalBase, x.NBase, x.MultimodalNew, x.NNew)
-			for _, l := range wrap(l, 116) {
-				p("%s%s\n", li, l)
-			}
+			multi = append(multi, fmt.Sprintf("%s %d/%d base, %d/%d new", x.Config, x.MultimodalBase, x.NBase, x.MultimodalNew, x.NNew))
 		}
+	}
+	if len(multi) > 0 {
+		note("multimodal trials (the row or its floor had several modes): " + strings.Join(multi, "; ") +
+			"; such a row is judged on the spread of its per-trial figures across trials (a rank test), never on one pooled median")
 	}
 }
 

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -25,10 +26,15 @@ type Baseline struct {
 var ErrNoBaseline = errors.New("no baseline")
 
 // SameRun reports whether two files are one run (a recorded copy of the
-// other): the same start time, host and command line. A file is never its
-// own baseline.
+// other): the same content, as Encode writes it (the start time to the
+// nanosecond, the machine, every round). A file is never its own baseline.
 func SameRun(a, b *File) bool {
-	return a.Started.Equal(b.Started) && a.Machine.Hostname == b.Machine.Hostname && slices.Equal(a.Command, b.Command)
+	if !a.Started.Equal(b.Started) || a.Machine.Hostname != b.Machine.Hostname || !slices.Equal(a.Command, b.Command) {
+		return false
+	}
+	ea, errA := Encode(a)
+	eb, errB := Encode(b)
+	return errA == nil && errB == nil && bytes.Equal(ea, eb)
 }
 
 // FindBaseline picks the baseline of f among the results recorded under dir
@@ -86,7 +92,11 @@ func FindBaseline(dir string, f *File) (b *Baseline, skipped []string, err error
 		if cands[i].holds != cands[j].holds {
 			return cands[i].holds
 		}
-		return cands[i].f.Started.After(cands[j].f.Started)
+		if !cands[i].f.Started.Equal(cands[j].f.Started) {
+			return cands[i].f.Started.After(cands[j].f.Started)
+		}
+		// Recorded names end in the UTC start time: the later name.
+		return filepath.Base(cands[i].path) > filepath.Base(cands[j].path)
 	})
 	c := cands[0]
 	what := "the newest result that holds " + strings.Join(names(f), ", ")
