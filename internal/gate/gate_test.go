@@ -120,7 +120,7 @@ func testOptions() Options {
 // on both sides alike in ABBA blocks.
 func TestAANoAlarm(t *testing.T) {
 	n := 600
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		n = 150
 	}
 	opt := testOptions()
@@ -143,7 +143,7 @@ func TestAANoAlarm(t *testing.T) {
 // effect) never fails the gate.
 func TestDetects(t *testing.T) {
 	n := 200
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		n = 50
 	}
 	id := synthRows[0].ID()
