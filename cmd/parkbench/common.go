@@ -30,21 +30,29 @@ type outputFlags struct {
 	out    string
 	quiet  bool
 	view   report.Options
+	// record is run's --record: the result is filed there, so the end of
+	// the run does not say that nothing was saved.
+	record string
 }
 
-// addViewFlags adds --wide and --verbose (what the table and markdown
+// addViewFlags adds --wide and -v/--verbose (what the table and markdown
 // formats show; the JSON always has everything).
 func addViewFlags(cmd *cobra.Command, o *report.Options) {
-	cmd.Flags().BoolVar(&o.Wide, "wide", false, "tables: add the probe and diagnostic columns (always in the JSON)")
-	cmd.Flags().BoolVar(&o.Verbose, "verbose", false, "claims: add the evidence (always in the JSON)")
+	cmd.Flags().BoolVar(&o.Wide, "wide", false, "tables: every column (the probe and diagnostic ones too), however wide; the JSON has them all")
+	cmd.Flags().BoolVarP(&o.Verbose, "verbose", "v", false, "claims: add the evidence and the options (always in the JSON)")
 }
 
 func addOutputFlags(cmd *cobra.Command, of *outputFlags) {
 	cmd.Flags().StringVar(&of.format, "format", "table", "output on stdout: "+strings.Join(report.Formats, "|"))
 	cmd.Flags().StringVarP(&of.out, "out", "o", "", "write the result file (versioned JSON) to `FILE` (- for stdout); written only when the run completes")
-	cmd.Flags().BoolVarP(&of.quiet, "quiet", "q", false, "no progress on stderr")
+	cmd.Flags().BoolVarP(&of.quiet, "quiet", "q", false, quietUsage)
 	addViewFlags(cmd, &of.view)
 }
+
+// quietUsage is what --quiet does (the table and markdown formats; the
+// others are data and stay whole).
+const quietUsage = "print little: no progress, and with --format table or markdown only the summary (each experiment's claims and " +
+	"main figure, every claim that does not hold with its reason); json, csv and benchstat are unchanged"
 
 // check validates the output flags before anything is measured: a bad
 // --out (a directory, a missing or read-only directory) fails now, in a
@@ -78,22 +86,28 @@ func newFile(cmd *cobra.Command) *results.File {
 // emit renders the finished file on stdout and writes --out atomically.
 // With --out - the result file goes to stdout instead, and the rendered
 // report to stderr (unless --quiet), so that stdout stays one JSON document.
+//
+// The end of the run says where the result went (stderr, after the
+// report): "wrote FILE", or that nothing was saved and how to save it.
+// --quiet prints the summary alone and nothing on stderr.
 func emit(cmd *cobra.Command, of *outputFlags, f *results.File) error {
 	f.Finished = time.Now().UTC()
+	view := of.view
+	view.Summary = of.quiet
 	if of.out == "-" {
 		data, err := results.Encode(f)
 		if err != nil {
 			return err
 		}
 		if !of.quiet {
-			if err := report.Render(cmd.ErrOrStderr(), f, of.format, of.view); err != nil {
+			if err := report.Render(cmd.ErrOrStderr(), f, of.format, view); err != nil {
 				return err
 			}
 		}
 		_, err = cmd.OutOrStdout().Write(data)
 		return err
 	}
-	if err := report.Render(cmd.OutOrStdout(), f, of.format, of.view); err != nil {
+	if err := report.Render(cmd.OutOrStdout(), f, of.format, view); err != nil {
 		return err
 	}
 	if of.out != "" {
@@ -101,10 +115,22 @@ func emit(cmd *cobra.Command, of *outputFlags, f *results.File) error {
 			return exitError{exitFailed, err}
 		}
 		if !of.quiet {
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", of.out)
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (parkbench report, compare and plot read it)\n", of.out)
 		}
+	} else if of.record == "" && !of.quiet {
+		fmt.Fprintln(cmd.ErrOrStderr(), notSaved(cmd))
 	}
 	return nil
+}
+
+// notSaved is the last line of a run whose result was not written: how to
+// keep it.
+func notSaved(cmd *cobra.Command) string {
+	how := "--out FILE writes it"
+	if cmd.Flags().Lookup("record") != nil {
+		how += ", --record results files it under results/<machine>/"
+	}
+	return "result not saved: " + how + " (versioned JSON: parkbench report, compare and plot read it)"
 }
 
 // signalContext is cancelled on SIGINT or SIGTERM. Experiments check it

@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"text/tabwriter"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/parkbench/parkbench/internal/experiments"
+	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/parkers"
+	"github.com/parkbench/parkbench/internal/textfmt"
 )
 
 func init() { register(newListCmd) }
@@ -33,17 +36,29 @@ See docs/experiments.md for what each experiment measures.`,
 
 // renderList writes the listing of reg: the experiments with their
 // summaries, then per experiment its implementations and whether each runs
-// here.
+// here, within textfmt.Columns (descriptions wrap under their column). An
+// experiment that accepts every implementation of one listed before it
+// (selfwake: latency's, and syscall) lists only the others; an
+// implementation described the same way under an earlier experiment says
+// "as under" that one instead of repeating the description.
 func renderList(w io.Writer, platform, defaultParker string, reg []experiments.Entry) error {
-	fmt.Fprintf(w, "Experiments\n\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var b strings.Builder
+	b.WriteString("Experiments\n\n")
+	nameW := 0
 	for _, e := range reg {
-		fmt.Fprintf(tw, "  %s\t%s\n", e.Name, e.Summary)
+		nameW = max(nameW, textfmt.Width(e.Name))
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	for _, e := range reg {
+		first := fmt.Sprintf("  %-*s  ", nameW, e.Name)
+		b.WriteString(textfmt.Wrap(e.Summary, textfmt.Columns, first, strings.Repeat(" ", len(first))) + "\n")
 	}
-	fmt.Fprintf(w, "\nImplementations on %s (default parker here: %s)\n", platform, defaultParker)
+	fmt.Fprintf(&b, "\nImplementations on %s (default parker here: %s)\n", platform, defaultParker)
+	type listed struct {
+		exp   string
+		impls []driver.ImplInfo
+	}
+	var done []listed
+	firstUnder := map[driver.ImplInfo]string{} // an implementation -> the experiment that first described it
 	for _, e := range reg {
 		if e.Impls == nil {
 			continue
@@ -52,19 +67,53 @@ func renderList(w io.Writer, platform, defaultParker string, reg []experiments.E
 		if flag == "" {
 			flag = "--impl"
 		}
-		fmt.Fprintf(w, "\n%s %s\n", e.Name, flag)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  NAME\tKIND\tHERE\tWHAT IT IS")
-		for _, im := range e.Impls() {
-			here, summary := "yes", im.Summary
-			if im.Why != "" {
-				here, summary = "no", "not here: "+im.Why+" | "+im.Summary
+		impls := e.Impls()
+		head := fmt.Sprintf("%s %s", e.Name, flag)
+		shown := impls
+		for _, d := range done {
+			if len(d.impls) > 1 && len(d.impls) < len(impls) && contains(impls, d.impls) {
+				head += fmt.Sprintf(": every %s implementation above, and", d.exp)
+				shown = slices.DeleteFunc(slices.Clone(impls), func(im driver.ImplInfo) bool { return slices.Contains(d.impls, im) })
+				break
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", im.Name, im.Kind, here, summary)
 		}
-		if err := tw.Flush(); err != nil {
-			return err
+		b.WriteString("\n" + head + "\n")
+		nw, kw := len("NAME"), len("KIND")
+		for _, im := range shown {
+			nw, kw = max(nw, textfmt.Width(im.Name)), max(kw, textfmt.Width(im.Kind))
+		}
+		row := func(name, kind, here string) string {
+			return fmt.Sprintf("  %-*s  %-*s  %-4s  ", nw, name, kw, kind, here)
+		}
+		hang := strings.Repeat(" ", len(row("", "", "")))
+		b.WriteString(strings.TrimRight(row("NAME", "KIND", "HERE")+"WHAT IT IS", " ") + "\n")
+		for _, im := range shown {
+			here, what := "yes", im.Summary
+			if exp, ok := firstUnder[im]; ok {
+				what = "as under " + exp
+			} else {
+				firstUnder[im] = e.Name
+			}
+			if im.Why != "" {
+				here = "no"
+			}
+			b.WriteString(textfmt.Wrap(what, textfmt.Columns, row(im.Name, im.Kind, here), hang) + "\n")
+			if im.Why != "" {
+				b.WriteString(textfmt.Wrap("not here: "+im.Why, textfmt.Columns, hang, hang+"  ") + "\n")
+			}
+		}
+		done = append(done, listed{e.Name, impls})
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// contains reports whether every implementation of sub is in all.
+func contains(all, sub []driver.ImplInfo) bool {
+	for _, im := range sub {
+		if !slices.Contains(all, im) {
+			return false
 		}
 	}
-	return nil
+	return true
 }

@@ -102,11 +102,17 @@ func TestListMatchesAccepted(t *testing.T) {
 }
 
 // sectionOf is the part of list's output about experiment name's
-// implementations.
+// implementations, with the section of the experiment it refers to for
+// the rest ("selfwake --impl: every latency implementation above, and").
 func sectionOf(out, name string) string {
 	_, after, _ := strings.Cut(out, "\n"+name+" --")
-	before, _, _ := strings.Cut(after, "\n\n")
-	return before
+	section, _, _ := strings.Cut(after, "\n\n")
+	head, _, _ := strings.Cut(section, "\n")
+	if _, ref, ok := strings.Cut(head, ": every "); ok {
+		exp, _, _ := strings.Cut(ref, " implementation above")
+		section += sectionOf(out, exp)
+	}
+	return section
 }
 
 // TestListGolden renders a fixed registry, so the golden file holds the
@@ -117,6 +123,23 @@ func TestListGolden(t *testing.T) {
 			return []driver.ImplInfo{
 				{Name: "futex", Kind: "thread", Summary: "FUTEX_WAIT/FUTEX_WAKE"},
 				{Name: "waitonaddress", Kind: "thread", Summary: "WaitOnAddress", Why: "Windows only"},
+			}
+		}},
+		// Every latency implementation and one more: only the other is
+		// listed.
+		{Name: "selfwake", Summary: "E12 reverse check", Impls: func() []driver.ImplInfo {
+			return []driver.ImplInfo{
+				{Name: "syscall", Kind: "reference", Summary: "one getppid per pair"},
+				{Name: "futex", Kind: "thread", Summary: "FUTEX_WAIT/FUTEX_WAKE"},
+				{Name: "waitonaddress", Kind: "thread", Summary: "WaitOnAddress", Why: "Windows only"},
+			}
+		}},
+		// One latency implementation (as under latency) and a long
+		// description, wrapped under its column.
+		{Name: "timeout", Summary: "how late each park-until returns", Impls: func() []driver.ImplInfo {
+			return []driver.ImplInfo{
+				{Name: "futex", Kind: "thread", Summary: "FUTEX_WAIT/FUTEX_WAKE"},
+				{Name: "nanosleep", Kind: "reference", Summary: strings.Repeat("the kernel's own timed sleep, ", 6) + "the floor"},
 			}
 		}},
 		{Name: "stacks", Summary: "where a blocked thread sleeps", Impls: func() []driver.ImplInfo {

@@ -66,7 +66,7 @@ func TestLockRunWrites(t *testing.T) {
 	}
 	out := filepath.Join(tempDir(t), "lock.json")
 	var stdout, errb bytes.Buffer
-	code := executeTo([]string{"lock", "--impl=lot,sync", "--threads=2", "--work-in=0", "--work-between=0", "--duration=20ms", "--repeats=1", "--quiet", "--out", out}, &stdout, &errb)
+	code := executeTo([]string{"lock", "--impl=lot,sync", "--threads=2", "--work-in=0", "--work-between=0", "--duration=20ms", "--repeats=1", "--out", out}, &stdout, &errb)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/textfmt"
 )
 
 // Exit statuses.
@@ -70,6 +71,7 @@ waiters (herd).`,
 	for _, mk := range commandMakers {
 		root.AddCommand(mk())
 	}
+	setHelp(root)
 	return root
 }
 
@@ -112,16 +114,21 @@ func executeTo(args []string, stdout, stderr io.Writer) int {
 	var ee exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "parkbench:", ee.err)
+			printError(stderr, ee.err)
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "parkbench:", err)
+	printError(stderr, err)
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		return exitUsage
 	}
 	return exitFailed
+}
+
+// printError writes "parkbench: " and err, wrapped at textfmt.Columns.
+func printError(w io.Writer, err error) {
+	fmt.Fprintln(w, textfmt.Wrap("parkbench: "+err.Error(), textfmt.Columns, "", "    "))
 }
 
 // isCobraUsage recognises cobra's own argument errors (unknown command,

@@ -72,6 +72,7 @@ under DIR/<machine>/suite-<UTC time>.json, never overwriting).`,
 			if err != nil {
 				return err
 			}
+			of.record = record
 			var vet func(*results.File) error
 			if record != "" {
 				vet = func(f *results.File) error {

@@ -34,6 +34,10 @@ type Options struct {
 	Wide bool
 	// Verbose adds each claim's evidence.
 	Verbose bool
+	// Summary is the summary alone (per experiment its configurations,
+	// claims tally and main figure, and each claim that does not hold with
+	// its reason): what a quiet run prints.
+	Summary bool
 }
 
 // Full is every column and every claim's evidence.

@@ -82,6 +82,10 @@ func (p *page) table(t textfmt.Table) []string {
 func renderText(w io.Writer, n Named, md bool, o Options) error {
 	f := n.File
 	p := &page{w: w, md: md, wide: o.Wide}
+	if o.Summary {
+		renderSummaryTo(p, f)
+		return p.err
+	}
 	title := "parkbench result"
 	if n.Name != "" {
 		title += " " + n.Name
@@ -324,7 +328,7 @@ func SummaryLines(f *results.File) []SummaryLine {
 		for _, c := range e.Claims {
 			tally[c.Verdict]++
 		}
-		line := fmt.Sprintf("%s: %d configurations", e.Name, len(e.Configs))
+		line := fmt.Sprintf("%s: %d configuration%s", e.Name, len(e.Configs), plural(len(e.Configs)))
 		if len(e.Claims) > 0 {
 			line += fmt.Sprintf("; claims: %d hold, %d do not, %d not evaluated",
 				tally[results.Holds], tally[results.DoesNotHold], tally[results.NotEvaluated])
@@ -726,4 +730,11 @@ func tableWidth(t textfmt.Table) int {
 		return 0
 	}
 	return textfmt.MaxWidth(strings.TrimRight(b.String(), "\n"))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
