@@ -181,8 +181,8 @@ func TestDeadlockRwLockReentrant(t *testing.T) {
 	expectDeadlocks(t, 1)
 }
 
-// Recursive write locking of the non-reentrant RwLock (issue 16's misuse
-// list): the second Lock parks on the main queue of a lock it holds.
+// Recursive write locking of the non-reentrant RwLock, a misuse: the
+// second Lock parks on the main queue of a lock it holds.
 func TestDeadlockRwLockRecursiveWrite(t *testing.T) {
 	participant(t)
 	var m1 RwLock

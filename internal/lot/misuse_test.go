@@ -72,7 +72,7 @@ func condvarStillWorks(t *testing.T, c *Condvar, m *Mutex) {
 	}
 }
 
-// TestCondvarWaitUnlockedMutex is issue 11's repro: Wait with a Mutex the
+// TestCondvarWaitUnlockedMutex: Wait with a Mutex the
 // caller does not hold panics, and the recovered panic leaves both
 // primitives working (the misuse is refused before the thread is queued).
 func TestCondvarWaitUnlockedMutex(t *testing.T) {

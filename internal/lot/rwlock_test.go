@@ -345,8 +345,9 @@ func TestRwLockRecursive(t *testing.T) {
 }
 
 // Writer priority: with readers overlapping so that the lock is never
-// free of readers, a writer still gets in, each time (the claim of
-// issue 16: writers make progress under a steady read load).
+// free of readers, a writer still gets in, each time (writers make
+// progress under a steady read load, the claim lock --rwlock's
+// rwlock-writers-progress checks).
 func TestRwLockWriterNotStarved(t *testing.T) {
 	participant(t)
 	var l RwLock
@@ -472,7 +473,7 @@ func TestRwLockFairAndBump(t *testing.T) {
 }
 
 // Misuse panics before touching the state, and the lock stays usable
-// with nothing parked (issue 16: a recovered panic leaves it usable).
+// with nothing parked (a recovered panic leaves it usable).
 func TestRwLockMisuse(t *testing.T) {
 	participant(t)
 	var l RwLock

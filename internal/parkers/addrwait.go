@@ -7,18 +7,12 @@ import (
 	"github.com/parkbench/parkbench/internal/chaos"
 )
 
-// Darwin's two compare-and-wait APIs, beyond the study: the private
-// __ulock_wait / __ulock_wake (UL_COMPARE_AND_WAIT, process-private), which
-// libc++'s atomic wait and the comment of Rust std's darwin.rs parker name
-// as "Darwin's futex", and os_sync_wait_on_address /
-// os_sync_wake_by_address_any, their public form since macOS 14.4.
-const (
-	NameUlock  = "ulock"
-	NameOSSync = "os-sync"
-
-	orderUlock  = 55
-	orderOSSync = 56
-)
+// Darwin's two compare-and-wait APIs, beyond the study (ulock and
+// os-sync): the private __ulock_wait / __ulock_wake (UL_COMPARE_AND_WAIT,
+// process-private), which libc++'s atomic wait and the comment of Rust
+// std's darwin.rs parker name as "Darwin's futex", and
+// os_sync_wait_on_address / os_sync_wake_by_address_any, their public form
+// since macOS 14.4.
 
 // addrWaitAPI is a compare-and-wait on a 32-bit word: the shape of futex(2),
 // __ulock_wait and os_sync_wait_on_address. The parker's logic is here,
@@ -135,30 +129,3 @@ func (h *addrWaitUnpark) Unpark() {
 // (immediate) or not (blocked). Neither darwin API says whether a wait
 // slept: a value mismatch returns success at once.
 func (p *addrWaitParker) WaitCounts() (blocked, immediate uint64) { return p.blocked, p.immediate }
-
-// registerAddrWait registers ulock and os-sync with their availability and
-// constructors (nil where unavailable), the same names on every OS.
-func registerAddrWait(ulockWhy, osSyncWhy func() error, ulock, osSync func() ThreadParker) {
-	Register(Backend{
-		Name: NameUlock,
-		Kind: KindThread,
-		Summary: "beyond the study: linux.rs's int32 word on darwin's private futex, __ulock_wait(UL_COMPARE_AND_WAIT, expect 1, " +
-			"timeout in µs) / __ulock_wake (what libc++'s atomic wait uses; std's darwin.rs names it and may not use it)",
-		Sleeps:           true,
-		CheapToConstruct: true,
-		Unavailable:      ulockWhy,
-		NewThread:        ulock,
-		Order:            orderUlock,
-	})
-	Register(Backend{
-		Name: NameOSSync,
-		Kind: KindThread,
-		Summary: "beyond the study: linux.rs's int32 word on os_sync_wait_on_address(_with_timeout, MACH_ABSOLUTE_TIME) / " +
-			"os_sync_wake_by_address_any, public since macOS 14.4, resolved at run time with dlsym",
-		Sleeps:           true,
-		CheapToConstruct: true,
-		Unavailable:      osSyncWhy,
-		NewThread:        osSync,
-		Order:            orderOSSync,
-	})
-}

@@ -182,15 +182,4 @@ func (in *cbInner) unpark() {
 	in.cvar.NotifyOne()
 }
 
-func init() {
-	Register(Backend{
-		Name:             NameCrossbeam,
-		Kind:             KindToken,
-		Summary:          "crossbeam-utils Parker/Unparker: EMPTY/PARKED/NOTIFIED on a mutex + condvar, SeqCst; unpark locks+unlocks then notify_one; " + cbPrimitives,
-		Sleeps:           true,
-		CheapToConstruct: true,
-		NewToken:         newCrossbeamToken,
-		NewThread:        ThreadFromToken(newCrossbeamToken),
-		Order:            orderCrossbeam,
-	})
-}
+func init() { provide(NameCrossbeam, nil, nil, newCrossbeamToken) }

@@ -300,23 +300,11 @@ var errNeedsMacOS144 = errors.New("needs macOS 14.4 (os_sync_wait_on_address, os
 	"os_sync_wake_by_address_any are not in this libSystem)")
 
 func init() {
-	Register(Backend{
-		Name: NameStd,
-		Kind: KindToken,
-		Summary: "Rust std's darwin thread::park: int8 state PARKED=-1/EMPTY=0/NOTIFIED=1 on a libdispatch semaphore " +
-			"(dispatch_semaphore_create(0)/_wait/_signal), signal only if PARKED; park_timeout waits once through " +
-			"dispatch_time(NOW, ns) and takes a late signal after a timeout",
-		Sleeps:           true,
-		CheapToConstruct: true,
-		NewToken:         newStdDarwin,
-		NewThread:        ThreadFromToken(newStdDarwin),
-		Order:            orderStd,
-	})
-	osSyncWhy := func() error { return nil }
-	osSyncNew := newOSSync
+	provide(NameStd, nil, nil, newStdDarwin)
+	provide(NameUlock, nil, newUlock, nil)
 	if C.pb_os_sync_resolve() == 0 {
-		osSyncWhy = func() error { return errNeedsMacOS144 }
-		osSyncNew = nil
+		provide(NameOSSync, func() error { return errNeedsMacOS144 }, nil, nil)
+	} else {
+		provide(NameOSSync, nil, newOSSync, nil)
 	}
-	registerAddrWait(func() error { return nil }, osSyncWhy, newUlock, osSyncNew)
 }

@@ -46,9 +46,7 @@ func DefaultName() string {
 // Default returns the concrete backend "default" resolves to here (the
 // futex Backend on Linux), not the "default" alias entry itself.
 func Default() Backend {
-	regMu.Lock()
-	b := registry[DefaultName()]
-	regMu.Unlock()
+	b, _ := lookup(DefaultName())
 	return b
 }
 
@@ -57,9 +55,7 @@ func defaultWhy() error {
 	if err != nil {
 		return err
 	}
-	regMu.Lock()
-	b, ok := registry[name]
-	regMu.Unlock()
+	b, ok := lookup(name)
 	if !ok {
 		return fmt.Errorf("platform parker %q is not registered", name)
 	}
@@ -73,32 +69,15 @@ func defaultWhy() error {
 }
 
 func init() {
-	// Decided without the Windows run-time choice (which loads DLLs):
-	// both Windows backends are cheap to construct, as is every backend
-	// but pthread.
-	here := "run-time choice"
-	if runtime.GOOS != "windows" {
-		here, _ = defaultTarget()
-	}
-	Register(Backend{
-		Name: NameDefault,
-		Kind: KindThread,
-		Summary: "the platform's parker in parking_lot_core's cfg_if order (linux futex, other unix pthread, " +
-			"windows WaitOnAddress else keyed events, wasm panics, else generic); here: " + here,
-		Sleeps:           runtime.GOOS != "wasip1" && runtime.GOOS != "js",
-		CheapToConstruct: here != NamePthread,
-		Unavailable:      defaultWhy,
-		NewThread: func() ThreadParker {
-			name, err := defaultTarget()
-			if err != nil {
-				panic(err.Error())
-			}
-			b, _ := Lookup(name)
-			if b.NewThread == nil {
-				panic("parkers: default backend " + name + " is not available: " + b.Why())
-			}
-			return b.NewThread()
-		},
-		Order: orderDefault,
-	})
+	provide(NameDefault, defaultWhy, func() ThreadParker {
+		name, err := defaultTarget()
+		if err != nil {
+			panic(err.Error())
+		}
+		b, _ := Lookup(name)
+		if b.NewThread == nil {
+			panic("parkers: default backend " + name + " is not available: " + b.Why())
+		}
+		return b.NewThread()
+	}, nil)
 }

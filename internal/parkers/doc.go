@@ -29,9 +29,17 @@
 // ThreadFromToken turns any token parker into a ThreadParker, so the lot can
 // run on crossbeam, std, chan and cond too.
 //
-// Every backend is described by a Backend value in the registry (All, Lookup,
-// Default, DefaultName). Backends that cannot run on this OS or build are
-// still registered, with the reason, so that `parkbench list` can say why.
+// Every backend is one row of one table, backends.go: its name, kind and
+// its one summary, the same on every OS (All, Lookup, Default,
+// DefaultName read it). The files are named by one rule: <backend>.go holds
+// a backend's portable logic (keyedevent.go, waitonaddress.go,
+// std_windows7.go, std_sema.go and addrwait.go are OS-independent state
+// machines, tested on Linux with fakes), <backend>_<goos>.go its OS shim,
+// which attaches the constructors with provide; winapi_windows.go holds the
+// Windows DLL calls the Windows shims share, darwin_cgo.go the darwin cgo
+// calls (cgo in as few files as possible). A backend nothing provides in
+// this build is listed with the reason its row gives (another OS, or no
+// cgo), so that `parkbench list` can say why.
 // Yield is the platform's thread_yield and CPURelax the spin hint, both for
 // the lot's SpinWait. Kernel-sleeping backends implement WaitCounter.
 //
@@ -91,15 +99,17 @@
 //
 // futex-raw: futex with the wait (and the wake, which never blocks) through
 // unix.RawSyscall6. Not upstream: it measures what the Go scheduler adds to
-// a wake (DESIGN §3). A raw wait holds the P, so stop-the-world must
-// interrupt it: every wait has a timeout (1 s), which makes the kernel
-// return EINTR when the runtime's preemption signal arrives (an untimed
-// FUTEX_WAIT would be restarted under SA_RESTART); the bound itself only
-// matters under GODEBUG=asyncpreemptoff=1 (docs/scheduler.md). A 1 ms
-// bound, as first written (futex-raw-1ms), cost 2.5-2.8 µs per slept wake
-// on a KVM guest. It has futex's keep-alive Gosched, without which sysmon
-// preempts the sleeping thread every 10 ms. Use only with GOMAXPROCS above
-// the number of participants, GC off during measurement, and a watchdog.
+// a wake, by taking the scheduler out of the wait (the P stays with the
+// thread). A raw wait holds the P, so stop-the-world must interrupt it:
+// every wait has a timeout (1 s), which makes the kernel return EINTR when
+// the runtime's preemption signal arrives (an untimed FUTEX_WAIT would be
+// restarted under SA_RESTART); the bound itself only matters under
+// GODEBUG=asyncpreemptoff=1 (docs/scheduler.md). futex-raw-1ms keeps a 1 ms
+// bound beside it, to show what the bound costs a slept wake
+// (docs/findings.md, "What things cost"). It has futex's keep-alive
+// Gosched, without which sysmon preempts the sleeping thread every 10 ms.
+// Use only with GOMAXPROCS above the number of participants, GC off during
+// measurement, and a watchdog.
 //
 // pthread (unix.rs): should_park + pthread mutex + condvar, malloc'd in C
 // (never Go memory: they must not move), freed by runtime.AddCleanup or
@@ -133,7 +143,7 @@
 // the rule that a thread timing out after being marked UNPARKED still waits
 // once to take the release (else the waker blocks forever). Loaded at run
 // time; the state machines and the selection are OS-independent
-// (win_*.go) and tested on Linux with fakes.
+// (keyedevent.go, waitonaddress.go, windows_choice.go, std_windows7.go) and tested on Linux with fakes.
 //
 // ulock, os-sync (darwin, beyond the study; addrwait.go + darwin_cgo.go):
 // linux.rs's word (1 = park, 0 = unparked) on __ulock_wait /

@@ -206,7 +206,7 @@ func (h *futexUnpark) Unpark() {
 // itself already unparked, and each FUTEX_WAIT that returned EAGAIN (the
 // word was 0 by the time the kernel compared it). Blocked: each FUTEX_WAIT
 // that slept (woken, timed out, or interrupted); futex-raw counts every
-// bounded 1 ms slice it sleeps as one.
+// bounded slice it sleeps as one (1 s; futex-raw-1ms: 1 ms).
 func (p *futexParker) WaitCounts() (blocked, immediate uint64) { return p.blocked, p.immediate }
 
 // Yields is the number of keep-alive Goscheds this parker made (owner-only,
@@ -215,16 +215,6 @@ func (p *futexParker) Yields() uint64 { return p.yields }
 
 func init() {
 	for _, v := range futexVariants {
-		v := v
-		Register(Backend{
-			Name:             v.name,
-			Kind:             KindThread,
-			Summary:          v.summary,
-			Sleeps:           true,
-			CheapToConstruct: true,
-			NewThread:        newFutexWith(&v.how),
-			Unavailable:      v.unavailable,
-			Order:            v.order,
-		})
+		provide(v.name, v.unavailable, newFutexWith(&v.how), nil)
 	}
 }

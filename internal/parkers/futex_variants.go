@@ -2,20 +2,8 @@ package parkers
 
 // The futex variants beyond parking_lot's linux.rs (futex) and the raw
 // bypass (futex-raw): what the Go scheduler adds to a wake, and the settings
-// that take it away (docs/scheduler.md). Names and list order are the same
-// on every OS; they run on Linux only.
-const (
-	NameFutexPlain  = "futex-plain"
-	NameFutexSpin   = "futex-spin"
-	NameFutexCgo    = "futex-cgo"
-	NameFutexRaw1ms = "futex-raw-1ms"
-
-	orderFutexPlain  = orderFutex + 2 // after futex (10) and futex-raw (11), before pthread (20)
-	orderFutexSpin   = orderFutex + 3
-	orderFutexCgo    = orderFutex + 4
-	orderFutexRaw1ms = orderFutex + 5
-)
-
+// that take it away (docs/scheduler.md). Their names, order and summaries
+// are in the table (backends.go); they run on Linux only.
 // futexVariantSched is each variant's wait, one line for results (the
 // setting recorded beside every figure). Keep in step with futexVariants.
 var futexVariantSched = map[string]string{

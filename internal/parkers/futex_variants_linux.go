@@ -49,29 +49,19 @@ const (
 )
 
 type futexVariant struct {
-	name, summary string
-	order         int
-	how           futexHow
-	unavailable   func() error
+	name        string
+	how         futexHow
+	unavailable func() error
 }
 
+// futexVariants is how each futex backend of the table waits.
 var futexVariants = []futexVariant{
-	{name: NameFutex, order: orderFutex, how: futexHow{keepAlive: keepAliveEvery},
-		summary: "parking_lot linux.rs: int32 word, private FUTEX_WAIT/FUTEX_WAKE via unix.Syscall6 (scheduler-aware), relative timeout; " +
-			"a Gosched every 5 ms of parks keeps sysmon from stealing the P on every wait (docs/scheduler.md)"},
-	{name: NameFutexRaw, order: orderFutexRaw, how: futexHow{raw: true, bound: time.Second, keepAlive: keepAliveEvery},
-		summary: "futex with wait and wake through unix.RawSyscall6 (bypasses the Go scheduler: the P stays with the thread); " +
-			"every wait bounded to 1 s, and stop-the-world's preemption signal interrupts it at once (EINTR); the keep-alive " +
-			"Gosched every 5 ms, so sysmon never preempts it; safe only with GOMAXPROCS > participants, GC off, a watchdog"},
-	{name: NameFutexPlain, order: orderFutexPlain, how: futexHow{},
-		summary: "futex exactly as linux.rs via unix.Syscall6, no keep-alive: after 10 ms sysmon steals the P on nearly every wait (docs/scheduler.md)"},
-	{name: NameFutexSpin, order: orderFutexSpin, how: futexHow{keepAlive: keepAliveEvery, spin: futexSpinChecks},
-		summary: "futex with the keep-alive and a short spin (100 checks of the word, ~1 µs) before FUTEX_WAIT, as SpinWait's first steps"},
-	{name: NameFutexCgo, order: orderFutexCgo, how: futexHow{cgo: true}, unavailable: futexCgoUnavailable,
-		summary: "futex-plain with FUTEX_WAIT through a cgo call to syscall(2) (cgocall's entersyscall instead of Syscall6's); needs cgo"},
-	{name: NameFutexRaw1ms, order: orderFutexRaw1ms, how: futexHow{raw: true, bound: time.Millisecond, keepAlive: keepAliveEvery},
-		summary: "futex-raw with a 1 ms bound, as futex-raw had first: a slept wake cost 2.5-2.8 µs more than with the 1 s bound " +
-			"on a 2-vCPU KVM guest (likely the timer device reprogrammed for an hrtimer that is the CPU's next event: docs/scheduler.md)"},
+	{name: NameFutex, how: futexHow{keepAlive: keepAliveEvery}},
+	{name: NameFutexRaw, how: futexHow{raw: true, bound: time.Second, keepAlive: keepAliveEvery}},
+	{name: NameFutexPlain, how: futexHow{}},
+	{name: NameFutexSpin, how: futexHow{keepAlive: keepAliveEvery, spin: futexSpinChecks}},
+	{name: NameFutexCgo, how: futexHow{cgo: true}, unavailable: futexCgoUnavailable},
+	{name: NameFutexRaw1ms, how: futexHow{raw: true, bound: time.Millisecond, keepAlive: keepAliveEvery}},
 }
 
 func futexCgoUnavailable() error {

@@ -137,24 +137,6 @@ func (p *condParker) Unpark() {
 }
 
 func init() {
-	Register(Backend{
-		Name:             NameChan,
-		Kind:             KindGoroutine,
-		Summary:          "goroutine-level (Go scheduler): buffered channel of 1 as the token; Unpark = non-blocking send, park = receive, timed park with a reused timer",
-		Sleeps:           true,
-		CheapToConstruct: true,
-		NewToken:         newChan,
-		NewThread:        ThreadFromToken(newChan),
-		Order:            orderChan,
-	})
-	Register(Backend{
-		Name:             NameCond,
-		Kind:             KindGoroutine,
-		Summary:          "goroutine-level (Go scheduler): sync.Mutex + sync.Cond + token flag; timed park via a reused AfterFunc timer that broadcasts",
-		Sleeps:           true,
-		CheapToConstruct: true,
-		NewToken:         newCond,
-		NewThread:        ThreadFromToken(newCond),
-		Order:            orderCond,
-	})
+	provide(NameChan, nil, nil, newChan)
+	provide(NameCond, nil, nil, newCond)
 }

@@ -37,19 +37,19 @@ func pingPongDurations() (pthread, other time.Duration) {
 }
 
 // ppSide is one side of the ping-pong: its flag, on its own cache line as in
-// internal/experiments/latency_pingpong.go.
+// internal/experiments/e12/pingpong.go.
 type ppSide struct {
 	flag atomic.Uint32
 	_    [60]byte
 }
 
 // TestPingPongNoLostWakeup drives every ThreadParker exactly as the latency
-// experiment does (internal/experiments/latency_mech.go threadMech and
-// latency_pingpong.go): two locked threads, pinned to two CPUs when there
+// experiment does (internal/experiments/e12/mech.go threadMech and
+// e12/pingpong.go): two locked threads, pinned to two CPUs when there
 // are two; the waker stores the peer's flag and calls UnparkLock().Unpark()
 // on every wake (stale unparks included); the waiter loops
 // "PreparePark; if flag still 0 { Park }" with no lock of any kind. That is
-// the store->load pattern of issue 11: with PreparePark's store not ordered
+// the store->load pattern (pthread_cgo.go's PreparePark): with PreparePark's store not ordered
 // before the flag load, both sides can end in Park with nobody left to wake
 // them. A stall is caught by a progress watchdog, then both threads are
 // released.

@@ -270,7 +270,7 @@ func (p *pthreadParker) Close() {
 func (p *pthreadParker) PreparePark() {
 	// Missed-wakeup argument for the callers without a queue lock, which
 	// arm and then look at a flag before parking (the latency ping-pong,
-	// internal/experiments/latency_mech.go: "PreparePark; if flag == 0
+	// internal/experiments/e12/mech.go: "PreparePark; if flag == 0
 	// { Park }"; the waker stores the flag, then UnparkLock clears
 	// should_park under the mutex). This store must be ordered before
 	// that later flag load. A plain store is not: x86-TSO lets a store
@@ -278,8 +278,9 @@ func (p *pthreadParker) PreparePark() {
 	// one reordering it allows; arm64 allows more). Then the waiter reads
 	// flag 0, the waker stores the flag and clears should_park, and only
 	// then does this 1 land, on top of the 0: the waiter sleeps with
-	// should_park 1 and nobody left to wake it (issue 11: both ping-pong
-	// threads in pthread_cond_wait, should_park 1 on both). A Go atomic
+	// should_park 1 and nobody left to wake it (what a plain store here did:
+	// both ping-pong threads in pthread_cond_wait, should_park 1 on both,
+	// TestPingPongNoLostWakeup in pingpong_test.go). A Go atomic
 	// store is sequentially consistent (XCHG on amd64, STLR before the
 	// LDAR of the flag load on arm64): if the flag load sees 0, the
 	// waker's flag store, and so its clear, come after this store, and
@@ -374,8 +375,7 @@ func init() {
 			return time.Duration(sec)*time.Second + time.Duration(nsec)
 		})
 	}
-	registerPthread(func() error { return nil },
-		func() ThreadParker { return newPthreadMode(modeNative) },
-		func() ThreadParker { return newPthreadMode(modeWallclock) },
-		func() ThreadParker { return newPthreadMode(modeRelative) })
+	provide(NamePthread, nil, func() ThreadParker { return newPthreadMode(modeNative) }, nil)
+	provide(NamePthreadWallclock, nil, func() ThreadParker { return newPthreadMode(modeWallclock) }, nil)
+	provide(NamePthreadRelative, nil, func() ThreadParker { return newPthreadMode(modeRelative) }, nil)
 }

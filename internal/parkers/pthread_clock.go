@@ -16,7 +16,8 @@ import "time"
 // pthread-wallclock (modeWallclock) is that Apple behaviour on every OS:
 // default condattr (CLOCK_REALTIME), deadline = gettimeofday() + remaining,
 // absolute pthread_cond_timedwait, and upstream's loop that re-checks the
-// monotonic clock after each return. Consequence (seed 001): a wall-clock
+// monotonic clock after each return. Consequence (tested with fake clocks
+// in pthread_clock_test.go, since a test cannot step the real one): a wall-clock
 // step forward makes the wait return early, but the monotonic re-check sees
 // time left and waits again, so the park never ends early; a step backwards
 // moves the absolute deadline away, and the wait already in the kernel lasts

@@ -2,7 +2,6 @@ package parkers
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -29,8 +28,6 @@ type Backend struct {
 	// NewToken builds a TokenParker (Kind == KindToken, and goroutine
 	// backends that implement TokenParker).
 	NewToken func() TokenParker
-	// order sorts `parkbench list`.
-	Order int
 }
 
 // Available reports whether the backend runs here.
@@ -47,55 +44,100 @@ func (b Backend) Why() string {
 	return ""
 }
 
-var (
-	regMu    sync.Mutex
-	registry = map[string]Backend{}
-)
-
-// Register adds a backend. Per-OS files call it from init, also for backends
-// that are unavailable there (with Unavailable set), so the list is the same
-// on every OS. Registering a name twice panics.
-func Register(b Backend) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	if _, dup := registry[b.Name]; dup {
-		panic("parkers: backend registered twice: " + b.Name)
-	}
-	registry[b.Name] = b
+// provision is what one build provides for a backend of the table.
+type provision struct {
+	unavailable func() error
+	newThread   func() ThreadParker
+	newToken    func() TokenParker
 }
 
-// All returns every registered backend in list order.
+var (
+	regMu    sync.Mutex
+	provided = map[string]provision{}
+)
+
+// provide attaches this build's implementation of backend name (a row of
+// backends): its constructors (nil where it cannot run) and, where the
+// machine decides, why it does not run (nil: it runs). A token backend gets
+// its ThreadParker from ThreadFromToken. Per-OS files call it from init;
+// providing a name twice, or one not in the table, panics.
+func provide(name string, unavailable func() error, newThread func() ThreadParker, newToken func() TokenParker) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if _, dup := provided[name]; dup {
+		panic("parkers: backend provided twice: " + name)
+	}
+	if _, ok := rowOf(name); !ok {
+		panic("parkers: backend not in the table: " + name)
+	}
+	if newThread == nil && newToken != nil {
+		newThread = ThreadFromToken(newToken)
+	}
+	provided[name] = provision{unavailable, newThread, newToken}
+}
+
+func rowOf(name string) (row, bool) {
+	for _, r := range backends {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return row{}, false
+}
+
+// backend is row r as it stands in this build: with what was provided, or
+// unavailable for the row's reason (cgo's, where it would run through cgo).
+// The caller holds regMu.
+func (r row) backend() Backend {
+	b := r.Backend
+	if p, ok := provided[b.Name]; ok {
+		b.Unavailable, b.NewThread, b.NewToken = p.unavailable, p.newThread, p.newToken
+		return b
+	}
+	if r.cgoHere != nil && r.cgoHere() {
+		b.Unavailable = unavailable("needs cgo (CGO_ENABLED=1 and a C compiler): " + r.cgoWhy)
+	} else {
+		b.Unavailable = onlyOn(r.notHere)
+	}
+	return b
+}
+
+// All returns every backend in list order (the table's), with what runs
+// here.
 func All() []Backend {
 	regMu.Lock()
 	defer regMu.Unlock()
-	out := make([]Backend, 0, len(registry))
-	for _, b := range registry {
-		out = append(out, b)
+	out := make([]Backend, 0, len(backends))
+	for _, r := range backends {
+		out = append(out, r.backend())
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Order != out[j].Order {
-			return out[i].Order < out[j].Order
-		}
-		return out[i].Name < out[j].Name
-	})
 	return out
 }
 
-// Names returns every registered name in list order.
+// Names returns every backend name in list order.
 func Names() []string {
-	var names []string
-	for _, b := range All() {
-		names = append(names, b.Name)
+	names := make([]string, 0, len(backends))
+	for _, r := range backends {
+		names = append(names, r.Name)
 	}
 	return names
+}
+
+// lookup finds a backend by name, as it stands in this build.
+func lookup(name string) (Backend, bool) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	r, ok := rowOf(name)
+	if !ok {
+		return Backend{}, false
+	}
+	return r.backend(), true
 }
 
 // Lookup finds a backend by name. An unknown name gives an error listing the
 // valid names; a backend that does not run here gives an error saying why.
 func Lookup(name string) (Backend, error) {
-	regMu.Lock()
-	b, ok := registry[name]
-	regMu.Unlock()
+	b, ok := lookup(name)
 	if !ok {
 		return Backend{}, fmt.Errorf("unknown parker %q; valid names: %s", name, strings.Join(Names(), ", "))
 	}

@@ -69,44 +69,9 @@ func (p *spinParker) UnparkLock() UnparkHandle {
 }
 
 func init() {
-	Register(Backend{
-		Name:             NameSpin,
-		Kind:             KindThread,
-		Summary:          "busy wait on a flag with CPURelax (one atomic load: Go has no PAUSE) per turn; burns the CPU; the busy-wait floor",
-		CheapToConstruct: true,
-		NewThread:        newSpin,
-		Order:            orderSpin,
-	})
-	Register(Backend{
-		Name:             NameYield,
-		Kind:             KindThread,
-		Summary:          "poll a flag, " + yieldImpl + " each turn (Yield); never sleeps in the kernel",
-		CheapToConstruct: true,
-		NewThread:        newYield,
-		Order:            orderYield,
-	})
-	Register(Backend{
-		Name:             NameGosched,
-		Kind:             KindThread,
-		Summary:          "poll a flag, runtime.Gosched each turn: yields the P to other goroutines; on a locked thread each Gosched is a scheduler hand-off (the M sleeps until its goroutine is run again)",
-		CheapToConstruct: true,
-		NewThread:        newGosched,
-		Order:            orderGosched,
-	})
-	Register(Backend{
-		Name:             NameGeneric,
-		Kind:             KindThread,
-		Summary:          "parking_lot 0.9.x generic.rs: AtomicBool + spin_loop busy spin, unpark a no-op (same algorithm as spin)",
-		CheapToConstruct: true,
-		NewThread:        newSpin,
-		Order:            orderGeneric,
-	})
-	Register(Backend{
-		Name:             NameGenericYield,
-		Kind:             KindThread,
-		Summary:          "later generic.rs (\"Yield in generic thread parker\"): flag polled with thread_yield = " + yieldImpl + " (same algorithm as yield)",
-		CheapToConstruct: true,
-		NewThread:        newYield,
-		Order:            orderGenericYield,
-	})
+	provide(NameSpin, nil, newSpin, nil)
+	provide(NameYield, nil, newYield, nil)
+	provide(NameGosched, nil, newGosched, nil)
+	provide(NameGeneric, nil, newSpin, nil)
+	provide(NameGenericYield, nil, newYield, nil)
 }

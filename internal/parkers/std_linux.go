@@ -122,16 +122,4 @@ func (p *stdParker) Unpark() {
 // (woken or timed out) counts blocked.
 func (p *stdParker) WaitCounts() (blocked, immediate uint64) { return p.blocked, p.immediate }
 
-func init() {
-	Register(Backend{
-		Name: NameStd,
-		Kind: KindToken,
-		Summary: "Rust std's Linux thread::park: int32 PARKED=-1/EMPTY=0/NOTIFIED=1, FUTEX_WAIT_BITSET|PRIVATE with an absolute " +
-			"CLOCK_MONOTONIC deadline, wake only if PARKED; park_timeout may return spuriously",
-		Sleeps:           true,
-		CheapToConstruct: true,
-		NewToken:         newStd,
-		NewThread:        ThreadFromToken(newStd),
-		Order:            orderStd,
-	})
-}
+func init() { provide(NameStd, nil, nil, newStd) }

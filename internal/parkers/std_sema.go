@@ -12,7 +12,7 @@ import (
 // semaphore, the parker behind thread::park on macOS. The state machine is
 // here, OS-independent, behind stdSemaphore, so it runs on Linux
 // (std_sema_test.go, with a fake semaphore that checks std's invariant);
-// std_darwin.go gives it dispatch_semaphore_t. The states are darwin.rs:35-37
+// darwin_cgo.go gives it dispatch_semaphore_t. The states are darwin.rs:35-37
 // (an i8 there; Go has no 8-bit atomics, the int32 holds the same values).
 const (
 	stdSemaParked   int32 = -1

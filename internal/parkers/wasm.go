@@ -24,18 +24,12 @@ func (wasmParker) ParkUntil(time.Time) bool { panic(wasmParkMessage) }
 func (wasmParker) TimedOut() bool           { panic(wasmParkMessage) }
 func (wasmParker) UnparkLock() UnparkHandle { panic(wasmParkMessage) }
 
+// The constructor exists everywhere (it only panics), so that every
+// listing shows the wasm row; it runs on wasm only.
 func init() {
 	var why func() error
 	if runtime.GOARCH != "wasm" {
-		why = onlyOn("wasm only (GOOS=wasip1 or js): the parker that panics where threads do not exist")
+		why = onlyOn(wasmOnly)
 	}
-	Register(Backend{
-		Name:             NameWasm,
-		Kind:             KindThread,
-		Summary:          "parking_lot wasm.rs (wasm without atomics): every park panics \"Parking not supported on this platform\"",
-		CheapToConstruct: true,
-		Unavailable:      why,
-		NewThread:        newWasm,
-		Order:            orderWasm,
-	})
+	provide(NameWasm, why, newWasm, nil)
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/parkbench/parkbench/internal/lot"
 )
 
-// Stress of issue 16's types: lot.RwLock (every lock kind, upgrade,
+// Stress of the lot's RwLock family: lot.RwLock (every lock kind, upgrade,
 // downgrades, timed and fair variants), lot.FairMutex and
 // lot.ReentrantMutex through stressMutex, and lot.Once.
 

@@ -116,42 +116,24 @@ func init() {
 		}
 		return c.name, nil
 	}
-	Register(Backend{
-		Name:             NameWaitOnAddress,
-		Kind:             KindThread,
-		Summary:          "parking_lot windows/waitaddress.rs: WaitOnAddress(key, 1)/WakeByAddressSingle, timeout in ms rounded up",
-		Sleeps:           true,
-		CheapToConstruct: true,
-		Unavailable: func() error {
-			_, err := winLoad.WaitAddress()
-			return err
-		},
-		NewThread: func() ThreadParker {
-			api, err := winLoad.WaitAddress()
-			if err != nil {
-				panic(err.Error())
-			}
-			return newWaitAddressParker(api)
-		},
-		Order: orderWaitOnAddress,
-	})
-	Register(Backend{
-		Name:             NameKeyedEvent,
-		Kind:             KindThread,
-		Summary:          "parking_lot windows/keyed_event.rs: NtWaitForKeyedEvent/NtReleaseKeyedEvent, ARMED/PARKED/UNPARKED/TIMED_OUT, release only to a committed waiter (std windows7.rs rule, so a self-wake cannot block), a late timeout still takes the release",
-		Sleeps:           true,
-		CheapToConstruct: true,
-		Unavailable: func() error {
-			_, err := winLoad.KeyedEvent()
-			return err
-		},
-		NewThread: func() ThreadParker {
-			api, err := winLoad.KeyedEvent()
-			if err != nil {
-				panic(err.Error())
-			}
-			return newKeyedEventParker(api)
-		},
-		Order: orderKeyedEvent,
-	})
+	provide(NameWaitOnAddress, func() error {
+		_, err := winLoad.WaitAddress()
+		return err
+	}, func() ThreadParker {
+		api, err := winLoad.WaitAddress()
+		if err != nil {
+			panic(err.Error())
+		}
+		return newWaitAddressParker(api)
+	}, nil)
+	provide(NameKeyedEvent, func() error {
+		_, err := winLoad.KeyedEvent()
+		return err
+	}, func() ThreadParker {
+		api, err := winLoad.KeyedEvent()
+		if err != nil {
+			panic(err.Error())
+		}
+		return newKeyedEventParker(api)
+	}, nil)
 }

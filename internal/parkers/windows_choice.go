@@ -6,9 +6,9 @@ import (
 	"unsafe"
 )
 
-// The Windows backends' logic lives in OS-independent files (win_*.go)
+// The Windows backends' logic lives in OS-independent files (keyedevent.go, waitonaddress.go, windows_choice.go, std_windows7.go)
 // behind these small interfaces, so it is unit-tested on Linux with fakes;
-// windows.go supplies the real DLL calls.
+// winapi_windows.go supplies the real DLL calls.
 
 // waitAddressAPI is WaitOnAddress / WakeByAddressSingle
 // (api-ms-win-core-synch-l1-2-0.dll, Windows 8+).

@@ -13,7 +13,7 @@ import (
 // state byte, slept on with WaitOnAddress(state, &PARKED, 1) and woken with
 // WakeByAddressSingle; where WaitOnAddress does not exist (std's win7
 // target), NT keyed events on the parker's address instead. The logic is
-// OS-independent (tested with fakes anywhere); std_windows.go supplies the
+// OS-independent (tested with fakes anywhere); std_winapi_windows.go supplies the
 // APIs.
 //
 // std's state is an i8. Go has no 8-bit atomics, so the state is an int32

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Rust std's Windows parker on the fake APIs (win_test.go), both paths:
+// Rust std's Windows parker on the fake APIs (windows_choice_test.go), both paths:
 // WaitOnAddress and the keyed-event fallback.
 
 // stdWinReal adds the real APIs on Windows (windows_test.go).
