@@ -19,9 +19,9 @@ func init() { register(newRunCmd) }
 func runFlags() flagTable[experiments.SuiteOptions] {
 	type O = experiments.SuiteOptions
 	return flagTable[O]{
-		scalar("rounds", "Rounds", "rounds per configuration in every experiment (latency and selfwake rounds, herd, lock and rwlock repeats): more rounds buy precision with time", "int",
+		scalar("rounds", "Rounds", "rounds per configuration in every experiment (latency and selfwake rounds, herd, lock and rwlock repeats): more rounds buy precision with time; unset, each keeps its own (latency's shown)", "int",
 			(*O).Rounds, (*O).SetRounds, strconv.Itoa, parseInt).also("Repeats", func(*O) {}),
-		scalar("iterations", "Iterations", "measured samples per round where a round has a count: latency round trips, selfwake samples (herd's and lock's rounds have none)", "int",
+		scalar("iterations", "Iterations", "measured samples per round where a round has a count: latency round trips, selfwake samples (herd's and lock's rounds have none); unset, each keeps its own (latency's shown)", "int",
 			(*O).Iterations, (*O).SetIterations, strconv.Itoa, parseInt).also("GapIterations", func(*O) {}).also("Samples", func(*O) {}),
 	}
 }
