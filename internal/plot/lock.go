@@ -9,7 +9,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/parkbench/parkbench/internal/results"
 )
@@ -33,7 +32,7 @@ func lockGroup(c *results.Config) (rest string, threads int, ok bool) {
 // the per-thread distribution (a box per implementation of the per-thread
 // acquisitions/s of every repeat) at the largest thread count of the first
 // setting.
-func lockPlots(in []Input, exp string, m results.MetricSpec) ([]*plot.Plot, error) {
+func lockFigure(in []Input, exp string, m results.MetricSpec, sel chosen, st *styler) (*figure, error) {
 	type key struct{ file, impl, rest string }
 	var order []key
 	series := map[key]plotter.XYs{}
@@ -44,7 +43,7 @@ func lockPlots(in []Input, exp string, m results.MetricSpec) ([]*plot.Plot, erro
 		for _, c := range find(n.File, exp).Configs {
 			rest, t, ok := lockGroup(c)
 			v, has := c.Summary[m.Key]
-			if !ok || !has {
+			if !ok || !has || !sel.keep(c) {
 				continue
 			}
 			k := key{n.Name, c.Impl, rest}
@@ -60,11 +59,10 @@ func lockPlots(in []Input, exp string, m results.MetricSpec) ([]*plot.Plot, erro
 	if len(order) == 0 {
 		return nil, inputErrorf("%s: the %s experiment has no configuration with a thread count (key .../t=N) and %s", in[0].Name, exp, m.Key)
 	}
-	p := basePlot(exp + ": " + title(in, m.Plot.Title))
+	p := basePlot(m.Plot.Title)
 	p.X.Label.Text = "threads"
 	p.Y.Label.Text = m.Plot.Axis
 	p.X.Scale = plot.LogScale{}
-	st := newStyler()
 	for _, k := range order {
 		pts := series[k]
 		sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
@@ -76,32 +74,27 @@ func lockPlots(in []Input, exp string, m results.MetricSpec) ([]*plot.Plot, erro
 		if len(rests) > 1 {
 			label += strings.ReplaceAll(k.rest, "/", " ")
 		}
-		if len(in) > 1 {
-			label = shortName(k.file) + ": " + label
-		}
-		// Colour per implementation, dashes per setting (or file).
-		l.LineStyle = st.style(k.impl, k.file+k.rest)
-		s.Color = l.LineStyle.Color
-		s.Shape = draw.CircleGlyph{}
-		s.Radius = vg.Points(3.5)
+		// A colour and marker per implementation (and setting), a dash
+		// pattern per file.
+		l.LineStyle = st.line(label, k.file)
+		s.GlyphStyle = st.glyph(label)
 		p.Add(l, s)
-		p.Legend.Add(label, l, s)
 	}
 	p.X.Tick.Marker = nTicks(allN)
 	p.Y.Min, p.Y.Max = 0, hi*1.05
 	p.Y.Tick.Marker = linearTicks{}
 
-	dist, err := lockDistribution(in, exp, order[0].rest)
+	dist, err := lockDistribution(in, exp, order[0].rest, sel, st)
 	if err != nil {
 		return nil, err
 	}
-	return []*plot.Plot{p, dist}, nil
+	return &figure{title: m.Plot.Title, panels: []*plot.Plot{p, dist}}, nil
 }
 
 // lockDistribution is one box per implementation (and file): the
 // per-thread acquisitions/s (kHz) of every repeat of the configurations
 // with setting rest at their largest thread count.
-func lockDistribution(in []Input, exp, rest string) (*plot.Plot, error) {
+func lockDistribution(in []Input, exp, rest string, sel chosen, st *styler) (*plot.Plot, error) {
 	maxT := 0
 	for _, n := range in {
 		for _, c := range find(n.File, exp).Configs {
@@ -110,14 +103,13 @@ func lockDistribution(in []Input, exp, rest string) (*plot.Plot, error) {
 			}
 		}
 	}
-	p := basePlot(exp + ": " + title(in, "per-thread acquisitions/s at "+strconv.Itoa(maxT)+" threads"+strings.ReplaceAll(rest, "/", " ")))
+	p := basePlot("per-thread acquisitions/s at " + strconv.Itoa(maxT) + " threads" + strings.ReplaceAll(rest, "/", " "))
 	p.Y.Label.Text = "per-thread kHz (every thread of every repeat)"
 	var ticks plot.ConstantTicks
-	st := newStyler()
 	hi := 0.0
 	for _, n := range in {
 		for _, c := range find(n.File, exp).Configs {
-			if r, t, ok := lockGroup(c); !ok || r != rest || t != maxT {
+			if r, t, ok := lockGroup(c); !ok || r != rest || t != maxT || !sel.keep(c) {
 				continue
 			}
 			var v plotter.Values
@@ -137,7 +129,7 @@ func lockDistribution(in []Input, exp, rest string) (*plot.Plot, error) {
 			if err != nil {
 				return nil, inputErrorf("%s: %s %s: %v", n.Name, exp, c.Key, err)
 			}
-			b.BoxStyle.Color = st.style(c.Impl, "").Color
+			b.BoxStyle = st.line(c.Impl, n.Name)
 			b.BoxStyle.Width = vg.Points(1.5)
 			label := c.Impl
 			if len(in) > 1 {

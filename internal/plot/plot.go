@@ -2,20 +2,30 @@
 // says (results.PlotSpec): a figure of kind percentile (latency, timeout)
 // as the latency by percentile (HdrHistogram's percentile-distribution
 // plot: x is the percentile on a log scale of 1/(1-p), y the latency in
-// µs) with one line per configuration, the rounds' histograms merged; of
+// µs), one line per configuration, the rounds' histograms merged, one
+// panel per placement or setting (the key without its implementation); of
 // kind param (herd's first-waiter and total time) against a configuration
-// parameter, one panel per figure, one line per implementation; of kind
-// threads (lock) as total throughput against threads with the per-thread
-// distribution beside it (lock.go).
+// parameter, one panel per figure, one line per configuration group; of
+// kind threads (lock) as total throughput against threads with the
+// per-thread distribution beside it (lock.go).
+//
+// Every figure has one legend, right of its panels and outside every axis
+// (figure.go): a colour per implementation, and when several files are
+// drawn a line style per file, each file named with its machine, so that
+// two files read as a comparison. Options.Impls and Options.Configs choose
+// what is drawn; without them a figure with many configurations draws the
+// headline ones (the A/B gate's rows of the experiment and their floors,
+// internal/gate) or, for an experiment the gate does not judge, the
+// floors and a few implementations spread over the range of the figure.
 // The image format follows the output file's extension (.svg, .png).
 package plot
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"image/color"
 	"math"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -26,10 +36,9 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/parkbench/parkbench/internal/atomicfile"
+	"github.com/parkbench/parkbench/internal/gate"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -43,7 +52,14 @@ type Input struct {
 type Options struct {
 	// Experiment to plot; "" picks the file's only plottable experiment.
 	Experiment string
-	// Width and Height of the image; 0 picks a default.
+	// Impls keeps the configurations of these implementations ("all":
+	// every one); Configs those whose key is one of these, matches one as
+	// a glob (path.Match: futex/*), or has one as a segment (cross-core,
+	// n=64). Given both, a configuration must pass both. Neither: the
+	// default selection (the package comment).
+	Impls, Configs []string
+	// Width and Height of the image; 0 picks a default (taller when the
+	// legend needs it).
 	Width, Height vg.Length
 }
 
@@ -134,6 +150,17 @@ func chooseExperiment(in []Input, want string) (string, error) {
 	return "", inputErrorf("%s holds several experiments (%s): choose one with --experiment", in[0].Name, strings.Join(found, ", "))
 }
 
+// Experiments are the experiments of f that can be drawn, in order.
+func Experiments(f *results.File) []string {
+	var out []string
+	for _, e := range f.Experiments {
+		if canPlot(f, e.Name) && !slices.Contains(out, e.Name) {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
 func find(f *results.File, name string) *results.Experiment {
 	for _, e := range f.Experiments {
 		if e.Name == name {
@@ -165,69 +192,29 @@ func Render(in []Input, format string, opt Options) ([]byte, error) {
 	}
 	specs, _ := find(in[0].File, exp).Specs()
 	drawn := plotSpecs(specs)
-	var plots []*plot.Plot
+	sel, err := selection(in, exp, drawn[0], opt)
+	if err != nil {
+		return nil, err
+	}
+	st := newStyler(in)
+	var f *figure
 	switch drawn[0].Plot.Kind {
 	case results.PlotParam:
-		plots, err = paramPlots(in, exp, drawn)
+		f, err = paramFigure(in, exp, drawn, sel, st)
 	case results.PlotThreads:
-		plots, err = lockPlots(in, exp, drawn[0])
+		f, err = lockFigure(in, exp, drawn[0], sel, st)
 	default:
-		var p *plot.Plot
-		p, err = percentilePlot(in, exp, drawn[0])
-		plots = []*plot.Plot{p}
+		f, err = percentileFigure(in, exp, drawn[0], sel, st)
 	}
 	if err != nil {
 		return nil, err
 	}
-	w, h := opt.Width, opt.Height
-	if w == 0 {
-		w = 10 * vg.Inch
-		if len(plots) > 1 {
-			w = 16 * vg.Inch
-		}
+	f.title = exp + ": " + title(in, f.title)
+	if sel.note != "" {
+		f.title += "\n" + sel.note
 	}
-	if h == 0 {
-		h = 6 * vg.Inch
-	}
-	return draw1(plots, w, h, format)
-}
-
-func draw1(plots []*plot.Plot, w, h vg.Length, format string) ([]byte, error) {
-	var c draw.Canvas
-	var buf bytes.Buffer
-	var write func() error
-	switch format {
-	case "svg":
-		sc := vgsvg.New(w, h)
-		c = draw.New(sc)
-		write = func() error { _, err := sc.WriteTo(&buf); return err }
-	case "png":
-		ic := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(110))
-		c = draw.New(ic)
-		write = func() error { _, err := vgimg.PngCanvas{Canvas: ic}.WriteTo(&buf); return err }
-	default:
-		return nil, fmt.Errorf("unknown image format %q", format)
-	}
-	// White background: PNGs are transparent otherwise, unreadable in a
-	// dark-mode viewer.
-	c.SetColor(color.White)
-	c.Fill(c.Rectangle.Path())
-	tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Millimeter * 8, PadTop: vg.Millimeter * 3, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3}
-	for i, p := range plots {
-		tc := tiles.At(c, i, 0)
-		// The legend goes right of the data, never over a line.
-		leg := p.Legend
-		p.Legend = plot.NewLegend()
-		lw := leg.Rectangle(tc).Size().X + vg.Points(10)
-		p.Draw(draw.Crop(tc, 0, -lw, 0, 0))
-		top := p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
-		leg.Top, leg.Left, leg.XOffs, leg.YOffs = true, true, 0, 0
-		leg.Draw(draw.Crop(tc, tc.Size().X-lw+vg.Points(10), 0, 0, -top))
-	}
-	if err := write(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	f.legend = st.legend(in)
+	return f.draw(opt.Width, opt.Height, format)
 }
 
 // WriteFile renders and writes path atomically (temporary file, rename), so
@@ -244,7 +231,150 @@ func WriteFile(path string, in []Input, opt Options) error {
 	return atomicfile.Write(path, data)
 }
 
-// Okabe-Ito colours (distinguishable with colour-blindness), darkest first.
+// chosen is the configurations a figure draws.
+type chosen struct {
+	keep func(c *results.Config) bool
+	// note says what the default left out ("" when nothing).
+	note string
+}
+
+// mostLines is how many implementations a panel draws by default.
+const mostLines = 8
+
+// selection decides which configurations to draw: the options' filters,
+// or by default every one when a panel would draw at most mostLines
+// implementations, else the headline ones.
+func selection(in []Input, exp string, m results.MetricSpec, opt Options) (chosen, error) {
+	var impls []string // every implementation, in order
+	total := 0
+	for _, n := range in {
+		for _, c := range find(n.File, exp).Configs {
+			total++
+			if !slices.Contains(impls, c.Impl) {
+				impls = append(impls, c.Impl)
+			}
+		}
+	}
+	if len(opt.Impls) > 0 || len(opt.Configs) > 0 {
+		all := len(opt.Impls) == 0 || slices.Contains(opt.Impls, "all")
+		keep := func(c *results.Config) bool {
+			return (all || slices.Contains(opt.Impls, c.Impl)) && (len(opt.Configs) == 0 || matchConfig(opt.Configs, c.Key))
+		}
+		for _, n := range in {
+			for _, c := range find(n.File, exp).Configs {
+				if keep(c) {
+					return chosen{keep: keep}, nil
+				}
+			}
+		}
+		return chosen{}, inputErrorf("no %s configuration matches --impl=%s --config=%s (implementations: %s)", exp,
+			strings.Join(opt.Impls, ","), strings.Join(opt.Configs, ","), strings.Join(impls, ", "))
+	}
+	if len(impls) <= mostLines {
+		return chosen{keep: func(*results.Config) bool { return true }}, nil
+	}
+	pick := headlineImpls(in, exp, m, impls)
+	keep := func(c *results.Config) bool { return slices.Contains(pick, c.Impl) }
+	shown := 0
+	for _, n := range in {
+		for _, c := range find(n.File, exp).Configs {
+			if keep(c) {
+				shown++
+			}
+		}
+	}
+	return chosen{keep: keep, note: fmt.Sprintf("%d of %d configurations: %s (--impl, --config: others)",
+		shown, total, strings.Join(pick, ", "))}, nil
+}
+
+// matchConfig reports whether key is one of pats, matches one as a glob,
+// or has one as a segment.
+func matchConfig(pats []string, key string) bool {
+	segs := strings.Split(key, "/")
+	for _, p := range pats {
+		if p == key || slices.Contains(segs, p) {
+			return true
+		}
+		if ok, err := path.Match(p, key); err == nil && ok {
+			return true
+		}
+	}
+	return false
+}
+
+// headlineImpls is the default choice among many implementations: the
+// A/B gate's rows of this experiment when its figure is a headline one
+// (internal/gate.DefaultProfile), with their floors; otherwise the floors
+// of the figure and implementations spread over its range (the fastest,
+// the slowest and evenly between, by the median over their
+// configurations), mostLines in all.
+func headlineImpls(in []Input, exp string, m results.MetricSpec, impls []string) []string {
+	var pick []string
+	add := func(i string) {
+		if i != "" && slices.Contains(impls, i) && !slices.Contains(pick, i) {
+			pick = append(pick, i)
+		}
+	}
+	if m.Headline {
+		for _, part := range gate.DefaultProfile {
+			if part.Experiment != exp {
+				continue
+			}
+			for _, i := range part.Impls {
+				add(i)
+			}
+		}
+		for _, i := range slices.Clone(pick) {
+			add(m.FloorImpl(i))
+		}
+		if len(pick) > 0 {
+			return pick
+		}
+	}
+	// Floors first (the implementations others are divided by).
+	for _, i := range impls {
+		for _, j := range impls {
+			if m.FloorImpl(j) == i {
+				add(i)
+			}
+		}
+	}
+	// Then the range of the figure.
+	type iv struct {
+		impl string
+		v    float64
+	}
+	var byV []iv
+	for _, i := range impls {
+		var vs []float64
+		for _, n := range in {
+			for _, c := range find(n.File, exp).Configs {
+				if v, ok := c.Summary[m.Key]; ok && c.Impl == i {
+					vs = append(vs, v)
+				}
+			}
+		}
+		if len(vs) > 0 {
+			sort.Float64s(vs)
+			byV = append(byV, iv{i, vs[len(vs)/2]})
+		}
+	}
+	sort.SliceStable(byV, func(a, b int) bool { return byV[a].v < byV[b].v })
+	room := mostLines - len(pick)
+	for k := 0; k < room && len(byV) > 0; k++ {
+		idx := 0
+		if room > 1 {
+			idx = int(math.Round(float64(k) * float64(len(byV)-1) / float64(room-1)))
+		}
+		add(byV[idx].impl)
+	}
+	// Keep the file's order.
+	slices.SortStableFunc(pick, func(a, b string) int { return slices.Index(impls, a) - slices.Index(impls, b) })
+	return pick
+}
+
+// Okabe-Ito colours (distinguishable with colour-blindness), darkest
+// first, then four more that stay apart from them.
 var palette = []color.Color{
 	color.RGBA{0x00, 0x72, 0xB2, 0xff}, // blue
 	color.RGBA{0xD5, 0x5E, 0x00, 0xff}, // vermillion
@@ -254,64 +384,253 @@ var palette = []color.Color{
 	color.RGBA{0x56, 0xB4, 0xE9, 0xff}, // sky blue
 	color.RGBA{0x00, 0x00, 0x00, 0xff}, // black
 	color.RGBA{0x99, 0x99, 0x99, 0xff}, // grey
+	color.RGBA{0x88, 0x22, 0x55, 0xff}, // wine
+	color.RGBA{0x44, 0x77, 0x33, 0xff}, // olive green
+	color.RGBA{0x33, 0x22, 0x88, 0xff}, // indigo
+	color.RGBA{0x99, 0x66, 0x33, 0xff}, // brown
 }
 
-var dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)}}
+var dashes = [][]vg.Length{nil, {vg.Points(7), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)}}
 
-// styler hands out a colour per group (impl, or file when there are
-// several) and a dash pattern per variant (placement).
+var glyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}}
+
+// styler hands out a colour (and marker) per series label (an
+// implementation, or a configuration group) and a dash pattern per file,
+// and builds the one legend of a figure: the labels, then the files.
 type styler struct {
-	groups, variants map[string]int
+	labels []string
+	files  []string
+	used   map[string]bool
+	marks  bool // the series have markers
 }
 
-func newStyler() *styler { return &styler{map[string]int{}, map[string]int{}} }
+func newStyler(in []Input) *styler {
+	s := &styler{used: map[string]bool{}}
+	for _, n := range in {
+		s.files = append(s.files, n.Name)
+	}
+	return s
+}
 
-func (s *styler) style(group, variant string) draw.LineStyle {
-	g, ok := s.groups[group]
-	if !ok {
-		g = len(s.groups)
-		s.groups[group] = g
+func (s *styler) index(label string) int {
+	i := slices.Index(s.labels, label)
+	if i < 0 {
+		i = len(s.labels)
+		s.labels = append(s.labels, label)
 	}
-	v, ok := s.variants[variant]
-	if !ok {
-		v = len(s.variants)
-		s.variants[variant] = v
+	return i
+}
+
+// line is the style of label's series in file.
+func (s *styler) line(label, file string) draw.LineStyle {
+	i := s.index(label)
+	f := max(slices.Index(s.files, file), 0)
+	s.used[label] = true
+	// Past the palette, colours repeat with the next dash pattern (one
+	// file) or a dotted line (several files).
+	d := f
+	if len(s.files) == 1 {
+		d = i / len(palette)
 	}
-	// Past the palette, colours repeat with the next dash pattern.
-	return draw.LineStyle{Color: palette[g%len(palette)], Width: vg.Points(2), Dashes: dashes[(v+g/len(palette))%len(dashes)]}
+	return draw.LineStyle{Color: palette[i%len(palette)], Width: vg.Points(2), Dashes: dashes[d%len(dashes)]}
+}
+
+// glyph is the marker of label's series.
+func (s *styler) glyph(label string) draw.GlyphStyle {
+	i := s.index(label)
+	s.marks = true
+	return draw.GlyphStyle{Color: palette[i%len(palette)], Radius: vg.Points(4), Shape: glyphs[i%len(glyphs)]}
+}
+
+// legend lists each label in its colour (and marker), then, when several
+// files are drawn, each file's line style with its name and machine.
+func (s *styler) legend(in []Input) *plot.Legend {
+	l := newLegend()
+	for _, lb := range s.labels {
+		if !s.used[lb] {
+			continue
+		}
+		ls := s.line(lb, s.files[0])
+		ls.Dashes = nil
+		if len(s.files) == 1 {
+			ls = s.line(lb, s.files[0])
+		}
+		th := []plot.Thumbnailer{lineThumb{ls}}
+		if s.marks {
+			th = append(th, glyphThumb{s.glyph(lb)})
+		}
+		l.Add(lb, th...)
+	}
+	if len(s.files) > 1 {
+		l.Add("")
+		for i, n := range in {
+			ls := draw.LineStyle{Color: color.Black, Width: vg.Points(2), Dashes: dashes[i%len(dashes)]}
+			l.Add(shortName(n.Name), lineThumb{ls})
+			l.Add("    " + machineName(n.File.Machine))
+		}
+	}
+	return l
+}
+
+type lineThumb struct{ draw.LineStyle }
+
+func (t lineThumb) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(t.LineStyle, c.Min.X, y, c.Max.X, y)
+}
+
+type glyphThumb struct{ draw.GlyphStyle }
+
+func (t glyphThumb) Thumbnail(c *draw.Canvas) { c.DrawGlyph(t.GlyphStyle, c.Center()) }
+
+// machineName is a machine in a few words: its CPU (without the
+// trademarks and the words every CPU name has) and count, or its slug.
+func machineName(m results.Machine) string {
+	if m.CPUModel == "" {
+		return m.Slug
+	}
+	cpu := m.CPUModel
+	for _, w := range []string{"(R)", "(r)", "(TM)", "(tm)", " CPU", " Processor"} {
+		cpu = strings.ReplaceAll(cpu, w, "")
+	}
+	return fmt.Sprintf("%s, %d CPUs", strings.Join(strings.Fields(cpu), " "), m.LogicalCPUs)
 }
 
 func title(in []Input, what string) string {
 	var ms []string
-	seen := map[string]bool{}
 	for _, n := range in {
-		m := n.File.Machine
-		d := m.Slug
-		if m.CPUModel != "" {
-			d = fmt.Sprintf("%s, %d CPUs", m.CPUModel, m.LogicalCPUs)
-		}
-		if !seen[d] {
-			seen[d] = true
+		d := machineName(n.File.Machine)
+		if !slices.Contains(ms, d) {
 			ms = append(ms, d)
 		}
 	}
-	return what + "\n" + strings.Join(ms, "\nvs ")
+	return what + "\n" + strings.Join(ms, " vs ")
 }
 
 func basePlot(t string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = t
-	p.Title.TextStyle.Font.Size = vg.Points(13)
-	p.Title.Padding = vg.Points(8)
+	p.Title.TextStyle.Font.Size = vg.Points(12)
+	p.Title.Padding = vg.Points(6)
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font.Size = vg.Points(11)
 		a.Tick.Label.Font.Size = vg.Points(10)
 	}
-	p.Legend.TextStyle.Font.Size = vg.Points(10)
-	p.Legend.ThumbnailWidth = vg.Points(36)
-	p.Legend.Padding = vg.Points(2)
 	p.Add(plotter.NewGrid())
 	return p
+}
+
+func shortName(name string) string {
+	b := filepath.Base(name)
+	return strings.TrimSuffix(b, filepath.Ext(b))
+}
+
+// variant is a configuration's key without its implementation: its
+// placement and settings ("cross-core", "deadline=1ms/slack=1ns").
+func variant(c *results.Config) string {
+	if c.Impl != "" && strings.HasPrefix(c.Key, c.Impl) {
+		return strings.TrimPrefix(c.Key[len(c.Impl):], "/")
+	}
+	return ""
+}
+
+// mostPanels is how many panels a percentile figure draws.
+const mostPanels = 12
+
+// percentileFigure draws the configurations' latency by percentile: one
+// panel per variant (placement, settings), one line per implementation
+// (a colour each, the same in every panel) and file (a dash pattern each).
+func percentileFigure(in []Input, exp string, m results.MetricSpec, sel chosen, st *styler) (*figure, error) {
+	type series struct {
+		pts   plotter.XYs
+		label string
+		file  string
+	}
+	var variants []string
+	byVariant := map[string][]series{}
+	lo, hi := math.Inf(1), 0.0
+	for _, n := range in {
+		e := find(n.File, exp)
+		for _, c := range e.Configs {
+			if !sel.keep(c) {
+				continue
+			}
+			h, err := c.MergedHist()
+			if errors.Is(err, results.ErrNoHistogram) {
+				continue
+			}
+			if err != nil {
+				return nil, inputErrorf("%s: %s: %v", n.Name, exp, err)
+			}
+			total := float64(h.TotalCount())
+			if total < 1 {
+				continue
+			}
+			var pts plotter.XYs
+			// 1/(1-p) from 1 to the sample count, 40 steps a decade.
+			for k := 0; ; k++ {
+				x := math.Pow(10, float64(k)/40)
+				if x > total {
+					break
+				}
+				q := 100 * (1 - 1/x)
+				y := float64(h.ValueAtQuantile(q)) / 1000
+				if y <= 0 {
+					y = 0.001
+				}
+				pts = append(pts, plotter.XY{X: x, Y: y})
+				lo, hi = math.Min(lo, y), math.Max(hi, y)
+			}
+			label := c.Impl
+			if label == "" {
+				label = c.Key
+			}
+			v := variant(c)
+			if _, ok := byVariant[v]; !ok {
+				variants = append(variants, v)
+			}
+			byVariant[v] = append(byVariant[v], series{pts, label, n.Name})
+		}
+	}
+	if len(variants) == 0 {
+		return nil, inputErrorf("%s: the %s experiment has no histograms to plot", in[0].Name, exp)
+	}
+	if len(variants) > mostPanels {
+		return nil, inputErrorf("%s: %d placements or settings to draw, one panel each; choose at most %d with --config (e.g. --config=%s)",
+			exp, len(variants), mostPanels, variants[0])
+	}
+	logY := hi/lo > 20
+	f := &figure{title: m.Plot.Title, cols: min(len(variants), 4)}
+	if len(variants) == 1 {
+		f.cols = 1
+	}
+	for _, v := range variants {
+		p := basePlot(v)
+		p.X.Label.Text = "percentile"
+		p.Y.Label.Text = m.Plot.Axis
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = percentileTicks{}
+		if logY {
+			p.Y.Tick.Marker = log10Ticks{}
+			p.Y.Min, p.Y.Max = math.Log10(lo), math.Log10(hi)
+		} else {
+			p.Y.Min, p.Y.Max = 0, hi*1.05
+			p.Y.Tick.Marker = linearTicks{}
+		}
+		for _, sr := range byVariant[v] {
+			if logY {
+				toLog10(sr.pts)
+			}
+			l, err := plotter.NewLine(sr.pts)
+			if err != nil {
+				return nil, inputErrorf("%s: %s %s: %v", in[0].Name, exp, sr.label, err)
+			}
+			l.LineStyle = st.line(sr.label, sr.file)
+			p.Add(l)
+		}
+		f.panels = append(f.panels, p)
+	}
+	return f, nil
 }
 
 // percentileTicks label the 1/(1-p) axis by percentile.
@@ -401,109 +720,32 @@ func (linearTicks) Ticks(min, max float64) []plot.Tick {
 	return ts
 }
 
-func percentilePlot(in []Input, exp string, m results.MetricSpec) (*plot.Plot, error) {
-	p := basePlot(exp + ": " + title(in, m.Plot.Title))
-	p.X.Label.Text = "percentile"
-	p.Y.Label.Text = m.Plot.Axis
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = percentileTicks{}
-	st := newStyler()
-	lo, hi := math.Inf(1), 0.0
-	type series struct {
-		pts   plotter.XYs
-		style draw.LineStyle
-		label string
-	}
-	var all []series
-	for _, n := range in {
-		e := find(n.File, exp)
-		for _, c := range e.Configs {
-			h, err := c.MergedHist()
-			if errors.Is(err, results.ErrNoHistogram) {
-				continue
-			}
-			if err != nil {
-				return nil, inputErrorf("%s: %s: %v", n.Name, exp, err)
-			}
-			total := float64(h.TotalCount())
-			if total < 1 {
-				continue
-			}
-			var pts plotter.XYs
-			// 1/(1-p) from 1 to the sample count, 40 steps a decade.
-			for k := 0; ; k++ {
-				x := math.Pow(10, float64(k)/40)
-				if x > total {
-					break
-				}
-				q := 100 * (1 - 1/x)
-				y := float64(h.ValueAtQuantile(q)) / 1000
-				if y <= 0 {
-					y = 0.001
-				}
-				pts = append(pts, plotter.XY{X: x, Y: y})
-				lo, hi = math.Min(lo, y), math.Max(hi, y)
-			}
-			group, variant, label := c.Impl, c.Placement, c.Key
-			if group == "" {
-				group = c.Key
-			}
-			if len(in) > 1 {
-				// Colour per configuration, dashes per file.
-				group, variant, label = c.Key, n.Name, shortName(n.Name)+": "+c.Key
-			}
-			all = append(all, series{pts, st.style(group, variant), label})
-		}
-	}
-	if len(all) == 0 {
-		return nil, inputErrorf("%s: the %s experiment has no histograms to plot", in[0].Name, exp)
-	}
-	logY := hi/lo > 20
-	if logY {
-		p.Y.Tick.Marker = log10Ticks{}
-	} else {
-		p.Y.Min = 0
-		p.Y.Tick.Marker = linearTicks{}
-	}
-	for _, sr := range all {
-		if logY {
-			toLog10(sr.pts)
-		}
-		l, err := plotter.NewLine(sr.pts)
-		if err != nil {
-			return nil, inputErrorf("%s: %s %s: %v", in[0].Name, exp, sr.label, err)
-		}
-		l.LineStyle = sr.style
-		p.Add(l)
-		p.Legend.Add(sr.label, l)
-	}
-	return p, nil
-}
-
-func shortName(name string) string {
-	b := filepath.Base(name)
-	return strings.TrimSuffix(b, filepath.Ext(b))
-}
-
-// paramPlots draws each figure against its PlotSpec.Param (herd: first
+// paramFigure draws each figure against its PlotSpec.Param (herd: first
 // waiter and total time against the waiter count N), one panel per figure,
-// one line per configuration group (ParamGroups).
-func paramPlots(in []Input, exp string, specs []results.MetricSpec) ([]*plot.Plot, error) {
-	type key struct{ file, impl string }
-	var plots []*plot.Plot
+// one line per configuration group (ParamGroups) and file. Each group has
+// its colour and marker, and the groups' points are spread a little along
+// x (a few per cent, on the log axis) so that equal values do not hide one
+// another.
+func paramFigure(in []Input, exp string, specs []results.MetricSpec, sel chosen, st *styler) (*figure, error) {
+	type key struct{ file, label string }
+	f := &figure{}
 	for _, m := range specs {
 		if m.Plot.Kind != results.PlotParam {
 			continue
+		}
+		if f.title == "" {
+			f.title = m.Plot.Title
+		} else {
+			f.title += "; " + m.Plot.Title
 		}
 		scale := 1.0
 		if m.Unit == results.UnitMicros {
 			scale = 1000
 		}
-		p := basePlot(exp + ": " + title(in, m.Plot.Title))
+		p := basePlot(m.Plot.Title)
 		p.X.Label.Text = xLabel(m.Plot.Param)
 		p.Y.Label.Text = m.Plot.Axis
 		p.X.Scale = plot.LogScale{}
-		st := newStyler()
 		var order []key
 		series := map[key]plotter.XYs{}
 		var allN []float64
@@ -513,7 +755,7 @@ func paramPlots(in []Input, exp string, specs []results.MetricSpec) ([]*plot.Plo
 				k := key{n.Name, g.Label}
 				for nv, c := range g.ByValue {
 					v, ok := c.Summary[m.Key]
-					if !ok || nv < 1 {
+					if !ok || nv < 1 || !sel.keep(c) {
 						continue
 					}
 					if _, ok := series[k]; !ok {
@@ -529,33 +771,32 @@ func paramPlots(in []Input, exp string, specs []results.MetricSpec) ([]*plot.Plo
 			return nil, inputErrorf("%s: the %s experiment has no configurations with %s (params %s) and %s", in[0].Name, exp, xLabel(m.Plot.Param), m.Plot.Param, m.Key)
 		}
 		logY := hi/lo > 20
-		for _, k := range order {
+		for i, k := range order {
 			pts := series[k]
 			sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
+			// Spread the series along x: at most ±7% of the value
+			// (a few per cent of a log axis), so the N labels still
+			// sit under every point.
+			spread := 1.0
+			if len(order) > 1 {
+				spread = math.Pow(1.07, 2*float64(i)/float64(len(order)-1)-1)
+			}
+			for j := range pts {
+				pts[j].X *= spread
+			}
 			if logY {
 				toLog10(pts)
 			}
 			l, s, err := plotter.NewLinePoints(pts)
 			if err != nil {
-				return nil, inputErrorf("%s: %s %s: %v", k.file, exp, k.impl, err)
+				return nil, inputErrorf("%s: %s %s: %v", k.file, exp, k.label, err)
 			}
-			group, label := k.impl, k.impl
-			if len(in) > 1 {
-				group, label = k.file+" "+k.impl, shortName(k.file)+": "+k.impl
-			}
-			if len(in) > 1 {
-				// Colour per implementation, dashes per file.
-				l.LineStyle = st.style(k.impl, k.file)
-			} else {
-				l.LineStyle = st.style(group, "")
-			}
-			s.Color = l.LineStyle.Color
-			s.Shape = draw.CircleGlyph{}
-			s.Radius = vg.Points(3.5)
+			l.LineStyle = st.line(k.label, k.file)
+			s.GlyphStyle = st.glyph(k.label)
 			p.Add(l, s)
-			p.Legend.Add(label, l, s)
 		}
 		p.X.Tick.Marker = nTicks(allN)
+		p.X.Min, p.X.Max = slices.Min(allN)/1.15, slices.Max(allN)*1.15
 		if logY {
 			p.Y.Tick.Marker = log10Ticks{}
 			p.Y.Min = math.Log10(lo) - 0.04*math.Log10(hi/lo)
@@ -565,9 +806,12 @@ func paramPlots(in []Input, exp string, specs []results.MetricSpec) ([]*plot.Plo
 			p.Y.Max = hi * 1.05
 			p.Y.Tick.Marker = linearTicks{}
 		}
-		plots = append(plots, p)
+		f.panels = append(f.panels, p)
 	}
-	return plots, nil
+	if len(f.panels) > 1 {
+		f.title = "against " + xLabel(specs[0].Plot.Param)
+	}
+	return f, nil
 }
 
 // xLabel names a parameter axis ("n" is herd's waiter count).

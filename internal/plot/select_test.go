@@ -1,0 +1,123 @@
+package plot
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image/png"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/results/resultstest"
+)
+
+// manyImpls is a latency result with the implementations of the A/B
+// gate's profile, their C floor and extra ones, at two placements.
+func manyImpls(extra int) Input {
+	s := resultstest.Spec{Samples: 200, Seed: 5, Floors: true}
+	e := resultstest.Latency(s)
+	base := slices.Clone(e.Configs)
+	for i, name := range append([]string{"lot"}, func() []string {
+		var n []string
+		for k := range extra {
+			n = append(n, fmt.Sprintf("extra-%d", k))
+		}
+		return n
+	}()...) {
+		for _, c := range base[:2] { // futex at both placements
+			cc := *c
+			cc.Impl = name
+			cc.Key = name + "/" + c.Placement
+			cc.Summary = map[string]float64{results.MMedian: c.Summary[results.MMedian] * (1 + 0.1*float64(i))}
+			e.Configs = append(e.Configs, &cc)
+		}
+	}
+	return Input{"many.json", resultstest.File(s, e)}
+}
+
+// legendTexts are the SVG's texts right of the panels: the legend.
+func svgOf(t *testing.T, in []Input, opt Options) []string {
+	t.Helper()
+	b, err := Render(in, "svg", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svgTexts(b)
+}
+
+// TestDefaultSelection: with more implementations than a panel draws, the
+// default is the gate's headline rows of the experiment and their floor,
+// and the title says how many configurations that is and how to get the
+// others.
+func TestDefaultSelection(t *testing.T) {
+	texts := svgOf(t, []Input{manyImpls(8)}, Options{})
+	for _, want := range []string{"futex", "lot", "std", "c-futex"} {
+		if !slices.Contains(texts, want) {
+			t.Errorf("the headline %s is not drawn: %q", want, texts)
+		}
+	}
+	for _, not := range []string{"pthread", "channel", "extra-0"} {
+		if slices.Contains(texts, not) {
+			t.Errorf("%s drawn by default", not)
+		}
+	}
+	if !slices.ContainsFunc(texts, func(s string) bool { return strings.HasPrefix(s, "8 of 28 configurations") }) {
+		t.Errorf("the title does not say what was left out: %q", texts)
+	}
+	// Few implementations: every one.
+	texts = svgOf(t, []Input{fixture(t, "v1-latency.json")}, Options{})
+	for _, want := range []string{"futex", "pthread", "std", "channel"} {
+		if !slices.Contains(texts, want) {
+			t.Errorf("%s left out of a small result: %q", want, texts)
+		}
+	}
+}
+
+// TestFilters: --impl and --config choose the lines and the panels; a
+// filter that matches nothing is bad input naming the implementations.
+func TestFilters(t *testing.T) {
+	in := []Input{manyImpls(8)}
+	texts := svgOf(t, in, Options{Impls: []string{"extra-3", "pthread"}, Configs: []string{"same-core"}})
+	if !slices.Contains(texts, "extra-3") || !slices.Contains(texts, "pthread") || slices.Contains(texts, "futex") {
+		t.Errorf("--impl: %q", texts)
+	}
+	if !slices.Contains(texts, "same-core") || slices.Contains(texts, "cross-core") {
+		t.Errorf("--config=same-core drew another panel: %q", texts)
+	}
+	texts = svgOf(t, in, Options{Configs: []string{"lot/*", "std/cross-core"}})
+	if !slices.Contains(texts, "lot") || !slices.Contains(texts, "std") || slices.Contains(texts, "c-futex") {
+		t.Errorf("--config globs and keys: %q", texts)
+	}
+	_, err := Render(in, "svg", Options{Impls: []string{"nosuch"}})
+	var ie *InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "extra-7") {
+		t.Errorf("no match: %v", err)
+	}
+}
+
+// TestLegendNeverCut: a legend longer than the default height makes the
+// image taller, and with several files each file is named with its
+// machine.
+func TestLegendNeverCut(t *testing.T) {
+	b, err := Render([]Input{manyImpls(40)}, "png", Options{Impls: []string{"all"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := img.Bounds().Dy(); h <= 6*110 {
+		t.Errorf("46 legend entries in an image %d pixels tall: the legend is cut", h)
+	}
+	other := resultstest.Machine("AMD EPYC 7763 64-Core Processor", 4)
+	s := resultstest.Spec{Machine: other, Scale: 0.6, Seed: 9, Samples: 300}
+	texts := svgOf(t, []Input{fixture(t, "v1-latency.json"), {"other/new.json", resultstest.File(s, resultstest.Latency(s))}}, Options{})
+	for _, want := range []string{"v1-latency", "new", "    Intel Xeon Platinum 8375C @ 2.90GHz, 2 CPUs", "    AMD EPYC 7763 64-Core, 4 CPUs"} {
+		if !slices.Contains(texts, want) {
+			t.Errorf("two files: the legend lacks %q: %q", want, texts)
+		}
+	}
+}
