@@ -816,8 +816,11 @@ func paramFigure(in []Input, exp string, specs []results.MetricSpec, sel chosen,
 
 // xLabel names a parameter axis ("n" is herd's waiter count).
 func xLabel(param string) string {
-	if param == "n" {
+	switch param {
+	case "n":
 		return "waiters N"
+	case "load":
+		return "offered load (% of the nominal capacity)"
 	}
 	return param
 }

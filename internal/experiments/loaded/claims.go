@@ -25,11 +25,11 @@ type Collapse struct {
 	Impl string
 	// BaseP99 is the p99 wakeup latency (ns) at the lowest load.
 	BaseP99  float64
-	BaseLoad float64
+	BaseLoad int
 	// Load is the first load of the rate sweep at which the p99 wakeup
 	// latency exceeded CollapseFactor x BaseP99 (0: none did; Closed:
 	// only the closed loop did); LoadRatio its p99 / BaseP99 there.
-	Load      float64
+	Load      int
 	LoadRatio float64
 	Closed    bool
 	// Multiple is the first oversubscription multiple at which it did
@@ -42,7 +42,7 @@ type Collapse struct {
 
 // point is one configuration the collapse reads.
 type point struct {
-	load     float64
+	load     int
 	closed   bool
 	multiple int
 	sweeps   string
@@ -53,7 +53,7 @@ func points(configs []*results.Config) map[string][]point {
 	out := map[string][]point{}
 	for _, c := range configs {
 		pt := point{closed: c.Params["mode"] == "closed", sweeps: c.Params["sweep"], p99: c.Summary[MWakeP99]}
-		pt.load, _ = strconv.ParseFloat(c.Params["load"], 64)
+		pt.load, _ = strconv.Atoi(c.Params["load_pct"])
 		pt.multiple, _ = strconv.Atoi(c.Params["multiple"])
 		out[c.Impl] = append(out[c.Impl], pt)
 	}
@@ -130,14 +130,14 @@ func Collapses(configs []*results.Config) []Collapse {
 
 // rank orders collapse points: a lower load collapses earlier; the closed
 // loop after every load; none last.
-func (c Collapse) loadRank() float64 {
+func (c Collapse) loadRank() int {
 	switch {
 	case c.Load > 0:
 		return c.Load
 	case c.Closed:
-		return 1e9
+		return 1 << 29
 	}
-	return 2e9
+	return 1 << 30
 }
 
 func (c Collapse) multipleRank() int {

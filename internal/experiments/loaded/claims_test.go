@@ -8,24 +8,24 @@ import (
 )
 
 // pt is a synthetic configuration: load 0 is the closed loop.
-func pt(impl string, load float64, multiple int, sweep string, p99us float64) *results.Config {
+func pt(impl string, load int, multiple int, sweep string, p99us float64) *results.Config {
 	c := &results.Config{Impl: impl, Params: map[string]string{"sweep": sweep, "multiple": fmt.Sprint(multiple), "mode": "open"},
 		Summary: map[string]float64{MWakeP99: p99us * 1e3}}
 	if load == 0 {
 		c.Params["mode"] = "closed"
 	} else {
-		c.Params["load"] = fmtLoad(load)
+		c.Params["load_pct"] = fmt.Sprint(load)
 	}
 	c.Key = fmt.Sprintf("%s/%v/%d", impl, load, multiple)
 	return c
 }
 
-// sweep makes a mechanism's rate sweep (loads 0.1, 0.5, 0.9) and
-// oversubscription (2x, 4x at 0.5) with the p99s given.
+// sweep makes a mechanism's rate sweep (loads 10, 50, 90%) and
+// oversubscription (2x, 4x at 50%) with the p99s given.
 func sweep(impl string, rate [3]float64, over [2]float64) []*results.Config {
 	return []*results.Config{
-		pt(impl, 0.1, 1, "rate", rate[0]), pt(impl, 0.5, 1, "rate,oversubscribe", rate[1]), pt(impl, 0.9, 1, "rate", rate[2]),
-		pt(impl, 0.5, 2, "oversubscribe", over[0]), pt(impl, 0.5, 4, "oversubscribe", over[1]),
+		pt(impl, 10, 1, "rate", rate[0]), pt(impl, 50, 1, "rate,oversubscribe", rate[1]), pt(impl, 90, 1, "rate", rate[2]),
+		pt(impl, 50, 2, "oversubscribe", over[0]), pt(impl, 50, 4, "oversubscribe", over[1]),
 	}
 }
 
@@ -35,7 +35,7 @@ func TestCollapses(t *testing.T) {
 		t.Fatalf("%+v", cs)
 	}
 	c := cs[0]
-	if c.BaseP99 != 50e3 || c.Load != 0.9 || c.Multiple != 4 || c.LoadRatio != 12 {
+	if c.BaseP99 != 50e3 || c.Load != 90 || c.Multiple != 4 || c.LoadRatio != 12 {
 		t.Errorf("collapse %+v: want base 50 µs, load 0.9 (12x), multiple 4", c)
 	}
 	none := Collapses(sweep("lot", [3]float64{50, 60, 70}, [2]float64{80, 90}))[0]
@@ -82,5 +82,11 @@ func TestClaims(t *testing.T) {
 	}
 	if v := claimOf(sweep("futex", [3]float64{50, 60, 70}, [2]float64{100, 200}), ClaimSpinBeforePk); v != results.NotEvaluated {
 		t.Errorf("no spin-park: %q", v)
+	}
+}
+
+func TestMetricSpecs(t *testing.T) {
+	if err := results.CheckSpecs(Metrics); err != nil {
+		t.Fatal(err)
 	}
 }

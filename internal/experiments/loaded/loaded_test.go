@@ -8,7 +8,7 @@ import (
 
 func tiny() Options {
 	o := QuickOptions()
-	o.Loads = []float64{0.05, 0.5}
+	o.Loads = []int{5, 50}
 	o.Multiples = []int{2}
 	o.Warmup = 10 * time.Millisecond
 	o.Duration = 40 * time.Millisecond

@@ -29,7 +29,7 @@ var Arrivals = []string{Uniform, Burst}
 const (
 	MaxMessageThreads = 64
 	MaxWorkers        = 1024
-	MaxLoad           = 10.0
+	MaxLoad           = 1000 // % of the nominal capacity
 	MaxWork           = 100 * time.Millisecond
 	MaxDuration       = 10 * time.Minute
 	MaxRounds         = 100
@@ -57,18 +57,18 @@ type Options struct {
 	// 0 by default: the request is CPU work only (schbench -C without the
 	// sleep).
 	Sleep time.Duration
-	// Loads (--loads): the open-loop rate sweep, as fractions of the
+	// Loads (--loads): the open-loop rate sweep, in percent of the
 	// nominal capacity NumCPU / Work (one CPU-second of work per CPU per
 	// second); the first is the unloaded reference of the collapse figure.
-	Loads []float64
+	Loads []int
 	// Closed (--closed): also run the closed loop, schbench's default
 	// mode: each worker asks its message thread for the next request as
 	// soon as it finished one.
 	Closed bool
 	// Multiples (--oversubscribe): the oversubscription sweep, workers =
-	// multiple x the 1x workers, at OversubLoad.
+	// multiple x the 1x workers, at OversubLoad (--oversub-load, percent).
 	Multiples   []int
-	OversubLoad float64
+	OversubLoad int
 	// Arrival (--arrival): uniform (wrk2) or burst (schbench -R).
 	Arrival string
 	// Warmup (--warmup, schbench -w) and Duration (--duration, schbench
@@ -89,17 +89,17 @@ func (o Options) workers() int {
 }
 
 // DefaultOptions: one message thread with NumCPU workers, 200 µs of work
-// per request, loads 0.1 to 1.0 of the nominal capacity, the closed loop,
-// 2x to 8x oversubscription at half load, uniform arrivals, 0.5 s warm-up
+// per request, loads 10% to 100% of the nominal capacity, the closed loop,
+// 2x to 8x oversubscription at 50%, uniform arrivals, 0.5 s warm-up
 // and 2 s measured, one round.
 func DefaultOptions() Options {
 	return Options{
 		MessageThreads: 1,
 		Work:           200 * time.Microsecond,
-		Loads:          []float64{0.1, 0.25, 0.5, 0.75, 0.9, 1.0},
+		Loads:          []int{10, 25, 50, 75, 90, 100},
 		Closed:         true,
 		Multiples:      []int{1, 2, 4, 8},
-		OversubLoad:    0.5,
+		OversubLoad:    50,
 		Arrival:        Uniform,
 		Warmup:         500 * time.Millisecond,
 		Duration:       2 * time.Second,
@@ -107,12 +107,12 @@ func DefaultOptions() Options {
 	}
 }
 
-// QuickOptions is a short run: loads 0.1 and 0.8, the closed loop, 4x
-// oversubscription, 40 ms warm-up and 120 ms measured.
+// QuickOptions is a short run: loads 10% and 80%, the closed loop, 4x
+// oversubscription at 80%, 40 ms warm-up and 120 ms measured.
 func QuickOptions() Options {
 	o := DefaultOptions()
-	o.Loads = []float64{0.1, 0.8}
-	o.OversubLoad = 0.8
+	o.Loads = []int{10, 80}
+	o.OversubLoad = 80
 	o.Multiples = []int{1, 4}
 	o.Warmup = 40 * time.Millisecond
 	o.Duration = 120 * time.Millisecond
@@ -137,8 +137,8 @@ func (o Options) validateCounts() error {
 		return driver.Bad("Loads", "nothing to run: give loads, the closed loop or oversubscription multiples")
 	}
 	for _, l := range o.Loads {
-		if !(l > 0 && l <= MaxLoad) {
-			return driver.Bad("Loads", "invalid load %v: must be above 0 and at most %v (fractions of the nominal capacity)", l, MaxLoad)
+		if err := driver.CheckCount("Loads", "load (% of the nominal capacity)", l, 1, MaxLoad); err != nil {
+			return err
 		}
 	}
 	if !slices.IsSorted(o.Loads) {
@@ -152,8 +152,10 @@ func (o Options) validateCounts() error {
 			return driver.Bad("Multiples", "multiple %d gives %d workers per message thread; at most %d", m, m*o.workers(), MaxWorkers)
 		}
 	}
-	if len(o.Multiples) > 0 && !(o.OversubLoad > 0 && o.OversubLoad <= MaxLoad) {
-		return driver.Bad("OversubLoad", "invalid oversubscription load %v: must be above 0 and at most %v", o.OversubLoad, MaxLoad)
+	if len(o.Multiples) > 0 {
+		if err := driver.CheckCount("OversubLoad", "oversubscription load (%)", o.OversubLoad, 1, MaxLoad); err != nil {
+			return err
+		}
 	}
 	if !slices.Contains(Arrivals, o.Arrival) {
 		return driver.Bad("Arrival", "invalid arrival %q: valid are %s", o.Arrival, strings.Join(Arrivals, ", "))

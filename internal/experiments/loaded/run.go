@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,28 +46,31 @@ const (
 	MCswPerReq  = "ctxsw_per_request"
 	MCPUBusy    = "cpu_busy_cores"
 	MWorkers    = "workers"
-	MLoad       = "load"
+	MLoad       = "load_pct"
 )
 
 // cfgSpec is one configuration: a mechanism at a load (0: the closed loop)
 // with workers per message thread.
 type cfgSpec struct {
 	mech     mechanism
-	load     float64
+	load     int // % of the nominal capacity
 	closed   bool
 	workers  int // per message thread
 	multiple int
 	sweeps   []string // "rate", "oversubscribe"
 }
 
+// key is impl/load=P/oversub=K (or impl/closed/oversub=K): the load in
+// percent of the nominal capacity and the workers as a multiple of the
+// CPUs, so that plot and report group a sweep by the other parameter.
 func (c cfgSpec) key() string {
 	if c.closed {
-		return fmt.Sprintf("%s/closed/workers=%d", c.mech.name, c.workers)
+		return fmt.Sprintf("%s/closed/oversub=%d", c.mech.name, c.multiple)
 	}
-	return fmt.Sprintf("%s/load=%s/workers=%d", c.mech.name, fmtLoad(c.load), c.workers)
+	return fmt.Sprintf("%s/load=%d/oversub=%d", c.mech.name, c.load, c.multiple)
 }
 
-func fmtLoad(l float64) string { return strconv.FormatFloat(l, 'f', 2, 64) }
+func fmtLoad(l int) string { return strconv.Itoa(l) + "%" }
 
 // loadedPlan is a validated run.
 type loadedPlan struct {
@@ -152,12 +156,12 @@ func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Exp
 	}
 	nsPerStep := calibrate()
 	steps := max(1, int(math.Round(float64(o.Work)/nsPerStep)))
-	exp := &results.Experiment{Name: "loaded", Options: o.asMap(p.mechs), Warnings: p.warnings, Notes: p.notes}
+	exp := &results.Experiment{Name: "loaded", Metrics: Metrics, Options: o.asMap(p.mechs), Warnings: p.warnings, Notes: p.notes}
 	exp.Options["capacity_rps"] = strconv.FormatFloat(o.capacity(), 'f', 0, 64)
 	exp.Options["work_step_ns"] = strconv.FormatFloat(nsPerStep, 'f', 3, 64)
 	exp.Options["work_steps"] = strconv.Itoa(steps)
 	exp.Notes = append(exp.Notes,
-		fmt.Sprintf("method: schbench (masoncl/schbench): %d message thread(s), each with its workers; a request is %v of calibrated CPU work (%d multiply-add steps of %.2f ns)%s; load = the offered rate / the nominal capacity %.0f requests/s (NumCPU / work)",
+		fmt.Sprintf("method: schbench (masoncl/schbench): %d message thread(s), each with its workers; a request is %v of calibrated CPU work (%d multiply-add steps of %.2f ns)%s; load = the offered rate in %% of the nominal capacity %.0f requests/s (NumCPU / work)",
 			o.MessageThreads, o.Work, steps, nsPerStep, sleepNote(o.Sleep), o.capacity()),
 		fmt.Sprintf("arrivals: %s; wakeup latency = the worker's clock after its wait - the message thread's right before the wake call; request latency = completion - the request's intended start (the open loop: no coordinated omission); %v warm-up, %v measured per configuration", arrivalNote(o.Arrival), o.Warmup, o.Duration))
 	if b := lot.CurrentBackend(); b.Name != "" {
@@ -185,11 +189,19 @@ func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Exp
 				"message_threads": strconv.Itoa(o.MessageThreads), "multiple": strconv.Itoa(c.multiple),
 				"sweep": strings.Join(c.sweeps, ","), "arrival": o.Arrival,
 			}}
+		// load and oversub are set only on the configurations of their
+		// sweep: plot draws each sweep against its own parameter.
 		if c.closed {
 			cfg.Params["mode"] = "closed"
 		} else {
 			cfg.Params["mode"] = "open"
-			cfg.Params["load"] = fmtLoad(c.load)
+			cfg.Params["load_pct"] = strconv.Itoa(c.load)
+			if slices.Contains(c.sweeps, "rate") {
+				cfg.Params["load"] = strconv.Itoa(c.load)
+			}
+		}
+		if slices.Contains(c.sweeps, "oversubscribe") {
+			cfg.Params["oversub"] = strconv.Itoa(c.multiple)
 		}
 		var vals []map[string]float64
 		var hist *hdrhistogram.Histogram
@@ -384,7 +396,7 @@ func runOnce(ctx context.Context, c cfgSpec, o Options, steps int) (map[string]f
 			if c.closed {
 				ms.closedLoop(m, &stop, win)
 			} else {
-				ms.openLoop(m, &stop, win, c.load*o.capacity()/float64(o.MessageThreads), o.Arrival, !m.goroutines)
+				ms.openLoop(m, &stop, win, float64(c.load)/100*o.capacity()/float64(o.MessageThreads), o.Arrival, !m.goroutines)
 			}
 		})
 	}
@@ -454,8 +466,8 @@ func runOnce(ctx context.Context, c cfgSpec, o Options, steps int) (map[string]f
 		res[MCswPerReq] = float64(u1.Switches()-u0.Switches()) / float64(done)
 	}
 	if !c.closed {
-		res[MLoad] = c.load
-		res[MOffered] = c.load * o.capacity()
+		res[MLoad] = float64(c.load)
+		res[MOffered] = float64(c.load) / 100 * o.capacity()
 	}
 	return res, wake, nil
 }
@@ -579,7 +591,7 @@ func (o Options) asMap(mechs []mechanism) map[string]string {
 		names = append(names, m.name)
 	}
 	for _, l := range o.Loads {
-		loads = append(loads, fmtLoad(l))
+		loads = append(loads, strconv.Itoa(l))
 	}
 	for _, k := range o.Multiples {
 		mults = append(mults, strconv.Itoa(k))
@@ -593,7 +605,7 @@ func (o Options) asMap(mechs []mechanism) map[string]string {
 		"loads":           strings.Join(loads, ","),
 		"closed":          strconv.FormatBool(o.Closed),
 		"oversubscribe":   strings.Join(mults, ","),
-		"oversub_load":    fmtLoad(o.OversubLoad),
+		"oversub_load":    strconv.Itoa(o.OversubLoad),
 		"arrival":         o.Arrival,
 		"warmup":          o.Warmup.String(),
 		"duration":        o.Duration.String(),

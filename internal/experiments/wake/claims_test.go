@@ -62,3 +62,18 @@ func TestClaims(t *testing.T) {
 		}
 	}
 }
+
+func TestMetricSpecs(t *testing.T) {
+	if err := results.CheckSpecs(Metrics); err != nil {
+		t.Fatal(err)
+	}
+	declared := map[string]bool{}
+	for _, m := range Metrics {
+		declared[m.Key] = true
+	}
+	for _, k := range SummaryKeys {
+		if !declared[k] {
+			t.Errorf("summary key %s is not described", k)
+		}
+	}
+}

@@ -234,7 +234,7 @@ func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Exp
 		return nil, err
 	}
 	cfgs := p.cfgs
-	exp := &results.Experiment{Name: "wake", Options: o.asMap(p.impls, p.benches), Warnings: p.warnings, Notes: p.notes}
+	exp := &results.Experiment{Name: "wake", Metrics: Metrics, Options: o.asMap(p.impls, p.benches), Warnings: p.warnings, Notes: p.notes}
 	exp.Notes = append(exp.Notes,
 		"method: perf bench futex (tools/perf/bench/futex-wake.c, futex-wake-parallel.c, futex-requeue.c, futex-hash.c): N waiters pinned round-robin, fresh each run, seen asleep; the waker (unpinned) sleeps --settle, then its wake or requeue calls are timed; the figures are over runs",
 		"statistic: waker_mean_ns and waker_sem_pct are perf's \"in %.4f ms (+-%.2f%%)\": the mean and the standard error of the mean as % of the mean (not a standard deviation); median and p99 are over runs (nearest rank); call_* over every call of every run",
@@ -518,7 +518,6 @@ func fillWaker(cfg *results.Config, c cfgSpec, runs []runSample) error {
 		MCalls:       avg(calls),
 		MCallMedian:  float64(hist.ValueAtQuantile(50)),
 		MCallP99:     float64(hist.ValueAtQuantile(99)),
-		"waiters":    float64(c.n),
 	}
 	if len(woken) == len(runs) {
 		cfg.Summary[MWoken] = avg(woken)
