@@ -38,6 +38,10 @@ type Collapse struct {
 	MultipleRatio float64
 	// MaxRatio is the largest p99 / BaseP99 over every configuration.
 	MaxRatio float64
+	// Saturated is the first load of the rate sweep at which no worker
+	// slept (0: none): past it there is no wakeup to time, and the
+	// request latency says what happened.
+	Saturated int
 }
 
 // point is one configuration the collapse reads.
@@ -47,12 +51,16 @@ type point struct {
 	multiple int
 	sweeps   string
 	p99      float64
+	// saturated: no worker slept in the window (each always had a
+	// request queued), so there is no wakeup latency to read.
+	saturated bool
 }
 
 func points(configs []*results.Config) map[string][]point {
 	out := map[string][]point{}
 	for _, c := range configs {
-		pt := point{closed: c.Params["mode"] == "closed", sweeps: c.Params["sweep"], p99: c.Summary[MWakeP99]}
+		p99, ok := c.Summary[MWakeP99]
+		pt := point{closed: c.Params["mode"] == "closed", sweeps: c.Params["sweep"], p99: p99, saturated: !ok}
 		pt.load, _ = strconv.Atoi(c.Params["load_pct"])
 		pt.multiple, _ = strconv.Atoi(c.Params["multiple"])
 		out[c.Impl] = append(out[c.Impl], pt)
@@ -90,12 +98,19 @@ func Collapses(configs []*results.Config) []Collapse {
 				over = append(over, p)
 			}
 		}
+		sort.Slice(rate, func(i, j int) bool { return rate[i].load < rate[j].load })
+		var sat int
+		for len(rate) > 0 && rate[0].saturated {
+			if sat == 0 {
+				sat = rate[0].load
+			}
+			rate = rate[1:]
+		}
 		if len(rate) == 0 {
 			continue
 		}
-		sort.Slice(rate, func(i, j int) bool { return rate[i].load < rate[j].load })
 		sort.Slice(over, func(i, j int) bool { return over[i].multiple < over[j].multiple })
-		c := Collapse{Impl: impl, BaseP99: rate[0].p99, BaseLoad: rate[0].load}
+		c := Collapse{Impl: impl, BaseP99: rate[0].p99, BaseLoad: rate[0].load, Saturated: sat}
 		ratio := func(p99 float64) float64 {
 			if c.BaseP99 <= 0 {
 				return 0
@@ -103,13 +118,19 @@ func Collapses(configs []*results.Config) []Collapse {
 			return p99 / c.BaseP99
 		}
 		for _, p := range rate {
+			if p.saturated {
+				if c.Saturated == 0 {
+					c.Saturated = p.load
+				}
+				continue
+			}
 			r := ratio(p.p99)
 			c.MaxRatio = max(c.MaxRatio, r)
 			if c.Load == 0 && r > CollapseFactor {
 				c.Load, c.LoadRatio = p.load, r
 			}
 		}
-		if closed != nil {
+		if closed != nil && !closed.saturated {
 			r := ratio(closed.p99)
 			c.MaxRatio = max(c.MaxRatio, r)
 			if c.Load == 0 && r > CollapseFactor {
@@ -117,6 +138,9 @@ func Collapses(configs []*results.Config) []Collapse {
 			}
 		}
 		for _, p := range over {
+			if p.saturated {
+				continue
+			}
 			r := ratio(p.p99)
 			c.MaxRatio = max(c.MaxRatio, r)
 			if c.Multiple == 0 && r > CollapseFactor {
@@ -166,6 +190,9 @@ func (c Collapse) Describe() string {
 		s += fmt.Sprintf("collapses only in the closed loop (p99 %.0fx)", c.LoadRatio)
 	default:
 		s += "no collapse"
+	}
+	if c.Saturated > 0 {
+		s += fmt.Sprintf(", saturated from load %s (no worker slept)", fmtLoad(c.Saturated))
 	}
 	s += "; oversubscription: "
 	if c.Multiple > 0 {

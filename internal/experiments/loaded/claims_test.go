@@ -38,6 +38,11 @@ func TestCollapses(t *testing.T) {
 	if c.BaseP99 != 50e3 || c.Load != 90 || c.Multiple != 4 || c.LoadRatio != 12 {
 		t.Errorf("collapse %+v: want base 50 µs, load 0.9 (12x), multiple 4", c)
 	}
+	sat := sweep("std", [3]float64{50, 60, 70}, [2]float64{80, 90})
+	delete(sat[2].Summary, MWakeP99) // load 90: no worker slept
+	if c := Collapses(sat)[0]; c.Saturated != 90 || c.Load != 0 {
+		t.Errorf("saturated at 90 expected, no collapse: %+v", c)
+	}
 	none := Collapses(sweep("lot", [3]float64{50, 60, 70}, [2]float64{80, 90}))[0]
 	if none.Load != 0 || none.Multiple != 0 || none.Closed {
 		t.Errorf("no collapse expected: %+v", none)

@@ -236,6 +236,9 @@ func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Exp
 		if enc, err := results.EncodeHist(hist); err == nil && hist.TotalCount() > 0 {
 			cfg.Rounds[0].Histogram = enc
 		}
+		if _, ok := cfg.Summary[MWakeP99]; !ok {
+			cfg.Warnings = append(cfg.Warnings, "no worker slept during the window: each always had a request queued (saturated); no wakeup latency")
+		}
 		if d := cfg.Summary[MDropped]; d > 0 {
 			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%.0f requests dropped: a worker's queue (%d) was full: past saturation", d, ringSize))
 		}
@@ -453,14 +456,22 @@ func runOnce(ctx context.Context, c cfgSpec, o Options, steps int) (map[string]f
 	}
 	secs := float64(o.Duration) / 1e9
 	res := map[string]float64{
-		MWakeP50: q(wake, 50), MWakeP90: q(wake, 90), MWakeP99: q(wake, 99), MWakeP999: q(wake, 99.9),
-		MWakeMax: float64(wake.Max()), MWakeups: float64(wake.TotalCount()),
-		MReqP50: q(req, 50), MReqP90: q(req, 90), MReqP99: q(req, 99), MReqP999: q(req, 99.9),
-		MReqMax: float64(req.Max()), MRequests: float64(req.TotalCount()),
-		MSvcP50: q(svc, 50), MSvcP99: q(svc, 99),
+		MWakeups: float64(wake.TotalCount()), MRequests: float64(req.TotalCount()),
 		MRPS: float64(done) / secs, MDropped: float64(dropped), MUnfinished: float64(left),
 		MWorkers: float64(len(all)),
 		MCPUBusy: float64(u1.UserNs+u1.SysNs-u0.UserNs-u0.SysNs) / float64(o.Duration),
+	}
+	// A figure without samples is absent, never 0: no worker slept in the
+	// window (each always had a request queued: saturated), or none
+	// completed.
+	if wake.TotalCount() > 0 {
+		res[MWakeP50], res[MWakeP90], res[MWakeP99], res[MWakeP999] = q(wake, 50), q(wake, 90), q(wake, 99), q(wake, 99.9)
+		res[MWakeMax] = float64(wake.Max())
+	}
+	if req.TotalCount() > 0 {
+		res[MReqP50], res[MReqP90], res[MReqP99], res[MReqP999] = q(req, 50), q(req, 90), q(req, 99), q(req, 99.9)
+		res[MReqMax] = float64(req.Max())
+		res[MSvcP50], res[MSvcP99] = q(svc, 50), q(svc, 99)
 	}
 	if done > 0 {
 		res[MCswPerReq] = float64(u1.Switches()-u0.Switches()) / float64(done)
@@ -472,12 +483,7 @@ func runOnce(ctx context.Context, c cfgSpec, o Options, steps int) (map[string]f
 	return res, wake, nil
 }
 
-func q(h *hdrhistogram.Histogram, p float64) float64 {
-	if h.TotalCount() == 0 {
-		return 0
-	}
-	return float64(h.ValueAtQuantile(p))
-}
+func q(h *hdrhistogram.Histogram, p float64) float64 { return float64(h.ValueAtQuantile(p)) }
 
 func allEmpty(ws []*worker) bool {
 	for _, w := range ws {
