@@ -150,10 +150,23 @@ func (o Options) capacity() float64 {
 // Run runs parkbench loaded: schbench's method with open-loop arrivals.
 // See doc.go.
 func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Experiment, error) {
+	return driver.RunPlanned(ctx, o, Plan, progress)
+}
+
+// Plan validates o (an *driver.OptionError for bad input) and returns the
+// run it describes, measuring nothing yet.
+func Plan(o Options) (driver.Plan, error) {
 	p, err := o.resolve()
 	if err != nil {
 		return nil, err
 	}
+	return func(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
+		return p.run(ctx, o, progress)
+	}, nil
+}
+
+func (p *loadedPlan) run(ctx context.Context, o Options, progress driver.Progress) (*results.Experiment, error) {
+	var err error
 	nsPerStep := calibrate()
 	steps := max(1, int(math.Round(float64(o.Work)/nsPerStep)))
 	exp := &results.Experiment{Name: "loaded", Metrics: Metrics, Options: o.asMap(p.mechs), Warnings: p.warnings, Notes: p.notes}

@@ -229,10 +229,22 @@ func goroutineSettle(n int) time.Duration {
 // Run runs parkbench wake: perf bench futex's method for the waker's side
 // of a wake, per implementation. See doc.go for the method.
 func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Experiment, error) {
+	return driver.RunPlanned(ctx, o, Plan, progress)
+}
+
+// Plan validates o (an *driver.OptionError for bad input) and returns the
+// run it describes, measuring nothing yet.
+func Plan(o Options) (driver.Plan, error) {
 	p, err := o.resolve()
 	if err != nil {
 		return nil, err
 	}
+	return func(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
+		return p.run(ctx, o, progress)
+	}, nil
+}
+
+func (p *wakePlan) run(ctx context.Context, o Options, progress driver.Progress) (*results.Experiment, error) {
 	cfgs := p.cfgs
 	exp := &results.Experiment{Name: "wake", Metrics: Metrics, Options: o.asMap(p.impls, p.benches), Warnings: p.warnings, Notes: p.notes}
 	exp.Notes = append(exp.Notes,
