@@ -35,7 +35,9 @@ func TestRunEveryBench(t *testing.T) {
 		seen[c.Params["bench"]] = true
 		switch c.Params["bench"] {
 		case BenchHash:
-			if c.Summary[MOpsPerSec] <= 0 || c.Summary[MUnexpected] != 0 {
+			// A 5 ms round on a loaded machine may not finish one pass:
+			// only the operations that did not fail at once are wrong.
+			if _, ok := c.Summary[MOpsPerSec]; !ok || c.Summary[MUnexpected] != 0 {
 				t.Errorf("%s: %v", c.Key, c.Summary)
 			}
 		case BenchCondvar:
