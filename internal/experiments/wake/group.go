@@ -2,6 +2,7 @@ package wake
 
 import (
 	"math"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -106,10 +107,14 @@ type waiterSet struct {
 	n       int
 	slots   []waiterSlot
 	counted atomic.Int64
-	exited  atomic.Int64
+	exited  atomic.Int64 // waiters that left their wait
 	pinErr  atomic.Pointer[error]
-	done    chan struct{}
-	isGo    bool // plain goroutines
+	done    chan struct{} // closed when every waiter left its wait
+	isGo    bool          // plain goroutines
+	// A woken waiter thread lingers until the run is over (see start);
+	// gone counts the threads that then ended.
+	linger *lingerer
+	gone   sync.WaitGroup
 }
 
 type waiterSlot struct {
@@ -119,15 +124,24 @@ type waiterSlot struct {
 
 // newWaiters makes the set; start launches them.
 func newWaiters(n int, goroutines bool) *waiterSet {
-	return &waiterSet{n: n, slots: make([]waiterSlot, n), done: make(chan struct{}), isGo: goroutines}
+	return &waiterSet{n: n, slots: make([]waiterSlot, n), done: make(chan struct{}), isGo: goroutines, linger: newLingerer()}
 }
 
 // start launches the waiters; body(i) must call countIn right before it
-// blocks and return once woken. When body returns the waiter exits (a
-// locked one takes its thread with it, as perf's pthread_exit).
+// blocks and return once woken. A waiter thread then counts itself out and
+// sleeps until the run is over (release), and only then exits: perf's
+// waiters exit at once (pthread_exit), but a Go thread's exit goes through
+// the runtime (exitsyscall for a P, then mexit: the scheduler lock, the P
+// handed off, the thread torn down) on the CPUs the waker is using, which
+// here doubled the waker's median time for two waiters (147 against 74 µs,
+// perf 82 µs, c-futex 92 µs; docs/experiments.md, "parkbench wake"). The
+// lingering thread's cost in the window is its return from FUTEX_WAIT and
+// one more FUTEX_WAIT. Goroutine waiters (sync) just end.
 func (ws *waiterSet) start(cpus []int, body func(i int)) {
 	n := ws.n
+	ws.gone.Add(n)
 	run := func(i int) {
+		defer ws.gone.Done()
 		if !ws.isGo {
 			if cpus != nil && cpus[i] >= 0 {
 				if err := osthread.Pin(cpus[i]); err != nil {
@@ -139,6 +153,9 @@ func (ws *waiterSet) start(cpus []int, body func(i int)) {
 		body(i)
 		if ws.exited.Add(1) == int64(n) {
 			close(ws.done)
+		}
+		if !ws.isGo {
+			ws.linger.wait()
 		}
 	}
 	for i := 0; i < n; i++ {
@@ -180,13 +197,20 @@ func (ws *waiterSet) join(timeout time.Duration) bool {
 const releaseBound = 10 * time.Second
 
 // closeWith runs release (which must make every waiter leave its wait)
-// and waits for them all, at most releaseBound.
+// unless all have, waits for them, at most releaseBound, then ends the
+// lingering threads and waits for them.
 func (ws *waiterSet) closeWith(release func()) bool {
+	ok := true
 	select {
 	case <-ws.done:
-		return true
 	default:
+		release()
+		ok = ws.join(releaseBound)
 	}
-	release()
-	return ws.join(releaseBound)
+	if !ok {
+		return false // some waiter is still in its wait: it cannot linger
+	}
+	ws.linger.end()
+	ws.gone.Wait()
+	return true
 }
