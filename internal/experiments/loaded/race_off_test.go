@@ -1,0 +1,5 @@
+//go:build !race
+
+package loaded
+
+const raceEnabled = false
