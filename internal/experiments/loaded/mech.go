@@ -10,7 +10,6 @@ import (
 
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/parkers"
-	"github.com/parkbench/parkbench/internal/rawfutex"
 )
 
 // A slot is one sleeper's mailbox: a worker's (posted a request) or, in
@@ -41,7 +40,7 @@ import (
 // (masoncl/schbench schbench.c:1294 in the -R loop), taken right before
 // the wake call.
 type slot struct {
-	state atomic.Uint32 // the futex word of futex and spin-park
+	state atomic.Int32 // the futex word of futex and spin-park
 	_     [60]byte
 	stamp atomic.Int64 // the poster's clock right before the wake
 	// per mechanism
@@ -55,9 +54,9 @@ type slot struct {
 
 // Slot states.
 const (
-	awake  = 0
-	sleepy = 1
-	posted = 2
+	awake  int32 = 0
+	sleepy int32 = 1
+	posted int32 = 2
 )
 
 // mechanism is how a sleeper waits for posted and how a poster wakes it.
@@ -76,7 +75,7 @@ type mechanism struct {
 }
 
 func notLinuxFutex() error {
-	if !rawfutex.Supported {
+	if !futexOK {
 		return errors.New("futexes exist only on Linux; this is " + runtime.GOOS)
 	}
 	return nil
@@ -88,23 +87,6 @@ func backendWhy(name string) func() error {
 		return err
 	}
 }
-
-var privateFlag = rawfutex.Flag(false)
-
-// futexWait is schbench's fwait (schbench.c:842-863): FUTEX_WAIT_PRIVATE
-// while the word still says sleepy. The kernel compares the word under its
-// bucket lock, and the poster's CAS to posted comes before its
-// FUTEX_WAKE: either the wait sees posted and returns at once (EAGAIN), or
-// it is queued before the wake and woken by it.
-func futexWait(s *slot) {
-	for s.state.Load() != posted {
-		rawfutex.Wait(&s.state, sleepy, privateFlag)
-	}
-}
-
-// futexWake is schbench's fpost (schbench.c:821-834): one
-// FUTEX_WAKE_PRIVATE after the CAS.
-func futexWake(s *slot) { rawfutex.Wake(&s.state, 1, privateFlag) }
 
 // allMechanisms are the mechanisms in --impl order.
 var allMechanisms = []mechanism{

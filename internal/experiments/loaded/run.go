@@ -18,7 +18,6 @@ import (
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/osthread"
 	"github.com/parkbench/parkbench/internal/probe"
-	"github.com/parkbench/parkbench/internal/rawfutex"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/runenv"
 )
@@ -365,7 +364,7 @@ func runOnce(ctx context.Context, c cfgSpec, o Options, steps int) (map[string]f
 						}
 						s := nanotime()
 						if sleepNs > 0 {
-							rawfutex.ThreadSleep(time.Duration(sleepNs))
+							osthread.Sleep(time.Duration(sleepNs))
 						}
 						seed = work(steps, seed)
 						e := nanotime()
@@ -402,7 +401,7 @@ func runOnce(ctx context.Context, c cfgSpec, o Options, steps int) (map[string]f
 	for _, ms := range msgs {
 		go1(func() {
 			if !m.goroutines {
-				if err := rawfutex.SetTimerSlack(time.Nanosecond); err != nil {
+				if err := osthread.SetTimerSlack(time.Nanosecond); err != nil {
 					pinErr.CompareAndSwap(nil, &err)
 				}
 			}
@@ -539,7 +538,7 @@ func pace(t int64, thread bool) {
 		return
 	}
 	if thread {
-		rawfutex.ThreadSleep(d)
+		osthread.Sleep(d)
 	} else {
 		time.Sleep(d)
 	}

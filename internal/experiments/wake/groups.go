@@ -9,27 +9,26 @@ import (
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/futexsync"
 	"github.com/parkbench/parkbench/internal/lot"
-	"github.com/parkbench/parkbench/internal/rawfutex"
 )
 
 // futexGroup: perf's waiters on one raw futex word, in Go threads.
 type futexGroup struct {
 	*waiterSet
-	w1   atomic.Uint32 // the waiters' word; the requeue's source
-	_    [60]byte
-	w2   atomic.Uint32 // the requeue's target
-	_    [60]byte
-	flag uintptr
+	w1    atomic.Int32 // the waiters' word; the requeue's source
+	_     [60]byte
+	w2    atomic.Int32 // the requeue's target
+	_     [60]byte
+	scope scopeT
 }
 
 func newFutexGroup(n int, cpus []int, shared bool) group {
-	g := &futexGroup{flag: rawfutex.Flag(shared), waiterSet: newWaiters(n, false)}
+	g := &futexGroup{scope: scope(shared), waiterSet: newWaiters(n, false)}
 	g.start(cpus, func(int) {
 		g.countIn()
 		// perf's workerfn (tools/perf/bench/futex-wake.c:75-78): wait
 		// while the word is 0; only a signal waits again. Woken, or the
 		// word set by a forced release (EAGAIN): leave.
-		for rawfutex.Wait(&g.w1, 0, g.flag) {
+		for waitWord(&g.w1, 0, g.scope) {
 		}
 	})
 	return g
@@ -37,14 +36,14 @@ func newFutexGroup(n int, cpus []int, shared bool) group {
 
 func (g *futexGroup) ready() int { return g.countedIn() }
 
-func (g *futexGroup) wakeCall(k int) int { return rawfutex.Wake(&g.w1, allAtOnce(k), g.flag) }
+func (g *futexGroup) wakeCall(k int) int { return wakeWord(&g.w1, allAtOnce(k), g.scope) }
 
 func (g *futexGroup) fire(bench string, k int, per []int64, bound time.Duration) fireResult {
 	if bench == BenchRequeue {
-		r := timedLoop(g.n, k, func(k int) int { return rawfutex.Requeue(&g.w1, &g.w2, allAtOnce(k), g.flag) }, per, bound)
+		r := timedLoop(g.n, k, func(k int) int { return requeueWord(&g.w1, &g.w2, allAtOnce(k), g.scope) }, per, bound)
 		// Everybody is on w2 now; perf wakes them untimed
 		// (tools/perf/bench/futex-requeue.c:202 at commit 0959046303).
-		rawfutex.Wake(&g.w2, allAtOnce(0), g.flag)
+		wakeWord(&g.w2, allAtOnce(0), g.scope)
 		return r
 	}
 	return timedLoop(g.n, k, g.wakeCall, per, bound)
@@ -54,8 +53,8 @@ func (g *futexGroup) close() bool {
 	return g.closeWith(func() {
 		g.w1.Store(1)
 		g.w2.Store(1)
-		rawfutex.Wake(&g.w1, allAtOnce(0), g.flag)
-		rawfutex.Wake(&g.w2, allAtOnce(0), g.flag)
+		wakeWord(&g.w1, allAtOnce(0), g.scope)
+		wakeWord(&g.w2, allAtOnce(0), g.scope)
 	})
 }
 

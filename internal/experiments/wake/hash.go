@@ -10,7 +10,6 @@ import (
 
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/osthread"
-	"github.com/parkbench/parkbench/internal/rawfutex"
 )
 
 // hashOp is the hash bench's operation on one key: the kernel's
@@ -45,7 +44,7 @@ func runHash(ctx context.Context, op *hashOp, n, futexes int, d time.Duration, c
 		res     = hashRound{ops: make([]int64, n)}
 		unexpct atomic.Int64
 	)
-	flag := rawfutex.Flag(op.shared)
+	sc := scope(op.shared)
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		osthread.Go(func() {
@@ -55,14 +54,14 @@ func runHash(ctx context.Context, op *hashOp, n, futexes int, d time.Duration, c
 					pinErr.CompareAndSwap(nil, &err)
 				}
 			}
-			words := make([]uint32, futexes) // zeroed: never 1234
+			words := make([]atomic.Int32, futexes) // zeroed: never 1234
 			var ops, bad int64
 			readyN.Add(1)
 			<-start
 			for !stop.Load() {
 				if op.kernel {
 					for j := range words {
-						if !rawfutex.WaitFail(&words[j], flag) {
+						if !waitFails(&words[j], sc) {
 							bad++
 						}
 					}

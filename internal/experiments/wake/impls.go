@@ -5,7 +5,6 @@ import (
 	"runtime"
 
 	"github.com/parkbench/parkbench/internal/cref"
-	"github.com/parkbench/parkbench/internal/rawfutex"
 )
 
 // implSpec is one --impl of wake: which benches it has and how it runs
@@ -33,7 +32,7 @@ func anyK(int) bool       { return true }
 func oneOrAll(k int) bool { return k == 1 || k == 0 }
 
 func notLinuxFutex() error {
-	if !rawfutex.Supported {
+	if !futexOK {
 		return errors.New("futexes exist only on Linux; this is " + runtime.GOOS)
 	}
 	return nil

@@ -18,7 +18,6 @@ import (
 	"github.com/parkbench/parkbench/internal/machine"
 	"github.com/parkbench/parkbench/internal/osthread"
 	"github.com/parkbench/parkbench/internal/probe"
-	"github.com/parkbench/parkbench/internal/rawfutex"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/runenv"
 )
@@ -383,7 +382,7 @@ func oneRun(ctx context.Context, c cfgSpec, o Options, cpus []int) (runSample, e
 		err = g.pinError()
 	}
 	if err == nil {
-		rawfutex.ThreadSleep(o.Settle)
+		osthread.Sleep(o.Settle)
 		err = ctx.Err()
 	}
 	if err != nil {
