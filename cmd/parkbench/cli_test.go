@@ -79,6 +79,21 @@ var badInputs = [][]string{
 	{"timeout", "--deadlines=1h"},
 	{"timeout", "--samples=0"},
 	{"timeout", "--timerslack=fast"},
+	// wake
+	{"wake", "--threads=0"},
+	{"wake", "--bench=foo"},
+	{"wake", "--bench=wake-parallel", "--threads=4", "--wakers=3"},
+	{"wake", "--impl=nosuch"},
+	{"wake", "--bench=hash", "--impl=sync"},
+	{"wake", "--settle=1h"},
+	{"wake", "--format=xml"},
+	// loaded
+	{"loaded", "--loads=0"},
+	{"loaded", "--loads=50,10"},
+	{"loaded", "--arrival=poisson"},
+	{"loaded", "--oversubscribe=100"},
+	{"loaded", "--work=0"},
+	{"loaded", "--arrival=burst", "--duration=100ms"},
 	// stacks
 	{"stacks", "--format=xml"},
 	// run

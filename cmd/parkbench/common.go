@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"slices"
@@ -33,6 +34,22 @@ type outputFlags struct {
 	// record is run's --record: the result is filed there, so the end of
 	// the run does not say that nothing was saved.
 	record string
+	// renderers are the formats beyond report.Formats that this command
+	// renders itself (wake's perf: perf bench futex's own lines).
+	renderers map[string]func(io.Writer, *results.File) error
+}
+
+// formats lists every --format this command takes.
+func (of *outputFlags) formats() []string {
+	return append(slices.Clone(report.Formats), slices.Sorted(maps.Keys(of.renderers))...)
+}
+
+// render writes f in the chosen format.
+func (of *outputFlags) render(w io.Writer, f *results.File, view report.Options) error {
+	if r, ok := of.renderers[of.format]; ok {
+		return r(w, f)
+	}
+	return report.Render(w, f, of.format, view)
 }
 
 // addViewFlags adds --wide and -v/--verbose (what the table and markdown
@@ -43,7 +60,7 @@ func addViewFlags(cmd *cobra.Command, o *report.Options) {
 }
 
 func addOutputFlags(cmd *cobra.Command, of *outputFlags) {
-	cmd.Flags().StringVar(&of.format, "format", "table", "output on stdout: "+strings.Join(report.Formats, "|"))
+	cmd.Flags().StringVar(&of.format, "format", "table", "output on stdout: "+strings.Join(of.formats(), "|"))
 	cmd.Flags().StringVarP(&of.out, "out", "o", "", "write the result file (versioned JSON) to `FILE` (- for stdout); written only when the run completes")
 	cmd.Flags().BoolVarP(&of.quiet, "quiet", "q", false, quietUsage)
 	addViewFlags(cmd, &of.view)
@@ -58,8 +75,8 @@ const quietUsage = "print little: no progress, and with --format table or markdo
 // --out (a directory, a missing or read-only directory) fails now, in a
 // second, not after the whole run.
 func (of *outputFlags) check() error {
-	if !slices.Contains(report.Formats, of.format) {
-		return usagef("invalid --format %q: valid formats are %s", of.format, strings.Join(report.Formats, ", "))
+	if !slices.Contains(of.formats(), of.format) {
+		return usagef("invalid --format %q: valid formats are %s", of.format, strings.Join(of.formats(), ", "))
 	}
 	if of.out != "" && of.out != "-" {
 		if err := atomicfile.Check(of.out); err != nil {
@@ -100,14 +117,14 @@ func emit(cmd *cobra.Command, of *outputFlags, f *results.File) error {
 			return err
 		}
 		if !of.quiet {
-			if err := report.Render(cmd.ErrOrStderr(), f, of.format, view); err != nil {
+			if err := of.render(cmd.ErrOrStderr(), f, view); err != nil {
 				return err
 			}
 		}
 		_, err = cmd.OutOrStdout().Write(data)
 		return err
 	}
-	if err := report.Render(cmd.OutOrStdout(), f, of.format, view); err != nil {
+	if err := of.render(cmd.OutOrStdout(), f, view); err != nil {
 		return err
 	}
 	if of.out != "" {
@@ -260,6 +277,8 @@ type experimentCmd[O any] struct {
 	// quick, if set, gives --quick (QuickOptions).
 	quick func() O
 	plan  func(O) (driver.Plan, error)
+	// renderers are extra --format values the command renders itself.
+	renderers map[string]func(io.Writer, *results.File) error
 }
 
 // quickUsage is every --quick flag's help: the values are each flag's.
@@ -270,7 +289,7 @@ const quickUsage = "a short run: each flag at its --quick value (see its help); 
 // explicit flag beats --quick) and measures.
 func (e experimentCmd[O]) command() *cobra.Command {
 	var (
-		of      outputFlags
+		of      = outputFlags{renderers: e.renderers}
 		isQuick bool
 		quick   *O
 	)

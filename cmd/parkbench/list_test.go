@@ -12,9 +12,11 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/e12"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
+	"github.com/parkbench/parkbench/internal/experiments/loaded"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
+	"github.com/parkbench/parkbench/internal/experiments/wake"
 )
 
 // accepts is, per experiment that takes --impl (stacks: --mech), whether
@@ -54,6 +56,16 @@ var accepts = map[string]struct {
 		o.Impls = []string{n}
 		return o.Validate()
 	}, lock.RwImplNames},
+	"wake": {func(n string) error {
+		o := wake.QuickOptions()
+		o.Impls = []string{n}
+		return o.Validate()
+	}, wake.ImplNames},
+	"loaded": {func(n string) error {
+		o := loaded.QuickOptions()
+		o.Impls = []string{n}
+		return o.Validate()
+	}, loaded.ImplNames},
 	"stacks": {func(n string) error {
 		o := stacks.DefaultOptions()
 		o.Mechanisms = []string{n}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/parkbench/parkbench/internal/experiments/e12"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
+	"github.com/parkbench/parkbench/internal/experiments/loaded"
+	"github.com/parkbench/parkbench/internal/experiments/wake"
 	"github.com/parkbench/parkbench/internal/osthread"
 )
 
@@ -35,9 +37,15 @@ func TestInterruptRestores(t *testing.T) {
 	hd := herd.QuickOptions()
 	hd.Impls = []string{"lot"}
 	hd.Repeats = 1000
+	wk := wake.QuickOptions()
+	wk.Impls, wk.Benches, wk.Threads, wk.Runs = []string{"lot"}, []string{wake.BenchWake}, []int{2}, 1000
+	ld := loaded.QuickOptions()
+	ld.Impls, ld.Rounds = []string{"lot"}, 100
 	runs := map[string]func(ctx context.Context) error{
 		"latency": func(ctx context.Context) error { _, err := e12.RunLatency(ctx, lat, nil); return err },
 		"herd":    func(ctx context.Context) error { _, err := herd.Run(ctx, hd, nil); return err },
+		"wake":    func(ctx context.Context) error { _, err := wake.Run(ctx, wk, nil); return err },
+		"loaded":  func(ctx context.Context) error { _, err := loaded.Run(ctx, ld, nil); return err },
 	}
 	for name, run := range runs {
 		ctx, cancel := context.WithCancel(context.Background())

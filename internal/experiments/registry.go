@@ -4,9 +4,11 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/e12"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
+	"github.com/parkbench/parkbench/internal/experiments/loaded"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
+	"github.com/parkbench/parkbench/internal/experiments/wake"
 )
 
 // Entry is one experiment for `parkbench list`: its command, a one-line
@@ -27,6 +29,8 @@ var Registry = []Entry{
 	{Name: "timeout", Summary: "how late each park-until returns after its deadline, with timer slack", Impls: timeout.Impls},
 	{Name: "lock", Summary: "a contended lock: throughput per thread, fairness, CPU, every lock side by side (parking_lot's mutex benchmark)", Impls: lock.Impls},
 	{Name: "lock --rwlock", Summary: "parking_lot's rwlock benchmark: readers and writers on one rwlock, throughput and fairness per class", Impls: lock.RwImpls},
+	{Name: "wake", Summary: "the waker's side, perf bench futex's method: wake, wake-parallel, requeue, hash; parking_lot #448's condvar producer/consumer", Impls: wake.Impls},
+	{Name: "loaded", Summary: "wake latency under load, schbench's method: open-loop requests, wakeup and request latency p50..p99.9, the collapse table", Impls: loaded.Impls},
 	{Name: "stacks", Summary: "where each mechanism's blocked thread sleeps (wchan, syscall, kernel stack)", Impls: stacks.Impls, Flag: "--mech"},
-	{Name: "run", Summary: "the suite: latency, selfwake, herd, lock and a small rwlock run with defaults (--quick: under a minute)"},
+	{Name: "run", Summary: "the suite: latency, selfwake, herd, lock, a small rwlock run, and quick sweeps of wake and loaded (--quick: under a minute)"},
 }

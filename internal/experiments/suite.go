@@ -7,7 +7,9 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/e12"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
+	"github.com/parkbench/parkbench/internal/experiments/loaded"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
+	"github.com/parkbench/parkbench/internal/experiments/wake"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -20,19 +22,26 @@ type SuiteOptions struct {
 	// RwLock is one small rwlock configuration (lock --rwlock): NumCPU
 	// readers, one writer.
 	RwLock lock.RwOptions
+	// Wake and Loaded are quick sweeps of parkbench wake (perf bench
+	// futex's benches) and loaded (schbench's method): their full
+	// defaults are the commands'.
+	Wake   wake.Options
+	Loaded loaded.Options
 }
 
 // DefaultSuite is the study's method for E12 and E6. The lock part is
 // lock's quick sweep (2 and 2 x NumCPU threads, a few seconds): its full
 // default sweep alone takes about 5 minutes, and is `parkbench lock`'s.
 func DefaultSuite() SuiteOptions {
-	return SuiteOptions{e12.DefaultLatencyOptions(), e12.DefaultSelfwakeOptions(), herd.DefaultOptions(), lock.QuickOptions(), defaultSuiteRw()}
+	return SuiteOptions{e12.DefaultLatencyOptions(), e12.DefaultSelfwakeOptions(), herd.DefaultOptions(), lock.QuickOptions(), defaultSuiteRw(),
+		wake.QuickOptions(), loaded.QuickOptions()}
 }
 
 // QuickSuite is a short run of the suite (under a minute on two vCPUs);
 // its lock part is lock.QuickOptions (a few seconds).
 func QuickSuite() SuiteOptions {
-	return SuiteOptions{e12.QuickLatencyOptions(), e12.QuickSelfwakeOptions(), herd.QuickOptions(), lock.QuickOptions(), lock.QuickRwOptions()}
+	return SuiteOptions{e12.QuickLatencyOptions(), e12.QuickSelfwakeOptions(), herd.QuickOptions(), lock.QuickOptions(), lock.QuickRwOptions(),
+		wake.QuickOptions(), loaded.QuickOptions()}
 }
 
 // defaultSuiteRw is the suite's rwlock part: the quick configuration
@@ -47,7 +56,8 @@ func defaultSuiteRw() lock.RwOptions {
 // Rounds is the number of rounds per configuration in every experiment
 // of the suite, where each round is one sample of the configuration's
 // figures (what compare and benchstat judge): latency's and selfwake's
-// Rounds, herd's, lock's and rwlock's Repeats. It reads latency's.
+// Rounds, herd's, lock's and rwlock's Repeats, wake's runs (and its hash
+// and producer/consumer rounds) and loaded's rounds. It reads latency's.
 func (o SuiteOptions) Rounds() int { return o.Latency.Rounds }
 
 // SetRounds sets the rounds per configuration of every experiment (see
@@ -55,6 +65,7 @@ func (o SuiteOptions) Rounds() int { return o.Latency.Rounds }
 func (o *SuiteOptions) SetRounds(n int) {
 	o.Latency.Rounds, o.Selfwake.Rounds = n, n
 	o.Herd.Repeats, o.Lock.Repeats, o.RwLock.Repeats = n, n, n
+	o.Wake.Runs, o.Wake.HashRounds, o.Wake.PCRounds, o.Loaded.Rounds = n, n, n, n
 }
 
 // Iterations is the number of measured samples per round where a round
@@ -86,7 +97,9 @@ func PlanSuite(o SuiteOptions) (Suite, error) {
 	h, err3 := herd.Plan(o.Herd)
 	l, err4 := lock.Plan(o.Lock)
 	rw, err5 := lock.PlanRw(o.RwLock)
-	if err := cmp.Or(err1, err2, err3, err4, err5); err != nil {
+	wk, err6 := wake.Plan(o.Wake)
+	ld, err7 := loaded.Plan(o.Loaded)
+	if err := cmp.Or(err1, err2, err3, err4, err5, err6, err7); err != nil {
 		return nil, err
 	}
 	return func(ctx context.Context, progress driver.Progress) ([]*results.Experiment, error) {
@@ -94,7 +107,7 @@ func PlanSuite(o SuiteOptions) (Suite, error) {
 		for _, s := range []struct {
 			name string
 			run  driver.Plan
-		}{{"latency", lat}, {"selfwake", self}, {"herd", h}, {"lock", l}, {"rwlock", rw}} {
+		}{{"latency", lat}, {"selfwake", self}, {"herd", h}, {"lock", l}, {"rwlock", rw}, {"wake", wk}, {"loaded", ld}} {
 			exp, err := s.run(ctx, progress.Stage(s.name))
 			if err != nil {
 				return nil, err
@@ -109,7 +122,7 @@ func PlanSuite(o SuiteOptions) (Suite, error) {
 }
 
 // RunSuite runs the suite: E12 latency, its reverse check selfwake, E6
-// herd, the contended lock and the rwlock, in that order.
+// herd, the contended lock and the rwlock, wake and loaded, in that order.
 func RunSuite(ctx context.Context, o SuiteOptions, progress driver.Progress) ([]*results.Experiment, error) {
 	s, err := PlanSuite(o)
 	if err != nil {
