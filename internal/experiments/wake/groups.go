@@ -162,10 +162,6 @@ type condGroup struct {
 	// held says whether the waker holds the mutex. It returns the count
 	// woken (plus requeued), -1 when the API says nothing.
 	notify func(k int, held bool) int
-	// requeueHeld: the requeue bench holds the mutex across the timed
-	// requeue, as parking_lot's notify_all with the lock held does
-	// (RequeueAll), and releases it afterwards, untimed.
-	requeueHeld bool
 }
 
 func startCond(g *condGroup, n int, cpus []int, goroutines bool) {
