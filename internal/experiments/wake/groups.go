@@ -236,6 +236,10 @@ func (g *condGroup) fire(bench string, k int, per []int64, bound time.Duration) 
 	g.lock()
 	g.released = true
 	if bench == BenchRequeue {
+		// The requeue bench notifies with the mutex held, as parking_lot's
+		// notify_all does when the lock is held (RequeueAll): everyone
+		// moves onto the mutex, nobody wakes; the unlock, untimed, then
+		// wakes them one by one.
 		r := timedLoop(g.n, k, func(k int) int { return g.notify(k, true) }, per, bound)
 		g.unlock()
 		return r
