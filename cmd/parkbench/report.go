@@ -41,6 +41,10 @@ units), the probes and the foreign CPU each configuration ran with, herd by
 N, the study's claims with their verdicts, and the warnings.
 
 --format=markdown suits a CI job summary ($GITHUB_STEP_SUMMARY).
+--format=html writes one self-contained page (inline style, the plots as
+SVG data: URIs, nothing fetched): the machines side by side, each file's
+summary, and per experiment one plot of every file and each file's table,
+claims, notes and warnings.
 --format=csv writes one row per file x configuration x summary metric;
 --format=json the file itself (one FILE) or an array of files (several).
 --format=benchstat writes the Go benchmark format, one line per round, so
@@ -50,6 +54,7 @@ that benchstat sees the rounds as repeated runs:
   parkbench report --format=benchstat new.json > new.txt
   benchstat base.txt new.txt`,
 		Example: `  parkbench report results/linux-amd64-2cpu-*/suite-*.json
+  parkbench report --format=html base.json new.json > report.html
   parkbench report --format=markdown out/suite.json >> "$GITHUB_STEP_SUMMARY"`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {

@@ -17,7 +17,7 @@ import (
 )
 
 // Formats lists what Render accepts.
-var Formats = []string{"table", "markdown", "csv", "json", "benchstat"}
+var Formats = []string{"table", "markdown", "html", "csv", "json", "benchstat"}
 
 // Named is a result file with the name it was read from.
 type Named struct {
@@ -79,6 +79,8 @@ func RenderFiles(w io.Writer, files []Named, format string, o Options) error {
 			}
 		}
 		return nil
+	case "html":
+		return renderHTML(w, files, o)
 	case "csv":
 		return renderCSV(w, files)
 	case "benchstat":

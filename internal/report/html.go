@@ -1,0 +1,370 @@
+package report
+
+import (
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/parkbench/parkbench/internal/plot"
+	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/textfmt"
+)
+
+// renderHTML writes one self-contained page for files: the machines side
+// by side, each file's summary, then per experiment its plot (every file
+// holding it drawn into one figure) and each file's table, claims, notes
+// and warnings, the files side by side where the window is wide enough.
+// Nothing is fetched: the style is inline and each plot an SVG in a data:
+// URI (an <img>, so that nothing in a result file can run as script).
+func renderHTML(w io.Writer, files []Named, o Options) error {
+	page := htmlPage{Title: "parkbench report"}
+	var names []string
+	for i, n := range files {
+		name := n.Name
+		if name == "" {
+			name = "result " + strconv.Itoa(i+1)
+		}
+		names = append(names, filepath.Base(name))
+	}
+	if len(names) > 0 {
+		page.Title += ": " + strings.Join(names, ", ")
+	}
+	page.Files = names
+	page.Machines = machineRows(files)
+	for i, n := range files {
+		page.Summaries = append(page.Summaries, htmlSummary{File: names[i], Lines: SummaryLines(n.File)})
+	}
+	var exps []string
+	for _, n := range files {
+		for _, e := range n.File.Experiments {
+			if !slices.Contains(exps, e.Name) {
+				exps = append(exps, e.Name)
+			}
+		}
+	}
+	for _, name := range exps {
+		sec := htmlExperiment{Name: name, ID: "exp-" + anchor(name)}
+		var in []plot.Input
+		for i, n := range files {
+			e := find(n.File, name)
+			if e == nil {
+				continue
+			}
+			in = append(in, plot.Input{Name: names[i], File: n.File})
+			sec.Files = append(sec.Files, htmlFileExperiment(names[i], e, o))
+		}
+		if slices.Contains(plot.Experiments(in[0].File), name) {
+			svg, err := plot.Render(in, "svg", plot.Options{Experiment: name})
+			if err != nil {
+				sec.PlotError = err.Error()
+			} else {
+				sec.Plot = template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(svg))
+				sec.PlotAlt = fmt.Sprintf("%s plot of %s", name, strings.Join(fileNames(in), ", "))
+			}
+		}
+		page.Experiments = append(page.Experiments, sec)
+	}
+	return htmlTemplate.Execute(w, page)
+}
+
+func fileNames(in []plot.Input) []string {
+	var out []string
+	for _, n := range in {
+		out = append(out, n.Name)
+	}
+	return out
+}
+
+func find(f *results.File, name string) *results.Experiment {
+	for _, e := range f.Experiments {
+		if e.Name == name {
+			return e
+		}
+	}
+	return nil
+}
+
+// anchor is s as an HTML id.
+func anchor(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' {
+			return r
+		}
+		return '-'
+	}, s)
+}
+
+type htmlPage struct {
+	Title       string
+	Files       []string
+	Machines    []htmlRow
+	Summaries   []htmlSummary
+	Experiments []htmlExperiment
+}
+
+type htmlRow struct {
+	Label string
+	Cells []string
+	// Differ marks a row whose machines differ.
+	Differ bool
+}
+
+type htmlSummary struct {
+	File  string
+	Lines []SummaryLine
+}
+
+type htmlExperiment struct {
+	Name, ID  string
+	Plot      template.URL
+	PlotAlt   string
+	PlotError string
+	Files     []htmlFile
+}
+
+type htmlFile struct {
+	File     string
+	Runtime  string
+	Preface  string
+	Table    htmlTable
+	Wide     htmlTable
+	WideNote string
+	Legend   []string
+	Pivots   []htmlPivot
+	Stacks   []htmlStack
+	Claims   []htmlClaim
+	Notes    []string
+	Warnings []string
+}
+
+type htmlTable struct {
+	Header []string
+	Rows   [][]string
+}
+
+type htmlPivot struct {
+	Title string
+	Table htmlTable
+}
+
+type htmlStack struct {
+	Head string
+	Text string
+}
+
+type htmlClaim struct {
+	ID, Statement, Verdict, Class, Why, Evidence string
+}
+
+func table(t textfmt.Table) htmlTable { return htmlTable{t.Header, t.Rows} }
+
+// machineRows are the machines of files side by side, one row per fact.
+func machineRows(files []Named) []htmlRow {
+	facts := []struct {
+		label string
+		get   func(f *results.File) string
+	}{
+		{"machine class", func(f *results.File) string { return f.Machine.Slug }},
+		{"CPU", func(f *results.File) string { return f.Machine.CPUModel }},
+		{"logical CPUs", func(f *results.File) string { return strconv.Itoa(f.Machine.LogicalCPUs) }},
+		{"OS / arch", func(f *results.File) string { return f.Machine.OS + "/" + f.Machine.Arch }},
+		{"kernel", func(f *results.File) string { return f.Machine.Kernel }},
+		{"virtualization", func(f *results.File) string { return f.Machine.Virtualization }},
+		{"clock source", func(f *results.File) string { return f.Machine.ClockSource }},
+		{"CPU governor", func(f *results.File) string { return f.Machine.Governor }},
+		{"futex hash", func(f *results.File) string {
+			if f.Machine.FutexHash == "private" {
+				return fmt.Sprintf("private (%d slots)", f.Machine.FutexHashSlots)
+			}
+			return f.Machine.FutexHash
+		}},
+		{"Go", func(f *results.File) string { return f.Machine.GoVersion }},
+		{"load at start", func(f *results.File) string {
+			l := f.Machine.LoadAvg
+			return fmt.Sprintf("%.2f %.2f %.2f", l[0], l[1], l[2])
+		}},
+		{"started", func(f *results.File) string { return f.Started.UTC().Format("2006-01-02 15:04 UTC") }},
+		{"parkbench", func(f *results.File) string { return toolSummary(f.Tool) }},
+		{"command", func(f *results.File) string { return strings.Join(f.Command, " ") }},
+	}
+	var rows []htmlRow
+	for _, fact := range facts {
+		r := htmlRow{Label: fact.label}
+		for _, n := range files {
+			v := fact.get(n.File)
+			if v == "" {
+				v = "—"
+			}
+			r.Cells = append(r.Cells, v)
+		}
+		for _, c := range r.Cells[1:] {
+			if c != r.Cells[0] {
+				r.Differ = true
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func htmlFileExperiment(name string, e *results.Experiment, o Options) htmlFile {
+	ks := shortener(e)
+	hf := htmlFile{File: name, Runtime: RuntimeSummary(e.Runtime), Preface: tablePreface(e, ks)}
+	if specs, ok := e.Specs(); ok && len(specs) == 0 {
+		for _, c := range e.Configs {
+			var b strings.Builder
+			renderStacks(&page{w: &b}, &results.Experiment{Configs: []*results.Config{c}})
+			head, body, _ := strings.Cut(b.String(), "\n")
+			hf.Stacks = append(hf.Stacks, htmlStack{Head: head, Text: strings.TrimRight(body, "\n")})
+		}
+	} else {
+		t, diag, legend := ConfigTable(e, Options{}, ks)
+		hf.Table, hf.Legend = table(t), legend
+		if len(diag) > 0 || o.Wide {
+			w, _, _ := ConfigTable(e, Options{Wide: true}, ks)
+			hf.Wide = table(w)
+			hf.WideNote = fmt.Sprintf("every column (%d more: the diagnostics, details, probes and foreign CPU)", len(w.Header)-len(t.Header))
+		}
+		for _, pv := range Pivots(e) {
+			hf.Pivots = append(hf.Pivots, htmlPivot{pv.Title, table(pv.Table)})
+		}
+	}
+	for _, c := range e.Claims {
+		hc := htmlClaim{ID: c.ID, Statement: c.Statement, Verdict: claimMark(c.Verdict, false), Evidence: c.Evidence}
+		switch c.Verdict {
+		case results.Holds:
+			hc.Class = "holds"
+		case results.DoesNotHold:
+			hc.Class = "fails"
+			hc.Why = Reason(c)
+		default:
+			hc.Class = "unknown"
+			hc.Why = Reason(c)
+		}
+		hf.Claims = append(hf.Claims, hc)
+	}
+	hf.Notes = e.Notes
+	hf.Warnings = append(hf.Warnings, e.Warnings...)
+	for _, g := range groupWarnings(e.Configs) {
+		if len(g.keys) == 1 {
+			hf.Warnings = append(hf.Warnings, fmt.Sprintf("%s: %s", ks.key(g.keys[0]), g.first))
+		} else {
+			hf.Warnings = append(hf.Warnings, fmt.Sprintf("%d configurations, e.g. %s: %s", len(g.keys), ks.key(g.keys[0]), g.first))
+		}
+	}
+	return hf
+}
+
+var htmlTemplate = template.Must(template.New("page").Parse(`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="parkbench report --format=html">
+<title>{{.Title}}</title>
+<style>
+:root { --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg2: #f6f8fa; --ok: #1a7f37; --bad: #cf222e; --na: #6e7781; }
+* { box-sizing: border-box; }
+body { margin: 0 auto; padding: 1.5rem 2rem 4rem; max-width: 110rem; color: var(--fg);
+  font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Liberation Sans", sans-serif; }
+h1 { font-size: 1.7rem; margin: 0 0 .2rem; }
+h2 { font-size: 1.35rem; margin: 2.2rem 0 .6rem; padding-bottom: .3rem; border-bottom: 1px solid var(--line); }
+h3 { font-size: 1.05rem; margin: .2rem 0 .5rem; font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
+h4 { font-size: .95rem; margin: 1rem 0 .3rem; }
+nav { color: var(--muted); margin-bottom: 1rem; }
+nav a { margin-right: .8rem; }
+.sub { color: var(--muted); margin: 0; }
+.files { display: grid; gap: 1.2rem 2rem; grid-template-columns: repeat(auto-fit, minmax(34rem, 1fr)); }
+.file { min-width: 0; }
+.scroll { overflow-x: auto; max-width: 100%; }
+table { border-collapse: collapse; font-size: .88rem; font-variant-numeric: tabular-nums; margin: .4rem 0; }
+th, td { border: 1px solid var(--line); padding: .25rem .55rem; text-align: right; white-space: nowrap; }
+th { background: var(--bg2); font-weight: 600; }
+td:first-child, th:first-child { text-align: left; font-family: ui-monospace, Menlo, Consolas, monospace; }
+table.machines td, table.machines th { text-align: left; white-space: normal; font-family: inherit; }
+table.machines th[scope=row] { white-space: nowrap; }
+table.machines tr.differ td { background: #fff8c5; }
+ul { margin: .3rem 0; padding-left: 1.3rem; }
+li { margin: .15rem 0; }
+.muted, .runtime { color: var(--muted); font-size: .9rem; }
+.verdict { display: inline-block; font-size: .75rem; font-weight: 700; padding: 0 .4rem; border-radius: .7rem; color: #fff; }
+.holds .verdict { background: var(--ok); }
+.fails .verdict { background: var(--bad); }
+.unknown .verdict { background: var(--na); }
+.why { display: block; color: var(--fg); margin-left: 1rem; }
+.fails .why { color: var(--bad); }
+.warning { color: #9a6700; }
+figure { margin: .5rem 0 1rem; }
+figure img { width: 100%; height: auto; border: 1px solid var(--line); }
+figcaption { color: var(--muted); font-size: .85rem; }
+details { margin: .3rem 0; }
+summary { cursor: pointer; color: var(--muted); }
+pre { background: var(--bg2); padding: .6rem; overflow-x: auto; font-size: .82rem; }
+</style>
+</head>
+<body>
+<header>
+<h1>parkbench report</h1>
+<p class="sub">{{len .Files}} result file{{if ne (len .Files) 1}}s{{end}}: {{range $i, $f := .Files}}{{if $i}}, {{end}}<code>{{$f}}</code>{{end}}</p>
+</header>
+<nav><a href="#machines">machines</a><a href="#summary">summary</a>{{range .Experiments}}<a href="#{{.ID}}">{{.Name}}</a>{{end}}</nav>
+
+<section id="machines">
+<h2>Machines</h2>
+<div class="scroll"><table class="machines">
+<tr><th></th>{{range .Files}}<th scope="col">{{.}}</th>{{end}}</tr>
+{{range .Machines}}<tr{{if .Differ}} class="differ"{{end}}><th scope="row">{{.Label}}</th>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table></div>
+{{if gt (len .Files) 1}}<p class="muted">Highlighted: the rows where the machines differ.</p>{{end}}
+</section>
+
+<section id="summary">
+<h2>Summary</h2>
+<div class="files">
+{{range .Summaries}}<div class="file summary">
+<h3>{{.File}}</h3>
+<ul>{{range .Lines}}<li>{{.Text}}{{if .Sub}}<ul>{{range .Sub}}<li class="fails">{{.}}</li>{{end}}</ul>{{end}}</li>{{end}}</ul>
+</div>
+{{end}}</div>
+</section>
+
+{{range .Experiments}}<section id="{{.ID}}" class="experiment">
+<h2>{{.Name}}</h2>
+{{if .Plot}}<figure><img src="{{.Plot}}" alt="{{.PlotAlt}}"><figcaption>{{.PlotAlt}}</figcaption></figure>
+{{else if .PlotError}}<p class="muted">No plot: {{.PlotError}}</p>
+{{end}}<div class="files">
+{{range .Files}}<div class="file">
+<h3>{{.File}}</h3>
+<p class="runtime">{{.Runtime}}</p>
+{{if .Preface}}<p class="muted">{{.Preface}}</p>{{end}}
+{{if .Table.Header}}<div class="scroll"><table>
+<tr>{{range .Table.Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Table.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table></div>{{end}}
+{{range .Legend}}<p class="muted">{{.}}</p>{{end}}
+{{if .Wide.Header}}<details><summary>{{.WideNote}}</summary><div class="scroll"><table>
+<tr>{{range .Wide.Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Wide.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table></div></details>{{end}}
+{{range .Pivots}}<h4>{{.Title}}</h4><div class="scroll"><table>
+<tr>{{range .Table.Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Table.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table></div>
+{{end}}{{range .Stacks}}<h4>{{.Head}}</h4><pre>{{.Text}}</pre>
+{{end}}{{if .Claims}}<h4>Claims</h4><ul class="claims">
+{{range .Claims}}<li class="{{.Class}}"><span class="verdict">{{.Verdict}}</span> <b>{{.ID}}</b>: {{.Statement}}{{if .Why}}<span class="why">why: {{.Why}}</span>{{end}}{{if .Evidence}}<details><summary>evidence</summary>{{.Evidence}}</details>{{end}}</li>
+{{end}}</ul>{{end}}
+{{if .Notes}}<details><summary>{{len .Notes}} note{{if ne (len .Notes) 1}}s{{end}}</summary><ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul></details>{{end}}
+{{if .Warnings}}<ul class="warnings">{{range .Warnings}}<li class="warning">warning: {{.}}</li>{{end}}</ul>{{end}}
+</div>
+{{end}}</div>
+</section>
+{{end}}
+</body>
+</html>
+`))
