@@ -9,7 +9,9 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/e12"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
+	"github.com/parkbench/parkbench/internal/experiments/loaded"
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
+	"github.com/parkbench/parkbench/internal/experiments/wake"
 	"github.com/parkbench/parkbench/internal/report"
 )
 
@@ -47,7 +49,10 @@ func TestCompletion(t *testing.T) {
 		{[]string{"run", "--format="}, report.Formats},
 		{[]string{"report", "--format="}, report.Formats},
 		{[]string{"compare", "--format="}, []string{"table", "markdown", "json"}},
-		{[]string{"plot", "--experiment="}, []string{"latency", "herd", "lock"}},
+		{[]string{"plot", "--experiment="}, []string{"latency", "herd", "lock", "wake", "loaded"}},
+		{[]string{"wake", "--format="}, append(slices.Clone(report.Formats), "perf")},
+		{[]string{"wake", "--impl="}, wake.ImplNames()},
+		{[]string{"loaded", "--impl="}, loaded.ImplNames()},
 	} {
 		got := complete(t, c.args...)
 		for _, w := range c.want {

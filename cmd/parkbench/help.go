@@ -130,9 +130,11 @@ func registerCompletions(c *cobra.Command) {
 		if c.Flags().Lookup(name) == nil || len(vs) == 0 {
 			continue
 		}
+		if _, done := c.GetFlagCompletionFunc(name); done {
+			continue // the command's own (a measuring command's --format)
+		}
 		list := name != "format" && name != "experiment"
-		// An error here is a flag registered twice: a programming error
-		// that TestCompletion catches.
+		// The flag exists and has no completion yet: this cannot fail.
 		_ = c.RegisterFlagCompletionFunc(name, completeFrom(vs, list))
 	}
 	for _, sub := range c.Commands() {

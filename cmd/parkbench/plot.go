@@ -86,7 +86,7 @@ leaves nothing behind.`,
 	cmd.Flags().StringVarP(&out, "out", "o", "", "image to write: `FILE`.svg or FILE.png")
 	cmd.Flags().StringVar(&experiment, "experiment", "", "experiment to draw when a file holds several: "+strings.Join(plot.Plottable, "|"))
 	cmd.Flags().StringVar(&impls, "impl", "", "draw these implementations: `NAME`, a comma list, or all (default: every one when a panel has at most 8, else the headline ones)")
-	cmd.Flags().StringVar(&configs, "config", "", "draw the configurations whose key is one of, matches as a glob, or has as a part one of `KEY[,KEY...]` (futex/cross-core, lot/*, cross-core, n=64)")
+	cmd.Flags().StringVar(&configs, "config", "", "draw the configurations whose key has every part of one `KEY[,KEY...]` (futex/cross-core, cross-core, wake/w=1, n=64) or matches it as a glob (lot/*)")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "do not say which file was written")
 	return cmd
 }

@@ -69,6 +69,8 @@ func TestDefaultOutputWidth(t *testing.T) {
 			[]string{"timeout", "--quick", "--impl=futex,nanosleep", "--deadlines=10us,100us", "--samples=5"},
 			[]string{"lock", "--impl=lot,sync", "--threads=2", "--duration=20ms", "--repeats=1"},
 			[]string{"lock", "--rwlock", "--impl=lot,sync", "--duration=20ms", "--repeats=1"},
+			[]string{"wake", "--quick", "--impl=futex,lot", "--threads=2", "--runs=2"},
+			[]string{"loaded", "--quick", "--impl=futex,lot"},
 			[]string{"run", "--quick", "--rounds=1", "--iterations=100", "--out", filepath.Join(dir, "suite.json")},
 		)
 		if slices.Contains(stacks.ImplNames(), "futex") && slices.Contains(e12.ImplNames(), "futex") {

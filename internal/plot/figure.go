@@ -23,6 +23,8 @@ type figure struct {
 	legend *plot.Legend
 	// cols is the grid's width in panels (0: one row).
 	cols int
+	// note is a line under the title: what the figure left out.
+	note string
 }
 
 func newLegend() *plot.Legend {

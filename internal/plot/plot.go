@@ -40,6 +40,7 @@ import (
 	"github.com/parkbench/parkbench/internal/atomicfile"
 	"github.com/parkbench/parkbench/internal/gate"
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/textfmt"
 )
 
 // Input is one result file to plot and the name it was read from.
@@ -53,10 +54,10 @@ type Options struct {
 	// Experiment to plot; "" picks the file's only plottable experiment.
 	Experiment string
 	// Impls keeps the configurations of these implementations ("all":
-	// every one); Configs those whose key is one of these, matches one as
-	// a glob (path.Match: futex/*), or has one as a segment (cross-core,
-	// n=64). Given both, a configuration must pass both. Neither: the
-	// default selection (the package comment).
+	// every one); Configs those whose key has every part of one of these
+	// (futex/cross-core, cross-core, wake/w=1, n=64) or matches one as a
+	// glob (path.Match: lot/*). Given both, a configuration must pass
+	// both. Neither: the default selection (the package comment).
 	Impls, Configs []string
 	// Width and Height of the image; 0 picks a default (taller when the
 	// legend needs it).
@@ -210,8 +211,10 @@ func Render(in []Input, format string, opt Options) ([]byte, error) {
 		return nil, err
 	}
 	f.title = exp + ": " + title(in, f.title)
-	if sel.note != "" {
-		f.title += "\n" + sel.note
+	for _, n := range []string{sel.note, f.note} {
+		if n != "" {
+			f.title += "\n" + n
+		}
 	}
 	f.legend = st.legend(in)
 	return f.draw(opt.Width, opt.Height, format)
@@ -287,12 +290,17 @@ func selection(in []Input, exp string, m results.MetricSpec, opt Options) (chose
 		shown, total, strings.Join(pick, ", "))}, nil
 }
 
-// matchConfig reports whether key is one of pats, matches one as a glob,
-// or has one as a segment.
+// matchConfig reports whether key matches one of pats: every part of the
+// pattern ("/"-separated) is a part of the key (futex/cross-core,
+// cross-core, wake/w=1, n=64), or the key matches it as a glob (lot/*).
 func matchConfig(pats []string, key string) bool {
 	segs := strings.Split(key, "/")
 	for _, p := range pats {
-		if p == key || slices.Contains(segs, p) {
+		every := true
+		for _, part := range strings.Split(p, "/") {
+			every = every && slices.Contains(segs, part)
+		}
+		if every {
 			return true
 		}
 		if ok, err := path.Match(p, key); err == nil && ok {
@@ -721,28 +729,94 @@ func (linearTicks) Ticks(min, max float64) []plot.Tick {
 }
 
 // paramFigure draws each figure against its PlotSpec.Param (herd: first
-// waiter and total time against the waiter count N), one panel per figure,
-// one line per configuration group (ParamGroups) and file. Each group has
-// its colour and marker, and the groups' points are spread a little along
-// x (a few per cent, on the log axis) so that equal values do not hide one
-// another.
+// waiter and total time against the waiter count N), one line per
+// configuration group (ParamGroups) and file. Each group has its colour
+// and marker, and the groups' points are spread a little along x (a few
+// per cent, on the log axis) so that equal values do not hide one
+// another. One panel per figure; when that would draw more than mostLines
+// groups of several settings (wake's benches, herd's notify modes), one
+// panel per figure and setting, a colour per implementation, and only the
+// first figure when that makes more than mostPanelsParam panels (the
+// title says so; --config picks a setting, which draws every figure).
 func paramFigure(in []Input, exp string, specs []results.MetricSpec, sel chosen, st *styler) (*figure, error) {
-	type key struct{ file, label string }
-	f := &figure{}
+	var figs []results.MetricSpec
 	for _, m := range specs {
-		if m.Plot.Kind != results.PlotParam {
-			continue
+		if m.Plot.Kind == results.PlotParam {
+			figs = append(figs, m)
 		}
-		if f.title == "" {
-			f.title = m.Plot.Title
-		} else {
-			f.title += "; " + m.Plot.Title
+	}
+	// The settings (the group key without its implementation) and the
+	// groups drawn.
+	var settings, groups []string
+	for _, n := range in {
+		for _, g := range ParamGroups(find(n.File, exp), figs[0].Plot.Param) {
+			kept := false
+			for _, c := range g.ByValue {
+				kept = kept || sel.keep(c)
+			}
+			if !kept {
+				continue
+			}
+			if v := groupSetting(g); !slices.Contains(settings, v) {
+				settings = append(settings, v)
+			}
+			if !slices.Contains(groups, g.Key) {
+				groups = append(groups, g.Key)
+			}
 		}
+	}
+	type panel struct {
+		m       results.MetricSpec
+		setting string // "": every setting in one panel
+	}
+	var panels []panel
+	f := &figure{}
+	facet := len(settings) > 1 && len(groups) > mostLines
+	if !facet {
+		for _, m := range figs {
+			panels = append(panels, panel{m, ""})
+		}
+	} else {
+		if len(figs)*len(settings) > mostPanelsParam {
+			var rest []string
+			for _, m := range figs[1:] {
+				rest = append(rest, m.Plot.Title)
+			}
+			f.note = fmt.Sprintf("one panel per setting; --config=SETTING (e.g. --config=%s) also draws %s", settings[0], strings.Join(rest, ", "))
+			figs = figs[:1]
+		}
+		for _, m := range figs {
+			for _, v := range settings {
+				panels = append(panels, panel{m, v})
+			}
+		}
+		f.cols = min(len(settings), 4)
+	}
+	// One panel for every group: labels without what the drawn groups
+	// share.
+	short, common := textfmt.ShortKeys(groups)
+	if !facet && len(common) > 0 && len(settings) == 1 && len(in) == 1 && f.note == "" {
+		f.note = "every line: " + strings.Join(common, "/")
+	}
+	labelOf := map[string]string{}
+	for i, g := range groups {
+		labelOf[g] = short[i]
+	}
+	type key struct{ file, label string }
+	for _, pn := range panels {
+		m := pn.m
 		scale := 1.0
 		if m.Unit == results.UnitMicros {
 			scale = 1000
 		}
-		p := basePlot(m.Plot.Title)
+		t := m.Plot.Title
+		if pn.setting != "" {
+			t = pn.setting
+			if len(figs) > 1 {
+				t = m.Plot.Title + ": " + pn.setting
+			}
+		}
+		p := basePlot(t)
 		p.X.Label.Text = xLabel(m.Plot.Param)
 		p.Y.Label.Text = m.Plot.Axis
 		p.X.Scale = plot.LogScale{}
@@ -752,7 +826,14 @@ func paramFigure(in []Input, exp string, specs []results.MetricSpec, sel chosen,
 		lo, hi := math.Inf(1), 0.0
 		for _, n := range in {
 			for _, g := range ParamGroups(find(n.File, exp), m.Plot.Param) {
-				k := key{n.Name, g.Label}
+				label := labelOf[g.Key]
+				if facet {
+					if groupSetting(g) != pn.setting {
+						continue
+					}
+					label = g.Impl
+				}
+				k := key{n.Name, label}
 				for nv, c := range g.ByValue {
 					v, ok := c.Summary[m.Key]
 					if !ok || nv < 1 || !sel.keep(c) {
@@ -768,6 +849,9 @@ func paramFigure(in []Input, exp string, specs []results.MetricSpec, sel chosen,
 			}
 		}
 		if len(order) == 0 {
+			if facet {
+				continue
+			}
 			return nil, inputErrorf("%s: the %s experiment has no configurations with %s (params %s) and %s", in[0].Name, exp, xLabel(m.Plot.Param), m.Plot.Param, m.Key)
 		}
 		logY := hi/lo > 20
@@ -808,10 +892,27 @@ func paramFigure(in []Input, exp string, specs []results.MetricSpec, sel chosen,
 		}
 		f.panels = append(f.panels, p)
 	}
-	if len(f.panels) > 1 {
-		f.title = "against " + xLabel(specs[0].Plot.Param)
+	switch {
+	case len(f.panels) == 0:
+		return nil, inputErrorf("%s: the %s experiment has nothing to draw against %s", in[0].Name, exp, xLabel(figs[0].Plot.Param))
+	case len(figs) == 1:
+		f.title = figs[0].Plot.Title
+	default:
+		f.title = "against " + xLabel(figs[0].Plot.Param)
 	}
 	return f, nil
+}
+
+// mostPanelsParam is how many panels a param figure draws by default.
+const mostPanelsParam = 8
+
+// groupSetting is a configuration group's key without its implementation:
+// its bench and settings ("wake/w=1", "unpinned/notify=all").
+func groupSetting(g ParamGroup) string {
+	if g.Impl != "" && strings.HasPrefix(g.Key, g.Impl) {
+		return strings.TrimPrefix(g.Key[len(g.Impl):], "/")
+	}
+	return g.Key
 }
 
 // xLabel names a parameter axis ("n" is herd's waiter count).

@@ -121,3 +121,39 @@ func TestLegendNeverCut(t *testing.T) {
 		}
 	}
 }
+
+// TestParamFacets: more groups of several settings than a panel draws
+// (herd with five notify settings) make a panel per setting with a colour
+// per implementation; too many panels draw the first figure only and say
+// how to get the other; --config picks one setting with every figure.
+func TestParamFacets(t *testing.T) {
+	s := resultstest.Spec{Samples: 100, Seed: 2}
+	e := resultstest.Herd(s)
+	base := slices.Clone(e.Configs)
+	e.Configs = nil
+	settings := []string{"a", "b", "c", "d", "e"}
+	for _, set := range settings {
+		for _, c := range base {
+			cc := *c
+			cc.Key = strings.Replace(c.Key, "/n=", "/set="+set+"/n=", 1)
+			e.Configs = append(e.Configs, &cc)
+		}
+	}
+	in := []Input{{"herd.json", resultstest.File(s, e)}}
+	texts := svgOf(t, in, Options{})
+	for _, set := range settings {
+		if !slices.Contains(texts, "set="+set) {
+			t.Errorf("no panel for set=%s: %q", set, texts)
+		}
+	}
+	if !slices.Contains(texts, "lot") || slices.Contains(texts, "lot/set=a") {
+		t.Errorf("the legend is not one entry per implementation: %q", texts)
+	}
+	if !slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, "--config=SETTING (e.g. --config=set=a) also draws") }) {
+		t.Errorf("the title does not say how to draw the other figure: %q", texts)
+	}
+	texts = svgOf(t, in, Options{Configs: []string{"set=c"}})
+	if !slices.Contains(texts, "notify_all -> first waiter holds the lock") || !slices.Contains(texts, "notify_all -> last waiter released") || !slices.Contains(texts, "every line: set=c") {
+		t.Errorf("--config=set=c: %q", texts)
+	}
+}
