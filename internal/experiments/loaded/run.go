@@ -57,6 +57,7 @@ type cfgSpec struct {
 	workers  int // per message thread
 	multiple int
 	sweeps   []string // "rate", "oversubscribe"
+	group    int      // the sweep point: its mechanisms run round-interleaved
 }
 
 // key is impl/load=P/oversub=K (or impl/closed/oversub=K): the load in
@@ -113,25 +114,41 @@ func (o Options) resolve() (*loadedPlan, error) {
 	}
 	p := &loadedPlan{mechs: sel.Items, warnings: sel.Warnings, notes: sel.Notes}
 	w := o.workers()
-	for _, m := range sel.Items {
-		seen := map[string]int{}
-		add := func(c cfgSpec, sweep string) {
-			if i, ok := seen[c.key()]; ok {
-				p.cfgs[i].sweeps = append(p.cfgs[i].sweeps, sweep)
-				return
-			}
-			c.sweeps = []string{sweep}
-			seen[c.key()] = len(p.cfgs)
-			p.cfgs = append(p.cfgs, c)
+	// The sweep points in order, each once (the 1x oversubscription point
+	// is a rate point too, at the oversubscription load); then every
+	// mechanism at each point, so that the mechanisms of one point run
+	// next to each other (and, with several rounds, round-interleaved):
+	// a change in the machine's load hits them alike.
+	type point struct {
+		load     int
+		closed   bool
+		multiple int
+		sweeps   []string
+	}
+	var points []point
+	index := map[string]int{}
+	add := func(pt point, sweep string) {
+		k := fmt.Sprintf("%d/%v/%d", pt.load, pt.closed, pt.multiple)
+		if i, ok := index[k]; ok {
+			points[i].sweeps = append(points[i].sweeps, sweep)
+			return
 		}
-		for _, l := range o.Loads {
-			add(cfgSpec{mech: m, load: l, workers: w, multiple: 1}, "rate")
-		}
-		if o.Closed {
-			add(cfgSpec{mech: m, closed: true, workers: w, multiple: 1}, "rate")
-		}
-		for _, k := range o.Multiples {
-			add(cfgSpec{mech: m, load: o.OversubLoad, workers: k * w, multiple: k}, "oversubscribe")
+		pt.sweeps = []string{sweep}
+		index[k] = len(points)
+		points = append(points, pt)
+	}
+	for _, l := range o.Loads {
+		add(point{load: l, multiple: 1}, "rate")
+	}
+	if o.Closed {
+		add(point{closed: true, multiple: 1}, "rate")
+	}
+	for _, k := range o.Multiples {
+		add(point{load: o.OversubLoad, multiple: k}, "oversubscribe")
+	}
+	for g, pt := range points {
+		for _, m := range sel.Items {
+			p.cfgs = append(p.cfgs, cfgSpec{mech: m, load: pt.load, closed: pt.closed, workers: pt.multiple * w, multiple: pt.multiple, sweeps: pt.sweeps, group: g})
 		}
 	}
 	return p, nil
@@ -165,7 +182,6 @@ func Plan(o Options) (driver.Plan, error) {
 }
 
 func (p *loadedPlan) run(ctx context.Context, o Options, progress driver.Progress) (*results.Experiment, error) {
-	var err error
 	nsPerStep := calibrate()
 	steps := max(1, int(math.Round(float64(o.Work)/nsPerStep)))
 	exp := &results.Experiment{Name: "loaded", Metrics: Metrics, Options: o.asMap(p.mechs), Warnings: p.warnings, Notes: p.notes}
@@ -181,88 +197,109 @@ func (p *loadedPlan) run(ctx context.Context, o Options, progress driver.Progres
 	}
 	var rt results.Runtime
 	var gcCycles uint32
-	for i, c := range p.cfgs {
-		if driver.Interrupted(ctx) {
-			return nil, ctx.Err()
+	done := 0
+	total := len(p.cfgs) * o.Rounds
+	for start := 0; start < len(p.cfgs); {
+		end := start
+		for end < len(p.cfgs) && p.cfgs[end].group == p.cfgs[start].group {
+			end++
 		}
-		progress.Report(i, len(p.cfgs), c.key())
-		threads := o.MessageThreads * (c.workers + 1)
-		var env *runenv.Env
-		if c.mech.goroutines {
-			env = runenv.EnterProcs(threads, runtime.NumCPU())
-		} else {
-			env = runenv.Enter(threads)
+		group := p.cfgs[start:end]
+		cfgs := make([]*results.Config, len(group))
+		vals := make([][]map[string]float64, len(group))
+		hists := make([]*hdrhistogram.Histogram, len(group))
+		for k, c := range group {
+			cfgs[k] = newConfig(c, o)
 		}
 		pr := probe.Measure(probe.DefaultCPUs())
 		fg := probe.StartForeign()
-		cfg := &results.Config{Key: c.key(), Impl: c.mech.name, Kind: c.mech.kind, Placement: driver.Unpinned, Probe: pr,
-			Params: map[string]string{
-				"workers": strconv.Itoa(c.workers * o.MessageThreads), "workers_per_message_thread": strconv.Itoa(c.workers),
-				"message_threads": strconv.Itoa(o.MessageThreads), "multiple": strconv.Itoa(c.multiple),
-				"sweep": strings.Join(c.sweeps, ","), "arrival": o.Arrival,
-			}}
-		// load and oversub are set only on the configurations of their
-		// sweep: plot draws each sweep against its own parameter.
-		if c.closed {
-			cfg.Params["mode"] = "closed"
-		} else {
-			cfg.Params["mode"] = "open"
-			cfg.Params["load_pct"] = strconv.Itoa(c.load)
-			if slices.Contains(c.sweeps, "rate") {
-				cfg.Params["load"] = strconv.Itoa(c.load)
-			}
-		}
-		if slices.Contains(c.sweeps, "oversubscribe") {
-			cfg.Params["oversub"] = strconv.Itoa(c.multiple)
-		}
-		var vals []map[string]float64
-		var hist *hdrhistogram.Histogram
-		for r := 0; r < o.Rounds && err == nil; r++ {
-			var m map[string]float64
-			var h *hdrhistogram.Histogram
-			m, h, err = runOnce(ctx, c, o, steps)
-			if err == nil {
-				cfg.Rounds = append(cfg.Rounds, results.Round{Metrics: m})
-				vals = append(vals, m)
-				if hist == nil {
-					hist = h
+		for r := 0; r < o.Rounds; r++ {
+			for k, c := range group {
+				if driver.Interrupted(ctx) {
+					fg.Stop()
+					return nil, ctx.Err()
+				}
+				progress.Report(done, total, c.key())
+				threads := o.MessageThreads * (c.workers + 1)
+				var env *runenv.Env
+				if c.mech.goroutines {
+					env = runenv.EnterProcs(threads, runtime.NumCPU())
+				} else {
+					env = runenv.Enter(threads)
+				}
+				m, h, err := runOnce(ctx, c, o, steps)
+				grt := env.Runtime()
+				env.Restore()
+				done++
+				if err != nil {
+					fg.Stop()
+					return nil, err
+				}
+				gcCycles += grt.GCCycles
+				if grt.GOMAXPROCS > rt.GOMAXPROCS {
+					rt = grt
+				}
+				cfgs[k].Params["gomaxprocs"] = strconv.Itoa(grt.GOMAXPROCS)
+				cfgs[k].Rounds = append(cfgs[k].Rounds, results.Round{Metrics: m})
+				vals[k] = append(vals[k], m)
+				if hists[k] == nil {
+					hists[k] = h
 				}
 			}
 		}
 		foreign := fg.Stop()
-		grt := env.Runtime()
-		env.Restore()
-		if err != nil {
-			return nil, err
+		for k, cfg := range cfgs {
+			cfg.Probe = pr
+			if foreign != nil && foreign.Fraction >= 0 {
+				cfg.Foreign = foreign
+				driver.WarnForeign(cfg)
+			}
+			cfg.Summary = driver.MedianOfRounds(vals[k])
+			if enc, err := results.EncodeHist(hists[k]); err == nil && hists[k].TotalCount() > 0 {
+				cfg.Rounds[0].Histogram = enc
+			}
+			if _, ok := cfg.Summary[MWakeP99]; !ok {
+				cfg.Warnings = append(cfg.Warnings, "no worker slept during the window: each always had a request queued (saturated); no wakeup latency")
+			}
+			if d := cfg.Summary[MDropped]; d > 0 {
+				cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%.0f requests dropped: a worker's queue (%d) was full: past saturation", d, ringSize))
+			}
+			exp.Configs = append(exp.Configs, cfg)
 		}
-		gcCycles += grt.GCCycles
-		if grt.GOMAXPROCS > rt.GOMAXPROCS {
-			rt = grt
-		}
-		cfg.Params["gomaxprocs"] = strconv.Itoa(grt.GOMAXPROCS)
-		if foreign != nil && foreign.Fraction >= 0 {
-			cfg.Foreign = foreign
-			driver.WarnForeign(cfg)
-		}
-		cfg.Summary = driver.MedianOfRounds(vals)
-		if enc, err := results.EncodeHist(hist); err == nil && hist.TotalCount() > 0 {
-			cfg.Rounds[0].Histogram = enc
-		}
-		if _, ok := cfg.Summary[MWakeP99]; !ok {
-			cfg.Warnings = append(cfg.Warnings, "no worker slept during the window: each always had a request queued (saturated); no wakeup latency")
-		}
-		if d := cfg.Summary[MDropped]; d > 0 {
-			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%.0f requests dropped: a worker's queue (%d) was full: past saturation", d, ringSize))
-		}
-		exp.Configs = append(exp.Configs, cfg)
+		start = end
 	}
-	progress.Report(len(p.cfgs), len(p.cfgs), "")
+	progress.Report(total, total, "")
 	rt.GCCycles = gcCycles
 	rt.SyscallMode = "syscall"
 	exp.Runtime = rt
 	exp.Claims = Claims(exp.Configs)
 	exp.Notes = append(exp.Notes, CollapseNotes(exp.Configs)...)
 	return exp, nil
+}
+
+// newConfig is a configuration's record before its rounds.
+func newConfig(c cfgSpec, o Options) *results.Config {
+	cfg := &results.Config{Key: c.key(), Impl: c.mech.name, Kind: c.mech.kind, Placement: driver.Unpinned,
+		Params: map[string]string{
+			"workers": strconv.Itoa(c.workers * o.MessageThreads), "workers_per_message_thread": strconv.Itoa(c.workers),
+			"message_threads": strconv.Itoa(o.MessageThreads), "multiple": strconv.Itoa(c.multiple),
+			"sweep": strings.Join(c.sweeps, ","), "arrival": o.Arrival,
+		}}
+	// load and oversub are set only on the configurations of their sweep:
+	// plot draws each sweep against its own parameter.
+	if c.closed {
+		cfg.Params["mode"] = "closed"
+	} else {
+		cfg.Params["mode"] = "open"
+		cfg.Params["load_pct"] = strconv.Itoa(c.load)
+		if slices.Contains(c.sweeps, "rate") {
+			cfg.Params["load"] = strconv.Itoa(c.load)
+		}
+	}
+	if slices.Contains(c.sweeps, "oversubscribe") {
+		cfg.Params["oversub"] = strconv.Itoa(c.multiple)
+	}
+	return cfg
 }
 
 func sleepNote(d time.Duration) string {

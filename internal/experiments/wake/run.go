@@ -64,6 +64,7 @@ type cfgSpec struct {
 	n     int // waiters (hash: threads)
 	k     int // per call, 0: all (wake, requeue)
 	m     int // wakers (wake-parallel)
+	group int // configurations of one group run round-interleaved
 }
 
 func kName(k int) string {
@@ -93,41 +94,75 @@ func (c cfgSpec) key(o Options) string {
 // plan lists the configurations, bench by bench, in --impl order; skipped
 // says which chosen implementation lacks a chosen bench or per-call count.
 func (o Options) plan(impls []implSpec, benches []string) (cfgs []cfgSpec, skipped []string) {
-	for _, b := range benches {
-		for _, im := range impls {
-			if !im.offers(b) {
-				continue
-			}
+	// Groups run their configurations' runs (rounds) interleaved, run 1 of
+	// each, then run 2, ..., so that a change in the machine's load hits
+	// every implementation alike: the waker benches of one N form a group
+	// (the claims compare their implementations, per-call counts and
+	// benches at one N), each hash thread count one, the producer/consumer
+	// one.
+	group := 0
+	add := func(c cfgSpec) {
+		c.group = group
+		cfgs = append(cfgs, c)
+	}
+	for _, n := range o.Threads {
+		before := len(cfgs)
+		for _, b := range benches {
 			switch b {
 			case BenchWake, BenchRequeue:
-				ks, ok := o.Wakes, im.wakeK
+				ks := o.Wakes
 				if b == BenchRequeue {
-					ks, ok = o.Requeues, im.requeueK
+					ks = o.Requeues
 				}
-				for _, n := range o.Threads {
-					for _, k := range ks {
-						if k > n {
-							continue // more per call than waiters: the same as all
+				for _, k := range ks {
+					if k > n {
+						continue // more per call than waiters: the same as all
+					}
+					for _, im := range impls {
+						ok := im.wakeK
+						if b == BenchRequeue {
+							ok = im.requeueK
 						}
-						if !ok(k) {
+						switch {
+						case !im.offers(b):
+						case !ok(k):
 							skipped = append(skipped, fmt.Sprintf("%s %s with %s per call: %s takes one or all at once only", im.name, b, kName(k), im.name))
-							continue
+						default:
+							add(cfgSpec{im: im, bench: b, n: n, k: k})
 						}
-						cfgs = append(cfgs, cfgSpec{im: im, bench: b, n: n, k: k})
 					}
 				}
 			case BenchParallel:
-				for _, n := range o.Threads {
-					for _, m := range o.Wakers {
-						cfgs = append(cfgs, cfgSpec{im: im, bench: b, n: n, m: min(m, n)})
+				for _, m := range o.Wakers {
+					for _, im := range impls {
+						if im.offers(b) {
+							add(cfgSpec{im: im, bench: b, n: n, m: min(m, n)})
+						}
 					}
 				}
-			case BenchHash:
-				for _, n := range o.Threads {
-					cfgs = append(cfgs, cfgSpec{im: im, bench: b, n: n})
+			}
+		}
+		if len(cfgs) > before {
+			group++
+		}
+	}
+	if slices.Contains(benches, BenchHash) {
+		for _, n := range o.Threads {
+			before := len(cfgs)
+			for _, im := range impls {
+				if im.offers(BenchHash) {
+					add(cfgSpec{im: im, bench: BenchHash, n: n})
 				}
-			case BenchCondvar:
-				cfgs = append(cfgs, cfgSpec{im: im, bench: b, n: 2})
+			}
+			if len(cfgs) > before {
+				group++
+			}
+		}
+	}
+	if slices.Contains(benches, BenchCondvar) {
+		for _, im := range impls {
+			if im.offers(BenchCondvar) {
+				add(cfgSpec{im: im, bench: BenchCondvar, n: 2})
 			}
 		}
 	}
@@ -262,16 +297,34 @@ func (p *wakePlan) run(ctx context.Context, o Options, progress driver.Progress)
 
 	var rt results.Runtime
 	var gcCycles uint32
-	for i, c := range cfgs {
-		if driver.Interrupted(ctx) {
-			return nil, ctx.Err()
+	done := 0
+	for start := 0; start < len(cfgs); {
+		end := start
+		participants := 0
+		for end < len(cfgs) && cfgs[end].group == cfgs[start].group {
+			participants = max(participants, cfgs[end].n+cfgs[end].m+1)
+			end++
 		}
-		progress.Report(i, len(cfgs), c.key(o))
-		participants := c.n + c.m + 1
+		group := cfgs[start:end]
+		records := make([]*results.Config, len(group))
+		for k, c := range group {
+			records[k] = newConfig(c, o)
+		}
 		env := runenv.Enter(participants)
 		pr := probe.Measure(probe.DefaultCPUs())
 		fg := probe.StartForeign()
-		cfg, err := runConfig(ctx, c, o)
+		report := func(c cfgSpec) {
+			progress.Report(done, len(cfgs), c.key(o))
+		}
+		var err error
+		switch group[0].bench {
+		case BenchHash:
+			err = runHashGroup(ctx, group, o, records, report)
+		case BenchCondvar:
+			err = runPCGroup(ctx, group, o, records, report)
+		default:
+			err = runWakerGroup(ctx, group, o, records, report)
+		}
 		foreign := fg.Stop()
 		grt := env.Runtime()
 		env.Restore()
@@ -282,13 +335,17 @@ func (p *wakePlan) run(ctx context.Context, o Options, progress driver.Progress)
 		if err != nil {
 			return nil, err
 		}
-		cfg.Probe = pr
-		if foreign != nil && foreign.Fraction >= 0 {
-			cfg.Foreign = foreign
-			driver.WarnForeign(cfg)
+		for _, cfg := range records {
+			cfg.Probe = pr
+			if foreign != nil && foreign.Fraction >= 0 {
+				cfg.Foreign = foreign
+				driver.WarnForeign(cfg)
+			}
+			cfg.Params["gomaxprocs"] = strconv.Itoa(grt.GOMAXPROCS)
+			exp.Configs = append(exp.Configs, cfg)
 		}
-		cfg.Params["gomaxprocs"] = strconv.Itoa(grt.GOMAXPROCS)
-		exp.Configs = append(exp.Configs, cfg)
+		done += len(group)
+		start = end
 	}
 	progress.Report(len(cfgs), len(cfgs), "")
 	rt.GCCycles = gcCycles
@@ -298,8 +355,8 @@ func (p *wakePlan) run(ctx context.Context, o Options, progress driver.Progress)
 	return exp, nil
 }
 
-// runConfig measures one configuration.
-func runConfig(ctx context.Context, c cfgSpec, o Options) (*results.Config, error) {
+// newConfig is a configuration's record before its runs.
+func newConfig(c cfgSpec, o Options) *results.Config {
 	cfg := &results.Config{
 		Key:  c.key(o),
 		Impl: c.im.name,
@@ -311,53 +368,59 @@ func runConfig(ctx context.Context, c cfgSpec, o Options) (*results.Config, erro
 		},
 	}
 	switch c.bench {
-	case BenchHash:
-		return cfg, runHashConfig(ctx, c, o, cfg)
 	case BenchCondvar:
-		return cfg, runPCConfig(ctx, c, o, cfg)
-	}
-	cpus := roundRobin(c.n)
-	cfg.Placement = "round-robin"
-	if cpus == nil {
 		cfg.Placement = driver.Unpinned
-	}
-	cfg.Params["settle"] = o.Settle.String()
-	switch c.bench {
+		return cfg
 	case BenchParallel:
 		cfg.Params["wakers"] = strconv.Itoa(c.m)
 		cfg.Params["per_call"] = strconv.Itoa(c.n / c.m)
-	default:
+	case BenchWake, BenchRequeue:
 		cfg.Params["per_call"] = kName(c.k)
 	}
-	// The waker is a locked thread of its own, unpinned, as perf's main
-	// thread; it runs every run of the configuration.
-	type out struct {
-		runs []runSample
-		err  error
+	if c.bench != BenchHash {
+		cfg.Params["settle"] = o.Settle.String()
 	}
-	ch := make(chan out, 1)
+	cfg.Placement = "round-robin"
+	if roundRobin(1) == nil {
+		cfg.Placement = driver.Unpinned
+	}
+	return cfg
+}
+
+// runWakerGroup runs the wake, wake-parallel and requeue configurations of
+// one group, run-interleaved, on one waker: a locked thread of its own,
+// unpinned, as perf's main thread.
+func runWakerGroup(ctx context.Context, group []cfgSpec, o Options, records []*results.Config, report func(cfgSpec)) error {
+	runs := make([][]runSample, len(group))
+	errc := make(chan error, 1)
 	osthread.Go(func() {
-		var o2 out
 		for r := 0; r < o.Runs; r++ {
-			if driver.Interrupted(ctx) {
-				o2.err = ctx.Err()
-				break
+			for k, c := range group {
+				if driver.Interrupted(ctx) {
+					errc <- ctx.Err()
+					return
+				}
+				report(c)
+				s, err := oneRun(ctx, c, o, roundRobin(c.n))
+				if err != nil {
+					errc <- err
+					return
+				}
+				runs[k] = append(runs[k], s)
 			}
-			s, err := oneRun(ctx, c, o, cpus)
-			if err != nil {
-				o2.err = err
-				break
-			}
-			o2.runs = append(o2.runs, s)
 		}
-		ch <- o2
+		errc <- nil
 	})
-	res := <-ch
-	if res.err != nil {
-		return nil, res.err
+	if err := <-errc; err != nil {
+		return err
 	}
-	cfg.Params["sleep_check"] = res.runs[0].sleepCheck
-	return cfg, fillWaker(cfg, c, res.runs)
+	for k, c := range group {
+		records[k].Params["sleep_check"] = runs[k][0].sleepCheck
+		if err := fillWaker(records[k], c, runs[k]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // runSample is what one run measured.
@@ -554,98 +617,110 @@ func avg(xs []float64) float64 {
 	return m
 }
 
-// runHashConfig runs the hash bench's rounds.
-func runHashConfig(ctx context.Context, c cfgSpec, o Options, cfg *results.Config) error {
-	cpus := roundRobin(c.n)
-	cfg.Placement = "round-robin"
-	if cpus == nil {
-		cfg.Placement = driver.Unpinned
+// runHashGroup runs the hash configurations of one thread count,
+// round-interleaved.
+func runHashGroup(ctx context.Context, group []cfgSpec, o Options, records []*results.Config, report func(cfgSpec)) error {
+	vals := make([][]map[string]float64, len(group))
+	for k, c := range group {
+		cfg := records[k]
+		cfg.Params["futexes"] = strconv.Itoa(o.Futexes)
+		cfg.Params["hash_time"] = o.HashTime.String()
+		if c.im.hash.kernel {
+			cfg.Params["table"] = "kernel futex hash"
+		} else {
+			cfg.Params["table"] = "parking lot buckets"
+		}
 	}
-	cfg.Params["futexes"] = strconv.Itoa(o.Futexes)
-	cfg.Params["hash_time"] = o.HashTime.String()
-	if c.im.hash.kernel {
-		cfg.Params["table"] = "kernel futex hash"
-	} else {
-		cfg.Params["table"] = "parking lot buckets"
-	}
-	var vals []map[string]float64
 	for r := 0; r < o.HashRounds; r++ {
-		if driver.Interrupted(ctx) {
-			return ctx.Err()
-		}
-		hr, err := runHash(ctx, c.im.hash, c.n, o.Futexes, o.HashTime, cpus)
-		if err != nil {
-			return err
-		}
-		if r == 0 {
-			if mode, slots := machine.FutexHash(); mode != "" {
-				cfg.Params["futex_hash"] = mode
-				cfg.Params["futex_hash_slots"] = strconv.Itoa(slots)
+		for k, c := range group {
+			if driver.Interrupted(ctx) {
+				return ctx.Err()
+			}
+			report(c)
+			cfg := records[k]
+			hr, err := runHash(ctx, c.im.hash, c.n, o.Futexes, o.HashTime, roundRobin(c.n))
+			if err != nil {
+				return err
+			}
+			if r == 0 {
+				if mode, slots := machine.FutexHash(); mode != "" {
+					cfg.Params["futex_hash"] = mode
+					cfg.Params["futex_hash_slots"] = strconv.Itoa(slots)
+				}
+			}
+			secs := float64(hr.elapsedNs) / 1e9
+			var per []float64
+			var total float64
+			for _, ops := range hr.ops {
+				per = append(per, float64(ops)/secs)
+				total += float64(ops) / secs
+			}
+			mean, sem := meanSEM(per)
+			m := map[string]float64{MOpsPerSec: mean, MOpsSEM: sem, MOpsTotal: total, MUnexpected: float64(hr.unexpected), mElapsed: float64(hr.elapsedNs)}
+			if mean > 0 {
+				m[MNsPerOp] = 1e9 / mean
+			}
+			for i, v := range per {
+				m[fmt.Sprintf("ops_per_sec_thread_%03d", i)] = v
+			}
+			cfg.Rounds = append(cfg.Rounds, results.Round{Metrics: m})
+			vals[k] = append(vals[k], m)
+			if hr.unexpected > 0 {
+				cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("round %d: %d operations did not fail at once (a wait that slept, or a park that parked)", r+1, hr.unexpected))
 			}
 		}
-		secs := float64(hr.elapsedNs) / 1e9
-		var per []float64
-		var total float64
-		for _, ops := range hr.ops {
-			per = append(per, float64(ops)/secs)
-			total += float64(ops) / secs
-		}
-		mean, sem := meanSEM(per)
-		m := map[string]float64{MOpsPerSec: mean, MOpsSEM: sem, MOpsTotal: total, MUnexpected: float64(hr.unexpected), mElapsed: float64(hr.elapsedNs)}
-		if mean > 0 {
-			m[MNsPerOp] = 1e9 / mean
-		}
-		for i, v := range per {
-			m[fmt.Sprintf("ops_per_sec_thread_%03d", i)] = v
-		}
-		cfg.Rounds = append(cfg.Rounds, results.Round{Metrics: m})
-		vals = append(vals, m)
-		if hr.unexpected > 0 {
-			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("round %d: %d operations did not fail at once (a wait that slept, or a park that parked)", r+1, hr.unexpected))
-		}
 	}
-	cfg.Summary = driver.MedianOfRounds(vals)
-	for k := range cfg.Summary {
-		if strings.HasPrefix(k, "ops_per_sec_thread_") || k == mElapsed {
-			delete(cfg.Summary, k)
+	for k, cfg := range records {
+		cfg.Summary = driver.MedianOfRounds(vals[k])
+		for key := range cfg.Summary {
+			if strings.HasPrefix(key, "ops_per_sec_thread_") || key == mElapsed {
+				delete(cfg.Summary, key)
+			}
 		}
 	}
 	return nil
 }
 
-// runPCConfig runs the producer/consumer's rounds.
-func runPCConfig(ctx context.Context, c cfgSpec, o Options, cfg *results.Config) error {
-	cfg.Placement = driver.Unpinned
-	cfg.Params["items"] = strconv.Itoa(o.Items)
-	cfg.Params["capacity"] = strconv.Itoa(o.Capacity)
-	cfg.Params["notify_held"] = strconv.FormatBool(o.NotifyHeld)
+// runPCGroup runs the producer/consumer configurations, round-interleaved.
+func runPCGroup(ctx context.Context, group []cfgSpec, o Options, records []*results.Config, report func(cfgSpec)) error {
 	bound := 60*time.Second + time.Duration(o.Items)*100*time.Microsecond
-	var vals []map[string]float64
-	for r := 0; r < o.PCRounds; r++ {
-		if driver.Interrupted(ctx) {
-			return ctx.Err()
+	vals := make([][]map[string]float64, len(group))
+	for k, c := range group {
+		cfg := records[k]
+		cfg.Params["items"] = strconv.Itoa(o.Items)
+		cfg.Params["capacity"] = strconv.Itoa(o.Capacity)
+		cfg.Params["notify_held"] = strconv.FormatBool(o.NotifyHeld)
+		if c.im.kind == "goroutine" {
+			cfg.Params["switches"] = "process (RUSAGE_SELF): goroutines have no thread of their own"
+		} else {
+			cfg.Params["switches"] = "the two threads' (RUSAGE_THREAD)"
 		}
-		pr, err := c.im.pc(o.Items, o.Capacity, o.NotifyHeld, bound)
-		if err != nil {
-			return fmt.Errorf("wake condvar %s: %w", c.im.name, err)
-		}
-		items := float64(o.Items)
-		m := map[string]float64{
-			MNsPerItem:   float64(pr.elapsedNs) / items,
-			MCswPerItem:  float64(pr.switches) / items,
-			MWaitPerItem: float64(pr.waits) / items,
-		}
-		if pr.elapsedNs > 0 {
-			m[MItemsPerSec] = items / (float64(pr.elapsedNs) / 1e9)
-		}
-		cfg.Rounds = append(cfg.Rounds, results.Round{Metrics: m})
-		vals = append(vals, m)
 	}
-	cfg.Summary = driver.MedianOfRounds(vals)
-	if c.im.kind == "goroutine" {
-		cfg.Params["switches"] = "process (RUSAGE_SELF): goroutines have no thread of their own"
-	} else {
-		cfg.Params["switches"] = "the two threads' (RUSAGE_THREAD)"
+	for r := 0; r < o.PCRounds; r++ {
+		for k, c := range group {
+			if driver.Interrupted(ctx) {
+				return ctx.Err()
+			}
+			report(c)
+			pr, err := c.im.pc(o.Items, o.Capacity, o.NotifyHeld, bound)
+			if err != nil {
+				return fmt.Errorf("wake condvar %s: %w", c.im.name, err)
+			}
+			items := float64(o.Items)
+			m := map[string]float64{
+				MNsPerItem:   float64(pr.elapsedNs) / items,
+				MCswPerItem:  float64(pr.switches) / items,
+				MWaitPerItem: float64(pr.waits) / items,
+			}
+			if pr.elapsedNs > 0 {
+				m[MItemsPerSec] = items / (float64(pr.elapsedNs) / 1e9)
+			}
+			records[k].Rounds = append(records[k].Rounds, results.Round{Metrics: m})
+			vals[k] = append(vals[k], m)
+		}
+	}
+	for k, cfg := range records {
+		cfg.Summary = driver.MedianOfRounds(vals[k])
 	}
 	return nil
 }
