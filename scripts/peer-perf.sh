@@ -71,7 +71,7 @@ pbargs() {
     wake) echo "$common --bench=wake --wakes=1" ;;
     wake-parallel) echo "$common --bench=wake-parallel --wakers=$threads" ;;
     requeue) echo "$common --bench=requeue --requeues=1" ;;
-    hash) echo "$common --bench=hash --hash-time=${hashsecs}s --hash-rounds=1 --futexes=1024" ;;
+    hash) echo "$common --bench=hash --hash-threads=$threads --hash-time=${hashsecs}s --hash-rounds=1 --futexes=1024" ;;
   esac
 }
 # figure prints the bench's summary figure from a perf-format output: ms

@@ -38,7 +38,7 @@ impl/condvar/capacity=C/held=BOOL.`,
 		example: `  parkbench wake --quick
   parkbench wake --impl=futex --bench=wake --threads=2 --format=perf
   parkbench wake --impl=futex,lot,std-requeue --bench=wake,requeue --threads=2,16,128,1024
-  parkbench wake --bench=hash --threads=1,2 --impl=futex,lot
+  parkbench wake --bench=hash --hash-threads=1,2 --impl=futex,lot
   parkbench wake --bench=condvar --impl=lot,std,pthread,sync --items=1000000`,
 		def:   wake.DefaultOptions,
 		quick: wake.QuickOptions,
@@ -49,7 +49,8 @@ impl/condvar/capacity=C/held=BOOL.`,
 		flags: flagTable[O]{
 			namesFlag("impl", "Impls", "implementations: a name, a comma list, or all available ("+strings.Join(wake.ImplNames(), ", ")+"); a bench runs those that have it", func(o *O) *[]string { return &o.Impls }),
 			namesFlag("bench", "Benches", "benches: "+strings.Join(wake.Benches, ", ")+", a comma list, or all", func(o *O) *[]string { return &o.Benches }),
-			intsFlag("threads", "Threads", fmt.Sprintf("waiters N (perf -t; hash: threads), a comma list, each 1..%d", wake.MaxThreads), func(o *O) *[]int { return &o.Threads }),
+			intsFlag("threads", "Threads", fmt.Sprintf("waiters N (perf -t), a comma list, each 1..%d", wake.MaxThreads), func(o *O) *[]int { return &o.Threads }),
+			intsFlag("hash-threads", "HashThreads", "hash: threads (perf hash -t), a comma list", func(o *O) *[]int { return &o.HashThreads }),
 			intsFlag("wakes", "Wakes", "wake: threads woken per call (perf wake -w), a comma list; 0 = all at once", func(o *O) *[]int { return &o.Wakes }),
 			intsFlag("wakers", "Wakers", "wake-parallel: waker threads (perf wake-parallel -w), a comma list; each must divide N", func(o *O) *[]int { return &o.Wakers }),
 			intsFlag("requeues", "Requeues", "requeue: threads moved per call (perf requeue -q), a comma list; 0 = all at once (perf -B)", func(o *O) *[]int { return &o.Requeues }),

@@ -41,8 +41,13 @@ type Options struct {
 	Impls []string
 	// Benches (--bench): which of Benches to run; empty means all.
 	Benches []string
-	// Threads (--threads, perf -t): the waiters (hash: the threads), swept.
+	// Threads (--threads, perf -t): the waiters of wake, wake-parallel and
+	// requeue, swept.
 	Threads []int
+	// HashThreads (--hash-threads, perf hash -t): the hash bench's
+	// threads, swept; by default 1 to NumCPU (powers of two and NumCPU):
+	// whether a table stays flat as threads are added.
+	HashThreads []int
 	// Wakes (--wakes, perf wake -w): threads woken per call, swept; 0 is
 	// all at once.
 	Wakes []int
@@ -81,24 +86,25 @@ type Options struct {
 // DefaultOptions is perf's method: waiters = online CPUs (perf's default)
 // and two larger N for the waker's cost against N, one at a time and all
 // at once, 10 runs, the 100 ms settle; hash over 1024 futexes per thread
-// at 1 thread and at NumCPU, 1 s x 3; the producer/consumer with 200 000
+// at 1 to NumCPU threads, 1 s x 3; the producer/consumer with 200 000
 // items through a 16-slot queue, 3 rounds.
 func DefaultOptions() Options {
 	n := runtime.NumCPU()
 	return Options{
-		Threads:    dedup([]int{n, 16, 128}),
-		Wakes:      []int{1, 0},
-		Wakers:     []int{n},
-		Requeues:   []int{1, 0},
-		Runs:       10,
-		Settle:     100 * time.Millisecond,
-		Futexes:    1024,
-		HashTime:   time.Second,
-		HashRounds: 3,
-		Items:      200_000,
-		Capacity:   16,
-		NotifyHeld: true,
-		PCRounds:   3,
+		Threads:     dedup([]int{n, 16, 128}),
+		HashThreads: upTo(n),
+		Wakes:       []int{1, 0},
+		Wakers:      []int{n},
+		Requeues:    []int{1, 0},
+		Runs:        10,
+		Settle:      100 * time.Millisecond,
+		Futexes:     1024,
+		HashTime:    time.Second,
+		HashRounds:  3,
+		Items:       200_000,
+		Capacity:    16,
+		NotifyHeld:  true,
+		PCRounds:    3,
 	}
 }
 
@@ -114,6 +120,15 @@ func QuickOptions() Options {
 	o.Items = 20_000
 	o.PCRounds = 2
 	return o
+}
+
+// upTo is 1, 2, 4, ... below n, and n.
+func upTo(n int) []int {
+	var out []int
+	for k := 1; k < n; k *= 2 {
+		out = append(out, k)
+	}
+	return append(out, n)
 }
 
 func dedup(v []int) []int {
@@ -154,7 +169,8 @@ func (o Options) validateCounts() error {
 		lo, hi      int
 		need        bool
 	}{
-		{"Threads", "thread count", o.Threads, 1, MaxThreads, has(BenchWake) || has(BenchParallel) || has(BenchRequeue) || has(BenchHash)},
+		{"Threads", "thread count", o.Threads, 1, MaxThreads, has(BenchWake) || has(BenchParallel) || has(BenchRequeue)},
+		{"HashThreads", "hash thread count", o.HashThreads, 1, MaxThreads, has(BenchHash)},
 		{"Wakes", "wakes per call", o.Wakes, 0, MaxThreads, has(BenchWake)},
 		{"Wakers", "waker count", o.Wakers, 1, MaxThreads, has(BenchParallel)},
 		{"Requeues", "requeues per call", o.Requeues, 0, MaxThreads, has(BenchRequeue)},

@@ -147,7 +147,7 @@ func (o Options) plan(impls []implSpec, benches []string) (cfgs []cfgSpec, skipp
 		}
 	}
 	if slices.Contains(benches, BenchHash) {
-		for _, n := range o.Threads {
+		for _, n := range o.HashThreads {
 			before := len(cfgs)
 			for _, im := range impls {
 				if im.offers(BenchHash) {
@@ -738,20 +738,21 @@ func (o Options) asMap(impls []implSpec, benches []string) map[string]string {
 		return strings.Join(s, ",")
 	}
 	return map[string]string{
-		"impl":        strings.Join(names, ","),
-		"bench":       strings.Join(benches, ","),
-		"threads":     ints(o.Threads),
-		"wakes":       ints(o.Wakes),
-		"wakers":      ints(o.Wakers),
-		"requeues":    ints(o.Requeues),
-		"runs":        strconv.Itoa(o.Runs),
-		"settle":      o.Settle.String(),
-		"futexes":     strconv.Itoa(o.Futexes),
-		"hash_time":   o.HashTime.String(),
-		"hash_rounds": strconv.Itoa(o.HashRounds),
-		"items":       strconv.Itoa(o.Items),
-		"capacity":    strconv.Itoa(o.Capacity),
-		"notify_held": strconv.FormatBool(o.NotifyHeld),
-		"pc_rounds":   strconv.Itoa(o.PCRounds),
+		"impl":         strings.Join(names, ","),
+		"bench":        strings.Join(benches, ","),
+		"threads":      ints(o.Threads),
+		"hash_threads": ints(o.HashThreads),
+		"wakes":        ints(o.Wakes),
+		"wakers":       ints(o.Wakers),
+		"requeues":     ints(o.Requeues),
+		"runs":         strconv.Itoa(o.Runs),
+		"settle":       o.Settle.String(),
+		"futexes":      strconv.Itoa(o.Futexes),
+		"hash_time":    o.HashTime.String(),
+		"hash_rounds":  strconv.Itoa(o.HashRounds),
+		"items":        strconv.Itoa(o.Items),
+		"capacity":     strconv.Itoa(o.Capacity),
+		"notify_held":  strconv.FormatBool(o.NotifyHeld),
+		"pc_rounds":    strconv.Itoa(o.PCRounds),
 	}
 }

@@ -13,6 +13,7 @@ import (
 func tiny() Options {
 	o := QuickOptions()
 	o.Threads = []int{4}
+	o.HashThreads = []int{1, 2}
 	o.Wakes = []int{1, 2, 0}
 	o.Wakers = []int{2}
 	o.Requeues = []int{1, 0}
