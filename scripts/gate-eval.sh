@@ -111,9 +111,9 @@ table() {
 			printf "  %-8s %-16s %5s %-22s %-13s %-14s %s\n", "effect", "realized (med)", "runs", "false alarms / detect.", "gate s (med)", "gate s (max)", "load (1-min)"
 			for (i = 1; i <= nk; i++) {
 				k = order[i]; key = k SUBSEP pass
-				if (!(key in n)) { printf "  %-8s no runs\n", k; continue }
-				what = (k == "aa") ? "false alarms" : "detections"
 				eff = (k == "aa") ? "A/A" : "+" substr(k, 2) "%"
+				if (!(key in n)) { printf "  %-8s no runs\n", eff; continue }
+				what = (k == "aa") ? "false alarms" : "detections"
 				r = (key in real) ? sprintf("%+.1f%%", 100 * median(real[key])) : "-"
 				printf "  %-8s %-16s %5d %-22s %-13s %-14s %s-%s%s\n", eff, r, n[key], sprintf("%d %s", alarm[key] + 0, what),
 					median(t[key]), maxof(t[key]), lo[key], hmax[key], (bad[key] ? sprintf(" (%d runs exit 2)", bad[key]) : "")

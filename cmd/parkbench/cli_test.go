@@ -113,6 +113,13 @@ var badInputs = [][]string{
 	{"ab", "--min-effect=much", "a", "b"},
 	{"ab", "--format=xml", "a", "b"},
 	{"ab", "--trial-timeout=0s", "a", "b"},
+	// trend
+	{"trend"},
+	{"trend", "/nonexistent-dir"},
+	{"trend", "--p=0", "testdata"},
+	{"trend", "--min-change=big", "testdata"},
+	{"trend", "--format=csv", "testdata"},
+	{"trend", "--machine=nosuch", "testdata"},
 	{"compare"},
 	{"compare", "testdata/not-a-result.json"},
 	{"compare", "testdata/not-a-result.json", "testdata/not-a-result.json"},

@@ -35,7 +35,7 @@ func newCompareCmd() *cobra.Command {
 	var (
 		format, threshold string
 		alpha             float64
-		wide              bool
+		wide, floors      bool
 	)
 	cmd := &cobra.Command{
 		Use:   "compare BASE NEW...",
@@ -120,7 +120,7 @@ common), 3 BASE is a directory without a result of NEW's machine class.`,
 				}
 				files = files[1:]
 			}
-			opt := compare.Options{Threshold: th, Alpha: alpha}
+			opt := compare.Options{Threshold: th, Alpha: alpha, Floors: floors}
 			var rs []*compare.Result
 			for i, n := range files {
 				base := bases[i]
@@ -152,6 +152,7 @@ common), 3 BASE is a directory without a result of NEW's machine class.`,
 	cmd.Flags().StringVar(&format, "format", "table", "output: "+strings.Join(compare.Formats, "|"))
 	cmd.Flags().StringVar(&threshold, "threshold", "10%", "smallest change that counts, in `percent`")
 	cmd.Flags().Float64Var(&alpha, "alpha", compare.DefaultOptions.Alpha, "significance level of the Mann-Whitney U test over rounds")
+	cmd.Flags().BoolVar(&floors, "floors", false, "judge each figure as a ratio to its floor in the same run (futex / c-futex), as across machine classes, also within one")
 	cmd.Flags().BoolVar(&wide, "wide", false, "tables: every column (each verdict's reason), however wide")
 	return cmd
 }

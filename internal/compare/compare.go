@@ -52,6 +52,9 @@ type Options struct {
 	Threshold float64 `json:"threshold"`
 	// Alpha is the significance level of the U test.
 	Alpha float64 `json:"alpha"`
+	// Floors judges every figure as a ratio to its floor in the same run,
+	// as across machine classes, also within one class.
+	Floors bool `json:"floors,omitempty"`
 }
 
 // DefaultOptions are compare's defaults.
@@ -231,7 +234,7 @@ func Compare(baseName string, base *results.File, newName string, newFile *resul
 		common = append(common, k)
 		n := nm[k]
 		for _, m := range Primary(n.exp) {
-			row, ok := compareMetric(b, n, m, res.CrossMachine, opt)
+			row, ok := compareMetric(b, n, m, res.CrossMachine || opt.Floors, opt)
 			if !ok {
 				continue
 			}

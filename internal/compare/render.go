@@ -98,6 +98,9 @@ func renderText(w io.Writer, r *Result, md bool, o RenderOptions) error {
 		}
 	} else {
 		item("new: " + r.Class)
+		if r.Options.Floors {
+			item("judged as ratios to each figure's floor in the same run (--floors), as across machine classes")
+		}
 	}
 	minP := 1.0
 	for _, row := range r.Rows {
@@ -152,7 +155,7 @@ func renderText(w io.Writer, r *Result, md bool, o RenderOptions) error {
 			p("%s\n", textfmt.Wrap(head, textfmt.Columns, "", "    "))
 		}
 		t := textfmt.Table{Header: []string{"config", "metric", "base", "new", "new/base"}, Priority: []int{0, 0, 2, 2, 1}}
-		if r.CrossMachine {
+		if r.CrossMachine || r.Options.Floors {
 			// Across machines the verdict is on the floor ratios.
 			t.Header = append(t.Header, "base/floor", "new/floor", "floor new/base")
 			t.Priority = append(t.Priority, 1, 1, 0)
@@ -166,7 +169,7 @@ func renderText(w io.Writer, r *Result, md bool, o RenderOptions) error {
 				u = timeUnit
 			}
 			cells := []string{short[i], row.Label, statCell(row.Base, u), statCell(row.New, u), ratioCell(row.Ratio)}
-			if r.CrossMachine {
+			if r.CrossMachine || r.Options.Floors {
 				if row.NormBase != nil {
 					cells = append(cells, statCell(*row.NormBase, multUnit), statCell(*row.NormNew, multUnit), ratioCell(row.NormRatio))
 				} else {
