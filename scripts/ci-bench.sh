@@ -126,7 +126,7 @@ if [ -z "$bin" ]; then
 	exe=$(cd "$repo" && go env GOEXE)
 	bin="$out/parkbench$exe"
 	echo "ci-bench: building $bin" >&2
-	(cd "$repo" && go build -o "$bin" ./cmd/parkbench) || broken "go build failed"
+	(cd "$repo" && go build -buildvcs=auto -o "$bin" ./cmd/parkbench) || broken "go build failed"
 fi
 [ -x "$bin" ] || broken "parkbench binary $bin is missing"
 
@@ -151,7 +151,7 @@ if [ -n "$base_rev" ]; then
 	echo "ci-bench: building the base $base_rev ($rev) in a git worktree" >&2
 	(cd "$repo" && git worktree add --detach --force "$wt" "$rev" >/dev/null 2>"$out/worktree.err") ||
 		broken "git worktree add $base_rev failed: $(cat "$out/worktree.err")"
-	if ! (cd "$wt" && go build -o "$base_bin" ./cmd/parkbench) >"$out/base-build.txt" 2>&1; then
+	if ! (cd "$wt" && go build -buildvcs=auto -o "$base_bin" ./cmd/parkbench) >"$out/base-build.txt" 2>&1; then
 		printf '\n**parkbench gate: FAILED: the base revision %s (%s) does not build, so this change cannot be gated against it:**\n\n```\n%s\n```\n' \
 			"$base_rev" "$rev" "$(tail -n 20 "$out/base-build.txt")" | summary
 		echo "ci-bench: the base $base_rev does not build; see $out/base-build.txt" >&2

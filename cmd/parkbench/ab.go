@@ -114,7 +114,7 @@ the trial, writes a result this build cannot read; the message names it),
 			rep := &gate.Report{Format: "parkbench-ab", Version: 1, Started: started,
 				Base:    gate.Binary{Path: args[0], Version: src.Version[gate.Base], Tool: src.Tool[gate.Base]},
 				New:     gate.Binary{Path: args[1], Version: src.Version[gate.New], Tool: src.Tool[gate.New]},
-				Machine: src.Machine, Profile: src.Profile, Load: [2]float64{load0, gate.LoadAvg()}, Outcome: res}
+				Machine: src.Machine, Profile: src.Profile, Load: [2]float64{load0, gate.LoadAvg()}, Dropped: src.Dropped, Outcome: res}
 			rep.Command = src.Command(src.Profile[0])
 			if err := gate.Render(cmd.OutOrStdout(), rep, format); err != nil {
 				return err

@@ -5,9 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/results/resultstest"
 )
 
@@ -65,6 +67,14 @@ func TestABBadInput(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A base that does not measure std (a row new in this change).
+	f, err := results.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := f.Experiments[0]
+	e.Configs = slices.DeleteFunc(e.Configs, func(c *results.Config) bool { return c.Impl == "std" })
+	partial := fakeBin(t, dir, "partial", "parkbench devel (p) go1.26.8", writeResult(t, dir, "partial.json", f))
 	notPB := fakeBin(t, dir, "true", "", good)
 	old := fakeBin(t, dir, "old", "parkbench devel (old) go1.26.8", "")
 	future := fakeBin(t, dir, "future", "parkbench v9 go1.30", filepath.Join(dir, "v99.json"))
@@ -84,8 +94,12 @@ func TestABBadInput(t *testing.T) {
 			t.Errorf("ab %s %s: exit %d, stderr %q, stdout %q; want exit 2 and %q", filepath.Base(c.base), filepath.Base(c.new), code, errs, out, c.want)
 		}
 	}
+	out, errs, code := pb(t, "ab", "--quiet", "--trials=4", "--max-trials=4", partial, ok)
+	if code != 0 || !strings.Contains(out, "2 headline rows") || !strings.Contains(out, "not judged: latency std/cross-core median/c-futex: the base does not measure it") {
+		t.Fatalf("ab partial ok: exit %d, stderr %q\n%s", code, errs, out)
+	}
 	res := filepath.Join(dir, "ab.json")
-	out, errs, code := pb(t, "ab", "--quiet", "--trials=4", "--max-trials=4", "--seed=7", "--out", res, ok, ok)
+	out, errs, code = pb(t, "ab", "--quiet", "--trials=4", "--max-trials=4", "--seed=7", "--out", res, ok, ok)
 	if code != 0 || !strings.HasPrefix(out, "parkbench ab: no regression: 4 headline rows (4 same), geomean same; 8 trials") {
 		t.Fatalf("ab ok ok: exit %d, stderr %q\n%s", code, errs, out)
 	}

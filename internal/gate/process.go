@@ -85,6 +85,9 @@ type ProcessSource struct {
 	Tool map[Side]results.Tool
 	// Machine is where the warm-up ran.
 	Machine results.Machine
+	// Dropped lists the new binary's headline figures the base does not
+	// measure: not judged.
+	Dropped []string
 	// specs are the new binary's metric descriptions by experiment.
 	specs    map[string][]results.MetricSpec
 	launches int
@@ -211,17 +214,25 @@ func (s *ProcessSource) Prepare(ctx context.Context) ([]Row, error) {
 				}
 				continue
 			}
+			// A headline figure the base does not measure (new in this
+			// change) cannot be judged: dropped, and said so.
+			kept := rows[:0]
 			for _, r := range rows {
-				if r.Experiment != p.Experiment {
-					continue
+				if r.Experiment == p.Experiment {
+					if _, err := value(e, r); err != nil {
+						s.Dropped = append(s.Dropped, fmt.Sprintf("%s %s: the base does not measure it (%v)", r.Experiment, r.Label(), err))
+						continue
+					}
 				}
-				if _, err := value(e, r); err != nil {
-					return nil, &BinaryError{side, bin, fmt.Errorf("its trial lacks a headline figure of the new binary's: %w", err)}
-				}
+				kept = append(kept, r)
 			}
+			rows = kept
 		}
 	}
 	if len(rows) == 0 {
+		if len(s.Dropped) > 0 {
+			return nil, &BinaryError{Base, s.Bins[Base], fmt.Errorf("measures none of the new binary's headline figures: %s", strings.Join(s.Dropped, "; "))}
+		}
 		return nil, &BinaryError{New, s.Bins[New], errors.New("its trial has no headline figure (no metric marked headline on the profile's configurations)")}
 	}
 	return rows, nil

@@ -25,6 +25,8 @@ type Report struct {
 	Command []string `json:"command"`
 	// Load is the 1-minute load average at the start and the end.
 	Load [2]float64 `json:"load"`
+	// Dropped lists headline figures not judged (the base lacks them).
+	Dropped []string `json:"dropped,omitempty"`
 	*Outcome
 }
 
@@ -81,7 +83,11 @@ func renderText(w io.Writer, r *Report, md bool) {
 	}
 	p("%sbase:    %s (%s)\n", li, r.Base.Path, binaryLine(r.Base))
 	p("%snew:     %s (%s)\n", li, r.New.Path, binaryLine(r.New))
-	p("%smachine: %s, load %.2f at the start, %.2f at the end\n", li, r.Machine.Slug, r.Load[0], r.Load[1])
+	clock := ""
+	if r.Machine.TimingClock != "" {
+		clock = fmt.Sprintf(", clock %s (resolution %g ns)", r.Machine.TimingClock, r.Machine.ClockResolutionNs)
+	}
+	p("%smachine: %s%s, load %.2f at the start, %.2f at the end\n", li, r.Machine.Slug, clock, r.Load[0], r.Load[1])
 	base, extra := r.Options.Trials, 0
 	for _, t := range r.Trials {
 		if t.Look > 1 && t.Side == Base {
@@ -147,6 +153,9 @@ func renderText(w io.Writer, r *Report, md bool) {
 	}
 	if raw := rawLine(r); raw != "" {
 		note(raw)
+	}
+	for _, d := range r.Dropped {
+		note("not judged: " + d)
 	}
 	var multi []string
 	for _, x := range r.Rows {
