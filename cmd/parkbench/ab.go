@@ -41,10 +41,13 @@ blocks ABBA or BAAB (chosen at random, --seed recorded), --trials a side;
 rows whose verdict is still unknown get --step more a side, up to
 --max-trials.
 
-Each row: a Mann-Whitney U test over the trials (x/perf's benchstat test),
-Holm's correction over the rows and the geomean, alpha split over the
-looks, so a whole run alarms at most --alpha of the time on unchanged code.
-A change counts when it is significant and at least --min-effect; "same"
+Each row: a Mann-Whitney U test over the trials (x/perf's benchstat test)
+and the same test on the trials' distances from the pooled median (a
+change of spread, as when some trials fall into a second regime), the
+row's p twice the smaller; Holm's correction over the rows and the
+geomean, alpha split over the looks, so a whole run alarms at most --alpha
+of the time on unchanged code. A change counts when it is significant and
+the median (or the bad quartile) moved by at least --min-effect; "same"
 also when the bootstrap interval of new/base excludes +--min-effect;
 "unknown" otherwise (more trials, then reported, not failing). Measured
 false-alarm rate and detection power: docs/gate.md (scripts/gate-eval.sh).

@@ -224,3 +224,65 @@ func TestOptionsValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestScaleTest: the spread test sees a wider spread at the same median
+// and nothing in identical samples.
+func TestScaleTest(t *testing.T) {
+	base := []float64{0.98, 0.99, 1.0, 1.01, 1.02, 0.985, 0.995, 1.005, 1.015, 1.0}
+	wide := []float64{0.6, 0.7, 1.3, 1.4, 0.65, 1.35, 0.75, 1.25, 0.8, 1.2}
+	if p := scaleTest(base, wide); p > 1e-3 {
+		t.Fatalf("wider spread: p = %v", p)
+	}
+	if p := scaleTest(base, base); p < 0.9 {
+		t.Fatalf("identical: p = %v", p)
+	}
+}
+
+// TestSpreadChange: one row whose new trials split between its old value
+// and a much lower and a higher one (the futex row under a wake-path
+// delay: the median barely moves) is found by the scale test and judged on
+// its bad quartile.
+func TestSpreadChange(t *testing.T) {
+	rows := synthRows[:1]
+	found := 0
+	for seed := range uint64(50) {
+		src := &bimodal{rng: rand.New(rand.NewPCG(seed, 11))}
+		opt := testOptions()
+		opt.Seed = seed
+		out, err := Run(context.Background(), src, rows, opt, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Rows[0].Verdict == Slower {
+			found++
+		}
+	}
+	t.Logf("spread change at the same median: failed the gate in %d of 50 runs", found)
+	if found < 40 {
+		t.Errorf("spread change: found in %d of 50 runs", found)
+	}
+}
+
+// bimodal: base trials 1.0 ± 2%; new trials as the futex row's under a
+// 5 µs delay in its Unpark (measured: half the trials 15-25% up, a third
+// 20-70% down where most waits no longer slept): 1.18 ± 3%, 0.7 ± 15% or
+// 1.0 ± 2% with probabilities 0.5, 0.3, 0.2; the median moves a few
+// percent, the spread five-fold.
+type bimodal struct{ rng *rand.Rand }
+
+func (s *bimodal) Trial(_ context.Context, side Side, rows []Row) (*Trial, error) {
+	t := &Trial{Values: map[string]float64{}}
+	for _, r := range rows {
+		v, sd := 1.0, 0.02
+		if side == New {
+			switch u := s.rng.Float64(); {
+			case u < 0.5:
+				v, sd = 1.18, 0.03
+			case u < 0.8:
+				v, sd = 0.7, 0.15
+			}
+		}
+		t.Values[r.ID()] = v * (1 + sd*s.rng.NormFloat64())
+	}
+	return t, nil
+}

@@ -95,13 +95,18 @@ type Judgement struct {
 	Ratio      float64 `json:"ratio"`
 	Lo         float64 `json:"ci_lo"`
 	Hi         float64 `json:"ci_hi"`
-	// P is the U test's p-value, PAdj Holm's adjustment over the tests of
-	// the look, judged against Options.LookAlpha.
-	P     float64 `json:"p"`
-	PAdj  float64 `json:"p_adj"`
-	NBase int     `json:"n_base"`
-	NNew  int     `json:"n_new"`
-	Look  int     `json:"look"`
+	// P is the row's p-value, twice the smaller of the U test's (PU: a
+	// shift) and the scale test's (PScale: a change of spread over trials,
+	// such as a second regime in some of them), Bonferroni over the two;
+	// PAdj is Holm's adjustment over the tests of the look, judged against
+	// Options.LookAlpha.
+	P      float64 `json:"p"`
+	PU     float64 `json:"p_u"`
+	PScale float64 `json:"p_scale"`
+	PAdj   float64 `json:"p_adj"`
+	NBase  int     `json:"n_base"`
+	NNew   int     `json:"n_new"`
+	Look   int     `json:"look"`
 	// Verdict is Same, Slower, Faster or Unknown; Reason says why.
 	Verdict string `json:"verdict"`
 	Reason  string `json:"reason"`
@@ -114,18 +119,32 @@ type test struct {
 	higher    bool // the figure is higher-is-better (ratios are mirrored)
 }
 
+// tailWorse is how much worse the bad quartile is on the new side: the
+// upper quartile of a lower-is-better figure, the lower one of a
+// higher-is-better one.
+func tailWorse(t test) float64 {
+	if t.higher {
+		return quantile(t.base, 0.25)/quantile(t.new, 0.25) - 1
+	}
+	return quantile(t.new, 0.75)/quantile(t.base, 0.75) - 1
+}
+
 // judgeLook judges the tests of one look: U tests, Holm over them at
 // Options.LookAlpha, then each verdict (decide). last says whether no
 // further look will come (an unknown stays unknown).
 func judgeLook(tests []test, look int, last bool, opt Options, rng *rand.Rand) []Judgement {
 	p := make([]float64, len(tests))
+	pu := make([]float64, len(tests))
+	ps := make([]float64, len(tests))
 	for i, t := range tests {
-		p[i] = uTest(t.base, t.new)
+		pu[i], ps[i] = uTest(t.base, t.new), scaleTest(t.base, t.new)
+		p[i] = math.Min(1, 2*math.Min(pu[i], ps[i]))
 	}
 	adj := holm(p)
 	out := make([]Judgement, len(tests))
 	for i, t := range tests {
 		out[i] = decide(t, p[i], adj[i], look, last, opt, rng)
+		out[i].PU, out[i].PScale = pu[i], ps[i]
 	}
 	return out
 }
@@ -135,11 +154,15 @@ func judgeLook(tests []test, look int, last bool, opt Options, rng *rand.Rand) [
 // higher-is-better one), positive when worse:
 //
 //   - significant (Holm-adjusted p <= LookAlpha): slower when the change is
-//     at least MinEffect, faster when at most -MinEffect, else same (a real
-//     but smaller change);
+//     at least MinEffect, faster when at most -MinEffect; when the medians
+//     moved less, slower if the bad quartile (the upper one of a
+//     lower-is-better figure) moved by MinEffect or more (a regime that
+//     shows in some trials only: the distribution changed, not its
+//     middle), else same (a real but smaller change);
 //   - not significant: same when the interval of r excludes a change of
-//     MinEffect or more in the bad direction, else unknown: more trials,
-//     until MaxTrials (then it stays unknown, and does not fail the gate).
+//     MinEffect or more in the bad direction and the bad quartile did not
+//     move that much either, else unknown: more trials, until MaxTrials
+//     (then it stays unknown, and does not fail the gate).
 func decide(t test, p, padj float64, look int, last bool, opt Options, rng *rand.Rand) Judgement {
 	j := Judgement{P: p, PAdj: padj, NBase: len(t.base), NNew: len(t.new), Look: look,
 		BaseMedian: median(t.base), NewMedian: median(t.new)}
@@ -162,9 +185,12 @@ func decide(t test, p, padj float64, look int, last bool, opt Options, rng *rand
 		j.Verdict, j.Reason = Slower, fmt.Sprintf("%s, p_adj=%.2g <= %.2g (%s)", pct, padj, opt.LookAlpha(), n)
 	case sig && worse <= -opt.MinEffect:
 		j.Verdict, j.Reason = Faster, fmt.Sprintf("%s, p_adj=%.2g <= %.2g (%s)", pct, padj, opt.LookAlpha(), n)
+	case sig && tailWorse(t) >= opt.MinEffect:
+		j.Verdict, j.Reason = Slower, fmt.Sprintf("median %s but the bad quartile %+.1f%%: the spread over trials changed (p_adj=%.2g, %s)",
+			pct, 100*tailWorse(t), padj, n)
 	case sig:
 		j.Verdict, j.Reason = Same, fmt.Sprintf("%s: significant but within ±%g%% (%s)", pct, 100*opt.MinEffect, n)
-	case worstCI < opt.MinEffect:
+	case worstCI < opt.MinEffect && tailWorse(t) < opt.MinEffect:
 		j.Verdict, j.Reason = Same, fmt.Sprintf("%s, the interval excludes +%g%% (%s)", pct, 100*opt.MinEffect, n)
 	case last:
 		j.Verdict, j.Reason = Unknown, fmt.Sprintf("%s, p_adj=%.2g: +%g%% not excluded after %s (no more trials)", pct, padj, 100*opt.MinEffect, n)

@@ -113,9 +113,10 @@ func renderText(w io.Writer, r *Report, md bool) {
 	}
 	para("trials:", fmt.Sprintf("%d+%d in ABBA/BAAB blocks of random orientation (seed %d)%s; each one launch of parkbench %s",
 		base, base, r.Options.Seed, ext, strings.Join(r.Command, " ")))
-	para("rule:", fmt.Sprintf("per row, a Mann-Whitney U test over the trials' figure (a ratio to its floor in the same trial), "+
-		"Holm over %d tests at α=%g/%d looks; a change counts beyond ±%g%%; \"same\" also when the %g%% interval of new/base "+
-		"excludes +%g%%; \"unknown\" rows get more trials, up to %d a side",
+	para("rule:", fmt.Sprintf("per row, over the trials' figure (a ratio to its floor in the same trial), a Mann-Whitney U test "+
+		"of shift and one of spread (p = twice the smaller), Holm over %d tests at α=%g/%d looks; a change of the median or "+
+		"the bad quartile counts beyond ±%g%%; \"same\" also when the %g%% interval of new/base excludes +%g%%; \"unknown\" "+
+		"rows get more trials, up to %d a side",
 		len(r.Rows)+1, r.Options.Alpha, r.Options.Looks(), 100*r.Options.MinEffect, 100*r.Options.Confidence, 100*r.Options.MinEffect, r.Options.MaxTrials))
 	p("\n")
 

@@ -26,6 +26,41 @@ func uTest(base, new []float64) float64 {
 	return math.Min(1, r.P)
 }
 
+// scaleTest is a rank test of spread: the U test on each trial's absolute
+// deviation from the median of both sides pooled (a rank form of the
+// Brown-Forsythe test). Under no change the deviations of both sides are
+// exchangeable, so its p-value is as valid as the U test's; it sees what
+// the U test misses, a change of spread at about the same median, as when
+// a row's trials split between two regimes (docs/gate.md). Perfherder's
+// detectors include Levene's test for the same reason, Pinpoint adds
+// Kolmogorov-Smirnov (catapult pinpoint/models/compare/compare.py).
+func scaleTest(base, new []float64) float64 {
+	m := median(append(slices.Clone(base), new...))
+	dev := func(v []float64) []float64 {
+		out := make([]float64, len(v))
+		for i, x := range v {
+			out[i] = math.Abs(x - m)
+		}
+		return out
+	}
+	return uTest(dev(base), dev(new))
+}
+
+// quantile is the q-quantile of v (linear between order statistics).
+func quantile(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(v)
+	sort.Float64s(s)
+	h := q * float64(len(s)-1)
+	lo := int(math.Floor(h))
+	if lo+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
+}
+
 // holm returns Holm's step-down adjusted p-values: a hypothesis is
 // rejected at family-wise level a when its adjusted p is <= a. Holm
 // controls the family-wise error rate under any dependence between the
