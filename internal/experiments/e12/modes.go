@@ -200,8 +200,10 @@ func modesWarning(modes []results.Mode, cfg *results.Config) string {
 	w := "bimodal: " + strings.Join(parts, ", ") + "; the median of rounds is one regime's, not a typical wake"
 	var why []string
 	if cfg.Placement == driver.Unpinned {
-		if s := sameCPUByRound(cfg); s != "" {
+		if s, split := sameCPUByRound(cfg); split {
 			why = append(why, "unpinned: both threads on one CPU on "+s+" of sampled wakes (on one CPU the woken thread runs when its waker blocks; on two it is a cross-CPU wake): pin with --placement=cross-core or same-core to measure one regime")
+		} else if s != "" {
+			why = append(why, "unpinned, but the threads kept to one placement (both on one CPU on "+s+" of sampled wakes): the modes are the mechanism's own")
 		}
 	}
 	if ns, ok := cfg.Summary[MNoSleepFraction]; ok && ns >= modeMinShareRound {
@@ -214,23 +216,27 @@ func modesWarning(modes []results.Mode, cfg *results.Config) string {
 }
 
 // sameCPUByRound renders the same-CPU fraction of each round ("0%, 100%,
-// 100%"), or "" when not measured.
-func sameCPUByRound(cfg *results.Config) string {
+// 100%"), or "" when not measured; split reports whether the rounds were
+// not all on one CPU (>= 90%) or all on two (<= 10%).
+func sameCPUByRound(cfg *results.Config) (text string, split bool) {
 	var parts []string
+	one, two := true, true
 	for _, r := range cfg.Rounds {
 		v, ok := r.Metrics[MSameCPU]
 		if !ok || v < 0 {
-			return ""
+			return "", false
 		}
 		parts = append(parts, fmt.Sprintf("%.0f%%", 100*v))
+		one = one && v >= 1-regimeEdge
+		two = two && v <= regimeEdge
 	}
-	if len(parts) == 0 {
-		return ""
+	switch len(parts) {
+	case 0:
+		return "", false
+	case 1:
+		return parts[0], !one && !two
 	}
-	if len(parts) == 1 {
-		return parts[0]
-	}
-	return strings.Join(parts, ", ") + " (by round)"
+	return strings.Join(parts, ", ") + " (by round)", !one && !two
 }
 
 func roundList(rs []int) string {

@@ -67,9 +67,16 @@ func TestDetectModesTwoModes(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		within.Rounds = append(within.Rounds, synthRound(t, rng, n, [3]float64{0.4, 1000, 0.2}, [3]float64{0.6, 28000, 0.25}))
 	}
+	for i := range within.Rounds {
+		within.Rounds[i].Metrics[MSameCPU] = 1
+	}
 	modes, warn = DetectModes(within)
 	if len(modes) != 2 || math.Abs(modes[0].Share-0.6) > 0.02 || len(modes[0].Rounds) != 3 || len(modes[1].Rounds) != 0 {
 		t.Errorf("a 40/60 mix in every round: modes %+v (%q), want 60%% (rounds 1-3) and 40%%", modes, warn)
+	}
+	// Every round on one CPU: the modes are the mechanism's, not placement.
+	if !strings.Contains(warn, "the mechanism's own") || strings.Contains(warn, "pin with") {
+		t.Errorf("all rounds on one CPU: warning %q, want the modes called the mechanism's own", warn)
 	}
 
 	// One round of nine whose median lies in another regime: 7% of the
