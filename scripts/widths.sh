@@ -62,7 +62,7 @@ fi
 measure "report (recorded suite)" report "$base"
 "$bin" --help >"$dir/help.txt" 2>&1 || true
 row "--help" "$dir/help.txt"
-for c in $("$bin" --help | awk '/^Available Commands:/{f=1; next} /^$/{f=0} f{print $1}'); do
+for c in $("$bin" --help | awk '/^Available Commands:/{f=1; next} /^$/{f=0} f && /^  [a-z]/{print $1}'); do
   "$bin" "$c" --help >"$dir/help-$c.txt" 2>&1 || true
   row "$c --help" "$dir/help-$c.txt"
 done

@@ -23,6 +23,7 @@ import (
 	"github.com/parkbench/parkbench/internal/machine"
 	"github.com/parkbench/parkbench/internal/report"
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/textfmt"
 )
 
 // outputFlags are the flags every measuring command shares.
@@ -136,7 +137,7 @@ func emit(cmd *cobra.Command, of *outputFlags, f *results.File) error {
 			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (parkbench report, compare and plot read it)\n", of.out)
 		}
 	} else if of.record == "" && !of.quiet {
-		fmt.Fprintln(cmd.ErrOrStderr(), notSaved(cmd))
+		fmt.Fprintln(cmd.ErrOrStderr(), textfmt.Wrap(notSaved(cmd), textfmt.Columns, "", "    "))
 	}
 	return nil
 }
@@ -144,11 +145,10 @@ func emit(cmd *cobra.Command, of *outputFlags, f *results.File) error {
 // notSaved is the last line of a run whose result was not written: how to
 // keep it.
 func notSaved(cmd *cobra.Command) string {
-	how := "--out FILE writes it"
 	if cmd.Flags().Lookup("record") != nil {
-		how += ", --record results files it under results/<machine>/"
+		return "result not saved: --out FILE writes it, --record results files it under results/<machine>/"
 	}
-	return "result not saved: " + how + " (versioned JSON: parkbench report, compare and plot read it)"
+	return "result not saved: --out FILE writes it (versioned JSON: parkbench report, compare and plot read it)"
 }
 
 // signalContext is cancelled on SIGINT or SIGTERM. Experiments check it
