@@ -59,6 +59,7 @@ func TestDefaultOutputWidth(t *testing.T) {
 		{"report", quick},
 		{"compare", recorded[0], quick},
 		{"compare", quick, recorded[0]},
+		{"trend", filepath.Join("..", "..", "results")},
 	}
 	if !testing.Short() {
 		cases = append(cases,

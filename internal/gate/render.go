@@ -81,23 +81,6 @@ func renderText(w io.Writer, r *Report, md bool) {
 	} else {
 		p("%s\n", r.Headline())
 	}
-	p("%sbase:    %s (%s)\n", li, r.Base.Path, binaryLine(r.Base))
-	p("%snew:     %s (%s)\n", li, r.New.Path, binaryLine(r.New))
-	clock := ""
-	if r.Machine.TimingClock != "" {
-		clock = fmt.Sprintf(", clock %s (resolution %g ns)", r.Machine.TimingClock, r.Machine.ClockResolutionNs)
-	}
-	p("%smachine: %s%s, load %.2f at the start, %.2f at the end\n", li, r.Machine.Slug, clock, r.Load[0], r.Load[1])
-	base, extra := r.Options.Trials, 0
-	for _, t := range r.Trials {
-		if t.Look > 1 && t.Side == Base {
-			extra++
-		}
-	}
-	ext := ""
-	if extra > 0 {
-		ext = fmt.Sprintf(", then %d+%d more for the rows still unknown", extra, extra)
-	}
 	para := func(head, text string) {
 		if md {
 			p("%s%s %s\n", li, head, text)
@@ -110,6 +93,24 @@ func renderText(w io.Writer, r *Report, md bool) {
 				p("%s%-9s%s\n", li, "", strings.TrimPrefix(l, "  "))
 			}
 		}
+	}
+	// Every line within 120 columns (cmd/parkbench's TestDefaultOutputWidth).
+	para("base:", fmt.Sprintf("%s (%s)", r.Base.Path, binaryLine(r.Base)))
+	para("new:", fmt.Sprintf("%s (%s)", r.New.Path, binaryLine(r.New)))
+	clock := ""
+	if r.Machine.TimingClock != "" {
+		clock = fmt.Sprintf(", clock %s (resolution %g ns)", r.Machine.TimingClock, r.Machine.ClockResolutionNs)
+	}
+	para("machine:", fmt.Sprintf("%s%s, load %.2f at the start, %.2f at the end", r.Machine.Slug, clock, r.Load[0], r.Load[1]))
+	base, extra := r.Options.Trials, 0
+	for _, t := range r.Trials {
+		if t.Look > 1 && t.Side == Base {
+			extra++
+		}
+	}
+	ext := ""
+	if extra > 0 {
+		ext = fmt.Sprintf(", then %d+%d more for the rows still unknown", extra, extra)
 	}
 	para("trials:", fmt.Sprintf("%d+%d in ABBA/BAAB blocks of random orientation (seed %d)%s; each one launch of parkbench %s",
 		base, base, r.Options.Seed, ext, strings.Join(r.Command, " ")))

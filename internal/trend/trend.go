@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/textfmt"
 )
 
 // Point is one recorded result's figure in a series.
@@ -168,14 +169,18 @@ func Analyze(dir string, files []*results.File, paths []string, class string, o 
 // (the first run after the change, its commit and time), from what to
 // what, and the test's p.
 func Render(w io.Writer, r *Report) {
-	fmt.Fprintf(w, "parkbench trend: %d moved of %d series tested (%d files under %s; classes: %s)\n",
+	// Every line within textfmt.Columns, continuation lines indented.
+	line := func(indent, format string, a ...any) {
+		fmt.Fprintln(w, textfmt.Wrap(fmt.Sprintf(format, a...), textfmt.Columns, indent, indent+"    "))
+	}
+	line("", "parkbench trend: %d moved of %d series tested (%d files under %s; classes: %s)",
 		len(r.Series), r.Tested, r.Files, r.Dir, strings.Join(r.Classes, ", "))
-	fmt.Fprintf(w, "  method: e-divisive means, permutation test p < %g (%d permutations), segments of %d runs at least, changes of %g%% or more;\n",
-		r.Options.P, r.Options.Permutations, r.Options.MinSegment, 100*r.Options.MinChange)
-	fmt.Fprintf(w, "  a series needs %d runs; about %.1f false change points are expected among %d series without a change\n",
+	line("  ", "method: e-divisive means, permutation test p < %g (%d permutations), segments of %d runs at least, changes of %g%% or more; "+
+		"a series needs %d runs; about %.1f false change points are expected among %d series without a change",
+		r.Options.P, r.Options.Permutations, r.Options.MinSegment, 100*r.Options.MinChange,
 		2*r.Options.MinSegment, r.Options.P*float64(r.Tested), r.Tested)
 	for _, s := range r.Skipped {
-		fmt.Fprintf(w, "  skipped: %s\n", s)
+		line("  ", "skipped: %s", s)
 	}
 	for _, s := range r.Series {
 		for _, c := range s.Changes {
@@ -187,7 +192,7 @@ func Render(w io.Writer, r *Report) {
 			if commit == "" {
 				commit = "no commit recorded"
 			}
-			fmt.Fprintf(w, "%s %s %s: %s -> %s (%+.1f%%) from %s (%s, %s), p=%.3f\n", s.Experiment, s.Config, s.Header,
+			line("", "%s %s %s: %s -> %s (%+.1f%%) from %s (%s, %s), p=%.3f", s.Experiment, s.Config, s.Header,
 				value(c.Before, s.Unit), value(c.After, s.Unit), 100*(c.After/c.Before-1), p.Started.UTC().Format("2006-01-02 15:04Z"),
 				commit, filepath.Base(p.Path), c.P)
 		}
