@@ -792,15 +792,25 @@ func paramFigure(in []Input, exp string, specs []results.MetricSpec, sel chosen,
 		}
 		f.cols = min(len(settings), 4)
 	}
-	// One panel for every group: labels without what the drawn groups
-	// share.
-	short, common := textfmt.ShortKeys(groups)
-	if !facet && len(common) > 0 && len(settings) == 1 && len(in) == 1 && f.note == "" {
-		f.note = "every line: " + strings.Join(common, "/")
-	}
-	labelOf := map[string]string{}
-	for i, g := range groups {
-		labelOf[g] = short[i]
+	// One panel for every group: labels without what a file's drawn
+	// groups share (so that lot is lot in a file that keys it
+	// lot/unpinned/notify=all and in one that keys it lot).
+	type fileGroup struct{ file, group string }
+	labelOf := map[fileGroup]string{}
+	for _, n := range in {
+		var keys []string
+		for _, g := range ParamGroups(find(n.File, exp), figs[0].Plot.Param) {
+			if slices.Contains(groups, g.Key) {
+				keys = append(keys, g.Key)
+			}
+		}
+		short, common := textfmt.ShortKeys(keys)
+		for i, k := range keys {
+			labelOf[fileGroup{n.Name, k}] = short[i]
+		}
+		if !facet && len(common) > 0 && len(settings) == 1 && len(in) == 1 && f.note == "" {
+			f.note = "every line: " + strings.Join(common, "/")
+		}
 	}
 	type key struct{ file, label string }
 	for _, pn := range panels {
@@ -826,7 +836,7 @@ func paramFigure(in []Input, exp string, specs []results.MetricSpec, sel chosen,
 		lo, hi := math.Inf(1), 0.0
 		for _, n := range in {
 			for _, g := range ParamGroups(find(n.File, exp), m.Plot.Param) {
-				label := labelOf[g.Key]
+				label := labelOf[fileGroup{n.Name, g.Key}]
 				if facet {
 					if groupSetting(g) != pn.setting {
 						continue
