@@ -6,24 +6,24 @@
 # (perf, parkbench, perf, parkbench, ... bench by bench, trial by trial, so
 # that a change in the machine's load hits both), reads the summary line
 # each prints (parkbench's --format=perf prints perf's own lines), and
-# prints per bench the median over the trials of each tool's figure and
-# their ratio parkbench / perf. The target is a ratio within 1.15x either
-# way on each bench; --strict exits 1 when one is outside it (CI runs it
-# without: noise alone must not fail a build).
+# prints per bench each tool's median over the trials and the median of
+# the per-trial ratios parkbench / perf (the trials are paired: a ratio
+# within one trial compares runs made seconds apart). The target is a ratio
+# within 1.15x either way on each bench; --strict exits 1 when one is
+# outside it (CI runs it without: noise alone must not fail a build).
 #
-# What each times: perf's wake, wake-parallel and requeue time the waker's
-# calls with gettimeofday (whole µs, tv_usec only) after a 100 ms usleep;
-# parkbench the same calls with CLOCK_MONOTONIC after the same sleep of its
-# own thread (--settle 100ms), its waiters seen asleep first. hash is
-# operations per second per thread (perf divides by whole seconds,
-# parkbench by the measured time). docs/experiments.md ("parkbench wake")
-# has the rest.
+# wake and requeue are also run as --impl=c-futex: perf's loop in C threads
+# whose waiters exit once woken, as perf's do, where parkbench's Go waiters
+# go back to sleep until the run is over. The difference between the two
+# columns is what the woken waiters' exit adds to the waker's time when a
+# waiter pinned to the waker's CPU preempts it (docs/experiments.md,
+# "parkbench wake", says what each tool times).
 #
 # Usage: scripts/peer-perf.sh [--parkbench BIN] [--trials N] [--runs N]
 #                             [--threads N] [--hash-secs N] [--strict]
 # Defaults: 3 trials, perf's defaults otherwise (10 runs, -t = online CPUs,
 # one wake or requeue per call, as many parallel wakers as threads), hash
-# for 1 s. About 30 s on two vCPUs.
+# for 1 s. About 35 s on two vCPUs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
     --threads) threads=$2; shift 2 ;;
     --hash-secs) hashsecs=$2; shift 2 ;;
     --strict) strict=1; shift ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "peer-perf: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -55,8 +55,7 @@ if [ -z "$pb" ]; then
   pb=$tmp/parkbench
 fi
 
-# Each bench: name, perf's arguments, parkbench's arguments, the summary
-# line's pattern and the field of its figure (awk, on that line).
+# perf's arguments and parkbench's, per bench.
 perfargs() {
   case "$1" in
     wake) echo "-r $runs futex wake -t $threads -w 1" ;;
@@ -65,8 +64,8 @@ perfargs() {
     hash) echo "futex hash -t $threads -r $hashsecs -f 1024" ;;
   esac
 }
-pbargs() {
-  local common="wake --impl=futex --quiet --format=perf --threads=$threads --runs=$runs --settle=100ms"
+pbargs() { # bench impl
+  local common="wake --impl=$2 --quiet --format=perf --threads=$threads --runs=$runs --settle=100ms"
   case "$1" in
     wake) echo "$common --bench=wake --wakes=1" ;;
     wake-parallel) echo "$common --bench=wake-parallel --wakers=$threads" ;;
@@ -84,6 +83,17 @@ figure() {
     hash) awk '/^Averaged [0-9]+ operations\/sec/ { v=$2 } END { print v }' ;;
   esac
 }
+# measure runs one tool and records its figure: measure TOOL BENCH TRIAL CMD...
+measure() {
+  local tool=$1 b=$2 t=$3; shift 3
+  if ! "$@" > "$tmp/out" 2> "$tmp/err"; then
+    echo "peer-perf: $* failed:"; cat "$tmp/out" "$tmp/err"; exit 1
+  fi
+  local v
+  v=$(figure "$b" < "$tmp/out")
+  if [ -z "$v" ]; then echo "peer-perf: no summary line in the output of $*:"; cat "$tmp/out"; exit 1; fi
+  echo "$b $tool $t $v" >> "$tmp/figures"
+}
 
 benches="wake wake-parallel requeue hash"
 echo "peer-perf: $(perf --version), parkbench $("$pb" --version 2>/dev/null | head -1)"
@@ -93,14 +103,13 @@ t0=$(date +%s)
 for t in $(seq "$trials"); do
   for b in $benches; do
     # shellcheck disable=SC2046
-    perf bench $(perfargs "$b") > "$tmp/perf-$b-$t.txt" 2>&1 || { echo "peer-perf: perf bench $(perfargs "$b") failed:"; cat "$tmp/perf-$b-$t.txt"; exit 1; }
+    measure perf "$b" "$t" perf bench $(perfargs "$b")
     # shellcheck disable=SC2046
-    "$pb" $(pbargs "$b") > "$tmp/pb-$b-$t.txt" 2>"$tmp/pb-$b-$t.err" || { echo "peer-perf: parkbench $(pbargs "$b") failed:"; cat "$tmp/pb-$b-$t.err"; exit 1; }
-    for tool in perf pb; do
-      v=$(figure "$b" < "$tmp/$tool-$b-$t.txt")
-      if [ -z "$v" ]; then echo "peer-perf: no summary line in $tool's $b output:"; cat "$tmp/$tool-$b-$t.txt"; exit 1; fi
-      echo "$b $tool $t $v" >> "$tmp/figures"
-    done
+    measure futex "$b" "$t" "$pb" $(pbargs "$b" futex)
+    case "$b" in wake|requeue)
+      # shellcheck disable=SC2046
+      measure c-futex "$b" "$t" "$pb" $(pbargs "$b" c-futex) ;;
+    esac
   done
 done
 echo "load after:  $(uptime)"
@@ -109,29 +118,39 @@ echo
 awk -v strict="$strict" -v threads="$threads" -v runs="$runs" -v hs="$hashsecs" '
   function median(list,   n, a, i, j, x) {
     n = split(list, a, " ")
+    if (n == 0) return 0
     for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j+1] = a[j]; a[j+1] = x }
     return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
   }
-  { vals[$1 " " $2] = vals[$1 " " $2] " " $4 }
+  { v[$1, $2, $3] = $4; list[$1 " " $2] = list[$1 " " $2] " " $4; trial[$3] = 1 }
   END {
     split("wake wake-parallel requeue hash", order, " ")
-    unit["wake"] = "ms"; unit["wake-parallel"] = "ms"; unit["requeue"] = "ms"; unit["hash"] = "ops/s/thread"
+    unit["wake"] = "ms"; unit["wake-parallel"] = "ms"; unit["requeue"] = "ms"; unit["hash"] = "ops/s/thr"
     args["wake"] = "-t " threads " -w 1 -r " runs
     args["wake-parallel"] = "-t " threads " -w " threads " -r " runs
     args["requeue"] = "-t " threads " -q 1 -r " runs
     args["hash"] = "-t " threads " -r " hs " -f 1024"
-    printf "%-14s %-22s %-13s %14s %14s %8s  %s\n", "bench", "parameters", "unit", "perf", "parkbench", "pb/perf", "within 1.15x"
+    printf "%-13s %-19s %-9s %12s %12s %9s %5s %12s %9s\n", "bench", "parameters", "unit", "perf", "futex", "futex/perf", "1.15x", "c-futex", "c/perf"
     bad = 0
     for (k = 1; k <= 4; k++) {
       b = order[k]
-      p = median(vals[b " perf"]); q = median(vals[b " pb"])
-      r = p > 0 ? q / p : 0
-      ok = (r >= 1/1.15 && r <= 1.15) ? "yes" : "NO"
+      r = ""; rc = ""
+      for (t in trial) {
+        if (v[b, "perf", t] > 0) {
+          r = r " " v[b, "futex", t] / v[b, "perf", t]
+          if ((b, "c-futex", t) in v) rc = rc " " v[b, "c-futex", t] / v[b, "perf", t]
+        }
+      }
+      q = median(r)
+      ok = (q >= 1/1.15 && q <= 1.15) ? "yes" : "NO"
       if (ok == "NO") bad++
-      printf "%-14s %-22s %-13s %14.4f %14.4f %8.3f  %s\n", b, args[b], unit[b], p, q, r, ok
-      printf "%-14s %-22s %-13s %s | %s\n", "", "  trials perf | pb", "", vals[b " perf"], vals[b " pb"]
+      c = rc == "" ? "-" : sprintf("%12.4f", median(list[b " c-futex"]))
+      cr = rc == "" ? "-" : sprintf("%9.3f", median(rc))
+      printf "%-13s %-19s %-9s %12.4f %12.4f %9.3f %5s %12s %9s\n", b, args[b], unit[b], median(list[b " perf"]), median(list[b " futex"]), q, ok, c, cr
+      printf "%-13s %s\n", "", "trials: perf" list[b " perf"] " | futex" list[b " futex"] (rc == "" ? "" : " | c-futex" list[b " c-futex"])
     }
     print ""
+    print "futex/perf and c/perf are the medians of the per-trial ratios; perf and the parkbench columns the medians of each tool'"'"'s figures."
     if (bad) printf "peer-perf: %d of 4 benches outside 1.15x (docs/experiments.md, \"parkbench wake\", says what each times)\n", bad
     else print "peer-perf: every bench within 1.15x"
     exit (strict && bad) ? 1 : 0

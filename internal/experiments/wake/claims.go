@@ -75,7 +75,7 @@ func verdict(evaluated, holds bool) string {
 // waker less than waking them.
 func claimRequeue(configs []*results.Config) results.Claim {
 	cl := results.Claim{ID: ClaimRequeueCheaper,
-		Statement: "requeueing N waiters onto another key costs the waker less than waking them (perf bench futex requeue's premise): requeue's mean below wake's at the same N and per-call count, per implementation (futex, futex-shared, c-futex, lot; std-requeue's notify_all is itself a requeue)"}
+		Statement: "requeueing N waiters onto another key costs the waker less than waking them (perf bench futex requeue's premise): requeue's median (over runs) below wake's at the same N and per-call count, per implementation (futex, futex-shared, c-futex, lot; std-requeue's notify_all is itself a requeue)"}
 	var ev, bad []string
 	evaluated := 0
 	for _, r := range configs {
@@ -90,7 +90,7 @@ func claimRequeue(configs []*results.Config) results.Claim {
 			continue
 		}
 		evaluated++
-		rq, wm := r.Summary[MWakerMean], w.Summary[MWakerMean]
+		rq, wm := r.Summary[MWakerMedian], w.Summary[MWakerMedian]
 		s := fmt.Sprintf("%s n=%s per call %s: requeue %s vs wake %s (%.2fx)", r.Impl, r.Params["n"], r.Params["per_call"], fmtUs(rq), fmtUs(wm), rq/wm)
 		if !(rq < wm) {
 			bad = append(bad, s)
@@ -117,7 +117,7 @@ func claimRequeue(configs []*results.Config) results.Claim {
 // wake-lot-unparkall: lot's UnparkAll of N against N raw FUTEX_WAKEs.
 func claimUnparkAll(configs []*results.Config) results.Claim {
 	cl := results.Claim{ID: ClaimUnparkAll,
-		Statement: fmt.Sprintf("lot's UnparkAll of N costs the waker no more than %.1fx N raw FUTEX_WAKE calls (futex, one at a time), at each N", UnparkAllLimit)}
+		Statement: fmt.Sprintf("lot's UnparkAll of N costs the waker no more than %.1fx N raw FUTEX_WAKE calls (futex, one at a time), at each N (medians over runs: a run's time is bimodal here, a wake that reaches an idle vCPU costs several times one that does not, and a mean of ten follows the mix)", UnparkAllLimit)}
 	var parts []string
 	evaluated, holds := 0, true
 	for _, l := range configs {
@@ -129,7 +129,7 @@ func claimUnparkAll(configs []*results.Config) results.Claim {
 			continue
 		}
 		evaluated++
-		lm, fm := l.Summary[MWakerMean], f.Summary[MWakerMean]
+		lm, fm := l.Summary[MWakerMedian], f.Summary[MWakerMedian]
 		ok := lm <= UnparkAllLimit*fm
 		holds = holds && ok
 		parts = append(parts, fmt.Sprintf("n=%s: lot UnparkAll %s vs futex %s (%.2fx)", l.Params["n"], fmtUs(lm), fmtUs(fm), lm/fm))

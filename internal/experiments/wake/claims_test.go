@@ -7,13 +7,13 @@ import (
 	"github.com/parkbench/parkbench/internal/results"
 )
 
-func waker(impl, bench string, n int, perCall string, mean float64) *results.Config {
+func waker(impl, bench string, n int, perCall string, median float64) *results.Config {
 	key := fmt.Sprintf("%s/%s/n=%d/w=%s", impl, bench, n, perCall)
 	if bench == BenchRequeue {
 		key = fmt.Sprintf("%s/%s/n=%d/q=%s", impl, bench, n, perCall)
 	}
 	return &results.Config{Key: key, Impl: impl, Params: map[string]string{"bench": bench, "n": fmt.Sprint(n), "per_call": perCall},
-		Summary: map[string]float64{MWakerMean: mean}}
+		Summary: map[string]float64{MWakerMedian: median}}
 }
 
 func hashCfg(impl string, n int, rate float64) *results.Config {
