@@ -5,10 +5,12 @@
 # `parkbench wake --impl=futex` with the same parameters, interleaved
 # (perf, parkbench, perf, parkbench, ... bench by bench, trial by trial, so
 # that a change in the machine's load hits both), reads the summary line
-# each prints (parkbench's --format=perf prints perf's own lines), and
-# prints per bench each tool's median over the trials and the median of
-# the per-trial ratios parkbench / perf (the trials are paired: a ratio
-# within one trial compares runs made seconds apart). The target is a ratio
+# each prints (parkbench's --format=perf prints perf's own lines: per run
+# and per summary), and prints per bench each tool's median over the trials
+# and the median of the per-trial ratios parkbench / perf (the trials are
+# paired: a ratio within one trial compares runs made seconds apart). A
+# trial's figure for wake, wake-parallel and requeue is the median of its
+# runs, not perf's mean (see figure below). The target is a ratio
 # within 1.15x either way on each bench; --strict exits 1 when one is
 # outside it (CI runs it without: noise alone must not fail a build).
 #
@@ -36,7 +38,7 @@ while [ $# -gt 0 ]; do
     --threads) threads=$2; shift 2 ;;
     --hash-secs) hashsecs=$2; shift 2 ;;
     --strict) strict=1; shift ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "peer-perf: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -73,13 +75,20 @@ pbargs() { # bench impl
     hash) echo "$common --bench=hash --hash-threads=$threads --hash-time=${hashsecs}s --hash-rounds=1 --futexes=1024" ;;
   esac
 }
-# figure prints the bench's summary figure from a perf-format output: ms
-# for the three wake benches, operations/s per thread for hash.
+# figure prints the bench's figure from a perf-format output: for the
+# three wake benches the median of the "[Run n]" lines' times in ms (perf
+# prints each run; its own summary is their mean, which one slow run out of
+# ten moves by a factor here, so the script reads the runs), for hash the
+# "Averaged" operations/s per thread (one run).
 figure() {
   case "$1" in
-    wake) awk '/^Wokeup [0-9]+ of [0-9]+ threads in .* ms \(\+-/ { for (i=1;i<=NF;i++) if ($i=="ms") v=$(i-1) } END { print v }' ;;
-    wake-parallel) awk '/^Avg per-thread latency .* ms \(\+-/ { for (i=1;i<=NF;i++) if ($i=="ms") v=$(i-1) } END { print v }' ;;
-    requeue) awk '/^Requeued [0-9]+ of [0-9]+ threads in .* ms \(\+-/ { for (i=1;i<=NF;i++) if ($i=="ms") v=$(i-1) } END { print v }' ;;
+    wake|wake-parallel|requeue) awk '
+      /^\[Run [0-9]+\]: / { for (i = 1; i <= NF; i++) if ($i == "ms") v[++n] = $(i-1) }
+      END {
+        if (n == 0) exit
+        for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j+1] = v[j]; v[j+1] = x }
+        print (n % 2 ? v[(n+1)/2] : (v[n/2] + v[n/2+1]) / 2)
+      }' ;;
     hash) awk '/^Averaged [0-9]+ operations\/sec/ { v=$2 } END { print v }' ;;
   esac
 }
@@ -150,6 +159,7 @@ awk -v strict="$strict" -v threads="$threads" -v runs="$runs" -v hs="$hashsecs" 
       printf "%-13s %s\n", "", "trials: perf" list[b " perf"] " | futex" list[b " futex"] (rc == "" ? "" : " | c-futex" list[b " c-futex"])
     }
     print ""
+    print "wake, wake-parallel, requeue: a trial'"'"'s figure is the median of its runs (ms); hash: perf'"'"'s Averaged ops/s per thread."
     print "futex/perf and c/perf are the medians of the per-trial ratios; perf and the parkbench columns the medians of each tool'"'"'s figures."
     if (bad) printf "peer-perf: %d of 4 benches outside 1.15x (docs/experiments.md, \"parkbench wake\", says what each times)\n", bad
     else print "peer-perf: every bench within 1.15x"

@@ -183,11 +183,16 @@ int pbw_counted(pbw_set *s) { return atomic_load(&s->counted); }
 int64_t pbw_tid(pbw_set *s, int i) { return atomic_load(&s->slots[i].tid); }
 int pbw_pin_error(pbw_set *s, int i) { return s->slots[i].pin_err; }
 
-void pbw_fire(pbw_set *s, int op, int k, int64_t *per_call, long cap, int64_t bound_ns, pbw_result *res) {
+void pbw_fire(pbw_set *s, int op, int k, int64_t *per_call, long cap, int64_t bound_ns, int64_t settle_ns, pbw_result *res) {
 	int flag = s->kind == PBW_FUTEX ? FUTEX_PRIVATE_FLAG : 0;
 	long calls = 0, done = 0;
 	int64_t t0, prev, t;
 	memset(res, 0, sizeof *res);
+	if (settle_ns > 0) {
+		struct timespec d = {settle_ns / 1000000000LL, settle_ns % 1000000000LL};
+		while (nanosleep(&d, &d) != 0 && errno == EINTR)
+			;
+	}
 	switch (op) {
 	case PBW_OP_BROADCAST:
 	case PBW_OP_SIGNAL:

@@ -42,10 +42,13 @@ int pbw_counted(pbw_set *s);
 int64_t pbw_tid(pbw_set *s, int i);
 // pbw_pin_error is waiter i's pthread_attr_setaffinity_np result.
 int pbw_pin_error(pbw_set *s, int i);
-// pbw_fire runs the timed operation op (k per call: wakes or requeues)
-// on the calling thread, at most bound_ns long; per_call (cap entries)
-// gets each call's duration.
-void pbw_fire(pbw_set *s, int op, int k, int64_t *per_call, long cap, int64_t bound_ns, pbw_result *res);
+// pbw_fire sleeps settle_ns (nanosleep; 0: not at all), then runs the
+// timed operation op (k per call: wakes or requeues) on the calling
+// thread, at most bound_ns long; per_call (cap entries) gets each call's
+// duration. The sleep is perf's usleep(100000) before its timed loop, in
+// C, so that nothing runs between the waker's wake-up and the first clock
+// read but the C code.
+void pbw_fire(pbw_set *s, int op, int k, int64_t *per_call, long cap, int64_t bound_ns, int64_t settle_ns, pbw_result *res);
 // pbw_join waits up to timeout_ns for every waiter to leave its wait and
 // exit: 0, or ETIMEDOUT (a lost wakeup; the waiters are then released by
 // force and joined).

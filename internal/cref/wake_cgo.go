@@ -62,17 +62,17 @@ func (w *WakeSet) PinError() error {
 	return nil
 }
 
-// Fire runs the timed wake on the calling thread (one cgo call; nothing of
-// the Go runtime runs between the clock reads), k wakes or requeues per
-// call, at most bound long. perCall gets each call's duration (as many as
-// fit).
-func (w *WakeSet) Fire(op WakeOp, k int, perCall []int64, bound time.Duration) WakeResult {
+// Fire sleeps settle (0: not at all), then runs the timed wake on the
+// calling thread (one cgo call: nothing of the Go runtime runs between the
+// end of the sleep and the last clock read), k wakes or requeues per call,
+// at most bound long. perCall gets each call's duration (as many as fit).
+func (w *WakeSet) Fire(op WakeOp, k int, perCall []int64, bound, settle time.Duration) WakeResult {
 	var res C.pbw_result
 	var pc *C.int64_t
 	if len(perCall) > 0 {
 		pc = (*C.int64_t)(unsafe.Pointer(&perCall[0]))
 	}
-	C.pbw_fire(w.s, C.int(op), C.int(k), pc, C.long(len(perCall)), C.int64_t(bound), &res)
+	C.pbw_fire(w.s, C.int(op), C.int(k), pc, C.long(len(perCall)), C.int64_t(bound), C.int64_t(settle), &res)
 	return WakeResult{TotalNs: int64(res.total_ns), Calls: int(res.calls), Done: int(res.done), TimedOut: res.timed_out != 0}
 }
 

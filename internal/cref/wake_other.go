@@ -27,7 +27,7 @@ func StartWake(kind WakeKind, n int, cpus []int) (*WakeSet, error) { return nil,
 func (w *WakeSet) Counted() int    { return 0 }
 func (w *WakeSet) Tid(i int) int   { return 0 }
 func (w *WakeSet) PinError() error { return nil }
-func (w *WakeSet) Fire(op WakeOp, k int, perCall []int64, bound time.Duration) WakeResult {
+func (w *WakeSet) Fire(op WakeOp, k int, perCall []int64, bound, settle time.Duration) WakeResult {
 	return WakeResult{TimedOut: true}
 }
 func (w *WakeSet) Join(timeout time.Duration) bool { return true }

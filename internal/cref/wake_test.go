@@ -53,7 +53,7 @@ func TestWakeSetWakesEveryWaiter(t *testing.T) {
 			w := startAsleep(t, c.kind, n)
 			defer w.Close()
 			per := make([]int64, 4*n)
-			r := w.Fire(c.op, c.k, per, 10*time.Second)
+			r := w.Fire(c.op, c.k, per, 10*time.Second, 0)
 			if r.TimedOut {
 				t.Fatalf("timed out: %+v", r)
 			}

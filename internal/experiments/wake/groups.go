@@ -263,7 +263,13 @@ type cGroup struct {
 	set  *cref.WakeSet
 	n    int
 	kind cref.WakeKind
+	// settle is slept in C right before the timed loop (settleInFire).
+	settle time.Duration
 }
+
+// settleInFire makes the C waker sleep the settle itself, in the same cgo
+// call as its timed loop, as perf's main thread does.
+func (g *cGroup) settleInFire(d time.Duration) { g.settle = d }
 
 func newCGroup(kind cref.WakeKind, n int, cpus []int) (group, error) {
 	s, err := cref.StartWake(kind, n, cpus)
@@ -291,7 +297,7 @@ func (g *cGroup) fire(bench string, k int, per []int64, bound time.Duration) fir
 	case g.kind == cref.WaitCond:
 		op = cref.OpBroadcast
 	}
-	r := g.set.Fire(op, allAtOnce(k), per, bound)
+	r := g.set.Fire(op, allAtOnce(k), per, bound, g.settle)
 	return fireResult{totalNs: r.TotalNs, calls: r.Calls, done: r.Done, timedOut: r.TimedOut}
 }
 

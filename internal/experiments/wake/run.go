@@ -445,7 +445,11 @@ func oneRun(ctx context.Context, c cfgSpec, o Options, cpus []int) (runSample, e
 		err = g.pinError()
 	}
 	if err == nil {
-		osthread.Sleep(o.Settle)
+		if cs, ok := g.(interface{ settleInFire(time.Duration) }); ok && c.bench != BenchParallel {
+			cs.settleInFire(o.Settle)
+		} else {
+			osthread.Sleep(o.Settle)
+		}
 		err = ctx.Err()
 	}
 	if err != nil {
