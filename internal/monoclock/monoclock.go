@@ -56,7 +56,8 @@ var Resolution = sync.OnceValue(func() time.Duration { return resolution(Nanotim
 // experiments use counts in nanoseconds).
 func resolution(read func() int64) time.Duration {
 	for i := 0; i < 1000; i++ {
-		if read() == read() {
+		a, b := read(), read()
+		if a == b {
 			return Step(read)
 		}
 	}
