@@ -30,6 +30,16 @@ func TestRunEveryMechanism(t *testing.T) {
 		if _, ok := c.Summary[MRPS]; !ok {
 			t.Errorf("%s: no rps in %v", c.Key, c.Summary)
 		}
+		// compare judges a figure over the rounds: each round has it.
+		for _, m := range Metrics {
+			if _, ok := c.Summary[m.Key]; ok && m.Judged {
+				for i, r := range c.Rounds {
+					if _, ok := r.Metrics[m.Key]; !ok {
+						t.Errorf("%s round %d lacks judged %s", c.Key, i, m.Key)
+					}
+				}
+			}
+		}
 		t.Logf("%-34s rps %8.0f wake p50 %7.1f p99 %8.1f µs req p99 %8.1f µs drop %v left %v cpu %.2f", c.Key, c.Summary[MRPS],
 			c.Summary[MWakeP50]/1e3, c.Summary[MWakeP99]/1e3, c.Summary[MReqP99]/1e3, c.Summary[MDropped], c.Summary[MUnfinished], c.Summary[MCPUBusy])
 	}

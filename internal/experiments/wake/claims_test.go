@@ -1,6 +1,7 @@
 package wake
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -74,6 +75,35 @@ func TestMetricSpecs(t *testing.T) {
 	for _, k := range SummaryKeys {
 		if !declared[k] {
 			t.Errorf("summary key %s is not described", k)
+		}
+	}
+}
+
+// TestRoundsCarryJudgedFigures: every judged figure of a waker
+// configuration is in each of its rounds, so compare's test over rounds
+// has samples (a figure only in the summary is judged without noise).
+func TestRoundsCarryJudgedFigures(t *testing.T) {
+	exp, err := Run(context.Background(), func() Options {
+		o := tiny()
+		o.Impls, o.Benches = []string{"lot"}, []string{BenchWake, BenchRequeue}
+		return o
+	}(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range exp.Configs {
+		for _, m := range Metrics {
+			if !m.Judged {
+				continue
+			}
+			if _, inSummary := c.Summary[m.Key]; !inSummary {
+				continue
+			}
+			for i, r := range c.Rounds {
+				if _, ok := r.Metrics[m.Key]; !ok {
+					t.Errorf("%s round %d lacks judged %s", c.Key, i, m.Key)
+				}
+			}
 		}
 	}
 }
