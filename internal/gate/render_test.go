@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/parkbench/parkbench/internal/results"
 )
 
 func synthReport(t *testing.T, shift float64) *Report {
@@ -21,7 +23,8 @@ func synthReport(t *testing.T, shift float64) *Report {
 	p := DefaultProfile[0]
 	return &Report{Format: "parkbench-ab", Version: 1, Base: Binary{Path: "/tmp/base/parkbench", Version: "parkbench devel (0123456789ab) go1.26.8"},
 		New: Binary{Path: "/tmp/new/parkbench", Version: "parkbench devel (ba9876543210) go1.26.8"}, Profile: DefaultProfile,
-		Command: p.Args(append(p.Impls, "c-futex")), Outcome: out}
+		Command: p.Args(append(p.Impls, "c-futex")), Outcome: out,
+		Machine: results.Machine{Slug: "linux-amd64-2cpu-intel-xeon-f6m167-vm", TimingClock: "runtime.nanotime (CLOCK_MONOTONIC / mach_absolute_time)", ClockResolutionNs: 1}}
 }
 
 // TestRender: the verdict is the first line, the table has the row, both
