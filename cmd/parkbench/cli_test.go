@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/e12"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
+	"github.com/parkbench/parkbench/internal/experiments/wake"
 	"github.com/parkbench/parkbench/internal/parkers"
 )
 
@@ -154,6 +156,7 @@ func normalise(msg, unavail, why string) string {
 		{e12.ImplNames(), "<latency impls>"},
 		{timeout.ImplNames(), "<timeout impls>"},
 		{herd.ImplNames(), "<herd impls>"},
+		{wake.ImplNames(), "<wake impls>"},
 		{parkers.Names(), "<parkers>"},
 	} {
 		msg = strings.ReplaceAll(msg, strings.Join(r.list, ", "), r.name)
@@ -211,7 +214,7 @@ func TestBadInput(t *testing.T) {
 		t.Fatalf("%v (run go test ./cmd/parkbench -run TestBadInput -update)", err)
 	}
 	if got := asLinuxWords(t, golden.String()); string(want) != got {
-		t.Errorf("bad-input messages changed; diff testdata/badinput.golden against:\n%s", golden.String())
+		t.Errorf("bad-input messages changed (%s); diff testdata/badinput.golden against:\n%s", firstLineDiff(string(want), got), golden.String())
 	}
 }
 
@@ -306,4 +309,23 @@ func sleeper(t *testing.T) string {
 		t.Skip("no sleeping thread parker runs here")
 	}
 	return n
+}
+
+// firstLineDiff names the first line where want and got differ, so a
+// golden mismatch on another OS (where -update cannot run) says what moved.
+func firstLineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d: want %q, got %q", i+1, a, b)
+		}
+	}
+	return "no line differs"
 }

@@ -57,7 +57,10 @@ func TestHelpDefaultsFromOptions(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"latency", "--help"}, []string{"(--quick: 2000) (default 10000)", `(--quick: cross-core) (default "all")`}},
+		// The quick placement is cross-core where threads can be pinned,
+		// unpinned elsewhere: read it from the options, as help does.
+		{[]string{"latency", "--help"}, []string{"(--quick: 2000) (default 10000)",
+			"(--quick: " + strings.Join(e12.QuickLatencyOptions().Placements, ",") + `) (default "all")`}},
 		{[]string{"herd", "--help"}, []string{`(--quick: 1,16,64) (default "1,4,16,64")`, "(default 20µs)"}},
 		{[]string{"timeout", "--help"}, []string{`(default "10µs,100µs,1ms,10ms")`}},
 		{[]string{"lock", "--help"}, []string{`(--quick: 0) (default "0,200ns")`, "--readers", "--rwlock"}},

@@ -11,6 +11,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
+	"github.com/parkbench/parkbench/internal/textfmt"
 )
 
 func init() { register(newLockCmd) }
@@ -59,11 +60,13 @@ func newLockCmd() *cobra.Command {
 	)
 	var implLines []string
 	for _, im := range lock.Impls() {
-		line := fmt.Sprintf("  %-10s %s", im.Name, im.Summary)
+		line := im.Summary
 		if im.Why != "" {
 			line += " [unavailable: " + im.Why + "]"
 		}
-		implLines = append(implLines, line)
+		// Wrapped under the summary column, so help fits textfmt.Columns
+		// on every OS (the reasons an implementation cannot run are long).
+		implLines = append(implLines, textfmt.Wrap(line, textfmt.Columns, fmt.Sprintf("  %-10s ", im.Name), strings.Repeat(" ", 13)))
 	}
 	cmd := &cobra.Command{
 		Use:   "lock",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,7 +54,7 @@ func FindBaseline(dir string, f *File) (b *Baseline, skipped []string, err error
 		}
 		paths = append(paths, m...)
 	}
-	if _, err := os.Stat(dir); err != nil {
+	if err := StatDir(dir); err != nil {
 		return nil, nil, err
 	}
 	type cand struct {
@@ -127,4 +128,16 @@ func holdsAll(base, f *File) bool {
 		}
 	}
 	return true
+}
+
+// StatDir checks that dir can be read, with an error that names dir in the
+// same words on every OS ("DIR: no such file or directory"), not the
+// system call that failed (stat on Unix, GetFileAttributesEx on Windows).
+func StatDir(dir string) error {
+	_, err := os.Stat(dir)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", dir, pe.Err)
+	}
+	return err
 }

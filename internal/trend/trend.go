@@ -5,7 +5,6 @@ import (
 	"hash/fnv"
 	"io"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -54,7 +53,7 @@ type Report struct {
 // Load reads every result file under dir (dir/*.json, dir/*/*.json),
 // skipping (and listing) the ones that do not decode.
 func Load(dir string) (files []*results.File, paths, skipped []string, err error) {
-	if _, err := os.Stat(dir); err != nil {
+	if err := results.StatDir(dir); err != nil {
 		return nil, nil, nil, err
 	}
 	var all []string
