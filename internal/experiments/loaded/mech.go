@@ -34,6 +34,14 @@ import (
 // its wait below. A wake that comes late (the sleeper saw posted before
 // it slept) is absorbed: the mechanisms' wait loops re-check the state.
 //
+// A post is not a request (ABA on the state word): a poster that read
+// sleepy, then lost its CPU before its CAS, can land that CAS on a later
+// sleep's sleepy, after the sleeper took the request by the fast path and
+// announced sleep again. The sleeper then wakes with nothing queued. The
+// callers treat every wake that way: they look at the queue again, and
+// the closed loop's worker goes back on the message thread's list once
+// per request taken, not once per wake (run.go).
+//
 // The stamp is stored before the CAS, so a sleeper that sees posted reads
 // this post's stamp (the CAS publishes it); wakeup latency is the
 // sleeper's clock after its wait minus the stamp: schbench's wake_time

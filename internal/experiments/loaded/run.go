@@ -346,6 +346,10 @@ func record(h *hdrhistogram.Histogram, v int64) {
 	_ = h.RecordValue(min(max(v, 1), 60e9))
 }
 
+// roundStarted, when set (tests only), is called as every round starts,
+// with its workers and its stop flag: fault injection.
+var roundStarted func(m *mechanism, workers []*worker, stop *atomic.Bool)
+
 // window is the measured window [start, end) on the clock.
 type window struct{ start, end int64 }
 
@@ -391,6 +395,7 @@ func runOnce(ctx context.Context, c cfgSpec, o Options, steps int) (map[string]f
 				m.setup(&w.s)
 				hasWork := func() bool { return !w.q.empty() || stop.Load() }
 				seed := uint64(nanotime())
+				onList := false // closed loop: on ms's list, no request taken since
 				readyN.Add(1)
 				<-start
 				for {
@@ -399,6 +404,9 @@ func runOnce(ctx context.Context, c cfgSpec, o Options, steps int) (map[string]f
 						if !ok {
 							break
 						}
+						// The message thread took w off its list before it
+						// queued this request (closedLoop).
+						onList = false
 						s := nanotime()
 						if sleepNs > 0 {
 							osthread.Sleep(time.Duration(sleepNs))
@@ -418,9 +426,17 @@ func runOnce(ctx context.Context, c cfgSpec, o Options, steps int) (map[string]f
 					}
 					// The closed loop: back on the message thread's list
 					// (its queue is empty: it takes one request at a
-					// time), then wait for the next request.
-					if c.closed {
+					// time), then wait for the next request. Once per
+					// request: a wake is not a request. A poster that read
+					// sleepy during this worker's previous sleep can land
+					// its CAS on this sleep's sleepy (the state word's ABA,
+					// mech.go), so the worker can wake with nothing queued
+					// while still on the list; pushing it again would link
+					// it into the list twice and the message thread would
+					// walk a cycle.
+					if c.closed && !onList {
 						ms.push(w)
+						onList = true
 						m.post(&ms.s)
 					}
 					if m.sleep(&w.s, hasWork) {
@@ -458,6 +474,9 @@ func runOnce(ctx context.Context, c cfgSpec, o Options, steps int) (map[string]f
 	t0 := nanotime()
 	win = window{start: t0 + int64(o.Warmup), end: t0 + int64(o.Warmup) + int64(o.Duration)}
 	close(start)
+	if roundStarted != nil {
+		roundStarted(m, all, &stop)
+	}
 	// Sleep out warm-up + window, then give the open loop's backlog a
 	// drain of at most one window before stopping (what is left is
 	// counted as unfinished).
