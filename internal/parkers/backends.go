@@ -115,7 +115,7 @@ var backends = []row{
 		notHere: "Windows only: NT keyed events are an ntdll.dll API (Windows XP+)"},
 	{Backend: Backend{Name: NameUlock, Kind: KindThread, Sleeps: true, CheapToConstruct: true,
 		Summary: "beyond the study: linux.rs's int32 word on darwin's private futex, __ulock_wait(UL_COMPARE_AND_WAIT, expect 1, " +
-			"timeout in µs) / __ulock_wake (what libc++'s atomic wait uses; std's darwin.rs names it and may not use it)"},
+			"timeout in microseconds) / __ulock_wake (what libc++'s atomic wait uses; std's darwin.rs names it and may not use it)"},
 		notHere: darwinOnly, cgoHere: isDarwin, cgoWhy: darwinCgoWhy},
 	{Backend: Backend{Name: NameOSSync, Kind: KindThread, Sleeps: true, CheapToConstruct: true,
 		Summary: "beyond the study: linux.rs's int32 word on os_sync_wait_on_address(_with_timeout, MACH_ABSOLUTE_TIME) / " +
