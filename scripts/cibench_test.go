@@ -110,12 +110,13 @@ func TestCIBench(t *testing.T) {
 	}{
 		{"noise only", []string{"--result", same}, 0, []string{"Baseline: " + filepath.ToSlash(filepath.Join(recorded, base.Machine.Slug, "suite-20261130T120000Z.json")) + " (the newest result", "## parkbench quick suite", "0 slower"}},
 		{"regression tolerated", []string{"--result", slow}, 0, []string{"REGRESSION"}},
-		{"regression strict", []string{"--gate=strict", "--result", slow}, 1, []string{"REGRESSION"}},
-		{"strict no change", []string{"--gate", "strict", "--result", same}, 0, []string{"0 slower"}},
-		{"threshold", []string{"--gate=strict", "--threshold=90%", "--result", slow}, 0, []string{"±90%"}},
-		{"explicit baseline", []string{"--gate=strict", "--result", same, "--baseline", slow}, 0, []string{"faster"}},
+		// The recorded-baseline view never fails the build on verdicts
+		// (3 of 3 A/A runs read REGRESSION there); strict is the A/B gate.
+		{"strict needs --base", []string{"--gate=strict", "--result", slow}, 2, []string{"--gate=strict is the regression gate", "give --base REV"}},
+		{"strict needs --base (spaced)", []string{"--gate", "strict", "--result", same}, 2, []string{"give --base REV"}},
+		{"threshold", []string{"--threshold=90%", "--result", slow}, 0, []string{"±90%"}},
+		{"explicit baseline", []string{"--result", same, "--baseline", slow}, 0, []string{"faster"}},
 		{"no baseline", []string{"--result", noBase}, 0, []string{"**No baseline**: no result of machine class darwin-amd64-3cpu-apple-m1-kvm under"}},
-		{"no baseline strict", []string{"--gate=strict", "--result", noBase}, 3, []string{"**No baseline**", "no baseline of this machine class (exit 3)"}},
 		{"gate: unknown revision", []string{"--base=no-such-revision-xyz"}, 2, []string{"not a revision"}},
 		{"gate: with --result", []string{"--base=HEAD", "--result", same}, 2, []string{"--base runs the A/B gate"}},
 		{"truncated result", []string{"--result", broken}, 2, []string{"unreadable", "truncated"}},
