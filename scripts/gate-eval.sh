@@ -28,6 +28,8 @@
 #        [--lock FILE] [--ab-args "ARGS"] [--table]
 #   --runs N      gate runs per effect (default 20); --aa-runs N A/A runs
 #                 (default: --runs)
+#   --ab-args     options for every ab run, the calibration's too (e.g.
+#                 "--profile=wake": the wake part's rows; docs/gate.md)
 #   --table       print the table from DIR/log.tsv and exit
 # Output: the table effect x false alarms x detections x gate time x load,
 # for all runs and for the runs whose load stayed at most 3.
@@ -65,7 +67,7 @@ while [ $# -gt 0 ]; do
 	--ab-args=*) ab_args="${1#--ab-args=}" ;;
 	--ab-args) need_arg "$@"; ab_args="$2"; shift ;;
 	--table) table_only=1 ;;
-	-h | --help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 	shift
@@ -173,7 +175,8 @@ if [ ! -f "$cal" ]; then
 	for s in $(echo "$sites" | tr ',' ' '); do inject="$inject${inject:+,}$s=$probe"; done
 	wrapper probe "$inject"
 	echo "gate-eval: calibrating: $inject" >&2
-	flock "$lock" "$pb" ab --quiet --format=text --out "$dir/calibration.json" --min-effect=0% "$dir/base-inject" "$dir/probe" >"$dir/calibration.txt" 2>&1 || true
+	# shellcheck disable=SC2086 # ab_args are separate words (the profile)
+	flock "$lock" "$pb" ab --quiet --format=text --out "$dir/calibration.json" --min-effect=0% $ab_args "$dir/base-inject" "$dir/probe" >"$dir/calibration.txt" 2>&1 || true
 	[ -f "$dir/calibration.json" ] || die "calibration failed: $(tail -n 3 "$dir/calibration.txt")"
 	jq -r '.rows[] | [.impl, .ratio - 1, .base_median, .new_median] | @tsv' "$dir/calibration.json" >"$cal"
 	cat "$cal" >&2
@@ -182,9 +185,10 @@ probe_ns=$(awk -v p="$probe" 'BEGIN { v = p + 0; if (p ~ /ms$/) v *= 1e6; else i
 for e in $effects; do
 	inject=""
 	for s in $(echo "$sites" | tr ',' ' '); do
-		# The row whose implementation is the site (lot, std); delay =
+		# The row whose implementation is the site (lot, std), the first
+		# part's when the profile has several (--profile=all); delay =
 		# probe x effect / realized change at the probe.
-		d=$(awk -F'\t' -v s="$s" -v e="$e" -v p="$probe_ns" '$1 == s && $2 > 0 { printf "%dns", p * e / 100 / $2 }' "$cal")
+		d=$(awk -F'\t' -v s="$s" -v e="$e" -v p="$probe_ns" '$1 == s && $2 > 0 { printf "%dns", p * e / 100 / $2; exit }' "$cal")
 		[ -n "$d" ] || die "calibration has no positive change for the $s row: see $dir/calibration.txt"
 		inject="$inject${inject:+,}$s=$d"
 	done

@@ -20,6 +20,7 @@ func init() { register(newABCmd) }
 func newABCmd() *cobra.Command {
 	var (
 		format, out, minEffect string
+		profile                string
 		quiet                  bool
 		seed                   uint64
 		timeout                time.Duration
@@ -32,11 +33,15 @@ func newABCmd() *cobra.Command {
 revision's and the new one's) on this machine, interleaved, and judge each
 headline figure with a test that has a known false-alarm rate.
 
-Each trial is its own process launch of one binary running the headline
-profile: E12 latency of futex, lot and std, pinned cross-core, with the C
-floor c-futex in the same process, 30 interleaved rounds of 250 round trips.
-The judged figure is each row's median wake latency as a ratio to c-futex in
-the same rounds, so what the machine does to both cancels. Trials run in
+Each trial runs the headline profile in one binary, each part its own
+process launch (--profile all, the default, runs both parts; latency or
+wake one). The latency part: E12 latency of futex, lot and std, pinned
+cross-core, with the C floor c-futex in the same process, 30 interleaved
+rounds of 250 round trips; the judged figure is each row's median wake
+latency as a ratio to c-futex in the same rounds, so what the machine does
+to both cancels. The wake part, the waker's side (parkbench wake): the
+median over 30 runs of the time futex, lot and std take to wake 16
+sleeping waiters with one call, judged as it is. Trials run in
 blocks ABBA or BAAB (chosen at random, --seed recorded), --trials a side;
 rows whose verdict is still unknown get --step more a side, up to
 --max-trials.
@@ -80,6 +85,10 @@ the trial, writes a result this build cannot read; the message names it),
 			if err := opt.Validate(); err != nil {
 				return usagef("invalid --%v", err)
 			}
+			parts, ok := gate.Profiles[profile]
+			if !ok {
+				return usagef("invalid --profile %q: valid profiles are %s", profile, strings.Join(gate.ProfileNames, ", "))
+			}
 			if timeout <= 0 {
 				return usagef("invalid --trial-timeout %v: want a positive duration such as 2m", timeout)
 			}
@@ -95,7 +104,7 @@ the trial, writes a result this build cannot read; the message names it),
 			}
 			ctx, stop := signalContext()
 			defer stop()
-			src := &gate.ProcessSource{Bins: map[gate.Side]string{gate.Base: args[0], gate.New: args[1]}, Profile: gate.DefaultProfile, Timeout: timeout}
+			src := &gate.ProcessSource{Bins: map[gate.Side]string{gate.Base: args[0], gate.New: args[1]}, Profile: parts, Timeout: timeout}
 			started := time.Now().UTC()
 			load0 := gate.LoadAvg()
 			rows, err := src.Prepare(ctx)
@@ -119,6 +128,11 @@ the trial, writes a result this build cannot read; the message names it),
 				New:     gate.Binary{Path: args[1], Version: src.Version[gate.New], Tool: src.Tool[gate.New]},
 				Machine: src.Machine, Profile: src.Profile, Load: [2]float64{load0, gate.LoadAvg()}, Dropped: src.Dropped, Outcome: res}
 			rep.Command = src.Command(src.Profile[0])
+			if len(src.Profile) > 1 {
+				for _, p := range src.Profile {
+					rep.Commands = append(rep.Commands, src.Command(p))
+				}
+			}
 			if err := gate.Render(cmd.OutOrStdout(), rep, format); err != nil {
 				return err
 			}
@@ -148,6 +162,7 @@ the trial, writes a result this build cannot read; the message names it),
 	f.Uint64Var(&seed, "seed", 0, "seed of the trial order and the bootstrap (default: from the clock; recorded)")
 	f.DurationVar(&timeout, "trial-timeout", 2*time.Minute, "longest one launch may take (a lost wakeup hangs it)")
 	f.StringVar(&format, "format", "text", "output on stdout: "+strings.Join(gate.Formats, "|"))
+	f.StringVar(&profile, "profile", "all", "what a trial measures: "+strings.Join(gate.ProfileNames, "|")+" (latency: E12 wake latency; wake: the waker's side)")
 	f.StringVarP(&out, "out", "o", "", "also write the whole run (every trial) as JSON to `FILE`")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
 	return cmd

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parkbench/parkbench/internal/experiments/wake"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/results/resultstest"
 )
@@ -89,17 +90,20 @@ func TestABBadInput(t *testing.T) {
 		{ok, future, "the new binary " + future + ": cannot run the gate's trial: its output is not a result this build reads"},
 		{foreign, ok, "the base binary " + foreign + ": cannot run the gate's trial: its output is not a result this build reads"},
 	} {
-		out, errs, code := pb(t, "ab", "--quiet", "--trials=4", "--max-trials=4", c.base, c.new)
+		out, errs, code := pb(t, "ab", "--quiet", "--profile=latency", "--trials=4", "--max-trials=4", c.base, c.new)
 		if code != exitUsage || !strings.Contains(errs, c.want) || out != "" {
 			t.Errorf("ab %s %s: exit %d, stderr %q, stdout %q; want exit 2 and %q", filepath.Base(c.base), filepath.Base(c.new), code, errs, out, c.want)
 		}
 	}
-	out, errs, code := pb(t, "ab", "--quiet", "--trials=4", "--max-trials=4", partial, ok)
+	if out, errs, code := pb(t, "ab", "--profile=herd", ok, ok); code != exitUsage || !strings.Contains(errs, `invalid --profile "herd": valid profiles are latency, wake, all`) || out != "" {
+		t.Errorf("ab --profile=herd: exit %d, stderr %q, stdout %q", code, errs, out)
+	}
+	out, errs, code := pb(t, "ab", "--quiet", "--profile=latency", "--trials=4", "--max-trials=4", partial, ok)
 	if code != 0 || !strings.Contains(out, "2 headline rows") || !strings.Contains(out, "not judged: latency std/cross-core median/c-futex: the base does not measure it") {
 		t.Fatalf("ab partial ok: exit %d, stderr %q\n%s", code, errs, out)
 	}
 	res := filepath.Join(dir, "ab.json")
-	out, errs, code = pb(t, "ab", "--quiet", "--trials=4", "--max-trials=4", "--seed=7", "--out", res, ok, ok)
+	out, errs, code = pb(t, "ab", "--quiet", "--profile=latency", "--trials=4", "--max-trials=4", "--seed=7", "--out", res, ok, ok)
 	if code != 0 || !strings.HasPrefix(out, "parkbench ab: no regression: 4 headline rows (4 same), geomean same; 8 trials") {
 		t.Fatalf("ab ok ok: exit %d, stderr %q\n%s", code, errs, out)
 	}
@@ -111,5 +115,36 @@ func TestABBadInput(t *testing.T) {
 	data, err := os.ReadFile(res)
 	if err != nil || json.Unmarshal(data, &back) != nil || back.Options.Seed != 7 || len(back.Trials) != 8 || len(back.Order) != 2 {
 		t.Fatalf("--out: %v %+v", err, back)
+	}
+}
+
+// TestABBaseWithoutWakePart: a base binary older than the wake experiment
+// runs the latency part only; the wake part's rows are listed as not
+// judged and the gate goes on (the default profile, both parts).
+func TestABBaseWithoutWakePart(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake binaries are shell scripts")
+	}
+	dir := tempDir(t)
+	s := resultstest.Spec{Samples: 50, Rounds: 5, Floors: true}
+	lat := writeResult(t, dir, "lat.json", resultstest.File(s, resultstest.Latency(s)))
+	w := &results.Experiment{Name: "wake", Metrics: wake.Metrics}
+	for i, im := range []string{"futex", "lot", "std"} {
+		w.Configs = append(w.Configs, &results.Config{Key: im + "/wake/n=16/w=all", Impl: im,
+			Params:  map[string]string{"bench": "wake", "n": "16", "w": "all"},
+			Summary: map[string]float64{wake.MWakerMedian: 40e3 + 5e3*float64(i), wake.MWakerMean: 45e3}})
+	}
+	// One file with both experiments: a part finds its own by name.
+	both := writeResult(t, dir, "both.json", resultstest.File(s, resultstest.Latency(s), w))
+	old := fakeBin(t, dir, "old", "parkbench devel (old) go1.26.8", lat)
+	cur := fakeBin(t, dir, "new", "parkbench devel (new) go1.26.8", both)
+	out, errs, code := pb(t, "ab", "--quiet", "--trials=4", "--max-trials=4", old, cur)
+	if code != 0 || !strings.Contains(out, "4 headline rows") ||
+		!strings.Contains(out, "not judged: wake lot/wake/n=16/w=all waker median: the base cannot run the wake part") {
+		t.Fatalf("ab old new: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	out, errs, code = pb(t, "ab", "--quiet", "--trials=4", "--max-trials=4", cur, cur)
+	if code != 0 || !strings.Contains(out, "7 headline rows (7 same)") || !strings.Contains(out, "lot/wake/n=16/w=all waker median    45.00 µs") {
+		t.Fatalf("ab new new: exit %d, stderr %q\n%s", code, errs, out)
 	}
 }

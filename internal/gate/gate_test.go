@@ -4,7 +4,10 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"github.com/parkbench/parkbench/internal/results"
 )
 
 // The gate's statistics are tested on synthetic samples, never on timings:
@@ -285,4 +288,28 @@ func (s *bimodal) Trial(_ context.Context, side Side, rows []Row) (*Trial, error
 		t.Values[r.ID()] = v * (1 + sd*s.rng.NormFloat64())
 	}
 	return t, nil
+}
+
+// TestProfilePartsFloors: a latency part measures each row's floor in the
+// same launch; a raw part (wake) measures none and judges the figure
+// itself.
+func TestProfilePartsFloors(t *testing.T) {
+	specs := []results.MetricSpec{{Key: "m", Headline: true, Floor: "c-futex"}}
+	if got := impls(LatencyPart, nil, specs); !slices.Equal(got, []string{"futex", "lot", "std", "c-futex"}) {
+		t.Errorf("latency part launches %v, want the rows and c-futex", got)
+	}
+	if got := impls(WakePart, nil, specs); !slices.Equal(got, []string{"futex", "lot", "std"}) {
+		t.Errorf("wake part launches %v, want the rows only", got)
+	}
+	e := &results.Experiment{Name: "wake", Configs: []*results.Config{
+		{Key: "lot/wake/n=16/w=all", Impl: "lot", Summary: map[string]float64{"m": 48e3}},
+	}}
+	if v, err := value(e, Row{Experiment: "wake", Config: "lot/wake/n=16/w=all", Metric: "m"}); err != nil || v != 48e3 {
+		t.Errorf("raw value %v, %v; want 48000", v, err)
+	}
+	for _, name := range ProfileNames {
+		if len(Profiles[name]) == 0 {
+			t.Errorf("profile %s has no part", name)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,18 +25,49 @@ type Part struct {
 	Experiment string   `json:"experiment"`
 	Impls      []string `json:"impls"`
 	Flags      []string `json:"flags"`
+	// Raw: judge each row's figure itself, not as a ratio to its floor,
+	// and measure no floor. For wake: the floor is a C waker, whose figure
+	// follows the other vCPU's idle state on its own (it sleeps the
+	// settle in C), so the ratio adds the floor's spread instead of
+	// cancelling the machine's (docs/gate.md, "The wake part").
+	Raw bool `json:"raw,omitempty"`
 }
 
-// DefaultProfile is the gate's headline profile, one launch per trial
-// (about 3 s on a 2-vCPU VM): E12 latency of futex, lot and std, pinned
-// cross-core, with c-futex, the C floor, measured in the same process, 30
-// interleaved rounds of 250 round trips (docs/gate.md: why these rows, and
-// why many short interleaved rounds).
-var DefaultProfile = []Part{{
+// DefaultProfile is the gate's headline profile (ab --profile=all): the
+// latency part and the wake part, one launch of each per trial.
+var DefaultProfile = []Part{LatencyPart, WakePart}
+
+// LatencyPart: E12 latency of futex, lot and std, pinned cross-core, with
+// c-futex, the C floor, measured in the same process, 30 interleaved
+// rounds of 250 round trips, about 2 s a launch on a 2-vCPU VM
+// (docs/gate.md: why these rows, and why many short interleaved rounds).
+var LatencyPart = Part{
 	Experiment: "latency",
 	Impls:      []string{"futex", "lot", "std"},
 	Flags:      []string{"--placement=cross-core", "--iterations=250", "--warmup=200", "--rounds=30", "--interleave", "--sched-counts=false"},
-}}
+}
+
+// WakePart is the waker's side (parkbench wake, perf bench futex's
+// method): the median over 30 runs of the time to wake 16 sleeping
+// waiters with one call (futex: one FUTEX_WAKE; lot: UnparkAll; std: the
+// futex condvar's notify_all), a 5 ms settle (about 1.7 s a launch on a
+// 2-vCPU VM). Judged raw (Part.Raw).
+var WakePart = Part{
+	Experiment: "wake",
+	Impls:      []string{"futex", "lot", "std"},
+	Flags:      []string{"--bench=wake", "--threads=16", "--wakes=0", "--runs=30", "--settle=5ms"},
+	Raw:        true,
+}
+
+// Profiles are the gate's profiles by name (ab --profile).
+var Profiles = map[string][]Part{
+	"latency": {LatencyPart},
+	"wake":    {WakePart},
+	"all":     DefaultProfile,
+}
+
+// ProfileNames lists Profiles' names in help order.
+var ProfileNames = []string{"latency", "wake", "all"}
 
 // Args is the command line of a part measuring impls (the rows' and
 // their floors'), its output one result file on stdout.
@@ -141,6 +173,8 @@ func (s *ProcessSource) Prepare(ctx context.Context) ([]Row, error) {
 		s.Timeout = 2 * time.Minute
 	}
 	var rows []Row
+	var baseErr error // the first part the base could not run
+	baseRan := 0
 	for _, side := range []Side{New, Base} {
 		bin := s.Bins[side]
 		if st, err := os.Stat(bin); err != nil {
@@ -177,6 +211,23 @@ func (s *ProcessSource) Prepare(ctx context.Context) ([]Row, error) {
 					}
 				}
 			}
+			if err != nil && side == Base && ctx.Err() == nil {
+				// A part the base cannot run (older than the part's
+				// experiment) is not judged, as a new headline row is
+				// not; a base that runs no part is no parkbench for the
+				// gate (below).
+				baseErr = cmp.Or(baseErr, err)
+				kept := rows[:0]
+				for _, r := range rows {
+					if r.Experiment == p.Experiment {
+						s.Dropped = append(s.Dropped, fmt.Sprintf("%s %s: the base cannot run the %s part (%v)", r.Experiment, r.Label(), p.Experiment, err))
+						continue
+					}
+					kept = append(kept, r)
+				}
+				rows = kept
+				continue
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
@@ -190,6 +241,9 @@ func (s *ProcessSource) Prepare(ctx context.Context) ([]Row, error) {
 			}
 			s.Tool[side] = f.Tool
 			e := find(f, p.Experiment)
+			if side == Base {
+				baseRan++
+			}
 			if side == New {
 				s.Machine = f.Machine
 				specs, described := e.Specs()
@@ -206,7 +260,7 @@ func (s *ProcessSource) Prepare(ctx context.Context) ([]Row, error) {
 							continue
 						}
 						r := Row{Experiment: p.Experiment, Config: c.Key, Impl: c.Impl, Metric: m.Key, Header: m.Header, Higher: m.HigherIsBetter(), Unit: m.Unit}
-						if fk := m.FloorKey(c); fk != "" && e.Config(fk) != nil {
+						if fk := m.FloorKey(c); fk != "" && !p.Raw && e.Config(fk) != nil {
 							r.Floor = fk
 						}
 						rows = append(rows, r)
@@ -228,6 +282,14 @@ func (s *ProcessSource) Prepare(ctx context.Context) ([]Row, error) {
 			}
 			rows = kept
 		}
+	}
+	if baseRan == 0 && baseErr != nil {
+		if strings.HasPrefix(s.Version[Base], "no --version") {
+			baseErr = fmt.Errorf("is not parkbench, or too old for the gate's trial (--version failed too): %w", baseErr)
+		} else {
+			baseErr = fmt.Errorf("cannot run the gate's trial: %w", baseErr)
+		}
+		return nil, &BinaryError{Base, s.Bins[Base], baseErr}
 	}
 	if len(rows) == 0 {
 		if len(s.Dropped) > 0 {
@@ -273,6 +335,9 @@ func impls(p Part, rows []Row, specs []results.MetricSpec) []string {
 				out = append(out, r.Impl)
 			}
 		}
+	}
+	if p.Raw {
+		return out
 	}
 	for _, m := range specs {
 		if !m.Headline {

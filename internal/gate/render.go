@@ -21,8 +21,10 @@ type Report struct {
 	New     Binary          `json:"new"`
 	Machine results.Machine `json:"machine"`
 	Profile []Part          `json:"profile"`
-	// Command is the first trial's command line, for the reader.
-	Command []string `json:"command"`
+	// Command is the first part's command line, for the reader; Commands
+	// every part's (a trial is one launch of each).
+	Command  []string   `json:"command"`
+	Commands [][]string `json:"commands,omitempty"`
 	// Load is the 1-minute load average at the start and the end.
 	Load [2]float64 `json:"load"`
 	// Dropped lists headline figures not judged (the base lacks them).
@@ -112,15 +114,39 @@ func renderText(w io.Writer, r *Report, md bool) {
 	if extra > 0 {
 		ext = fmt.Sprintf(", then %d+%d more for the rows still unknown", extra, extra)
 	}
-	para("trials:", fmt.Sprintf("%d+%d in ABBA/BAAB blocks of random orientation (seed %d)%s; each one launch of parkbench %s",
-		base, base, r.Options.Seed, ext, strings.Join(r.Command, " ")))
-	para("rule:", fmt.Sprintf("per row, over the trials' figure (a ratio to its floor in the same trial), a Mann-Whitney U test "+
+	cmds := r.Commands
+	if len(cmds) == 0 {
+		cmds = [][]string{r.Command}
+	}
+	var launches []string
+	for _, c := range cmds {
+		launches = append(launches, "parkbench "+strings.Join(c, " "))
+	}
+	each := "each one launch of "
+	if len(launches) > 1 {
+		each = fmt.Sprintf("each %d launches: ", len(launches))
+	}
+	para("trials:", fmt.Sprintf("%d+%d in ABBA/BAAB blocks of random orientation (seed %d)%s; %s%s",
+		base, base, r.Options.Seed, ext, each, strings.Join(launches, "; ")))
+	figure := "a ratio to its floor in the same trial"
+	for _, part := range r.Profile {
+		if part.Raw {
+			figure += "; " + part.Experiment + " rows: the figure itself"
+		}
+	}
+	para("rule:", fmt.Sprintf("per row, over the trials' figure ("+figure+"), a Mann-Whitney U test "+
 		"of shift and one of spread (p = twice the smaller), Holm over %d tests at α=%g/%d looks; a change of the median or "+
 		"the bad quartile counts beyond ±%g%%; \"same\" also when the %g%% interval of new/base excludes +%g%%; \"unknown\" "+
 		"rows get more trials, up to %d a side",
 		len(r.Rows)+1, r.Options.Alpha, r.Options.Looks(), 100*r.Options.MinEffect, 100*r.Options.Confidence, 100*r.Options.MinEffect, r.Options.MaxTrials))
 	p("\n")
 
+	// The geomean of ratios and raw figures together has no unit: only its
+	// new/base is shown then.
+	mixed := false
+	for _, part := range r.Profile {
+		mixed = mixed || (part.Raw && len(r.Profile) > 1)
+	}
 	rows := append(append([]RowResult(nil), r.Rows...), r.Geomean)
 	header := []string{"row", "base", "new", "new/base [CI]", "p (adj)", "n", "verdict"}
 	var cells [][]string
@@ -129,7 +155,11 @@ func renderText(w io.Writer, r *Report, md bool) {
 		if x.Header == "geomean" {
 			label = x.Config
 		}
-		cells = append(cells, []string{label, num(x.BaseMedian), num(x.NewMedian),
+		base, nw := x.cell(x.BaseMedian), x.cell(x.NewMedian)
+		if mixed && x.Header == "geomean" {
+			base, nw = "-", "-"
+		}
+		cells = append(cells, []string{label, base, nw,
 			fmt.Sprintf("%s [%s, %s]", num(x.Ratio), num(x.Lo), num(x.Hi)), pval(x.PAdj),
 			fmt.Sprintf("%d+%d", x.NBase, x.NNew), verdictCell(x.Verdict, md)})
 	}
@@ -181,6 +211,21 @@ func binaryLine(b Binary) string {
 		s += " " + t.Commit[:min(12, len(t.Commit))]
 	}
 	return s + " " + t.GoVersion
+}
+
+// cell shows a row's judged figure: a ratio as a plain number; a raw
+// figure (no floor) in its unit.
+func (r RowResult) cell(v float64) string {
+	if r.Floor != "" || r.Header == "geomean" || math.IsNaN(v) || math.IsInf(v, 0) {
+		return num(v)
+	}
+	switch r.Unit {
+	case results.UnitMicros:
+		return fmt.Sprintf("%.2f µs", v/1e3)
+	case results.UnitNanos:
+		return fmt.Sprintf("%.1f ns", v)
+	}
+	return num(v)
 }
 
 func num(v float64) string {

@@ -1,10 +1,12 @@
 // Package inject is parkbench's slowdown injection, for measuring the
 // regression gate's detection power (scripts/gate-eval.sh, docs/gate.md).
 // The wake paths of the futex thread parker, the parking lot and Rust
-// std's thread parker call inject.Wake at one point each: after the wake
-// is published (the parker's word stored, the thread dequeued) and before
-// the wake itself (FUTEX_WAKE, the handle's Unpark), so a delay there adds
-// to every wake of a sleeping thread, as a slower wake path would.
+// std's thread parker call inject.Wake: after the wake is published (the
+// parker's word stored, the thread dequeued) and before the wake itself
+// (FUTEX_WAKE, the handle's Unpark), once per thread woken (the lot: in
+// UnparkOne, and per handle where one call wakes many: UnparkAll,
+// UnparkFilter, UnparkRequeue), so a delay there adds to every wake of a
+// sleeping thread, as a slower wake path would.
 //
 // In a normal build Wake is an empty inlined function. Built with -tags
 // parkinject, it busy-waits for the site's delay, read once at start from
@@ -19,7 +21,7 @@ type Site int
 // The sites.
 const (
 	Futex Site = iota // parkers futexUnpark.Unpark, before FUTEX_WAKE
-	Lot               // lot unparkOneFound, before the handle's Unpark
+	Lot               // lot unparkOneFound and wakeHandles, before each handle's Unpark
 	Std               // parkers stdParker.Unpark, before FUTEX_WAKE of a PARKED owner
 	numSites
 )

@@ -888,6 +888,7 @@ func wakeHandles(handles []parkers.UnparkHandle) {
 		chaos.Point("lot.unpark.marked")
 	}
 	for i, h := range handles {
+		inject.Wake(inject.Lot) // -tags parkinject only: a slower wake path, per thread woken
 		h.Unpark()
 		handles[i] = nil
 	}
