@@ -128,10 +128,8 @@ the trial, writes a result this build cannot read; the message names it),
 				New:     gate.Binary{Path: args[1], Version: src.Version[gate.New], Tool: src.Tool[gate.New]},
 				Machine: src.Machine, Profile: src.Profile, Load: [2]float64{load0, gate.LoadAvg()}, Dropped: src.Dropped, Outcome: res}
 			rep.Command = src.Command(src.Profile[0])
-			if len(src.Profile) > 1 {
-				for _, p := range src.Profile {
-					rep.Commands = append(rep.Commands, src.Command(p))
-				}
+			for _, p := range src.Profile {
+				rep.Commands = append(rep.Commands, src.Command(p))
 			}
 			if err := gate.Render(cmd.OutOrStdout(), rep, format); err != nil {
 				return err

@@ -39,17 +39,24 @@ func fakeBin(t *testing.T, dir, name, version, result string) string {
 	return p
 }
 
+// abFixture is the fake-binary tests' setup: a directory and a canned
+// latency trial (the spec and the file), skipped on Windows.
+func abFixture(t *testing.T) (dir string, s resultstest.Spec, trial string) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake binaries are shell scripts")
+	}
+	dir = tempDir(t)
+	s = resultstest.Spec{Samples: 50, Rounds: 5, Floors: true}
+	return dir, s, writeResult(t, dir, "trial.json", resultstest.File(s, resultstest.Latency(s)))
+}
+
 // TestABBadInput: a side that is not parkbench, cannot run the trial, or
 // writes a result this build cannot read makes ab exit 2 naming it; two
 // well-formed binaries run the gate (canned, identical trials: no
 // regression, the verdict on the first line).
 func TestABBadInput(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the fake binaries are shell scripts")
-	}
-	dir := tempDir(t)
-	s := resultstest.Spec{Samples: 50, Rounds: 5, Floors: true}
-	good := writeResult(t, dir, "trial.json", resultstest.File(s, resultstest.Latency(s)))
+	dir, _, good := abFixture(t)
 	ok := fakeBin(t, dir, "ok", "parkbench devel (fake) go1.26.8", good)
 	raw, err := os.ReadFile(good)
 	if err != nil {
@@ -122,12 +129,7 @@ func TestABBadInput(t *testing.T) {
 // runs the latency part only; the wake part's rows are listed as not
 // judged and the gate goes on (the default profile, both parts).
 func TestABBaseWithoutWakePart(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the fake binaries are shell scripts")
-	}
-	dir := tempDir(t)
-	s := resultstest.Spec{Samples: 50, Rounds: 5, Floors: true}
-	lat := writeResult(t, dir, "lat.json", resultstest.File(s, resultstest.Latency(s)))
+	dir, s, lat := abFixture(t)
 	w := &results.Experiment{Name: "wake", Metrics: wake.Metrics}
 	for i, im := range []string{"futex", "lot", "std"} {
 		w.Configs = append(w.Configs, &results.Config{Key: im + "/wake/n=16/w=all", Impl: im,

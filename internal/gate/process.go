@@ -50,7 +50,7 @@ var LatencyPart = Part{
 // WakePart is the waker's side (parkbench wake, perf bench futex's
 // method): the median over 30 runs of the time to wake 16 sleeping
 // waiters with one call (futex: one FUTEX_WAKE; lot: UnparkAll; std: the
-// futex condvar's notify_all), a 5 ms settle (about 1.7 s a launch on a
+// futex condvar's notify_all), a 5 ms settle (about 0.6 s a launch on a
 // 2-vCPU VM). Judged raw (Part.Raw).
 var WakePart = Part{
 	Experiment: "wake",
@@ -174,7 +174,7 @@ func (s *ProcessSource) Prepare(ctx context.Context) ([]Row, error) {
 	}
 	var rows []Row
 	var baseErr error // the first part the base could not run
-	baseRan := 0
+	baseRan, baseNoVersion := 0, false
 	for _, side := range []Side{New, Base} {
 		bin := s.Bins[side]
 		if st, err := os.Stat(bin); err != nil {
@@ -192,6 +192,7 @@ func (s *ProcessSource) Prepare(ctx context.Context) ([]Row, error) {
 		s.Version[side] = strings.TrimSpace(firstLine(v))
 		if verr != nil {
 			s.Version[side] = "no --version: " + verr.Error()
+			baseNoVersion = side == Base
 		}
 		for _, p := range s.Profile {
 			// The warm-up measures the part with the floors its metric
@@ -232,12 +233,7 @@ func (s *ProcessSource) Prepare(ctx context.Context) ([]Row, error) {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
-				if verr != nil {
-					err = fmt.Errorf("is not parkbench, or too old for the gate's trial (--version failed too): %w", err)
-				} else {
-					err = fmt.Errorf("cannot run the gate's trial: %w", err)
-				}
-				return nil, &BinaryError{side, bin, err}
+				return nil, &BinaryError{side, bin, cannotRun(verr != nil, err)}
 			}
 			s.Tool[side] = f.Tool
 			e := find(f, p.Experiment)
@@ -284,12 +280,7 @@ func (s *ProcessSource) Prepare(ctx context.Context) ([]Row, error) {
 		}
 	}
 	if baseRan == 0 && baseErr != nil {
-		if strings.HasPrefix(s.Version[Base], "no --version") {
-			baseErr = fmt.Errorf("is not parkbench, or too old for the gate's trial (--version failed too): %w", baseErr)
-		} else {
-			baseErr = fmt.Errorf("cannot run the gate's trial: %w", baseErr)
-		}
-		return nil, &BinaryError{Base, s.Bins[Base], baseErr}
+		return nil, &BinaryError{Base, s.Bins[Base], cannotRun(baseNoVersion, baseErr)}
 	}
 	if len(rows) == 0 {
 		if len(s.Dropped) > 0 {
@@ -298,6 +289,15 @@ func (s *ProcessSource) Prepare(ctx context.Context) ([]Row, error) {
 		return nil, &BinaryError{New, s.Bins[New], errors.New("its trial has no headline figure (no metric marked headline on the profile's configurations)")}
 	}
 	return rows, nil
+}
+
+// cannotRun says why a binary cannot serve: it failed the gate's trial
+// (and --version too, when noVersion).
+func cannotRun(noVersion bool, err error) error {
+	if noVersion {
+		return fmt.Errorf("is not parkbench, or too old for the gate's trial (--version failed too): %w", err)
+	}
+	return fmt.Errorf("cannot run the gate's trial: %w", err)
 }
 
 func firstLine(b []byte) string {

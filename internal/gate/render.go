@@ -128,25 +128,23 @@ func renderText(w io.Writer, r *Report, md bool) {
 	}
 	para("trials:", fmt.Sprintf("%d+%d in ABBA/BAAB blocks of random orientation (seed %d)%s; %s%s",
 		base, base, r.Options.Seed, ext, each, strings.Join(launches, "; ")))
-	figure := "a ratio to its floor in the same trial"
+	// The geomean of ratios and raw figures together has no unit: only its
+	// new/base is shown then.
+	figure, raw := "a ratio to its floor in the same trial", 0
 	for _, part := range r.Profile {
 		if part.Raw {
 			figure += "; " + part.Experiment + " rows: the figure itself"
+			raw++
 		}
 	}
-	para("rule:", fmt.Sprintf("per row, over the trials' figure ("+figure+"), a Mann-Whitney U test "+
+	mixed := raw > 0 && raw < len(r.Profile)
+	para("rule:", fmt.Sprintf("per row, over the trials' figure (%s), a Mann-Whitney U test "+
 		"of shift and one of spread (p = twice the smaller), Holm over %d tests at α=%g/%d looks; a change of the median or "+
 		"the bad quartile counts beyond ±%g%%; \"same\" also when the %g%% interval of new/base excludes +%g%%; \"unknown\" "+
 		"rows get more trials, up to %d a side",
-		len(r.Rows)+1, r.Options.Alpha, r.Options.Looks(), 100*r.Options.MinEffect, 100*r.Options.Confidence, 100*r.Options.MinEffect, r.Options.MaxTrials))
+		figure, len(r.Rows)+1, r.Options.Alpha, r.Options.Looks(), 100*r.Options.MinEffect, 100*r.Options.Confidence, 100*r.Options.MinEffect, r.Options.MaxTrials))
 	p("\n")
 
-	// The geomean of ratios and raw figures together has no unit: only its
-	// new/base is shown then.
-	mixed := false
-	for _, part := range r.Profile {
-		mixed = mixed || (part.Raw && len(r.Profile) > 1)
-	}
 	rows := append(append([]RowResult(nil), r.Rows...), r.Geomean)
 	header := []string{"row", "base", "new", "new/base [CI]", "p (adj)", "n", "verdict"}
 	var cells [][]string
