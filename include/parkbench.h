@@ -1,0 +1,161 @@
+/*
+ * parkbench.h: the plugin ABI, version 1.
+ *
+ * A shared library adds implementations to parkbench at run time
+ * (`parkbench latency --plugin ./libmine.so --impl=mine,futex,c-futex`). It
+ * exports one symbol, parkbench_plugin, which returns a table: the library's
+ * name and version, and its implementations, each a name, a one-line summary
+ * and the operations it provides. An implementation may provide any of four
+ * kinds of operations, each optional (NULL when absent):
+ *
+ *   parker   a thread or token parker (latency, selfwake, wake);
+ *   mutex    a lock (lock, and herd with a condvar);
+ *   condvar  a condition variable used with the same implementation's mutex
+ *            (herd);
+ *   lot      parking-lot-style park/unpark on an address (latency, selfwake,
+ *            wake, herd's requeue).
+ *
+ * Threads: parkbench calls every operation from its own threads: Go
+ * threads locked to their OS thread (through cgo), and, where an experiment
+ * has a C floor, C threads that call the function pointers directly. A
+ * library must not assume it created the thread, must not spawn threads of
+ * its own that call back, and must not unwind (a C++ exception or a Rust
+ * panic) out of any operation.
+ *
+ * Time: every deadline is CLOCK_MONOTONIC, in nanoseconds.
+ *
+ * Versioning: the host refuses a table whose abi field is not the version
+ * it was built with. A later version adds fields only at the end of a
+ * struct and bumps PARKBENCH_ABI_VERSION.
+ */
+#ifndef PARKBENCH_H
+#define PARKBENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PARKBENCH_ABI_VERSION 1
+
+/*
+ * A parker. Two contracts, told apart by prepare:
+ *
+ * prepare == NULL: a token parker (crossbeam's Parker, Rust std's
+ *   thread::park). unpark may come before park; one pending token makes the
+ *   next park return at once; tokens do not accumulate. park returns only
+ *   with a token (a parker that may return spuriously must loop inside).
+ *
+ * prepare != NULL: a thread parker (parking_lot_core's ThreadParkerT).
+ *   The owner calls prepare, then (after checking its own condition) park;
+ *   park returns after an unpark that happened after prepare, and never
+ *   spuriously. unpark is called at most once per prepare.
+ *
+ * create is called on the owner thread; park, park_until and prepare only
+ * by the owner; unpark by any thread; destroy once, after every other call
+ * has returned.
+ */
+struct pb_parker {
+	void *(*create)(void);
+	void (*prepare)(void *p); /* NULL for a token parker */
+	void (*park)(void *p);
+	/* 1 when unparked (a token consumed), 0 when the deadline passed. */
+	int (*park_until)(void *p, int64_t deadline_ns);
+	void (*unpark)(void *p);
+	void (*destroy)(void *p);
+};
+
+/*
+ * A mutex. trylock may be NULL; it returns 1 when the lock was taken.
+ * unlock is called by the thread that locked.
+ */
+struct pb_mutex {
+	void *(*create)(void);
+	void (*lock)(void *m);
+	int (*trylock)(void *m);
+	void (*unlock)(void *m);
+	void (*destroy)(void *m);
+};
+
+/*
+ * A condition variable, used with a mutex of the same implementation: wait
+ * is called with m locked, releases it while waiting and holds it again on
+ * return. It may return spuriously; the caller loops on its condition.
+ * wait_until may be NULL; it returns 1 when notified (or spuriously woken)
+ * and 0 when the deadline passed. notify_one and notify_all return how many
+ * threads they woke or moved onto the mutex, or -1 when the implementation
+ * cannot tell.
+ */
+struct pb_condvar {
+	void *(*create)(void);
+	void (*wait)(void *c, void *m);
+	int (*wait_until)(void *c, void *m, int64_t deadline_ns);
+	int (*notify_one)(void *c);
+	int (*notify_all)(void *c);
+	void (*destroy)(void *c);
+};
+
+/* What park returns (parking_lot_core's ParkResult). */
+#define PB_PARK_UNPARKED 1
+#define PB_PARK_INVALID 0
+#define PB_PARK_TIMED_OUT (-1)
+
+/*
+ * Parking-lot-style operations on an address (parking_lot_core's park,
+ * unpark_one, unpark_all, unpark_requeue). The key is addr; park's validate
+ * is "*addr == expected", read under the key's queue lock, so an unpark
+ * that follows a store to *addr is never missed. deadline_ns < 0 means no
+ * deadline. unpark_one and unpark_all return how many threads they woke;
+ * requeue wakes one thread parked on from (if any) and moves the others
+ * onto to, and returns the number woken plus the number moved. requeue may
+ * be NULL.
+ */
+struct pb_lot {
+	int (*park)(const uint32_t *addr, uint32_t expected, int64_t deadline_ns);
+	int (*unpark_one)(const uint32_t *addr);
+	int (*unpark_all)(const uint32_t *addr);
+	int (*requeue)(const uint32_t *from, const uint32_t *to);
+};
+
+/*
+ * One implementation. name is what --impl takes: lower case, digits, '-',
+ * '_' and '.', at most 32 bytes, unique in the run and not a built-in's
+ * name. summary is one line, at most 80 bytes. sleeps is 1 when a wait
+ * blocks in the kernel, 0 when it spins.
+ */
+struct pb_impl {
+	const char *name;
+	const char *summary;
+	int sleeps;
+	const struct pb_parker *parker;
+	const struct pb_mutex *mutex;
+	const struct pb_condvar *condvar;
+	const struct pb_lot *lot;
+};
+
+/*
+ * The table the library returns. version is free text recorded in every
+ * result that uses the library (for example the crate versions and the
+ * compiler: "parking_lot_core 0.9.3; rustc 1.95.0").
+ */
+struct pb_plugin {
+	uint32_t abi; /* PARKBENCH_ABI_VERSION */
+	const char *name;
+	const char *version;
+	size_t n_impls;
+	const struct pb_impl *impls;
+};
+
+/* The one exported symbol. The table and its strings live as long as the
+ * library is loaded. */
+const struct pb_plugin *parkbench_plugin(void);
+
+#define PARKBENCH_PLUGIN_SYMBOL "parkbench_plugin"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PARKBENCH_H */
