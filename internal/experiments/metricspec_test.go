@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/experiments/e12"
@@ -17,6 +18,7 @@ import (
 // experiment's declaration agree figure by figure (floors aside: the
 // declarations name this OS's C floor, the table Linux's).
 func TestMetricsMatchLegacy(t *testing.T) {
+	addedSince := map[string]bool{e12.MMinSlept: true}
 	declared := map[string][]results.MetricSpec{
 		"latency": e12.LatencyMetrics, "selfwake": e12.SelfwakeMetrics, "herd": herd.Metrics,
 		"timeout": timeout.Metrics, "lock": lock.Metrics, "rwlock": lock.RwMetrics,
@@ -24,6 +26,9 @@ func TestMetricsMatchLegacy(t *testing.T) {
 	for _, name := range results.LegacyNames() {
 		old, _ := results.Legacy(name)
 		now, ok := declared[name]
+		// Figures added after the table froze: a file that has no
+		// description has no such figure either.
+		now = slices.DeleteFunc(slices.Clone(now), func(m results.MetricSpec) bool { return addedSince[m.Key] })
 		if !ok {
 			if len(old) != 0 {
 				t.Errorf("%s: in the legacy table but declares no metrics", name)

@@ -8,6 +8,8 @@ import (
 	"sort"
 
 	"github.com/aclements/go-moremath/stats"
+
+	"github.com/parkbench/parkbench/internal/results"
 )
 
 // uTest is the two-sided Mann-Whitney U test's p-value for base against
@@ -82,18 +84,12 @@ func holm(p []float64) []float64 {
 	return adj
 }
 
-// median of v (v unchanged); NaN for none.
+// median of v (v unchanged, results.Median); NaN for none.
 func median(v []float64) float64 {
 	if len(v) == 0 {
 		return math.NaN()
 	}
-	s := slices.Clone(v)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return results.Median(v)
 }
 
 // ratioCI is the percentile bootstrap interval, at level conf, of

@@ -175,6 +175,12 @@ type Claim struct {
 	// on this machine (or why it could not be evaluated): what the
 	// summary prints beside the claim's ID. Empty when it holds.
 	Why string `json:"why,omitempty"`
+	// Near is set when the verdict was decided within its noise: the
+	// rounds' figures lie on both sides of the limit that decided it
+	// (Claim.Judge), so another run of the same code may decide the other
+	// way. Margin names those figures, every round against its limit.
+	Near   bool   `json:"near_limit,omitempty"`
+	Margin string `json:"margin,omitempty"`
 }
 
 // Claim verdicts.

@@ -2,7 +2,6 @@ package driver
 
 import (
 	"math"
-	"slices"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -46,18 +45,7 @@ func HistMetrics(h *hdrhistogram.Histogram, m map[string]float64) {
 // median of a set of figures (rounds, repeats, gaps): the summary of every
 // configuration is the Median of its rounds. A quantile of raw samples is
 // NearestRank, as the histograms read theirs.
-func Median(vs []float64) float64 {
-	if len(vs) == 0 {
-		return 0
-	}
-	s := slices.Clone(vs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
+func Median(vs []float64) float64 { return results.Median(vs) }
 
 // ByMetric gathers each metric's values over rounds, in round order.
 func ByMetric(rounds []map[string]float64) map[string][]float64 {

@@ -15,6 +15,11 @@ const (
 	// moves with that share. Absent when no wait slept.
 	MMedianSlept = "median_slept_ns"
 	MP99Slept    = "p99_slept_ns"
+	// MMinSlept is the fastest wait that slept: the table's "min slept"
+	// beside the overall min, which a wait that found its reply already
+	// set makes a busy-wait's figure (0.02 µs cross-core, below c-spin's
+	// 0.05 µs, on the AMD EPYC guest).
+	MMinSlept = "min_slept_ns"
 	// MParkImmediate is the parkers' own count (WaitCounter, or the lot's
 	// ParkInvalid returns) of park calls that returned without blocking,
 	// also those inside a wait that then slept (a stale unpark).

@@ -18,7 +18,7 @@ import (
 
 // Figures of each experiment that are measured intervals (ns).
 var (
-	latencyTimeFigures  = []string{results.MMin, results.MMedian, results.MP99, results.MP999, results.MMax, MMedianSlept, MP99Slept}
+	latencyTimeFigures  = []string{results.MMin, results.MMedian, results.MP99, results.MP999, results.MMax, MMinSlept, MMedianSlept, MP99Slept}
 	selfwakeTimeFigures = []string{results.MNsPerPair, results.MMin, results.MP99, results.MMax}
 )
 

@@ -364,6 +364,7 @@ func sleptMetrics(samples []int64, m map[string]float64) {
 		return
 	}
 	slices.Sort(slept)
+	m[MMinSlept] = slept[0]
 	m[MMedianSlept] = driver.NearestRank(slept, 0.50)
 	m[MP99Slept] = driver.NearestRank(slept, 0.99)
 }

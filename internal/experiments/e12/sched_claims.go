@@ -39,11 +39,15 @@ const (
 // it holds there and the evidence. No placement with what it needs leaves
 // c not evaluated, with missing (and the reasons) as the evidence. Why
 // joins check's short reasons of the placements where it does not hold.
-func perPlacement(c results.Claim, lat *results.Experiment, missing string, check func(p string) (applies, holds bool, evidence, why string)) results.Claim {
-	holds, n := true, 0
+//
+// check's limits decide it (results.Claim.Judge: the median of each
+// limit's rounds, and near its limit when the rounds straddle it).
+func perPlacement(c results.Claim, lat *results.Experiment, missing string, check func(p string) (applies bool, limits []results.Limit, evidence, why string)) results.Claim {
+	n := 0
 	var parts, bad, skipped []string
+	var all []results.Limit
 	for _, p := range placementsOf(lat) {
-		applies, ok, part, why := check(p)
+		applies, limits, part, why := check(p)
 		if !applies {
 			if part != "" {
 				skipped = append(skipped, p+": "+part)
@@ -51,9 +55,13 @@ func perPlacement(c results.Claim, lat *results.Experiment, missing string, chec
 			continue
 		}
 		n++
-		holds = holds && ok
+		for i := range limits {
+			limits[i].Figure = p + " " + limits[i].Figure
+		}
+		all = append(all, limits...)
 		parts = append(parts, p+": "+part)
-		if !ok {
+		var one results.Claim
+		if one.Judge(limits...); one.Verdict != results.Holds {
 			bad = append(bad, p+": "+why)
 		}
 	}
@@ -61,12 +69,32 @@ func perPlacement(c results.Claim, lat *results.Experiment, missing string, chec
 		c.Evidence = strings.Join(append([]string{missing}, skipped...), "; ")
 		return c
 	}
-	c.Verdict = verdict(holds)
+	c.Judge(all...)
 	c.Evidence = strings.Join(append(parts, skipped...), "; ")
-	if !holds {
+	if c.Verdict != results.Holds {
 		c.Why = strings.Join(bad, "; ")
 	}
 	return c
+}
+
+// roundRatios is a's metric over b's, round by round (the rounds of two
+// configurations pair by index: round i of each ran in the same pass);
+// the summaries' ratio alone when the round counts differ.
+func roundRatios(a, b *results.Config, metric string) []float64 {
+	var out []float64
+	if len(a.Rounds) == len(b.Rounds) {
+		for i := range a.Rounds {
+			x, ok1 := a.Rounds[i].Metrics[metric]
+			y, ok2 := b.Rounds[i].Metrics[metric]
+			if ok1 && ok2 && y > 0 {
+				out = append(out, x/y)
+			}
+		}
+	}
+	if len(out) == 0 && b.Summary[metric] > 0 {
+		out = []float64{a.Summary[metric] / b.Summary[metric]}
+	}
+	return out
 }
 
 // ClaimSchedShare: per placement with both futex and c-futex, the median and
@@ -82,21 +110,25 @@ func perPlacement(c results.Claim, lat *results.Experiment, missing string, chec
 // (about 0.1 µs) is a tenth; the ratio is shown there, not judged.
 func ClaimSchedShare(lat *results.Experiment) results.Claim {
 	c := results.Claim{ID: ClaimE12SchedShare, Statement: stmtSchedShare, Verdict: results.NotEvaluated}
-	return perPlacement(c, lat, "needs futex and c-futex at one placement, both waking across CPUs", func(p string) (bool, bool, string, string) {
+	return perPlacement(c, lat, "needs futex and c-futex at one placement, both waking across CPUs", func(p string) (bool, []results.Limit, string, string) {
 		part, med, p99, ok := schedShare(lat, p)
 		if !ok {
-			return false, false, "", ""
+			return false, nil, "", ""
 		}
 		aware, ref := findConfig(lat, parkers.NameFutex, p), findConfig(lat, ImplCFutex, p)
 		if !acrossCPUs(aware) || !acrossCPUs(ref) {
-			return false, false, "not judged (one CPU for some or all wakes" + sameCPUNote(aware) + "): " + part, ""
+			return false, nil, "not judged (one CPU for some or all wakes" + sameCPUNote(aware) + "): " + part, ""
 		}
-		which := "overall"
+		which, mk, pk := "overall", results.MMedian, results.MP99
 		if sm, sp, ok := sleptRatios(aware, ref); ok {
-			med, p99, which = sm, sp, "slept waits"
+			med, p99, which, mk, pk = sm, sp, "slept waits", MMedianSlept, MP99Slept
 		}
-		why := fmt.Sprintf("futex / c-futex on the %s: median %.2fx, p99 %.2fx (limits %.2fx, %.2fx)", which, med, p99, schedMedianMax, schedP99Max)
-		return true, med <= schedMedianMax && p99 <= schedP99Max, part, why
+		limits := []results.Limit{
+			{Figure: "futex/c-futex median (" + which + ")", Rounds: roundRatios(aware, ref, mk), Limit: schedMedianMax, AtMost: true, Unit: "x"},
+			{Figure: "futex/c-futex p99 (" + which + ")", Rounds: roundRatios(aware, ref, pk), Limit: schedP99Max, AtMost: true, Unit: "x"},
+		}
+		why := fmt.Sprintf("futex / c-futex on the %s: median %.2fx, p99 %.2fx (limits %.2fx, %.2fx; rule: the median of the rounds' ratios)", which, med, p99, schedMedianMax, schedP99Max)
+		return true, limits, part, why
 	})
 }
 
@@ -162,18 +194,18 @@ func schedShare(lat *results.Experiment, p string) (text string, med, p99 float6
 // remove, shown but not judged.
 func ClaimSchedSteals(lat *results.Experiment) results.Claim {
 	c := results.Claim{ID: ClaimE12SchedSteals, Statement: stmtSchedSteal, Verdict: results.NotEvaluated}
-	return perPlacement(c, lat, "needs futex-plain and futex at one placement, both waking across CPUs, with --sched-counts", func(p string) (bool, bool, string, string) {
+	return perPlacement(c, lat, "needs futex-plain and futex at one placement, both waking across CPUs, with --sched-counts", func(p string) (bool, []results.Limit, string, string) {
 		plain, kept := findConfig(lat, parkers.NameFutexPlain, p), findConfig(lat, parkers.NameFutex, p)
 		if plain == nil || kept == nil {
-			return false, false, "", ""
+			return false, nil, "", ""
 		}
 		ps, ok1 := plain.Summary[MSchedSteals]
 		ks, ok2 := kept.Summary[MSchedSteals]
 		if !ok1 || !ok2 {
-			return false, false, "", ""
+			return false, nil, "", ""
 		}
 		if !acrossCPUs(plain) || !acrossCPUs(kept) {
-			return false, false, fmt.Sprintf("not judged (one CPU for some or all wakes%s): steals/rt futex-plain %.3f, futex %.3f", sameCPUNote(plain), ps, ks), ""
+			return false, nil, fmt.Sprintf("not judged (one CPU for some or all wakes%s): steals/rt futex-plain %.3f, futex %.3f", sameCPUNote(plain), ps, ks), ""
 		}
 		part := fmt.Sprintf("steals/rt futex-plain %.3f, futex %.3f; sysmon switches/rt %.3f vs %.3f; Gosched/rt futex %.4f",
 			ps, ks, plain.Summary[MCtxSwSysmon], kept.Summary[MCtxSwSysmon], kept.Summary[MSchedGosched])
@@ -181,6 +213,11 @@ func ClaimSchedSteals(lat *results.Experiment) results.Claim {
 		if ps < plainStealsMin {
 			why = fmt.Sprintf("futex-plain lost its P on %.3f waits per round trip (want >= %.3f): sysmon's retake did not fire, nothing for the keep-alive to remove", ps, plainStealsMin)
 		}
-		return true, ps >= plainStealsMin && ks <= keptStealsRatio*ps, part, why
+		// One traced round each: a limit of one figure, never near.
+		limits := []results.Limit{{Figure: "futex-plain steals/rt", Rounds: []float64{ps}, Limit: plainStealsMin}}
+		if ps >= plainStealsMin {
+			limits = append(limits, results.Limit{Figure: "futex/futex-plain steals", Rounds: []float64{ks / ps}, Limit: keptStealsRatio, AtMost: true})
+		}
+		return true, limits, part, why
 	})
 }

@@ -1,0 +1,151 @@
+package results
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A claim's verdict is decided on the median of a figure against a limit;
+// the rounds it has say how close that decision is. With three rounds no
+// test reaches significance (a Mann-Whitney test of 3 against 3 cannot go
+// below p = 0.10), so the spread decides: when the rounds' own figures lie
+// on both sides of the limit, the same code measured again may decide the
+// other way, and the claim says so (Near) instead of flipping silently.
+// Two default runs minutes apart on the 2-vCPU AMD EPYC guest flipped five
+// claims whose rounds did exactly that (issue 35).
+
+// Limit is one comparison of a claim: a figure (its value per round, in
+// run order) against a limit, holding when it is at most the limit
+// (AtMost) or at least it.
+type Limit struct {
+	// Figure names what is compared: "lot/futex n=16", "sync max wait".
+	Figure string
+	Rounds []float64
+	Limit  float64
+	AtMost bool
+	// Unit formats the figures: "x" (a ratio), "ms", "µs", or "" (%.3g).
+	Unit string
+}
+
+// Decide is l's verdict on the median of its rounds, and whether the
+// rounds straddle the limit (some on each side of it): near its limit.
+// With no rounds it holds vacuously and is not near.
+func (l Limit) Decide() (holds, near bool) {
+	if len(l.Rounds) == 0 {
+		return true, false
+	}
+	med := Median(l.Rounds)
+	holds = l.ok(med)
+	for _, v := range l.Rounds {
+		if l.ok(v) != holds {
+			near = true
+		}
+	}
+	return holds, near
+}
+
+func (l Limit) ok(v float64) bool {
+	if l.AtMost {
+		return v <= l.Limit
+	}
+	return v >= l.Limit
+}
+
+// Describe is "lot/futex n=16: rounds 1.81, 2.12, 1.95x against 2x (at
+// least)": the figure, every round and the limit, for a claim's margin.
+func (l Limit) Describe() string {
+	vals := make([]string, len(l.Rounds))
+	for i, v := range l.Rounds {
+		vals[i] = l.fmt(v)
+	}
+	side := "at least"
+	if l.AtMost {
+		side = "at most"
+	}
+	return fmt.Sprintf("%s: rounds %s against %s %s", l.Figure, strings.Join(vals, ", "), side, l.fmt(l.Limit))
+}
+
+func (l Limit) fmt(v float64) string {
+	switch l.Unit {
+	case "x":
+		return strconv.FormatFloat(v, 'f', 2, 64) + "x"
+	case "ms":
+		return strconv.FormatFloat(v/1e6, 'f', 2, 64) + " ms"
+	case "µs":
+		return strconv.FormatFloat(v/1e3, 'f', 2, 64) + " µs"
+	case "%":
+		return strconv.FormatFloat(100*v, 'f', 1, 64) + "%"
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// Median is the median of vs (the mean of the middle two for an even
+// count); 0 for none. vs is not modified.
+func Median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Judge decides a claim's verdict on every limit (it holds when every one
+// holds) and marks it near its limit when a limit that decided it sits
+// within its rounds' spread: for a claim that holds, any limit near; for
+// one that does not, every failing limit near (one failing clearly is a
+// clear failure). The margin names those limits' rounds. It sets Verdict
+// (Holds or DoesNotHold), Near and Margin; the caller sets Why.
+func (c *Claim) Judge(limits ...Limit) {
+	holds := true
+	var failing []Limit
+	for _, l := range limits {
+		if ok, _ := l.Decide(); !ok {
+			holds = false
+			failing = append(failing, l)
+		}
+	}
+	var near []string
+	switch {
+	case holds:
+		for _, l := range limits {
+			if _, n := l.Decide(); n {
+				near = append(near, l.Describe())
+			}
+		}
+	default:
+		all := true
+		for _, l := range failing {
+			if _, n := l.Decide(); n {
+				near = append(near, l.Describe())
+			} else {
+				all = false
+			}
+		}
+		if !all {
+			near = nil
+		}
+	}
+	c.Verdict = DoesNotHold
+	if holds {
+		c.Verdict = Holds
+	}
+	c.Near = len(near) > 0
+	c.Margin = strings.Join(near, "; ")
+}
+
+// VerdictText is the verdict as the summary says it: "holds", "does not
+// hold", "not evaluated", with ", near its limit" when the rounds straddle
+// the limit that decided it.
+func (c Claim) VerdictText() string {
+	if c.Near && c.Verdict != NotEvaluated {
+		return c.Verdict + ", near its limit"
+	}
+	return c.Verdict
+}

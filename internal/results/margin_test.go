@@ -1,0 +1,57 @@
+package results
+
+import (
+	"strings"
+	"testing"
+)
+
+// The five claims that flipped between two default runs on the AMD EPYC
+// guest (issue 35), shaped as their rounds were: each straddles its limit,
+// so whichever way the median falls the claim is near its limit.
+func TestJudgeNearWhenRoundsStraddle(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		l     Limit
+		holds bool
+	}{
+		{"sync max wait, fails", Limit{Figure: "sync max wait", Rounds: []float64{2.54e6, 1.7e6, 2.2e6}, Limit: 2e6, AtMost: true, Unit: "ms"}, false},
+		{"sync max wait, holds", Limit{Figure: "sync max wait", Rounds: []float64{1.54e6, 1.7e6, 2.2e6}, Limit: 2e6, AtMost: true, Unit: "ms"}, true},
+		{"herd serial", Limit{Figure: "lot n=64", Rounds: []float64{1.29, 1.05, 1.08, 1.12, 1.02}, Limit: 1.1, AtMost: true, Unit: "x"}, true},
+		{"condvar 448, fails", Limit{Figure: "std/lot", Rounds: []float64{1.88, 2.3, 1.7}, Limit: 2, Unit: "x"}, false},
+		{"sched share p99", Limit{Figure: "p99", Rounds: []float64{1.17, 1.08, 1.12}, Limit: 1.15, AtMost: true, Unit: "x"}, true},
+	} {
+		var c Claim
+		c.Judge(tc.l)
+		if (c.Verdict == Holds) != tc.holds || !c.Near {
+			t.Errorf("%s: verdict %q near %v, want holds=%v near", tc.name, c.Verdict, c.Near, tc.holds)
+		}
+		if !strings.Contains(c.Margin, "rounds ") || !strings.Contains(c.VerdictText(), "near its limit") {
+			t.Errorf("%s: margin %q, text %q", tc.name, c.Margin, c.VerdictText())
+		}
+	}
+}
+
+// A verdict every round agrees with is clear, and one clearly failing
+// limit makes a clear failure even when another failing limit is near.
+func TestJudgeClear(t *testing.T) {
+	var c Claim
+	c.Judge(Limit{Figure: "a", Rounds: []float64{1.0, 1.05, 0.98}, Limit: 1.2, AtMost: true})
+	if c.Verdict != Holds || c.Near || c.Margin != "" || c.VerdictText() != Holds {
+		t.Errorf("clear hold: %+v", c)
+	}
+	c = Claim{}
+	c.Judge(Limit{Figure: "a", Rounds: []float64{3, 3.5, 2.9}, Limit: 2, AtMost: true},
+		Limit{Figure: "b", Rounds: []float64{2.1, 2.2, 1.9}, Limit: 2, AtMost: true})
+	if c.Verdict != DoesNotHold || c.Near {
+		t.Errorf("clear failure: %+v", c)
+	}
+	c = Claim{}
+	c.Judge(Limit{Figure: "a", Rounds: []float64{1, 1.1}, Limit: 2, AtMost: true},
+		Limit{Figure: "b", Rounds: []float64{1.9, 2.1, 1.95}, Limit: 2, AtMost: true})
+	if c.Verdict != Holds || !c.Near || !strings.HasPrefix(c.Margin, "b: rounds 1.9, 2.1, 1.95 against at most 2") {
+		t.Errorf("near hold: %+v", c)
+	}
+	if (Claim{Verdict: NotEvaluated, Near: true}).VerdictText() != NotEvaluated {
+		t.Error("a claim not evaluated is never near")
+	}
+}
