@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parkbench/parkbench/internal/experiments/e12"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
+	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
 	"github.com/parkbench/parkbench/internal/experiments/wake"
 	"github.com/parkbench/parkbench/internal/parkers"
@@ -137,7 +137,7 @@ var tmpPath = regexp.MustCompile(`/tmp/[^ :"]+`)
 // on this OS and build ("" if every one runs), never one that is only
 // "never run" (wasm, which has its own case).
 func unavailableImpl() (name, why string) {
-	for _, im := range e12.Impls() {
+	for _, im := range latency.Impls() {
 		if im.Why != "" && im.Name != parkers.NameWasm {
 			return im.Name, im.Why
 		}
@@ -153,7 +153,7 @@ func normalise(msg, unavail, why string) string {
 		list []string
 		name string
 	}{
-		{e12.ImplNames(), "<latency impls>"},
+		{latency.ImplNames(), "<latency impls>"},
 		{timeout.ImplNames(), "<timeout impls>"},
 		{herd.ImplNames(), "<herd impls>"},
 		{wake.ImplNames(), "<wake impls>"},
@@ -228,7 +228,7 @@ func TestInterrupt(t *testing.T) {
 	impls := []string{sleeper(t)}
 	// The C reference's round runs in C threads that never see Go's signal
 	// handling: an interrupt once waited for the whole round (65 s).
-	for _, im := range e12.Impls() {
+	for _, im := range latency.Impls() {
 		if im.Name == "c-futex" && im.Why == "" {
 			impls = append(impls, im.Name)
 		}
@@ -304,7 +304,7 @@ func TestOneCPU(t *testing.T) {
 // skips the test saying none does.
 func sleeper(t *testing.T) string {
 	t.Helper()
-	n := e12.FirstAvailable("futex", "pthread", "waitonaddress", "keyedevent")
+	n := latency.FirstAvailable("futex", "pthread", "waitonaddress", "keyedevent")
 	if n == "" {
 		t.Skip("no sleeping thread parker runs here")
 	}

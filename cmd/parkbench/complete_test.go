@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
-	"github.com/parkbench/parkbench/internal/experiments/e12"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
+	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/loaded"
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
 	"github.com/parkbench/parkbench/internal/experiments/wake"
@@ -40,8 +40,8 @@ func TestCompletion(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"latency", "--impl="}, append([]string{"all"}, e12.ImplNames()...)},
-		{[]string{"selfwake", "--impl="}, e12.SelfwakeImplNames()},
+		{[]string{"latency", "--impl="}, append([]string{"all"}, latency.ImplNames()...)},
+		{[]string{"selfwake", "--impl="}, latency.SelfwakeImplNames()},
 		{[]string{"herd", "--impl="}, herd.ImplNames()},
 		{[]string{"stacks", "--mech="}, stacks.ImplNames()},
 		{[]string{"latency", "--placement="}, driver.Placements},

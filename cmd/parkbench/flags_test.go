@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/experiments"
-	"github.com/parkbench/parkbench/internal/experiments/e12"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
+	"github.com/parkbench/parkbench/internal/experiments/latency"
 )
 
 // TestExplicitFlagBeatsQuick: --quick starts from QuickOptions, every
@@ -19,7 +19,7 @@ func TestExplicitFlagBeatsQuick(t *testing.T) {
 		t.Fatal(err)
 	}
 	tbl := latencyTableForTest()
-	def, q := e12.DefaultLatencyOptions(), e12.QuickLatencyOptions()
+	def, q := latency.DefaultLatencyOptions(), latency.QuickLatencyOptions()
 	o, err := tbl.options(cmd.Flags(), def, &q, true)
 	if err != nil {
 		t.Fatal(err)
@@ -40,8 +40,8 @@ func TestExplicitFlagBeatsQuick(t *testing.T) {
 }
 
 // latencyTableForTest is latency's table, as its command registers it.
-func latencyTableForTest() flagTable[e12.LatencyOptions] {
-	type O = e12.LatencyOptions
+func latencyTableForTest() flagTable[latency.LatencyOptions] {
+	type O = latency.LatencyOptions
 	return flagTable[O]{
 		intFlag("warmup", "Warmup", "", func(o *O) *int { return &o.Warmup }).also("GapWarmup", func(o *O) { o.GapWarmup = o.Warmup }),
 		intFlag("iterations", "Iterations", "", func(o *O) *int { return &o.Iterations }),
@@ -60,7 +60,7 @@ func TestHelpDefaultsFromOptions(t *testing.T) {
 		// The quick placement is cross-core where threads can be pinned,
 		// unpinned elsewhere: read it from the options, as help does.
 		{[]string{"latency", "--help"}, []string{"(--quick: 2000) (default 10000)",
-			"(--quick: " + strings.Join(e12.QuickLatencyOptions().Placements, ",") + `) (default "all")`}},
+			"(--quick: " + strings.Join(latency.QuickLatencyOptions().Placements, ",") + `) (default "all")`}},
 		{[]string{"herd", "--help"}, []string{`(--quick: 1,16,64) (default "1,4,16,64")`, "(default 20µs)"}},
 		{[]string{"timeout", "--help"}, []string{`(default "10µs,100µs,1ms,10ms")`}},
 		{[]string{"lock", "--help"}, []string{`(--quick: 0) (default "0,200ns")`, "--readers", "--rwlock"}},

@@ -10,8 +10,8 @@ import (
 
 	"github.com/parkbench/parkbench/internal/experiments"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
-	"github.com/parkbench/parkbench/internal/experiments/e12"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
+	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/loaded"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
@@ -26,16 +26,16 @@ var accepts = map[string]struct {
 	names    func() []string
 }{
 	"latency": {func(n string) error {
-		o := e12.QuickLatencyOptions()
+		o := latency.QuickLatencyOptions()
 		o.Impls = []string{n}
 		o.Placements = []string{"unpinned"}
 		return o.Validate()
-	}, e12.ImplNames},
+	}, latency.ImplNames},
 	"selfwake": {func(n string) error {
-		o := e12.QuickSelfwakeOptions()
+		o := latency.QuickSelfwakeOptions()
 		o.Impls = []string{n}
 		return o.Validate()
-	}, e12.SelfwakeImplNames},
+	}, latency.SelfwakeImplNames},
 	"herd": {func(n string) error {
 		o := herd.QuickOptions()
 		o.Impls = []string{n}

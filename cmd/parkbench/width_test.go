@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/parkbench/parkbench/internal/experiments/e12"
+	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
 	"github.com/parkbench/parkbench/internal/textfmt"
 )
@@ -74,7 +74,7 @@ func TestDefaultOutputWidth(t *testing.T) {
 			// No --out: the last line says how to save the result.
 			[]string{"run", "--quick", "--rounds=1", "--iterations=100"},
 		)
-		if slices.Contains(stacks.ImplNames(), "futex") && slices.Contains(e12.ImplNames(), "futex") {
+		if slices.Contains(stacks.ImplNames(), "futex") && slices.Contains(latency.ImplNames(), "futex") {
 			cases = append(cases, []string{"stacks", "--mech=futex,lot-mutex"})
 		}
 	}

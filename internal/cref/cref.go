@@ -87,7 +87,7 @@ func Open(mode Mode, cpus [2]int, capacity int, gap time.Duration, sampleCPU boo
 // Round runs n round trips (at most the capacity) and returns what they
 // measured. Result.Samples aliases C memory and is valid until the next
 // Round or Close. A sample of a wait that did not sleep is stored as ^v
-// (negative), as the Go runner stores it (e12's pingpong.run).
+// (negative), as the Go runner stores it (latency's pingpong.run).
 func (pr *Pair) Round(n int) Result {
 	if n > pr.cap {
 		n = pr.cap

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parkbench/parkbench/internal/experiments/e12"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
+	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/loaded"
 	"github.com/parkbench/parkbench/internal/experiments/wake"
 	"github.com/parkbench/parkbench/internal/osthread"
@@ -28,8 +28,8 @@ func TestInterruptRestores(t *testing.T) {
 	debug.SetGCPercent(gc)
 	aff, affErr := osthread.Affinity()
 
-	lat := e12.QuickLatencyOptions()
-	lat.Impls = []string{e12.FirstAvailable("futex", "pthread", "waitonaddress", "keyedevent"), "spin"}
+	lat := latency.QuickLatencyOptions()
+	lat.Impls = []string{latency.FirstAvailable("futex", "pthread", "waitonaddress", "keyedevent"), "spin"}
 	if lat.Impls[0] == "" {
 		t.Skip("no sleeping thread parker runs here")
 	}
@@ -42,7 +42,7 @@ func TestInterruptRestores(t *testing.T) {
 	ld := loaded.QuickOptions()
 	ld.Impls, ld.Rounds = []string{"lot"}, 100
 	runs := map[string]func(ctx context.Context) error{
-		"latency": func(ctx context.Context) error { _, err := e12.RunLatency(ctx, lat, nil); return err },
+		"latency": func(ctx context.Context) error { _, err := latency.RunLatency(ctx, lat, nil); return err },
 		"herd":    func(ctx context.Context) error { _, err := herd.Run(ctx, hd, nil); return err },
 		"wake":    func(ctx context.Context) error { _, err := wake.Run(ctx, wk, nil); return err },
 		"loaded":  func(ctx context.Context) error { _, err := loaded.Run(ctx, ld, nil); return err },

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/parkbench/parkbench/internal/experiments/e12"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
+	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
 	"github.com/parkbench/parkbench/internal/results"
@@ -20,7 +20,7 @@ import (
 func TestMetricsMatchLegacy(t *testing.T) {
 	addedSince := map[string]bool{e12.MMinSlept: true}
 	declared := map[string][]results.MetricSpec{
-		"latency": e12.LatencyMetrics, "selfwake": e12.SelfwakeMetrics, "herd": herd.Metrics,
+		"latency": latency.LatencyMetrics, "selfwake": latency.SelfwakeMetrics, "herd": herd.Metrics,
 		"timeout": timeout.Metrics, "lock": lock.Metrics, "rwlock": lock.RwMetrics,
 	}
 	for _, name := range results.LegacyNames() {

@@ -2,8 +2,8 @@ package experiments
 
 import (
 	"github.com/parkbench/parkbench/internal/experiments/driver"
-	"github.com/parkbench/parkbench/internal/experiments/e12"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
+	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/loaded"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
@@ -23,8 +23,8 @@ type Entry struct {
 
 // Registry lists the experiments in display order, the suite last.
 var Registry = []Entry{
-	{Name: "latency", Summary: "E12: ping-pong one-way wake latency per parker (median, p99 from HDR histograms, 3 rounds)", Impls: e12.Impls},
-	{Name: "selfwake", Summary: "E12 reverse check: a thread wakes itself then waits; ns per pair", Impls: e12.SelfwakeImpls},
+	{Name: "latency", Summary: "E12: ping-pong one-way wake latency per parker (median, p99 from HDR histograms, 3 rounds)", Impls: latency.Impls},
+	{Name: "selfwake", Summary: "E12 reverse check: a thread wakes itself then waits; ns per pair", Impls: latency.SelfwakeImpls},
 	{Name: "herd", Summary: "E6: notify_all with N waiters; requeue onto the mutex vs the thundering herd", Impls: herd.Impls},
 	{Name: "timeout", Summary: "how late each park-until returns after its deadline, with timer slack", Impls: timeout.Impls},
 	{Name: "lock", Summary: "a contended lock: throughput per thread, fairness, CPU, every lock side by side (parking_lot's mutex benchmark)", Impls: lock.Impls},

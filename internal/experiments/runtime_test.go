@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parkbench/parkbench/internal/experiments/e12"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
+	"github.com/parkbench/parkbench/internal/experiments/latency"
 )
 
 // TestUnderHostileRuntime runs the experiments with GOMAXPROCS=1 set by the
@@ -30,10 +30,10 @@ func TestUnderHostileRuntime(t *testing.T) {
 	}()
 	defer stop.Store(true)
 
-	lat := e12.QuickLatencyOptions()
+	lat := latency.QuickLatencyOptions()
 	lat.Impls = []string{"lot"}
 	for _, n := range []string{"futex", "futex-raw"} { // Linux: one scheduler-aware, one raw wait
-		if e12.FirstAvailable(n) != "" {
+		if latency.FirstAvailable(n) != "" {
 			lat.Impls = append(lat.Impls, n)
 		}
 	}
@@ -48,7 +48,7 @@ func TestUnderHostileRuntime(t *testing.T) {
 	var latErr, herdErr error
 	go func() {
 		defer close(done)
-		e, err := e12.RunLatency(context.Background(), lat, nil)
+		e, err := latency.RunLatency(context.Background(), lat, nil)
 		if latErr = err; err == nil {
 			latGC = e.Runtime.GCCycles
 		}

@@ -5,8 +5,8 @@ import (
 	"context"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
-	"github.com/parkbench/parkbench/internal/experiments/e12"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
+	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/loaded"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
 	"github.com/parkbench/parkbench/internal/experiments/wake"
@@ -15,8 +15,8 @@ import (
 
 // SuiteOptions are the options of each experiment of the suite.
 type SuiteOptions struct {
-	Latency  e12.LatencyOptions
-	Selfwake e12.SelfwakeOptions
+	Latency  latency.LatencyOptions
+	Selfwake latency.SelfwakeOptions
 	Herd     herd.Options
 	Lock     lock.Options
 	// RwLock is one small rwlock configuration (lock --rwlock): NumCPU
@@ -33,14 +33,14 @@ type SuiteOptions struct {
 // lock's quick sweep (2 and 2 x NumCPU threads, a few seconds): its full
 // default sweep alone takes about 5 minutes, and is `parkbench lock`'s.
 func DefaultSuite() SuiteOptions {
-	return SuiteOptions{e12.DefaultLatencyOptions(), e12.DefaultSelfwakeOptions(), herd.DefaultOptions(), lock.QuickOptions(), defaultSuiteRw(),
+	return SuiteOptions{latency.DefaultLatencyOptions(), latency.DefaultSelfwakeOptions(), herd.DefaultOptions(), lock.QuickOptions(), defaultSuiteRw(),
 		wake.QuickOptions(), loaded.QuickOptions()}
 }
 
 // QuickSuite is a short run of the suite (under a minute on two vCPUs);
 // its lock part is lock.QuickOptions (a few seconds).
 func QuickSuite() SuiteOptions {
-	return SuiteOptions{e12.QuickLatencyOptions(), e12.QuickSelfwakeOptions(), herd.QuickOptions(), lock.QuickOptions(), lock.QuickRwOptions(),
+	return SuiteOptions{latency.QuickLatencyOptions(), latency.QuickSelfwakeOptions(), herd.QuickOptions(), lock.QuickOptions(), lock.QuickRwOptions(),
 		wake.QuickOptions(), loaded.QuickOptions()}
 }
 
@@ -92,8 +92,8 @@ type Suite func(ctx context.Context, progress driver.Progress) ([]*results.Exper
 // measured, and returns the run; bad options are the first experiment's
 // error, in run order.
 func PlanSuite(o SuiteOptions) (Suite, error) {
-	lat, err1 := e12.PlanLatency(o.Latency)
-	self, err2 := e12.PlanSelfwake(o.Selfwake)
+	lat, err1 := latency.PlanLatency(o.Latency)
+	self, err2 := latency.PlanSelfwake(o.Selfwake)
 	h, err3 := herd.Plan(o.Herd)
 	l, err4 := lock.Plan(o.Lock)
 	rw, err5 := lock.PlanRw(o.RwLock)
@@ -116,7 +116,7 @@ func PlanSuite(o SuiteOptions) (Suite, error) {
 		}
 		// The reverse-check claim needs latency and selfwake from the same
 		// run: it replaces latency's "not evaluated" placeholder.
-		out[0].Claims = e12.MergeClaims(out[0].Claims, e12.CrossClaims(out[0], out[1]))
+		out[0].Claims = latency.MergeClaims(out[0].Claims, latency.CrossClaims(out[0], out[1]))
 		return out, nil
 	}, nil
 }

@@ -37,15 +37,15 @@ func pingPongDurations() (pthread, other time.Duration) {
 }
 
 // ppSide is one side of the ping-pong: its flag, on its own cache line as in
-// internal/experiments/e12/pingpong.go.
+// internal/experiments/latency/pingpong.go.
 type ppSide struct {
 	flag atomic.Uint32
 	_    [60]byte
 }
 
 // TestPingPongNoLostWakeup drives every ThreadParker exactly as the latency
-// experiment does (internal/experiments/e12/mech.go threadMech and
-// e12/pingpong.go): two locked threads, pinned to two CPUs when there
+// experiment does (internal/experiments/latency/mech.go threadMech and
+// latency/pingpong.go): two locked threads, pinned to two CPUs when there
 // are two; the waker stores the peer's flag and calls UnparkLock().Unpark()
 // on every wake (stale unparks included); the waiter loops
 // "PreparePark; if flag still 0 { Park }" with no lock of any kind. That is

@@ -9,11 +9,11 @@
 //
 // # Adding an experiment
 //
-// An experiment is one package internal/experiments/<name> (see e12, herd,
+// An experiment is one package internal/experiments/<name> (see latency, herd,
 // lock, timeout, stacks), cut alike:
 //
 //	doc.go      the package doc: what it measures and how, naming every
-//	            experiment the package holds (e12 and lock hold two)
+//	            experiment the package holds (latency and lock hold two)
 //	options.go  type Options struct{ ... }       // every knob, with doc comments
 //	            func DefaultOptions() Options     // the study's method
 //	            func QuickOptions() Options       // a short run (--quick)

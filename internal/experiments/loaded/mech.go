@@ -196,8 +196,8 @@ func tokenMech(name, summary, kind string) mechanism {
 	}
 }
 
-// threadMech drives a thread parker (pthread) as e12's threadMech does
-// (internal/experiments/e12/mech.go): PreparePark before the second look
+// threadMech drives a thread parker (pthread) as latency's threadMech does
+// (internal/experiments/latency/mech.go): PreparePark before the second look
 // at the state, so an UnparkLock after the CAS to posted reaches the Park.
 func threadMech(name, summary, kind string) mechanism {
 	return mechanism{

@@ -1,9 +1,0 @@
-//go:build !linux
-
-package e12
-
-import "github.com/parkbench/parkbench/internal/probe"
-
-// trivialSyscall is the probe's trivial kernel call for this OS
-// (GetProcessTimes on Windows, getppid elsewhere).
-func trivialSyscall() { probe.TrivialSyscall() }

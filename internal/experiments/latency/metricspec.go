@@ -1,0 +1,53 @@
+package latency
+
+import (
+	"github.com/parkbench/parkbench/internal/cref"
+	"github.com/parkbench/parkbench/internal/parkers"
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// LatencyMetrics describes latency's figures (results.MetricSpec), in table
+// order. The median is the headline: the A/B gate judges it on pinned
+// cross-core rows as a ratio to the C floor of the same run (c-futex here,
+// c-ulock on darwin; busy-waiting rows against c-spin). p99 and the rest
+// are shown, and the p99 judged by compare, but a p99 from a short trial
+// is too noisy to gate on.
+var LatencyMetrics = func() []results.MetricSpec {
+	sleeping, busy := cref.Floors()[0].Name, cref.Floors()[1].Name
+	floors := map[string]string{parkers.NameSpin: busy, parkers.NameGeneric: busy, ImplGoSpin: busy, ImplSpinOneLine: busy, busy: ""}
+	us := func(key, header, bench string) results.MetricSpec {
+		return results.MetricSpec{Key: key, Header: header, Unit: results.UnitMicros, Better: results.Lower, Benchstat: bench}
+	}
+	diag := func(key, header, bench string) results.MetricSpec {
+		return results.MetricSpec{Key: key, Header: header, Better: results.Lower, Diagnostic: true, Benchstat: bench}
+	}
+	median := us(results.MMedian, "median", "ns/op")
+	median.Main, median.Judged, median.Headline = true, true, true
+	median.Floor, median.FloorByImpl = sleeping, floors
+	median.Plot = &results.PlotSpec{Kind: results.PlotPercentile, Title: "wake latency by percentile", Axis: "one-way wake latency (µs)"}
+	// The overall min is a wait that did not sleep wherever one did not
+	// (a busy-wait's figure); the slept waits' min beside it is the
+	// fastest sleeping wake.
+	minSlept := us(MMinSlept, "min slept", "")
+	p99 := us(results.MP99, "p99", "p99-ns/op")
+	p99.Judged, p99.Floor, p99.FloorByImpl = true, sleeping, floors
+	return []results.MetricSpec{
+		us(results.MMin, "min", "min-ns/op"), minSlept, median, p99,
+		us(results.MP999, "p99.9", "p99.9-ns/op"), us(results.MMax, "max", "max-ns/op"),
+		diag(results.MNoSleep, "no-sleep", "no-sleep-waits"),
+		diag(results.MCtxSwSelf, "csw/rt self", "ctxsw-self/op"),
+		diag(results.MCtxSwThread, "csw/rt thr", "ctxsw-thread/op"),
+		diag(MCtxSwOther, "csw/rt other", ""),
+		diag(MCtxSwSysmon, "csw/rt sysmon", ""),
+		diag(MSchedSteals, "steals/rt", ""),
+	}
+}()
+
+// SelfwakeMetrics describes selfwake's figures: ns per wake+wait pair,
+// whose floor is the syscall row of the same run (one trivial syscall per
+// pair, the least a kernel-side wake path pays).
+var SelfwakeMetrics = []results.MetricSpec{
+	{Key: results.MNsPerPair, Header: "ns/pair", Unit: results.UnitNanos, Better: results.Lower, Main: true, Judged: true,
+		Benchstat: "ns/op", Floor: ImplSyscall},
+	{Key: results.MNoSleep, Header: "no-sleep", Better: results.Lower, Diagnostic: true},
+}

@@ -1,0 +1,331 @@
+package latency
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/parkers"
+)
+
+// Limits of the E12 counts (the command refuses values outside them).
+const (
+	MaxIterations = 10_000_000
+	MaxRounds     = 1000
+	MaxWarmup     = 10_000_000
+	MaxGap        = time.Second
+)
+
+// LatencyOptions configures E12, the ping-pong wake latency.
+type LatencyOptions struct {
+	// Impls are implementation names (see ImplNames), or "all".
+	Impls []string
+	// Placements are unpinned, cross-core, same-core, or "all".
+	Placements []string
+	// Warmup round trips run before a configuration's rounds, not
+	// recorded; Iterations round trips are measured per round. Both apply
+	// to gap 0.
+	Warmup, Iterations int
+	// Rounds per configuration (the summary is the median of rounds).
+	Rounds int
+	// Gaps: one configuration per value; before every wake the waker
+	// sleeps this long (nanosleep on its thread), so the woken side's CPU
+	// can go idle first: wake from idle, as cyclictest's timer wakeups.
+	// Empty means {0}.
+	Gaps []time.Duration
+	// GapWarmup and GapIterations replace Warmup and Iterations for
+	// gap > 0: each trip then takes at least 2 gaps, so fewer keep a run
+	// short (defaults 100 and 2000).
+	GapWarmup, GapIterations int
+	// LotParker is the parker backend under impl lot ("": the lot's
+	// current one, normally the platform default).
+	LotParker string
+	// Interleave runs the rounds round-robin across configurations (all
+	// participants started first) instead of one configuration after the
+	// other; see runInterleaved. For ratios between implementations on a
+	// noisy or virtualised host.
+	Interleave bool
+	// GOMAXPROCS for the run; 0: runenv's choice (participants + 2, at
+	// least the CPUs). Between 2 (the participants) and MaxGOMAXPROCS.
+	GOMAXPROCS int
+	// SchedCounts runs one extra, traced round per configuration and
+	// records the scheduler's P steals, lost Ps, preemptions and
+	// Goscheds per round trip (sched.go).
+	SchedCounts bool
+}
+
+// MaxGOMAXPROCS bounds LatencyOptions.GOMAXPROCS.
+const MaxGOMAXPROCS = 1024
+
+// DefaultLatencyOptions is the study's method: every implementation, every
+// placement, 1000 warm-up and 10 000 measured round trips, three rounds.
+func DefaultLatencyOptions() LatencyOptions {
+	return LatencyOptions{
+		Impls:         []string{ImplAll},
+		Placements:    []string{driver.All},
+		Warmup:        1000,
+		Iterations:    10_000,
+		Rounds:        3,
+		Gaps:          []time.Duration{0},
+		GapWarmup:     100,
+		GapIterations: 2000,
+		SchedCounts:   true,
+	}
+}
+
+// QuickLatencyOptions is a short run: cross-core only, 200 warm-up and 2000
+// measured round trips, three rounds, no traced round (every implementation
+// in well under a minute on two vCPUs).
+func QuickLatencyOptions() LatencyOptions {
+	o := DefaultLatencyOptions()
+	o.Placements = []string{driver.CrossCore}
+	if driver.SingleCPU() || driver.PinBlocked() != "" {
+		// One CPU, or an affinity that cannot be read (every OS but
+		// Linux): the quick run measures what this machine can (plan
+		// says why cross-core is missing) instead of refusing to run.
+		o.Placements = []string{driver.Unpinned}
+	}
+	o.Warmup = 200
+	o.Iterations = 2000
+	o.GapWarmup = 20
+	o.GapIterations = 300
+	// The traced round is opt-in here: one more round per configuration,
+	// and a slower one under the trace, it adds about a third to latency
+	// --quick (docs/findings.md, "What things cost"). E12-sched-steals is
+	// then not evaluated.
+	o.SchedCounts = false
+	return o
+}
+
+// latencyConfig is one planned configuration.
+type latencyConfig struct {
+	impl      e12Impl
+	placement string
+	gap       time.Duration
+	warmup, n int
+	rounds    int
+	cpus      [2]int // -1: unpinned
+}
+
+func (c latencyConfig) key() string {
+	k := c.impl.name + "/" + c.placement
+	if c.gap > 0 {
+		k += "/gap=" + c.gap.String()
+	}
+	return k
+}
+
+// Validate checks every option without measuring anything: counts,
+// gaps, implementation names (unknown: the valid names; unavailable here:
+// why), the lot parker and the placements this machine can do. Errors are
+// *driver.OptionError naming the field.
+func (o LatencyOptions) Validate() error { return driver.Check(planLatency(o)) }
+
+// latencyPlan is a validated latency run: its configurations in run order,
+// what was skipped, and the lot's parker resolved.
+type latencyPlan struct {
+	o               LatencyOptions
+	configs         []latencyConfig
+	warnings, notes []string
+	lot             parkers.Backend
+}
+
+// planLatency validates every option and lists the configurations, before
+// anything is measured.
+func planLatency(o LatencyOptions) (*latencyPlan, error) {
+	if o.GOMAXPROCS != 0 && (o.GOMAXPROCS < 2 || o.GOMAXPROCS > MaxGOMAXPROCS) {
+		return nil, driver.Bad("GOMAXPROCS", "invalid gomaxprocs %d: must be 0 (automatic) or between 2 (the participants) and %d", o.GOMAXPROCS, MaxGOMAXPROCS)
+	}
+	for _, c := range []struct {
+		field, what string
+		v, min, max int
+	}{{"Rounds", "rounds", o.Rounds, 1, MaxRounds},
+		{"Iterations", "iterations", o.Iterations, 1, MaxIterations}, {"Warmup", "warmup", o.Warmup, 0, MaxWarmup},
+		{"GapIterations", "gap iterations", o.GapIterations, 1, MaxIterations}, {"GapWarmup", "gap warmup", o.GapWarmup, 0, MaxWarmup}} {
+		if err := driver.CheckCount(c.field, c.what, c.v, c.min, c.max); err != nil {
+			return nil, err
+		}
+	}
+	gaps := o.Gaps
+	if len(gaps) == 0 {
+		gaps = []time.Duration{0}
+	}
+	for _, g := range gaps {
+		if g < 0 || g > MaxGap {
+			return nil, driver.Bad("Gaps", "invalid gap %v: must be between 0 and %v", g, MaxGap)
+		}
+	}
+	sel, lotBackend, err := resolve(catalog(), o.Impls, o.LotParker)
+	if err != nil {
+		return nil, err
+	}
+	places, explicitPlace, err := driver.ResolvePlacements("Placements", o.Placements)
+	if err != nil {
+		return nil, err
+	}
+	p := &latencyPlan{o: o, warnings: sel.Warnings, notes: sel.Notes, lot: lotBackend}
+	single := driver.SingleCPU()
+	if single {
+		p.notes = append(p.notes, "this process may use one CPU only: nothing crosses cores, the busy-wait implementations are not run (their figures would not be a floor), and the spin-floor claim is not evaluated")
+	}
+	if why := driver.PinBlocked(); why != "" && !slices.Contains(places, driver.CrossCore) && !slices.Contains(places, driver.SameCore) {
+		// Quick runs ask for unpinned alone here: say why cross-core is
+		// missing (a run over every placement warns per placement below).
+		p.warnings = append(p.warnings, "cross-core and same-core not run, threads unpinned: "+why)
+	}
+	for _, pl := range places {
+		cpus, msg := driver.PairCPUs(pl)
+		if msg != "" {
+			if explicitPlace[pl] {
+				return nil, driver.Bad("Placements", "placement %s: %s", pl, msg)
+			}
+			p.warnings = append(p.warnings, pl+" skipped: "+msg)
+			continue
+		}
+		for _, im := range sel.Items {
+			if (pl == driver.SameCore || single) && im.busy {
+				why := "two busy-waiting threads on one CPU measure the scheduler's time slice, not a wake"
+				if single {
+					why = "this process may use one CPU only, and " + why
+				}
+				if explicitPlace[pl] && sel.Explicit {
+					return nil, driver.Bad("Placements", "%s at %s is not run: %s", im.name, pl, why)
+				}
+				p.warnings = append(p.warnings, fmt.Sprintf("%s at %s skipped: %s", im.name, pl, why))
+				continue
+			}
+			for _, g := range gaps {
+				c := latencyConfig{impl: im, placement: pl, gap: g, warmup: o.Warmup, n: o.Iterations, rounds: o.Rounds, cpus: cpus}
+				if g > 0 {
+					c.warmup, c.n = o.GapWarmup, o.GapIterations
+				}
+				p.configs = append(p.configs, c)
+			}
+		}
+	}
+	return p, nil
+}
+
+// hasImpl reports whether plan measures any of names.
+func hasImpl(plan []latencyConfig, names ...string) bool {
+	for _, c := range plan {
+		if slices.Contains(names, c.impl.name) {
+			return true
+		}
+	}
+	return false
+}
+
+// optionsMap records every option as strings (Experiment.Options).
+func (o LatencyOptions) optionsMap() map[string]string {
+	gaps := make([]string, 0, len(o.Gaps))
+	for _, g := range o.Gaps {
+		gaps = append(gaps, g.String())
+	}
+	if len(gaps) == 0 {
+		gaps = []string{"0s"}
+	}
+	impls := o.Impls
+	if len(impls) == 0 {
+		impls = []string{ImplAll}
+	}
+	places := o.Placements
+	if len(places) == 0 {
+		places = []string{driver.All}
+	}
+	return map[string]string{
+		"impls":          strings.Join(impls, ","),
+		"placements":     strings.Join(places, ","),
+		"warmup":         strconv.Itoa(o.Warmup),
+		"iterations":     strconv.Itoa(o.Iterations),
+		"rounds":         strconv.Itoa(o.Rounds),
+		"gaps":           strings.Join(gaps, ","),
+		"gap_warmup":     strconv.Itoa(o.GapWarmup),
+		"gap_iterations": strconv.Itoa(o.GapIterations),
+		"lot_parker":     o.LotParker,
+		"interleave":     strconv.FormatBool(o.Interleave),
+		"gomaxprocs":     strconv.Itoa(o.GOMAXPROCS),
+		"sched_counts":   strconv.FormatBool(o.SchedCounts),
+	}
+}
+
+// SelfwakeOptions configures the reverse check.
+type SelfwakeOptions struct {
+	// Impls are implementation names (as latency's; "all" adds the
+	// syscall reference row).
+	Impls []string
+	// Pairs per sample (timed together), Samples per round, Rounds.
+	Pairs, Samples, Rounds int
+	// LotParker is the parker under impl lot ("": current).
+	LotParker string
+}
+
+// Limits of the selfwake counts.
+const (
+	MaxPairs   = 1_000_000
+	MaxSamples = 10_000_000
+)
+
+// DefaultSelfwakeOptions is the study's method: 100 pairs per sample, 1000
+// samples, three rounds, every implementation.
+func DefaultSelfwakeOptions() SelfwakeOptions {
+	return SelfwakeOptions{Impls: []string{ImplAll}, Pairs: 100, Samples: 1000, Rounds: 3}
+}
+
+// QuickSelfwakeOptions is a short run (200 samples).
+func QuickSelfwakeOptions() SelfwakeOptions {
+	o := DefaultSelfwakeOptions()
+	o.Samples = 200
+	return o
+}
+
+// selfwakeImpl is one planned row.
+type selfwakeImpl struct {
+	e12Impl // cmode is set for the C reference rows (run by cref.Selfwake)
+}
+
+// Validate checks every option without measuring anything (as
+// LatencyOptions.Validate).
+func (o SelfwakeOptions) Validate() error { return driver.Check(planSelfwake(o)) }
+
+// selfwakePlan is a validated selfwake run.
+type selfwakePlan struct {
+	o               SelfwakeOptions
+	impls           []selfwakeImpl
+	warnings, notes []string
+	lot             parkers.Backend
+}
+
+func planSelfwake(o SelfwakeOptions) (*selfwakePlan, error) {
+	for _, c := range []struct {
+		field string
+		v, hi int
+	}{{"Pairs", o.Pairs, MaxPairs}, {"Samples", o.Samples, MaxSamples}, {"Rounds", o.Rounds, MaxRounds}} {
+		if err := driver.CheckCount(c.field, strings.ToLower(c.field), c.v, 1, c.hi); err != nil {
+			return nil, err
+		}
+	}
+	sel, lotBackend, err := resolve(selfwakeCatalog(), o.Impls, o.LotParker)
+	if err != nil {
+		return nil, err
+	}
+	p := &selfwakePlan{o: o, warnings: sel.Warnings, notes: sel.Notes, lot: lotBackend}
+	for _, im := range sel.Items {
+		p.impls = append(p.impls, selfwakeImpl{e12Impl: im})
+	}
+	return p, nil
+}
+
+// resolve reads the implementation names and the lot's parker, as both
+// experiments take them.
+func resolve(c driver.Catalog[e12Impl], names []string, lotParker string) (driver.Selection[e12Impl], parkers.Backend, error) {
+	sel, err := c.Resolve("Impls", names)
+	if err != nil {
+		return sel, parkers.Backend{}, err
+	}
+	b, err := driver.LotParker("LotParker", lotParker)
+	return sel, b, err
+}

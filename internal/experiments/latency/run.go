@@ -1,0 +1,416 @@
+package latency
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/parkbench/parkbench/internal/cref"
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/monoclock"
+	"github.com/parkbench/parkbench/internal/osthread"
+	"github.com/parkbench/parkbench/internal/parkers"
+	"github.com/parkbench/parkbench/internal/probe"
+	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/runenv"
+	"github.com/parkbench/parkbench/internal/schedacct"
+)
+
+// PlanLatency validates o (an *driver.OptionError for bad input) and
+// returns the run it describes, measuring nothing yet.
+func PlanLatency(o LatencyOptions) (driver.Plan, error) { return driver.Prepared(planLatency(o)) }
+
+// RunLatency runs E12: for each implementation x placement x gap, a
+// ping-pong between two participant threads, warm-up then Rounds rounds of
+// Iterations round trips, and evaluates the study's claims. It validates
+// every option before measuring (PlanLatency), holds the runtime in
+// runenv's state for the whole run and restores it on return, also on
+// cancellation (ctx is checked between rounds; it then returns ctx.Err()).
+func RunLatency(ctx context.Context, o LatencyOptions, progress driver.Progress) (*results.Experiment, error) {
+	return driver.RunPlanned(ctx, o, PlanLatency, progress)
+}
+
+func (p *latencyPlan) Run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
+	o, plan, lotBackend := p.o, p.configs, p.lot
+	exp := &results.Experiment{
+		Name:     "latency",
+		Metrics:  LatencyMetrics,
+		Options:  o.optionsMap(),
+		Warnings: p.warnings,
+		Notes:    p.notes,
+	}
+	var goroutineLevel []string
+	for _, c := range plan {
+		if c.impl.kind == "goroutine" && !slices.Contains(goroutineLevel, c.impl.name) {
+			goroutineLevel = append(goroutineLevel, c.impl.name)
+		}
+	}
+	if len(goroutineLevel) > 0 {
+		exp.Notes = append(exp.Notes, strings.Join(goroutineLevel, ", ")+": goroutine-level (kind goroutine): they park the goroutine in the Go scheduler, which then puts the locked thread to sleep; not an OS thread parker, and left out of the same-order claim")
+	}
+	if hasImpl(plan, parkers.NameSpin, parkers.NameGeneric) && hasImpl(plan, ImplCSpin, ImplGoSpin) {
+		exp.Notes = append(exp.Notes, "spin/generic go through the ThreadParker protocol: the waker stores the flag (its cache line) and then the parker's word (a second line), the waiter spins on the parker's word and then reads the flag, so a wake moves two cache lines where c-spin and go-spin move one; adding that second line to go-spin makes it as slow as spin (measured), so the difference is the protocol, not Go")
+	}
+	env := runenv.EnterProcs(2, o.GOMAXPROCS)
+	defer env.Restore()
+	sysmon := schedacct.FindSysmon(nil)
+
+	var rawImpls []string
+	allRaw := len(plan) > 0
+	maxAllocs := 0.0
+	runs := make([]*configRun, len(plan))
+	for i, c := range plan {
+		runs[i] = &configRun{c: c, lot: lotBackend, sysmon: sysmon, schedCounts: o.SchedCounts}
+	}
+	defer func() {
+		for _, cr := range runs {
+			cr.close() // on error or cancellation; a no-op once finished
+		}
+	}()
+	if o.Interleave {
+		if err := runInterleaved(ctx, runs, o.Rounds, progress); err != nil {
+			return nil, err
+		}
+	} else {
+		h := driver.NewHist()
+		for i, cr := range runs {
+			if driver.Interrupted(ctx) {
+				return nil, ctx.Err()
+			}
+			progress.Report(i, len(plan), cr.c.key())
+			if err := cr.start(ctx); err != nil {
+				return nil, err
+			}
+			for r := 0; r < o.Rounds; r++ {
+				if driver.Interrupted(ctx) {
+					return nil, ctx.Err()
+				}
+				if err := cr.round(ctx, h); err != nil {
+					return nil, err
+				}
+			}
+			if err := cr.finish(ctx); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, cr := range runs {
+		c, cfg := cr.c, cr.cfg
+		exp.Configs = append(exp.Configs, cfg)
+		if c.impl.raw {
+			if !slices.Contains(rawImpls, c.impl.name) {
+				rawImpls = append(rawImpls, c.impl.name)
+			}
+		} else {
+			allRaw = false
+		}
+		if c.impl.kind != KindCRef {
+			for _, r := range cfg.Rounds {
+				if a := r.Metrics[MAllocsPerRT]; a > maxAllocs {
+					maxAllocs = a
+				}
+			}
+		}
+	}
+	progress.Report(len(plan), len(plan), "")
+	rt := env.Runtime()
+	rt.SyscallMode = "syscall"
+	if allRaw {
+		rt.SyscallMode = "raw"
+	}
+	if len(rawImpls) > 0 && !allRaw {
+		exp.Notes = append(exp.Notes, strings.Join(rawImpls, ", ")+" wait through RawSyscall (params syscall=raw); every other implementation through the scheduler-aware Syscall")
+	}
+	rt.AllocsPerOp = maxAllocs
+	exp.Runtime = rt
+	if rt.GCCycles > 0 {
+		exp.Warnings = append(exp.Warnings, fmt.Sprintf("%d GC cycle(s) ran during the run although GC was off (forced by another goroutine?)", rt.GCCycles))
+	}
+	if runtime.GOOS == "windows" {
+		exp.Notes = append(exp.Notes, clockNote())
+	}
+	exp.Notes = append(exp.Notes, SchedShareNotes(exp)...)
+	exp.Notes = append(exp.Notes, SpinLineNotes(exp)...)
+	exp.Claims = LatencyClaims(exp)
+	return exp, nil
+}
+
+// configRun is one configuration being measured: its result, its
+// participants and its rounds so far.
+type configRun struct {
+	c        latencyConfig
+	cfg      *results.Config
+	lot      parkers.Backend
+	runner   pairRunner
+	foreign  *probe.Foreign
+	perRound []map[string]float64
+	// sysmon is the runtime's sysmon thread (0: unknown); schedCounts
+	// asks for the traced round, whose counts land in sched.
+	sysmon      int
+	schedCounts bool
+	sched       map[string]float64
+}
+
+// start probes the floor (right before the configuration's first round),
+// opens the foreign-load window, starts the participants and runs the
+// warm-up.
+func (cr *configRun) start(ctx context.Context) error {
+	c := cr.c
+	cr.cfg = &results.Config{
+		Key:       c.key(),
+		Impl:      c.impl.name,
+		Kind:      c.impl.kind,
+		Placement: c.placement,
+		Params: map[string]string{
+			"sleeps":     strconv.FormatBool(c.impl.sleeps),
+			"gap":        c.gap.String(),
+			"warmup":     strconv.Itoa(c.warmup),
+			"iterations": strconv.Itoa(c.n),
+			"syscall":    syscallMode(c.impl),
+			"cpus":       fmt.Sprint(c.cpus),
+		},
+	}
+	if c.impl.name == ImplLot {
+		cr.cfg.Params["lot_parker"] = cr.lot.Name
+	}
+	if s := parkers.SchedSetting(c.impl.name); s != "" {
+		cr.cfg.Params["sched"] = s
+	} else if c.impl.name == ImplLot && parkers.SchedSetting(cr.lot.Name) != "" {
+		cr.cfg.Params["sched"] = parkers.SchedSetting(cr.lot.Name)
+	}
+	cr.cfg.Probe = measureProbe(probe.DefaultCPUs())
+	cr.foreign = probe.StartForeign()
+	r, err := openRunner(c)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.key(), err)
+	}
+	cr.runner = r
+	if c.warmup > 0 {
+		err := cr.withBackend(func() error {
+			_, err := r.round(ctx, c.warmup)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("%s warm-up: %w", c.key(), err)
+		}
+	}
+	return nil
+}
+
+// withBackend runs fn with the configuration's parker under the lot (impl
+// lot only).
+func (cr *configRun) withBackend(fn func() error) error {
+	if cr.c.impl.name == ImplLot {
+		return driver.WithLotParker(cr.lot, fn)
+	}
+	return fn()
+}
+
+// round measures the next round.
+func (cr *configRun) round(ctx context.Context, h *hdrhistogram.Histogram) error {
+	var m map[string]float64
+	var hist string
+	err := cr.withBackend(func() error {
+		var err error
+		m, hist, err = measureRound(ctx, cr.runner, cr.c.n, h, cr.sysmon)
+		return err
+	})
+	i := len(cr.perRound) + 1
+	if err != nil {
+		return fmt.Errorf("%s round %d: %w", cr.c.key(), i, err)
+	}
+	if m[MGCCycles] > 0 {
+		cr.cfg.Warnings = append(cr.cfg.Warnings, fmt.Sprintf("round %d: %v GC cycle(s) ran inside the measured window", i, m[MGCCycles]))
+	}
+	cr.cfg.Rounds = append(cr.cfg.Rounds, results.Round{Metrics: m, Histogram: hist})
+	cr.perRound = append(cr.perRound, m)
+	return nil
+}
+
+// finish runs the traced round (if asked), stops the participants and
+// completes the result.
+func (cr *configRun) finish(ctx context.Context) error {
+	if cr.schedCounts {
+		if err := cr.countSched(ctx); err != nil {
+			return err
+		}
+	}
+	cr.close()
+	cfg := cr.cfg
+	cfg.Summary = driver.MedianOfRounds(cr.perRound)
+	for k, v := range cr.sched {
+		cfg.Summary[k] = v
+	}
+	if v, ok := pooledSameCPU(cr.perRound); ok {
+		cfg.Summary[MSameCPU] = v
+	}
+	if cfg.Modes, cfg.ModesWarning = DetectModes(cfg); cfg.ModesWarning != "" {
+		cfg.Warnings = append(cfg.Warnings, cfg.ModesWarning)
+	}
+	cfg.Foreign = cr.foreign.Stop()
+	if v, ok := cfg.Summary[MSameCPU]; ok {
+		cfg.Foreign.SameCPUFraction = v
+	}
+	driver.WarnForeign(cfg)
+	refuseBelowResolution(cfg, latencyTimeFigures, 1, monoclock.Resolution(), monoclock.Source)
+	return nil
+}
+
+func (cr *configRun) close() {
+	if cr.runner != nil {
+		cr.runner.close()
+		cr.runner = nil
+	}
+}
+
+func syscallMode(im e12Impl) string {
+	switch {
+	case im.kind == KindCRef:
+		return "c"
+	case im.raw:
+		return "raw"
+	}
+	return "syscall"
+}
+
+// openRunner starts the configuration's two participants.
+func openRunner(c latencyConfig) (pairRunner, error) {
+	capacity := max(c.warmup, c.n, 1)
+	sampleCPU := c.placement == driver.Unpinned
+	if c.impl.kind == KindCRef {
+		p, err := cref.Open(c.impl.cmode, c.cpus, capacity, c.gap, sampleCPU)
+		if err != nil {
+			return nil, err
+		}
+		return cPair{p}, nil
+	}
+	pp := &pingpong{base: monoclock.Nanotime(), gap: c.gap, sampleCPU: sampleCPU, samples: make([]int64, 2*capacity)}
+	var m mechanism
+	switch c.impl.name {
+	case ImplLot:
+		m = newLotMech(pp)
+	case ImplGoFutex:
+		m = &twinFutex{pp: pp}
+	case ImplGoSpin:
+		m = &twinSpin{pp: pp}
+	case ImplSpinOneLine:
+		m = &oneLineSpin{pp: pp}
+	default:
+		m = newBackendMech(c.impl.backend, pp)
+	}
+	return newGoPair(m, pp, c.cpus)
+}
+
+// runInterleaved starts every configuration first (probe, participants,
+// warm-up) and then runs the rounds round-robin: round r of every
+// configuration, each round starting one configuration later than the last.
+// On a VM whose vCPUs move between physical cores, or under a foreign load
+// that comes and goes, every configuration then sees the same mix of host
+// states, which is what a ratio between two of them needs. The foreign-load
+// window of each configuration spans the whole interleaved run.
+func runInterleaved(ctx context.Context, runs []*configRun, rounds int, progress driver.Progress) error {
+	total := len(runs) * (rounds + 1)
+	done := 0
+	for _, cr := range runs {
+		if driver.Interrupted(ctx) {
+			return ctx.Err()
+		}
+		progress.Report(done, total, cr.c.key()+" (start)")
+		if err := cr.start(ctx); err != nil {
+			return err
+		}
+		done++
+	}
+	h := driver.NewHist()
+	for r := 0; r < rounds; r++ {
+		for k := range runs {
+			cr := runs[(r+k)%len(runs)]
+			if driver.Interrupted(ctx) {
+				return ctx.Err()
+			}
+			progress.Report(done, total, cr.c.key())
+			if err := cr.round(ctx, h); err != nil {
+				return err
+			}
+			done++
+		}
+	}
+	for _, cr := range runs {
+		if err := cr.finish(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sleptMetrics puts the median and p99 of the samples of waits that slept
+// into m, and unmarks the others in place: both runners store the sample
+// of a wait that did not sleep as ^v (pingpong.run, cref.c run_round).
+func sleptMetrics(samples []int64, m map[string]float64) {
+	slept := make([]float64, 0, len(samples))
+	for i, v := range samples {
+		if v < 0 {
+			samples[i] = ^v
+			continue
+		}
+		slept = append(slept, float64(v))
+	}
+	if len(slept) == 0 {
+		return
+	}
+	slices.Sort(slept)
+	m[MMinSlept] = slept[0]
+	m[MMedianSlept] = driver.NearestRank(slept, 0.50)
+	m[MP99Slept] = driver.NearestRank(slept, 0.99)
+}
+
+// measureRound runs one round and turns its raw figures into metrics.
+// Everything around the round (rusage, MemStats) is read by this
+// controller goroutine while the participants are idle between rounds.
+func measureRound(ctx context.Context, r pairRunner, n int, hist *hdrhistogram.Histogram, sysmon int) (map[string]float64, string, error) {
+	hist.Reset()
+	imm0 := r.immediate()
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	sm0 := sysmonSwitches(sysmon)
+	u0, uerr0 := osthread.ProcessUsage()
+	pr, err := r.round(ctx, n)
+	u1, uerr1 := osthread.ProcessUsage()
+	sm1 := sysmonSwitches(sysmon)
+	runtime.ReadMemStats(&ms1)
+	if err != nil {
+		return nil, "", err
+	}
+	imm := r.immediate() - imm0
+	m := map[string]float64{}
+	sleptMetrics(pr.samples, m)
+	driver.RecordAll(hist, pr.samples...) // sleptMetrics unmarked them
+	driver.HistMetrics(hist, m)
+	m[results.MNoSleep] = float64(pr.noSleep)
+	m[MNoSleepFraction] = float64(pr.noSleep) / float64(2*n)
+	m[MParkImmediate] = float64(imm)
+	if uerr0 == nil && uerr1 == nil {
+		m[results.MCtxSwSelf] = float64(u1.Sub(u0).Switches()) / float64(n)
+	}
+	if pr.threadCsw >= 0 {
+		m[results.MCtxSwThread] = float64(pr.threadCsw) / float64(n)
+		if uerr0 == nil && uerr1 == nil {
+			m[MCtxSwOther] = m[results.MCtxSwSelf] - m[results.MCtxSwThread]
+		}
+	}
+	if sm0 >= 0 && sm1 >= 0 {
+		m[MCtxSwSysmon] = float64(sm1-sm0) / float64(n)
+	}
+	if pr.cpus > 0 {
+		m[MSameCPU] = float64(pr.same) / float64(pr.cpus)
+	}
+	m[MAllocsPerRT] = float64(ms1.Mallocs-ms0.Mallocs) / float64(n)
+	m[MGCCycles] = float64(ms1.NumGC - ms0.NumGC)
+	enc, err := results.EncodeHist(hist)
+	return m, enc, err
+}

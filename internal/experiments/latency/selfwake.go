@@ -1,0 +1,297 @@
+package latency
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+
+	"github.com/parkbench/parkbench/internal/cref"
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/lot"
+	"github.com/parkbench/parkbench/internal/monoclock"
+	"github.com/parkbench/parkbench/internal/osthread"
+	"github.com/parkbench/parkbench/internal/parkers"
+	"github.com/parkbench/parkbench/internal/probe"
+	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/runenv"
+)
+
+// ImplSyscall is selfwake's reference row: one trivial syscall (getppid)
+// per "pair", the raw cost any kernel-side wake path pays at least once.
+const ImplSyscall = "syscall"
+
+// selfMech runs n wake-then-wait pairs on the calling (participant) thread.
+// Each one runs its own tight loop, so no dynamic call per pair is timed.
+type selfMech interface {
+	setup()
+	pairs(n int)
+	// slept counts waits that really slept (only c-futex knows; 0).
+	slept() int
+}
+
+// selfThread: PreparePark; UnparkLock().Unpark(); Park. Park returns at
+// once because the UnparkLock came after the PreparePark (for futex, no
+// FUTEX_WAIT is even issued: the word is already 0).
+type selfThread struct {
+	new func() parkers.ThreadParker
+	p   parkers.ThreadParker
+}
+
+func (s *selfThread) setup() { s.p = s.new() }
+func (s *selfThread) pairs(n int) {
+	p := s.p
+	for i := 0; i < n; i++ {
+		p.PreparePark()
+		p.UnparkLock().Unpark()
+		p.Park()
+	}
+}
+func (s *selfThread) slept() int { return 0 }
+
+// selfToken: Unpark leaves the token; Park consumes it and returns.
+type selfToken struct {
+	new func() parkers.TokenParker
+	p   parkers.TokenParker
+}
+
+func (s *selfToken) setup() { s.p = s.new() }
+func (s *selfToken) pairs(n int) {
+	p := s.p
+	for i := 0; i < n; i++ {
+		p.Unpark()
+		p.Park()
+	}
+}
+func (s *selfToken) slept() int { return 0 }
+
+// selfLot: UnparkOne finds nobody on the key; Park's validate returns false,
+// so Park returns ParkInvalid without queueing. Both lock the key's bucket.
+type selfLot struct {
+	word     uint32
+	invalidV func() bool
+}
+
+func (s *selfLot) setup() { s.invalidV = func() bool { return false } }
+func (s *selfLot) pairs(n int) {
+	key := unsafe.Pointer(&s.word)
+	for i := 0; i < n; i++ {
+		lot.UnparkOne(key, nil)
+		lot.Park(key, s.invalidV, nil, nil, lot.DefaultParkToken, time.Time{})
+	}
+}
+func (s *selfLot) slept() int { return 0 }
+
+// selfSyscall: one getppid per pair, the reference row.
+type selfSyscall struct{}
+
+func (selfSyscall) setup() {}
+func (selfSyscall) pairs(n int) {
+	for i := 0; i < n; i++ {
+		trivialSyscall()
+	}
+}
+func (selfSyscall) slept() int { return 0 }
+
+// PlanSelfwake validates o and returns the run it describes.
+func PlanSelfwake(o SelfwakeOptions) (driver.Plan, error) { return driver.Prepared(planSelfwake(o)) }
+
+// RunSelfwake runs the reverse check for every implementation: per round,
+// Samples samples of Pairs wake-then-wait pairs on one participant thread
+// pinned to probe.DefaultCPUs()[0]; ns per pair is the median of the
+// samples (min and p99 too). The runtime is held as in RunLatency.
+func RunSelfwake(ctx context.Context, o SelfwakeOptions, progress driver.Progress) (*results.Experiment, error) {
+	return driver.RunPlanned(ctx, o, PlanSelfwake, progress)
+}
+
+func (p *selfwakePlan) Run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
+	o, plan, lotBackend := p.o, p.impls, p.lot
+	var err error
+	exp := &results.Experiment{
+		Name:    "selfwake",
+		Metrics: SelfwakeMetrics,
+		Options: map[string]string{
+			"impls":      strings.Join(o.Impls, ","),
+			"pairs":      strconv.Itoa(o.Pairs),
+			"samples":    strconv.Itoa(o.Samples),
+			"rounds":     strconv.Itoa(o.Rounds),
+			"lot_parker": o.LotParker,
+		},
+		Warnings: p.warnings,
+		Notes:    p.notes,
+	}
+	env := runenv.Enter(1)
+	defer env.Restore()
+	cpu := probe.DefaultCPUs()[0]
+	maxAllocs := 0.0
+	for i, im := range plan {
+		if driver.Interrupted(ctx) {
+			return nil, ctx.Err()
+		}
+		progress.Report(i, len(plan), im.name)
+		cfg := &results.Config{
+			Key:  im.name,
+			Impl: im.name,
+			Kind: im.kind,
+			Params: map[string]string{
+				"pairs":     strconv.Itoa(o.Pairs),
+				"cpu":       strconv.Itoa(cpu),
+				"sleeps":    strconv.FormatBool(im.sleeps),
+				"histogram": fmt.Sprintf("ns per sample of %d pairs", o.Pairs),
+			},
+		}
+		cfg.Probe = measureProbe(probe.DefaultCPUs())
+		foreign := probe.StartForeign()
+		run := func() error { return runSelfwakeConfig(ctx, im, o, cpu, cfg) }
+		if im.name == ImplLot {
+			cfg.Params["lot_parker"] = lotBackend.Name
+			err = driver.WithLotParker(lotBackend, run)
+		} else {
+			err = run()
+		}
+		cfg.Foreign = foreign.Stop()
+		if err != nil {
+			return nil, err
+		}
+		driver.WarnForeign(cfg)
+		if im.kind != KindCRef {
+			for _, r := range cfg.Rounds {
+				maxAllocs = max(maxAllocs, r.Metrics[MAllocsPerPair])
+			}
+		}
+		exp.Configs = append(exp.Configs, cfg)
+	}
+	progress.Report(len(plan), len(plan), "")
+	rt := env.Runtime()
+	rt.SyscallMode = "syscall"
+	rt.AllocsPerOp = maxAllocs
+	exp.Runtime = rt
+	if rt.GCCycles > 0 {
+		exp.Warnings = append(exp.Warnings, fmt.Sprintf("%d GC cycle(s) ran during the run although GC was off", rt.GCCycles))
+	}
+	if runtime.GOOS == "windows" {
+		exp.Notes = append(exp.Notes, clockNote())
+	}
+	exp.Claims = []results.Claim{ClaimSelfwakeAtOnce(exp)}
+	return exp, nil
+}
+
+// selfRound is what the participant hands back per round.
+type selfRound struct {
+	csw   int64
+	slept int
+}
+
+// runSelfwakeConfig runs one implementation's warm-up and rounds on a fresh
+// participant thread.
+func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, cpu int, cfg *results.Config) error {
+	var m selfMech
+	switch {
+	case im.kind == KindCRef:
+		m = nil
+	case im.name == ImplSyscall:
+		m = selfSyscall{}
+	case im.name == ImplLot:
+		m = &selfLot{}
+	case im.name == ImplGoFutex || im.name == ImplGoSpin:
+		m = &selfTwin{futex: im.name == ImplGoFutex}
+	case im.name == ImplSpinOneLine:
+		m = &selfOneLine{}
+	case im.backend.Kind != parkers.KindThread && im.backend.NewToken != nil:
+		m = &selfToken{new: im.backend.NewToken}
+	default:
+		m = &selfThread{new: im.backend.NewThread}
+	}
+	samples := make([]int64, o.Samples)
+	cmd := make(chan int, 1) // samples to take this round; closed: exit
+	done := make(chan selfRound, 1)
+	ready := make(chan error, 1)
+	osthread.Go(func() {
+		if cpu >= 0 {
+			if err := osthread.Pin(cpu); err != nil {
+				ready <- err
+				return
+			}
+		}
+		if m != nil {
+			m.setup()
+		}
+		ready <- nil
+		for n := range cmd {
+			u0, _ := osthread.ThreadUsage()
+			var r selfRound
+			if m == nil {
+				r.slept = cref.Selfwake(im.cmode, o.Pairs, samples[:n])
+			} else {
+				s0 := m.slept()
+				// The experiments' clock (internal/monoclock), as the
+				// latency samples and the C reference: one read per
+				// edge. Go's own clock (time.Since) steps at the timer
+				// tick on Windows, which read every sample as 0.
+				t0 := monoclock.Nanotime()
+				for k := 0; k < n; k++ {
+					m.pairs(o.Pairs)
+					t1 := monoclock.Nanotime()
+					samples[k] = t1 - t0
+					t0 = t1
+				}
+				r.slept = m.slept() - s0
+			}
+			u1, _ := osthread.ThreadUsage()
+			r.csw = u1.Sub(u0).Switches()
+			done <- r
+		}
+	})
+	if err := <-ready; err != nil {
+		return fmt.Errorf("selfwake %s: pin to CPU %d: %w", im.name, cpu, err)
+	}
+	defer close(cmd)
+	// Warm-up: a tenth of a round, not recorded.
+	cmd <- max(o.Samples/10, 1)
+	<-done
+	h := driver.NewHist()
+	var perRound []map[string]float64
+	for round := 0; round < o.Rounds; round++ {
+		if driver.Interrupted(ctx) {
+			return ctx.Err()
+		}
+		var ms0, ms1 runtime.MemStats
+		runtime.ReadMemStats(&ms0)
+		cmd <- o.Samples
+		r := <-done
+		runtime.ReadMemStats(&ms1)
+		h.Reset()
+		driver.RecordAll(h, samples...)
+		pairs := float64(o.Pairs)
+		total := float64(o.Samples) * pairs
+		m := map[string]float64{
+			results.MNsPerPair: float64(h.ValueAtQuantile(50)) / pairs,
+			results.MMin:       float64(h.Min()) / pairs,
+			results.MP99:       float64(h.ValueAtQuantile(99)) / pairs,
+			results.MMax:       float64(h.Max()) / pairs,
+			results.MSamples:   float64(h.TotalCount()),
+			MCtxSwPerPair:      float64(r.csw) / total,
+			MAllocsPerPair:     float64(ms1.Mallocs-ms0.Mallocs) / total,
+			MGCCycles:          float64(ms1.NumGC - ms0.NumGC),
+			MSyscallNs:         cfg.Probe.SyscallNs,
+		}
+		if im.kind == KindCRef || im.kind == KindTwin {
+			m[MSleptWaits] = float64(r.slept)
+		}
+		if m[MGCCycles] > 0 {
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("round %d: GC ran inside the measured window", round+1))
+		}
+		enc, err := results.EncodeHist(h)
+		if err != nil {
+			return fmt.Errorf("selfwake %s: %w", im.name, err)
+		}
+		cfg.Rounds = append(cfg.Rounds, results.Round{Metrics: m, Histogram: enc})
+		perRound = append(perRound, m)
+	}
+	cfg.Summary = driver.MedianOfRounds(perRound)
+	refuseBelowResolution(cfg, selfwakeTimeFigures, float64(o.Pairs), monoclock.Resolution(), monoclock.Source)
+	return nil
+}

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package latency
+
+import "github.com/parkbench/parkbench/internal/probe"
+
+// trivialSyscall is the probe's trivial kernel call for this OS
+// (GetProcessTimes on Windows, getppid elsewhere).
+func trivialSyscall() { probe.TrivialSyscall() }
