@@ -376,3 +376,33 @@ func TestHerdWaitersSleepOnceBeforeNotify(t *testing.T) {
 		}
 	}
 }
+
+// herd-total-serial flipped between two default runs on the AMD EPYC
+// guest (x1.29 once): repeats on both sides of the 10% limit decide on
+// their median and are near it; all repeats over it fail clearly.
+func TestHerdSerialNearLimit(t *testing.T) {
+	mk := func(ratios ...float64) *results.Config {
+		s := herdSum(20e3, 64*20e3+63*10e3+20e3, 10e3, 70, 90)
+		s[mSerial] = results.Median(ratios)
+		c := fakeHerd("lot", 64, "all", s)
+		for _, r := range ratios {
+			c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{mSerial: r, results.MReturn: 64}})
+		}
+		return c
+	}
+	for _, tc := range []struct {
+		ratios []float64
+		want   string
+		near   bool
+	}{
+		{[]float64{1.29, 1.05, 1.08, 1.02, 1.04}, results.Holds, true},
+		{[]float64{1.29, 1.15, 1.18, 1.02, 1.04}, results.DoesNotHold, true},
+		{[]float64{1.29, 1.15, 1.18, 1.12, 1.14}, results.DoesNotHold, false},
+		{[]float64{1.01, 1.05, 1.08, 1.02, 1.04}, results.Holds, false},
+	} {
+		c := claimByID(Claims([]*results.Config{mk(tc.ratios...)}, 20*time.Microsecond), "herd-total-serial")
+		if c.Verdict != tc.want || c.Near != tc.near || !strings.Contains(c.Evidence, "rule: ") {
+			t.Errorf("repeats %v: %s near=%v (%s), want %s near=%v", tc.ratios, c.Verdict, c.Near, c.Evidence, tc.want, tc.near)
+		}
+	}
+}

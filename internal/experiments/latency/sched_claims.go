@@ -77,26 +77,6 @@ func perPlacement(c results.Claim, lat *results.Experiment, missing string, chec
 	return c
 }
 
-// roundRatios is a's metric over b's, round by round (the rounds of two
-// configurations pair by index: round i of each ran in the same pass);
-// the summaries' ratio alone when the round counts differ.
-func roundRatios(a, b *results.Config, metric string) []float64 {
-	var out []float64
-	if len(a.Rounds) == len(b.Rounds) {
-		for i := range a.Rounds {
-			x, ok1 := a.Rounds[i].Metrics[metric]
-			y, ok2 := b.Rounds[i].Metrics[metric]
-			if ok1 && ok2 && y > 0 {
-				out = append(out, x/y)
-			}
-		}
-	}
-	if len(out) == 0 && b.Summary[metric] > 0 {
-		out = []float64{a.Summary[metric] / b.Summary[metric]}
-	}
-	return out
-}
-
 // ClaimSchedShare: per placement with both futex and c-futex, the median and
 // p99 ratios of futex to c-futex, with futex-raw's and futex-plain's beside
 // them.
@@ -124,8 +104,8 @@ func ClaimSchedShare(lat *results.Experiment) results.Claim {
 			med, p99, which, mk, pk = sm, sp, "slept waits", MMedianSlept, MP99Slept
 		}
 		limits := []results.Limit{
-			{Figure: "futex/c-futex median (" + which + ")", Rounds: roundRatios(aware, ref, mk), Limit: schedMedianMax, AtMost: true, Unit: "x"},
-			{Figure: "futex/c-futex p99 (" + which + ")", Rounds: roundRatios(aware, ref, pk), Limit: schedP99Max, AtMost: true, Unit: "x"},
+			{Figure: "futex/c-futex median (" + which + ")", Rounds: results.RoundRatios(aware, ref, mk), Limit: schedMedianMax, AtMost: true, Unit: "x"},
+			{Figure: "futex/c-futex p99 (" + which + ")", Rounds: results.RoundRatios(aware, ref, pk), Limit: schedP99Max, AtMost: true, Unit: "x"},
 		}
 		why := fmt.Sprintf("futex / c-futex on the %s: median %.2fx, p99 %.2fx (limits %.2fx, %.2fx; rule: the median of the rounds' ratios)", which, med, p99, schedMedianMax, schedP99Max)
 		return true, limits, part, why

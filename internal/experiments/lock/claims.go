@@ -137,11 +137,16 @@ func holdNs(c *results.Config) float64 {
 
 // claimFair: over impl's configurations with 2..numCPU threads (above
 // that a waiter also waits for a CPU: the scheduler's slice, not the
-// lock), the largest sampled wait of any repeat is at most 1 ms + the
-// hold + fairSlack.
+// lock), each repeat's largest sampled wait is at most 1 ms + the hold +
+// fairSlack: decided on the median over repeats, and near its limit when
+// some repeats exceed the bound and others do not (one 4 ms wait in one
+// repeat of two flipped lock-sync-starvation-bound between two default
+// runs on the AMD EPYC guest; the bound is a hand-off that happens after
+// 1 ms of waiting, which one preempted holder delays).
 func claimFair(configs []*results.Config, numCPU int, impl, id, statement string) results.Claim {
 	cl := results.Claim{ID: id, Statement: statement}
 	var ev []string
+	var limits []results.Limit
 	evaluated, busy, worst := 0, 0, 0.0
 	for _, c := range configs {
 		t := param(c, "threads")
@@ -154,27 +159,33 @@ func claimFair(configs []*results.Config, numCPU int, impl, id, statement string
 		}
 		evaluated++
 		bound := float64(time.Millisecond+fairSlack) + holdNs(c)
-		mx := 0.0
+		l := results.Limit{Figure: c.Key + " max wait", Limit: bound, AtMost: true, Unit: "ms"}
 		for _, r := range c.Rounds {
-			mx = max(mx, r.Metrics[MWaitMax])
+			l.Rounds = append(l.Rounds, r.Metrics[MWaitMax])
+			worst = max(worst, r.Metrics[MWaitMax])
 		}
-		worst = max(worst, mx)
-		if mx > bound {
-			ev = append(ev, fmt.Sprintf("%s: max wait %.2f ms > bound %.2f ms", c.Key, mx/1e6, bound/1e6))
+		limits = append(limits, l)
+		if ok, _ := l.Decide(); !ok {
+			ev = append(ev, fmt.Sprintf("%s: max wait %.2f ms (median over %d repeats) > bound %.2f ms", c.Key, results.Median(l.Rounds)/1e6, len(l.Rounds), bound/1e6))
 		}
 	}
+	const rule = "rule: each repeat's largest sampled wait, the median over repeats against the bound"
 	switch {
 	case evaluated == 0 && busy > 0:
 		cl.Verdict, cl.Evidence = results.NotEvaluated, fmt.Sprintf("all %d configurations of %s at 2 to %d threads ran while other processes used over %.0f%% of the CPU: their waits measure the scheduler, not the lock", busy, impl, numCPU, 100*busyForeign)
+		return cl
 	case evaluated == 0:
 		cl.Verdict, cl.Evidence = results.NotEvaluated, fmt.Sprintf("needs %s at 2 to %d threads (above, waits include the scheduler's slices)", impl, numCPU)
-	case len(ev) == 0:
-		cl.Verdict, cl.Evidence = results.Holds, fmt.Sprintf("the largest sampled wait over %d configurations is %.3f ms, within 1 ms + hold + %v each", evaluated, worst/1e6, fairSlack)
+		return cl
+	}
+	cl.Judge(limits...)
+	if cl.Verdict == results.Holds {
+		cl.Evidence = fmt.Sprintf("%s; the largest sampled wait over %d configurations is %.3f ms (1 ms + hold + %v each)", rule, evaluated, worst/1e6, fairSlack)
 		if busy > 0 {
 			cl.Evidence += fmt.Sprintf(" (%d more left out: other processes used over %.0f%% of the CPU)", busy, 100*busyForeign)
 		}
-	default:
-		cl.Verdict, cl.Evidence = results.DoesNotHold, fmt.Sprintf("%d of %d configurations exceed 1 ms + hold + %v: %s (waits are sampled 1 in %d)", len(ev), evaluated, fairSlack, strings.Join(ev, "; "), SampleEvery)
+	} else {
+		cl.Evidence = fmt.Sprintf("%s; %d of %d configurations exceed 1 ms + hold + %v: %s (waits are sampled 1 in %d)", rule, len(ev), evaluated, fairSlack, strings.Join(ev, "; "), SampleEvery)
 	}
 	return cl
 }

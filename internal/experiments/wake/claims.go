@@ -2,6 +2,7 @@ package wake
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -77,6 +78,7 @@ func claimRequeue(configs []*results.Config) results.Claim {
 	cl := results.Claim{ID: ClaimRequeueCheaper,
 		Statement: "requeueing N waiters onto another key costs the waker less than waking them (perf bench futex requeue's premise): requeue's median (over runs) below wake's at the same N and per-call count, per implementation (futex, futex-shared, c-futex, lot; std-requeue's notify_all is itself a requeue)"}
 	var ev, bad []string
+	var limits []results.Limit
 	evaluated := 0
 	for _, r := range configs {
 		// std-requeue's notify_all already requeues (it wakes one and
@@ -92,7 +94,10 @@ func claimRequeue(configs []*results.Config) results.Claim {
 		evaluated++
 		rq, wm := r.Summary[MWakerMedian], w.Summary[MWakerMedian]
 		s := fmt.Sprintf("%s n=%s per call %s: requeue %s vs wake %s (%.2fx)", r.Impl, r.Params["n"], r.Params["per_call"], fmtUs(rq), fmtUs(wm), rq/wm)
-		if !(rq < wm) {
+		// Below 1: requeue cheaper, round by round.
+		l := results.Limit{Figure: fmt.Sprintf("%s n=%s requeue/wake", r.Impl, r.Params["n"]), Rounds: results.RoundRatios(r, w, MWakerMedian), Limit: math.Nextafter(1, 0), AtMost: true, Unit: "x"}
+		limits = append(limits, l)
+		if ok, _ := l.Decide(); !ok {
 			bad = append(bad, s)
 		} else {
 			ev = append(ev, s)
@@ -103,8 +108,8 @@ func claimRequeue(configs []*results.Config) results.Claim {
 		cl.Evidence = "needs the wake and requeue benches of one implementation at the same N and per-call count"
 		return cl
 	}
-	cl.Verdict = verdict(true, len(bad) == 0)
-	cl.Evidence = fmt.Sprintf("%d pairs", evaluated)
+	cl.Judge(limits...)
+	cl.Evidence = fmt.Sprintf("rule: per pair, the median of the rounds' requeue/wake ratios below 1; %d pairs", evaluated)
 	if len(bad) > 0 {
 		cl.Evidence += "; failing: " + strings.Join(bad, "; ")
 	}
@@ -119,7 +124,7 @@ func claimUnparkAll(configs []*results.Config) results.Claim {
 	cl := results.Claim{ID: ClaimUnparkAll,
 		Statement: fmt.Sprintf("lot's UnparkAll of N costs the waker no more than %.1fx N raw FUTEX_WAKE calls (futex, one at a time), at each N (medians over runs: a run's time is bimodal here, a wake that reaches an idle vCPU costs several times one that does not, and a mean of ten follows the mix)", UnparkAllLimit)}
 	var parts []string
-	evaluated, holds := 0, true
+	var limits []results.Limit
 	for _, l := range configs {
 		if l.Impl != "lot" || l.Params["bench"] != BenchWake || l.Params["per_call"] != "all" {
 			continue
@@ -128,18 +133,17 @@ func claimUnparkAll(configs []*results.Config) results.Claim {
 		if f == nil {
 			continue
 		}
-		evaluated++
 		lm, fm := l.Summary[MWakerMedian], f.Summary[MWakerMedian]
-		ok := lm <= UnparkAllLimit*fm
-		holds = holds && ok
+		limits = append(limits, results.Limit{Figure: "n=" + l.Params["n"] + " lot/futex", Rounds: results.RoundRatios(l, f, MWakerMedian), Limit: UnparkAllLimit, AtMost: true, Unit: "x"})
 		parts = append(parts, fmt.Sprintf("n=%s: lot UnparkAll %s vs futex %s (%.2fx)", l.Params["n"], fmtUs(lm), fmtUs(fm), lm/fm))
 	}
-	cl.Verdict = verdict(evaluated > 0, holds)
-	if evaluated == 0 {
+	if len(limits) == 0 {
+		cl.Verdict = results.NotEvaluated
 		cl.Evidence = "needs lot's wake with --wakes including 0 (all at once) and futex's with 1, at the same N"
 		return cl
 	}
-	cl.Evidence = strings.Join(parts, "; ")
+	cl.Judge(limits...)
+	cl.Evidence = "rule: the median of the rounds' ratios (round i of each in the same pass); " + strings.Join(parts, "; ")
 	return cl
 }
 
@@ -230,8 +234,8 @@ func claim448(configs []*results.Config) results.Claim {
 	if l > 0 {
 		gap = s / l
 	}
-	cl.Verdict = verdict(true, gap >= Gap448)
-	cl.Evidence = fmt.Sprintf("std %.0f k items/s (%.2f switches/item) vs lot %.0f k items/s (%.2f switches/item): std/lot %.2fx",
+	cl.Judge(results.Limit{Figure: "std/lot items/s", Rounds: results.RoundRatios(stdC, lotC, MItemsPerSec), Limit: Gap448, Unit: "x"})
+	cl.Evidence = fmt.Sprintf("rule: the median of the rounds' ratios; std %.0f k items/s (%.2f switches/item) vs lot %.0f k items/s (%.2f switches/item): std/lot %.2fx",
 		s/1e3, stdC.Summary[MCswPerItem], l/1e3, lotC.Summary[MCswPerItem], gap)
 	if len(others) > 0 {
 		cl.Evidence += "; " + strings.Join(others, "; ")
