@@ -18,7 +18,7 @@ import (
 // experiment's declaration agree figure by figure (floors aside: the
 // declarations name this OS's C floor, the table Linux's).
 func TestMetricsMatchLegacy(t *testing.T) {
-	addedSince := map[string]bool{e12.MMinSlept: true}
+	addedSince := map[string]bool{latency.MMinSlept: true}
 	declared := map[string][]results.MetricSpec{
 		"latency": latency.LatencyMetrics, "selfwake": latency.SelfwakeMetrics, "herd": herd.Metrics,
 		"timeout": timeout.Metrics, "lock": lock.Metrics, "rwlock": lock.RwMetrics,
