@@ -11,10 +11,16 @@
 # Calibration (once): one gate run of the parkinject build with a probe
 # delay (--probe, 4us) at the chosen sites; the realized change of each
 # row's judged figure gives the delay for each effect, linearly
-# (delay = probe x effect / realized). Sites: lot and std by default (a delay
-# in the futex parker's own Unpark raises the futex row's share of waits
-# that never sleep, so its median is not a shift: docs/gate.md); the lot row
-# runs on the futex parker, so a futex delay would also move it.
+# (delay = probe x effect / realized). Sites: lot and std by default; futex
+# (--sites futex) since latency rows are judged on the waits that slept
+# (results.MetricSpec.Slept): a delay in the futex parker's own Unpark
+# raises the row's share of waits that never sleep, which splits its
+# overall median instead of shifting it, but every slept wait is later by
+# the delay (docs/gate.md). The lot row runs on the futex parker, so a
+# futex delay moves it too; the realized effect is read on the site's row.
+# Futex's own row, the latency part alone:
+#   scripts/gate-eval.sh --dir /tmp/pb-gate-eval-futex --sites futex \
+#       --ab-args "--profile=latency" --probe 2us --effects "5 10 25" --runs 10 --aa-runs 10
 #
 # Every gate run is logged and kept (DIR/runs/<kind>-<n>.{txt,json}) and
 # the log is DIR/log.tsv: rerunning the script resumes where it stopped.

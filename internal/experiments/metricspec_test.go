@@ -42,6 +42,7 @@ func TestMetricsMatchLegacy(t *testing.T) {
 		for i := range now {
 			a, b := now[i], old[i]
 			a.Floor, a.FloorByImpl, b.Floor, b.FloorByImpl = "", nil, "", nil
+			a.Slept = "" // what the gate judges: files without a description give the overall median
 			if !reflect.DeepEqual(a, b) {
 				t.Errorf("%s metric %d: declared %+v, legacy %+v", name, i, a, b)
 			}

@@ -259,6 +259,11 @@ func (s *ProcessSource) Prepare(ctx context.Context) ([]Row, error) {
 						if fk := m.FloorKey(c); fk != "" && !p.Raw && e.Config(fk) != nil {
 							r.Floor = fk
 						}
+						// On the slept waits where the row and its floor
+						// record them (results.MetricSpec.Slept).
+						if sleptRow(e, c, r, m) {
+							r.Metric, r.Header = m.Slept, m.Header+" (slept)"
+						}
 						rows = append(rows, r)
 					}
 				}
@@ -289,6 +294,26 @@ func (s *ProcessSource) Prepare(ctx context.Context) ([]Row, error) {
 		return nil, &BinaryError{New, s.Bins[New], errors.New("its trial has no headline figure (no metric marked headline on the profile's configurations)")}
 	}
 	return rows, nil
+}
+
+// sleptRow reports whether row r of configuration c is judged on m's
+// slept-waits figure: m has one, and c and r's floor (if any) record it.
+func sleptRow(e *results.Experiment, c *results.Config, r Row, m results.MetricSpec) bool {
+	if m.Slept == "" {
+		return false
+	}
+	if _, ok := c.Summary[m.Slept]; !ok {
+		return false
+	}
+	if r.Floor == "" {
+		return true
+	}
+	f := e.Config(r.Floor)
+	if f == nil {
+		return false
+	}
+	_, ok := f.Summary[m.Slept]
+	return ok
 }
 
 // cannotRun says why a binary cannot serve: it failed the gate's trial

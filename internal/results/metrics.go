@@ -45,6 +45,15 @@ type MetricSpec struct {
 	// followed by the same placement and parameters (FloorKey).
 	Floor       string            `json:"floor,omitempty"`
 	FloorByImpl map[string]string `json:"floor_by_impl,omitempty"`
+	// Slept is the key of the same figure over the waits that slept only
+	// (latency's median_slept_ns), recorded per round; "" for none. The
+	// gate judges a headline row on it where the configuration and its
+	// floor record it: a delay on the wake path lengthens every slept wait
+	// but also lets more waits find their reply before they sleep, so the
+	// overall median splits instead of shifting (futex/cross-core on the
+	// AMD EPYC guest: multimodal in 9 of 10 trials, "unknown" twice under
+	// a 2 µs delay in the parker's own Unpark).
+	Slept string `json:"slept,omitempty"`
 	// Pivot asks report for a table of this figure by a parameter (one row
 	// per value, one column per configuration group).
 	Pivot *PivotSpec `json:"pivot,omitempty"`

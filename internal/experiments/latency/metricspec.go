@@ -24,6 +24,7 @@ var LatencyMetrics = func() []results.MetricSpec {
 	median := us(results.MMedian, "median", "ns/op")
 	median.Main, median.Judged, median.Headline = true, true, true
 	median.Floor, median.FloorByImpl = sleeping, floors
+	median.Slept = MMedianSlept
 	median.Plot = &results.PlotSpec{Kind: results.PlotPercentile, Title: "wake latency by percentile", Axis: "one-way wake latency (µs)"}
 	// The overall min is a wait that did not sleep wherever one did not
 	// (a busy-wait's figure); the slept waits' min beside it is the
