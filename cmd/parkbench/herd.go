@@ -28,7 +28,7 @@ Implementations: parkbench list. Method and metrics: docs/experiments.md.
 Configuration keys are impl/placement/n=N/notify=MODE/lock-held=BOOL.`,
 		example: `  parkbench herd --quick
   parkbench herd --impl lot,futex-broadcast --waiters 64 --repeats 10
-  parkbench herd --notify all,one-loop --lock-held true,false -o herd.json
+  parkbench herd --notify notify-all,one-loop --lock-held true,false -o herd.json
   parkbench herd --waiters 1024 --impl lot,futex-requeue,pthread`,
 		def:   herd.DefaultOptions,
 		quick: herd.QuickOptions,
@@ -37,7 +37,7 @@ Configuration keys are impl/placement/n=N/notify=MODE/lock-held=BOOL.`,
 			namesFlag("impl", "Impls", "implementations: a name, a comma list, or all available (names: "+strings.Join(herd.ImplNames(), ", ")+")", func(o *O) *[]string { return &o.Impls }),
 			intsFlag("waiters", "Waiters", fmt.Sprintf("N, or a comma list of N, each 1..%d", herd.MaxWaiters), func(o *O) *[]int { return &o.Waiters }),
 			durationFlag("hold", "Hold", "how long each waiter holds the mutex, busy-waiting on the monotonic clock", func(o *O) *time.Duration { return &o.Hold }),
-			namesFlag("notify", "Notify", "notify mode: all (one notify_all), one-loop (N x notify_one), or both as a comma list", func(o *O) *[]string { return &o.Notify }),
+			namesFlag("notify", "Notify", "notify mode: notify-all (one notify_all), one-loop (N x notify_one), or both as a comma list (all: notify-all's deprecated name)", func(o *O) *[]string { return &o.Notify }),
 			boolsFlag("lock-held", "LockHeld", "notify with the mutex held (true), released (false), or both (true,false)", func(o *O) *[]bool { return &o.LockHeld }),
 			intFlag("repeats", "Repeats", "repeats per configuration, fresh threads each", func(o *O) *int { return &o.Repeats }),
 			namesFlag("placement", "Placements", "unpinned, same-core, cross-core, a comma list, or all", func(o *O) *[]string { return &o.Placements }),

@@ -59,7 +59,7 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 		{[]string{"timeout", "--deadlines=1ms,1000us"}, "(1ms and 1000us)"},
 		{[]string{"timeout", "--timerslack=default,default"}, "names default twice"},
 		{[]string{"herd", "--lock-held=true,t"}, "(true and t)"},
-		{[]string{"herd", "--notify=all,all"}, "names all twice"},
+		{[]string{"herd", "--notify=notify-all,notify-all"}, "names notify-all twice"},
 	} {
 		var out, errb bytes.Buffer
 		code := executeTo(tc.args, &out, &errb)

@@ -794,7 +794,7 @@ func paramFigure(in []Input, exp string, specs []results.MetricSpec, sel chosen,
 	}
 	// One panel for every group: labels without what a file's drawn
 	// groups share (so that lot is lot in a file that keys it
-	// lot/unpinned/notify=all and in one that keys it lot).
+	// lot/unpinned/notify=notify-all and in one that keys it lot).
 	type fileGroup struct{ file, group string }
 	labelOf := map[fileGroup]string{}
 	for _, n := range in {
@@ -917,7 +917,7 @@ func paramFigure(in []Input, exp string, specs []results.MetricSpec, sel chosen,
 const mostPanelsParam = 8
 
 // groupSetting is a configuration group's key without its implementation:
-// its bench and settings ("wake/w=1", "unpinned/notify=all").
+// its bench and settings ("wake/w=1", "unpinned/notify=notify-all").
 func groupSetting(g ParamGroup) string {
 	if g.Impl != "" && strings.HasPrefix(g.Key, g.Impl) {
 		return strings.TrimPrefix(g.Key[len(g.Impl):], "/")

@@ -65,7 +65,8 @@ func WriteFile(path string, f *File) error {
 // that does not match that version's JSON Schema (schema/v<N>.json), or
 // figures no measurement can produce (a negative latency or count, a
 // histogram that does not decode: see checkFigures). Errors
-// say what is wrong and where (a JSON pointer or line:column).
+// say what is wrong and where (a JSON pointer or line:column). Parameter
+// values renamed since the file was written are upgraded (renamed.go).
 func Decode(data []byte) (*File, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("not a parkbench result: the file is empty")
@@ -108,6 +109,7 @@ func Decode(data []byte) (*File, error) {
 	if err := checkFigures(&f); err != nil {
 		return nil, fmt.Errorf("malformed parkbench result: %w", err)
 	}
+	upgradeRenamed(&f)
 	return &f, nil
 }
 

@@ -21,7 +21,7 @@ func TestWrap(t *testing.T) {
 		t.Errorf("words lost or changed:\n%s", got)
 	}
 	// A word longer than a line is cut at a '/' where it can be.
-	long := "futex-broadcast/unpinned/notify=all/lock-held=true/n=64/and/more/parts"
+	long := "futex-broadcast/unpinned/notify=notify-all/lock-held=true/n=64/and/more/parts"
 	got = Wrap(long, 30, "", "  ")
 	for _, l := range strings.Split(got, "\n") {
 		if Width(l) > 30 {
@@ -39,15 +39,15 @@ func TestWrap(t *testing.T) {
 
 func TestShortKeys(t *testing.T) {
 	keys := []string{
-		"lot/unpinned/notify=all/lock-held=true/n=1",
-		"futex/unpinned/notify=all/lock-held=true/n=1",
-		"lot/unpinned/notify=all/lock-held=true/n=64",
+		"lot/unpinned/notify=notify-all/lock-held=true/n=1",
+		"futex/unpinned/notify=notify-all/lock-held=true/n=1",
+		"lot/unpinned/notify=notify-all/lock-held=true/n=64",
 	}
 	short, common := ShortKeys(keys)
 	if want := []string{"lot/n=1", "futex/n=1", "lot/n=64"}; !slices.Equal(short, want) {
 		t.Errorf("short = %v, want %v", short, want)
 	}
-	if want := []string{"unpinned", "notify=all", "lock-held=true"}; !slices.Equal(common, want) {
+	if want := []string{"unpinned", "notify=notify-all", "lock-held=true"}; !slices.Equal(common, want) {
 		t.Errorf("common = %v, want %v", common, want)
 	}
 	// The implementation stays even when every key has it; a named

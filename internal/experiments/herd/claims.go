@@ -255,7 +255,7 @@ func claimEqual(cs []claimCfg) results.Claim {
 }
 
 // herd-first-sooner: at N = 64 (else the largest N >= 16 run), with
-// notify=all, lot's median first-waiter time is below futex-broadcast's,
+// notify=notify-all, lot's median first-waiter time is below futex-broadcast's,
 // in every placement / lock-held group where both ran.
 func claimFirst(cs []claimCfg) results.Claim {
 	cl := results.Claim{ID: "herd-first-sooner",
@@ -293,7 +293,7 @@ func claimFirst(cs []claimCfg) results.Claim {
 	}
 	cl.Verdict = verdictOf(ok, evaluated)
 	if !evaluated {
-		cl.Evidence = fmt.Sprintf("needs lot and futex-broadcast with notify=all at N >= %d", ClaimMinN)
+		cl.Evidence = fmt.Sprintf("needs lot and futex-broadcast with notify=notify-all at N >= %d", ClaimMinN)
 	} else {
 		cl.Statement = fmt.Sprintf("lot's first waiter holds the lock sooner than futex-broadcast's (std's) at N = %d", n)
 		if n != FirstN {
@@ -304,7 +304,7 @@ func claimFirst(cs []claimCfg) results.Claim {
 	return cl
 }
 
-// herd-ctxsw: at N >= 16 with notify=all, lot's participant and process
+// herd-ctxsw: at N >= 16 with notify=notify-all, lot's participant and process
 // switches are at most 2N + slack, and futex-broadcast's participant
 // switches exceed lot's.
 func claimCsw(cs []claimCfg) results.Claim {
@@ -339,7 +339,7 @@ func claimCsw(cs []claimCfg) results.Claim {
 	}
 	if !evaluated {
 		cl.Verdict = results.NotEvaluated
-		cl.Evidence = fmt.Sprintf("needs lot and futex-broadcast with notify=all at N >= %d", ClaimMinN)
+		cl.Evidence = fmt.Sprintf("needs lot and futex-broadcast with notify=notify-all at N >= %d", ClaimMinN)
 	} else {
 		cl.Judge(limits...)
 		cl.Evidence = "rule: medians over repeats (broadcast/lot repeat by repeat); " + strings.Join(parts, "; ")
@@ -389,7 +389,7 @@ func claimOneLoop(cs []claimCfg) results.Claim {
 	cl.Verdict = verdictOf(len(bad) == 0, evaluated)
 	switch {
 	case !evaluated:
-		cl.Evidence = "needs --notify=all,one-loop"
+		cl.Evidence = "needs --notify=notify-all,one-loop"
 	case len(bad) == 0:
 		cl.Evidence = fmt.Sprintf("%d pairs indistinguishable", len(good))
 	default:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -251,8 +252,8 @@ func herdSum(first, total, handoff, parts, proc float64) map[string]float64 {
 func TestHerdClaimsHold(t *testing.T) {
 	hold := 20 * time.Microsecond
 	// N=64: total = 64*20us + 63*10us + first.
-	lot := fakeHerd("lot", 64, "all", herdSum(20e3, 64*20e3+63*10e3+20e3, 10e3, 70, 90), 64, 64, 64)
-	bc := fakeHerd("futex-broadcast", 64, "all", herdSum(100e3, 64*20e3+63*10e3+100e3, 10e3, 130, 140), -1, -1, -1)
+	lot := fakeHerd("lot", 64, ModeAll, herdSum(20e3, 64*20e3+63*10e3+20e3, 10e3, 70, 90), 64, 64, 64)
+	bc := fakeHerd("futex-broadcast", 64, ModeAll, herdSum(100e3, 64*20e3+63*10e3+100e3, 10e3, 130, 140), -1, -1, -1)
 	one := fakeHerd("lot", 64, "one-loop", herdSum(21e3, 64*20e3+63*10e3+21e3, 10e3, 70, 90), 64, 64, 64)
 	cls := Claims([]*results.Config{lot, bc, one}, hold)
 	for _, id := range []string{"herd-return-n", "herd-total-serial", "herd-total-equal", "herd-first-sooner", "herd-ctxsw", "herd-one-loop"} {
@@ -267,8 +268,8 @@ func TestHerdClaimsDoNotHold(t *testing.T) {
 	// lot returns 63 once; its total is 2x the serial estimate and 2x the
 	// broadcast's; its first waiter is later; it switches 3N times; and
 	// one-loop is far from all.
-	lot := fakeHerd("lot", 64, "all", herdSum(200e3, 2*(64*20e3+63*10e3+200e3), 10e3, 192, 200), 64, 63, 64)
-	bc := fakeHerd("futex-broadcast", 64, "all", herdSum(100e3, 64*20e3+63*10e3+100e3, 10e3, 130, 140), -1)
+	lot := fakeHerd("lot", 64, ModeAll, herdSum(200e3, 2*(64*20e3+63*10e3+200e3), 10e3, 192, 200), 64, 63, 64)
+	bc := fakeHerd("futex-broadcast", 64, ModeAll, herdSum(100e3, 64*20e3+63*10e3+100e3, 10e3, 130, 140), -1)
 	one := fakeHerd("lot", 64, "one-loop", herdSum(900e3, 9*(64*20e3+63*10e3+200e3), 10e3, 70, 90), 64)
 	cls := Claims([]*results.Config{lot, bc, one}, hold)
 	for _, id := range []string{"herd-return-n", "herd-total-serial", "herd-total-equal", "herd-first-sooner", "herd-ctxsw", "herd-one-loop"} {
@@ -279,15 +280,15 @@ func TestHerdClaimsDoNotHold(t *testing.T) {
 		}
 	}
 	// Broadcast switching no more than lot also breaks the ctxsw claim.
-	lot2 := fakeHerd("lot", 64, "all", herdSum(20e3, 64*20e3+63*10e3+20e3, 10e3, 70, 90), 64)
-	bc2 := fakeHerd("futex-broadcast", 64, "all", herdSum(100e3, 64*20e3+63*10e3+100e3, 10e3, 70, 80), -1)
+	lot2 := fakeHerd("lot", 64, ModeAll, herdSum(20e3, 64*20e3+63*10e3+20e3, 10e3, 70, 90), 64)
+	bc2 := fakeHerd("futex-broadcast", 64, ModeAll, herdSum(100e3, 64*20e3+63*10e3+100e3, 10e3, 70, 80), -1)
 	if c := claimByID(Claims([]*results.Config{lot2, bc2}, hold), "herd-ctxsw"); c.Verdict != results.DoesNotHold {
 		t.Errorf("ctxsw with broadcast == lot: %s", c.Verdict)
 	}
 }
 
 func TestHerdClaimsNotEvaluated(t *testing.T) {
-	bc := fakeHerd("futex-broadcast", 4, "all", herdSum(100e3, 4*20e3+3*10e3+100e3, 10e3, 8, 9), -1)
+	bc := fakeHerd("futex-broadcast", 4, ModeAll, herdSum(100e3, 4*20e3+3*10e3+100e3, 10e3, 8, 9), -1)
 	cls := Claims([]*results.Config{bc}, 20*time.Microsecond)
 	for _, id := range []string{"herd-return-n", "herd-total-equal", "herd-first-sooner", "herd-ctxsw", "herd-one-loop"} {
 		if c := claimByID(cls, id); c.Verdict != results.NotEvaluated {
@@ -324,8 +325,8 @@ func TestClaimsQuoteN(t *testing.T) {
 	var cfgs []*results.Config
 	for _, impl := range []string{"lot", "futex-broadcast"} {
 		for _, n := range []int{16, 64} {
-			c := &results.Config{Key: fmt.Sprintf("%s/unpinned/notify=all/lock-held=true/n=%d", impl, n), Impl: impl, Placement: "unpinned",
-				Params:  map[string]string{"n": fmt.Sprint(n), "notify": "all", "lock_held": "true"},
+			c := &results.Config{Key: fmt.Sprintf("%s/unpinned/notify=notify-all/lock-held=true/n=%d", impl, n), Impl: impl, Placement: "unpinned",
+				Params:  map[string]string{"n": fmt.Sprint(n), "notify": "notify-all", "lock_held": "true"},
 				Summary: map[string]float64{results.MFirstNs: 1000, results.MTotalNs: 5e6, results.MCtxSwParts: float64(n), results.MCtxSwProc: float64(n)},
 				Rounds:  []results.Round{{Metrics: map[string]float64{results.MReturn: float64(n)}}}}
 			cfgs = append(cfgs, c)
@@ -384,7 +385,7 @@ func TestHerdSerialNearLimit(t *testing.T) {
 	mk := func(ratios ...float64) *results.Config {
 		s := herdSum(20e3, 64*20e3+63*10e3+20e3, 10e3, 70, 90)
 		s[mSerial] = results.Median(ratios)
-		c := fakeHerd("lot", 64, "all", s)
+		c := fakeHerd("lot", 64, ModeAll, s)
 		for _, r := range ratios {
 			c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{mSerial: r, results.MReturn: 64}})
 		}
@@ -404,5 +405,28 @@ func TestHerdSerialNearLimit(t *testing.T) {
 		if c.Verdict != tc.want || c.Near != tc.near || !strings.Contains(c.Evidence, "rule: ") {
 			t.Errorf("repeats %v: %s near=%v (%s), want %s near=%v", tc.ratios, c.Verdict, c.Near, c.Evidence, tc.want, tc.near)
 		}
+	}
+}
+
+// The notify mode's old name, "all", is notify-all with a warning; given
+// beside its new name it is a duplicate.
+func TestNotifyDeprecatedAll(t *testing.T) {
+	o := QuickOptions()
+	o.Impls = []string{"futex-broadcast"}
+	o.Placements = []string{"unpinned"}
+	o.Notify = []string{ModeAllDeprecated, ModeOneLoop}
+	p, err := plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p.o.Notify, []string{ModeAll, ModeOneLoop}) {
+		t.Errorf("notify %q, want [notify-all one-loop]", p.o.Notify)
+	}
+	if !slices.ContainsFunc(p.Warnings, func(w string) bool { return strings.Contains(w, "deprecated") }) {
+		t.Errorf("no deprecation warning in %q", p.Warnings)
+	}
+	o.Notify = []string{ModeAllDeprecated, ModeAll}
+	if _, err := plan(o); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("all,notify-all: %v, want a duplicate", err)
 	}
 }

@@ -19,8 +19,10 @@ type Options struct {
 	// Hold is how long each waiter holds the mutex (busy-waiting on the
 	// monotonic clock) once it has it.
 	Hold time.Duration
-	// Notify lists the notify modes: "all" (one notify_all) and/or
-	// "one-loop" (N x notify_one).
+	// Notify lists the notify modes: "notify-all" (one notify_all) and/or
+	// "one-loop" (N x notify_one). "all", notify-all's name before it was
+	// renamed (every other list reads "all" as every value), is accepted
+	// with a warning for one release (ModeAllDeprecated).
 	Notify []string
 	// LockHeld lists whether the notifier holds the mutex while notifying
 	// (true: parking_lot's RequeueAll branch; false: UnparkOneRequeueRest).
@@ -35,8 +37,11 @@ type Options struct {
 
 // Herd notify modes and placements.
 const (
-	ModeAll     = "all"
+	ModeAll     = "notify-all"
 	ModeOneLoop = "one-loop"
+	// ModeAllDeprecated is ModeAll's old name, accepted with a warning
+	// (plan) and upgraded in older result files (results.Decode).
+	ModeAllDeprecated = "all"
 )
 
 // NotifyModes are the accepted notify modes; placements are
@@ -101,6 +106,7 @@ func plan(o Options) (*herdPlan, error) {
 		return nil, err
 	}
 	p := &herdPlan{o: o, Selection: sel}
+	p.o.Notify, p.Warnings = upgradeNotify(o.Notify, p.Warnings)
 	for _, pl := range places {
 		if _, _, err := driver.GroupCPUs("Placements", pl, 1); err != nil {
 			if explicit[pl] {
@@ -140,10 +146,33 @@ func (o Options) validateCounts() error {
 			return driver.Bad(c.field, "%s: give at least one value", strings.ToLower(c.field))
 		}
 	}
+	seen := map[string]bool{}
 	for _, m := range o.Notify {
-		if !slices.Contains(NotifyModes, m) {
+		if !slices.Contains(NotifyModes, m) && m != ModeAllDeprecated {
 			return driver.Bad("Notify", "invalid notify mode %q: valid modes are %s", m, strings.Join(NotifyModes, ", "))
 		}
+		if m == ModeAllDeprecated {
+			m = ModeAll
+		}
+		if seen[m] {
+			return driver.Bad("Notify", "notify mode %s given twice (%q is its deprecated name)", m, ModeAllDeprecated)
+		}
+		seen[m] = true
 	}
 	return nil
+}
+
+// upgradeNotify replaces the deprecated "all" by "notify-all", with a
+// warning; notify is not modified.
+func upgradeNotify(notify, warnings []string) ([]string, []string) {
+	if !slices.Contains(notify, ModeAllDeprecated) {
+		return notify, warnings
+	}
+	out := slices.Clone(notify)
+	for i, m := range out {
+		if m == ModeAllDeprecated {
+			out[i] = ModeAll
+		}
+	}
+	return out, append(warnings, fmt.Sprintf("--notify %s is deprecated (kept for one release): use %s", ModeAllDeprecated, ModeAll))
 }
