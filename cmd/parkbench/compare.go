@@ -102,7 +102,8 @@ common), 3 BASE is a directory without a result of NEW's machine class.`,
 					}
 					b, _, err := results.FindBaseline(args[0], n.File)
 					if errors.Is(err, results.ErrNoBaseline) {
-						fmt.Fprintf(cmd.OutOrStdout(), "no baseline%s: %v\n", of, err)
+						// err reads "no baseline: <what was looked at>".
+						fmt.Fprintf(cmd.OutOrStdout(), "no baseline%s: %s\n", of, strings.TrimPrefix(err.Error(), results.ErrNoBaseline.Error()+": "))
 						return exitError{exitNoBaseline, fmt.Errorf("%s: %w", n.Name, err)}
 					}
 					if err != nil {

@@ -178,7 +178,7 @@ func TestCompareBaselineDir(t *testing.T) {
 	}
 	nw := writeResult(t, dir, "new.json", resultstest.Suite(resultstest.Spec{Spread: 0.03, Seed: 3, Samples: 200}))
 	out, _, code := pb(t, "compare", rec, nw)
-	if code != exitNoBaseline || !strings.HasPrefix(out, "no baseline: ") {
+	if code != exitNoBaseline || !strings.HasPrefix(out, "no baseline: ") || strings.Contains(out, "no baseline: no baseline") {
 		t.Fatalf("empty results: exit %d\n%s", code, out)
 	}
 	f, err := results.ReadFile(nw)

@@ -79,6 +79,9 @@ under DIR/<machine>/suite-<UTC time>.json, never overwriting).`,
 					if err := results.Recordable(f.Machine); err != nil {
 						return usagef("--record: %v", err)
 					}
+					if l, n := f.Machine.LoadAvg[0], f.Machine.LogicalCPUs; n > 0 && l > float64(n)/2 {
+						fmt.Fprintf(cmd.ErrOrStderr(), "*** WARNING: --record on a busy machine: load average %.2f on %d CPUs before the run; a baseline recorded now carries the other processes' noise (record one with nothing else running)\n", l, n)
+					}
 					return nil
 				}
 			}
@@ -89,6 +92,11 @@ under DIR/<machine>/suite-<UTC time>.json, never overwriting).`,
 			p, err := results.Record(record, file, "")
 			if err != nil {
 				return exitError{exitFailed, fmt.Errorf("recording: %w", err)}
+			}
+			// Said even with --quiet: compare and report will say it of
+			// this file too (results.LoadNote), but the time to rerun is now.
+			if n := results.LoadNote(file); n != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "*** WARNING: %s was %s; as a baseline it judges the next runs against that noise: rerun 'parkbench run --record %s' with nothing else running, and delete this file\n", p, n, record)
 			}
 			if !of.quiet {
 				fmt.Fprintf(cmd.ErrOrStderr(), "recorded %s\n", p)

@@ -146,6 +146,10 @@ type Result struct {
 	OnlyBase []string `json:"only_base,omitempty"`
 	OnlyNew  []string `json:"only_new,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	// Load says which side was recorded under load (results.LoadNote),
+	// shown under the machines: its figures carry the other processes'
+	// noise, and a verdict against it says as much about them.
+	Load []string `json:"load,omitempty"`
 }
 
 // Count returns how many rows have the verdict v.
@@ -200,6 +204,14 @@ func Compare(baseName string, base *results.File, newName string, newFile *resul
 	same, why := results.SameClass(base.Machine, newFile.Machine)
 	res := &Result{Base: baseName, New: newName, BaseMachine: base.Machine, NewMachine: newFile.Machine, Options: opt,
 		CrossMachine: !same, Class: why}
+	for _, x := range []struct {
+		side string
+		f    *results.File
+	}{{"the base", base}, {"the new file", newFile}} {
+		if n := results.LoadNote(x.f); n != "" {
+			res.Load = append(res.Load, x.side+" was "+n+": its figures carry the other processes' noise; record a baseline on a quiet machine")
+		}
+	}
 	index := func(f *results.File) (map[string]side, []string) {
 		m := map[string]side{}
 		var order []string

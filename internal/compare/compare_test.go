@@ -237,3 +237,31 @@ func TestJSON(t *testing.T) {
 		t.Fatal("unknown format accepted")
 	}
 }
+
+// A side recorded under load (its median configuration's foreign share
+// over 5%) is named under the machines, in text and markdown.
+func TestLoadWarning(t *testing.T) {
+	base := suite(resultstest.Spec{Spread: 0.03, Seed: 1})
+	nw := suite(resultstest.Spec{Spread: 0.03, Seed: 2})
+	for _, e := range base.Experiments {
+		for _, c := range e.Configs {
+			c.Foreign = &results.Foreign{Fraction: 0.42}
+		}
+	}
+	r := run(t, base, nw)
+	if len(r.Load) != 1 || !strings.HasPrefix(r.Load[0], "the base was recorded under load: other processes used 42%") {
+		t.Fatalf("load %q", r.Load)
+	}
+	for _, format := range []string{"table", "markdown"} {
+		var b bytes.Buffer
+		if err := RenderWith(&b, []*Result{r}, format, RenderOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "recorded under load") {
+			t.Errorf("%s: no load warning:\n%s", format, b.String())
+		}
+	}
+	if r := run(t, nw, nw); len(r.Load) != 0 {
+		t.Errorf("quiet files: %q", r.Load)
+	}
+}

@@ -102,6 +102,13 @@ func renderText(w io.Writer, r *Result, md bool, o RenderOptions) error {
 			item("judged as ratios to each figure's floor in the same run (--floors), as across machine classes")
 		}
 	}
+	for _, l := range r.Load {
+		if md {
+			p("\n> [!WARNING]\n%s\n\n", textfmt.Wrap(l, textfmt.Columns, "> ", "> "))
+		} else {
+			item("WARNING: " + l)
+		}
+	}
 	minP := 1.0
 	for _, row := range r.Rows {
 		minP = math.Min(minP, row.MinP)

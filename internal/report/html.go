@@ -37,7 +37,13 @@ func renderHTML(w io.Writer, files []Named, o Options) error {
 	page.Files = names
 	page.Machines = machineRows(files)
 	for i, n := range files {
-		page.Summaries = append(page.Summaries, htmlSummary{File: names[i], Lines: SummaryLines(n.File)})
+		// Headed by the machine, the file beneath it: two machines side
+		// by side are told apart by what they are, not by file names.
+		head := n.File.Machine.Slug
+		if head == "" {
+			head = names[i]
+		}
+		page.Summaries = append(page.Summaries, htmlSummary{Head: head, File: names[i], Load: results.LoadNote(n.File), Lines: SummaryLines(n.File)})
 	}
 	var exps []string
 	for _, n := range files {
@@ -115,7 +121,9 @@ type htmlRow struct {
 }
 
 type htmlSummary struct {
-	File  string
+	Head, File string
+	// Load is results.LoadNote: the file was recorded under load.
+	Load  string
 	Lines []SummaryLine
 }
 
@@ -159,6 +167,8 @@ type htmlStack struct {
 
 type htmlClaim struct {
 	ID, Statement, Verdict, Class, Why, Evidence string
+	// Margin is the claim's, when it was decided near its limit.
+	Margin string
 }
 
 func table(t textfmt.Table) htmlTable { return htmlTable{t.Header, t.Rows} }
@@ -187,6 +197,12 @@ func machineRows(files []Named) []htmlRow {
 		{"load at start", func(f *results.File) string {
 			l := f.Machine.LoadAvg
 			return fmt.Sprintf("%.2f %.2f %.2f", l[0], l[1], l[2])
+		}},
+		{"recorded under load", func(f *results.File) string {
+			if n := results.LoadNote(f); n != "" {
+				return strings.TrimPrefix(n, "recorded under load: ")
+			}
+			return "no"
 		}},
 		{"started", func(f *results.File) string { return f.Started.UTC().Format("2006-01-02 15:04 UTC") }},
 		{"parkbench", func(f *results.File) string { return toolSummary(f.Tool) }},
@@ -236,6 +252,10 @@ func htmlFileExperiment(name string, e *results.Experiment, o Options) htmlFile 
 	}
 	for _, c := range e.Claims {
 		hc := htmlClaim{ID: c.ID, Statement: c.Statement, Verdict: claimMark(c.Verdict, false), Evidence: c.Evidence}
+		if c.Near && c.Verdict != results.NotEvaluated {
+			hc.Verdict += ", NEAR ITS LIMIT"
+			hc.Margin = c.Margin
+		}
 		switch c.Verdict {
 		case results.Holds:
 			hc.Class = "holds"
@@ -279,7 +299,7 @@ h4 { font-size: .95rem; margin: 1rem 0 .3rem; }
 nav { color: var(--muted); margin-bottom: 1rem; }
 nav a { margin-right: .8rem; }
 .sub { color: var(--muted); margin: 0; }
-.files { display: grid; gap: 1.2rem 2rem; grid-template-columns: repeat(auto-fit, minmax(34rem, 1fr)); }
+.files { display: grid; gap: 1.2rem 2rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 50rem), 1fr)); }
 .file { min-width: 0; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; font-size: .88rem; font-variant-numeric: tabular-nums; margin: .4rem 0; }
@@ -327,7 +347,9 @@ pre { background: var(--bg2); padding: .6rem; overflow-x: auto; font-size: .82re
 <h2>Summary</h2>
 <div class="files">
 {{range .Summaries}}<div class="file summary">
-<h3>{{.File}}</h3>
+<h3>{{.Head}}</h3>
+<p class="muted"><code>{{.File}}</code></p>
+{{if .Load}}<p class="warning">warning: {{.Load}}: its figures carry the other processes' noise</p>{{end}}
 <ul>{{range .Lines}}<li>{{.Text}}{{if .Sub}}<ul>{{range .Sub}}<li class="fails">{{.}}</li>{{end}}</ul>{{end}}</li>{{end}}</ul>
 </div>
 {{end}}</div>
@@ -357,7 +379,7 @@ pre { background: var(--bg2); padding: .6rem; overflow-x: auto; font-size: .82re
 {{end}}</table></div>
 {{end}}{{range .Stacks}}<h4>{{.Head}}</h4><pre>{{.Text}}</pre>
 {{end}}{{if .Claims}}<h4>Claims</h4><ul class="claims">
-{{range .Claims}}<li class="{{.Class}}"><span class="verdict">{{.Verdict}}</span> <b>{{.ID}}</b>: {{.Statement}}{{if .Why}}<span class="why">why: {{.Why}}</span>{{end}}{{if .Evidence}}<details><summary>evidence</summary>{{.Evidence}}</details>{{end}}</li>
+{{range .Claims}}<li class="{{.Class}}"><span class="verdict">{{.Verdict}}</span> <b>{{.ID}}</b>: {{.Statement}}{{if .Why}}<span class="why">why: {{.Why}}</span>{{end}}{{if .Margin}}<span class="why">near its limit: {{.Margin}}</span>{{end}}{{if .Evidence}}<details><summary>evidence</summary>{{.Evidence}}</details>{{end}}</li>
 {{end}}</ul>{{end}}
 {{if .Notes}}<details><summary>{{len .Notes}} note{{if ne (len .Notes) 1}}s{{end}}</summary><ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul></details>{{end}}
 {{if .Warnings}}<ul class="warnings">{{range .Warnings}}<li class="warning">warning: {{.}}</li>{{end}}</ul>{{end}}
