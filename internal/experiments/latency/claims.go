@@ -68,6 +68,7 @@ func LatencyClaims(lat *results.Experiment) []results.Claim {
 		{ID: ClaimE12Reverse, Statement: stmtReverse, Verdict: results.NotEvaluated,
 			Evidence: "needs the selfwake figures of the same run (parkbench run, or CrossClaims)"},
 	}
+	cs = append(cs, FidelityClaims(lat)...)
 	// A verdict reached on a loaded machine says so.
 	if f := maxForeign(lat); f > 0.05 {
 		for i := range cs {

@@ -175,7 +175,7 @@ func (p *selfwakePlan) Run(ctx context.Context, progress driver.Progress) (*resu
 	if runtime.GOOS == "windows" {
 		exp.Notes = append(exp.Notes, clockNote())
 	}
-	exp.Claims = []results.Claim{ClaimSelfwakeAtOnce(exp)}
+	exp.Claims = append([]results.Claim{ClaimSelfwakeAtOnce(exp)}, SelfwakeFidelityClaims(exp)...)
 	return exp, nil
 }
 

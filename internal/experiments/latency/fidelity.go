@@ -1,0 +1,92 @@
+package latency
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// Port fidelity (E12): lot beside parking_lot_core's own park/unpark
+// (rust-parking_lot, loaded from rust/originals), in a run that has it.
+const (
+	ClaimFidelityCross = "E12-fidelity-cross-core"
+	ClaimFidelitySelf  = "E12-fidelity-selfwake"
+
+	// FidelityCross: across cores the kernel's wake dominates the figure
+	// (10-20 µs on a KVM guest), so the port and the original must agree
+	// within 1.1x both ways (the original measured 0.95x of lot's here).
+	FidelityCross = 1.1
+	// FidelitySelf: the self-wake pair (unpark_one on a key nobody waits
+	// on, park whose validate fails) never sleeps: two bucket lock/unlock
+	// pairs, a hash and the thread data lookup, 10-12 ns in the original
+	// on the AMD EPYC guest. The port may be at most 1.3x the original's
+	// (the target of the port's fast-path work; it measured 1.20x on an
+	// Intel Xeon guest and 1.56-2.39x on the AMD EPYC one, where the claim
+	// fails until that work lands). One-sided: faster is not a failure.
+	FidelitySelf = 1.3
+)
+
+// FidelityClaims compares lot's cross-core wake with the original's (from
+// Go threads when it ran there: the same harness, one cgo call under 1% of
+// the wake; else from C threads); nil when the original was not run.
+func FidelityClaims(lat *results.Experiment) []results.Claim {
+	if !driver.OriginalLoaded(lat.Configs, driver.OriginalLot) {
+		return nil
+	}
+	cl := results.Claim{ID: ClaimFidelityCross,
+		Statement: fmt.Sprintf("lot's cross-core wake takes as long as parking_lot_core's own (rust-parking_lot): median within %.1fx both ways, gap 0", FidelityCross)}
+	var parts []string
+	var limits []results.Limit
+	for _, c := range lat.Configs {
+		if c.Impl != ImplLot || c.Placement != driver.CrossCore || !gapZero(c) {
+			continue
+		}
+		same := func(o *results.Config) bool { return o.Placement == c.Placement && gapZero(o) }
+		o, onC := driver.Original(lat.Configs, driver.OriginalLot, same, driver.PreferGoThreads)
+		if o == nil {
+			continue
+		}
+		a, b := c.Summary[results.MMedian], o.Summary[results.MMedian]
+		r, _ := driver.Within(a, b, FidelityCross)
+		e := fmt.Sprintf("cross-core: lot %s vs %s %s (x%.2f)", fmtNs(a), driver.RowName(o, onC), fmtNs(b), r)
+		limits = append(limits, driver.FidelityLimit(e, c, o, results.MMedian, FidelityCross))
+		parts = append(parts, e)
+	}
+	cl.Evidence = strings.Join(parts, "; ")
+	driver.JudgeFidelity(&cl, limits, "needs lot and rust-parking_lot cross-core with gap 0 (--placement cross-core)")
+	return []results.Claim{cl}
+}
+
+// SelfwakeFidelityClaims compares lot's self-wake pair with the original's
+// from C threads (a cgo call costs more than the pair); nil when the
+// original was not run.
+func SelfwakeFidelityClaims(sw *results.Experiment) []results.Claim {
+	if !driver.OriginalLoaded(sw.Configs, driver.OriginalLot) {
+		return nil
+	}
+	cl := results.Claim{ID: ClaimFidelitySelf,
+		Statement: fmt.Sprintf("lot's self-wake pair is at most %.1fx parking_lot_core's own (rust-parking_lot on C threads)", FidelitySelf)}
+	var parts []string
+	var limits []results.Limit
+	for _, c := range sw.Configs {
+		if c.Impl != ImplLot {
+			continue
+		}
+		o, _ := driver.Original(sw.Configs, driver.OriginalLot, func(*results.Config) bool { return true }, driver.CThreadsOnly)
+		if o == nil {
+			continue
+		}
+		a, b := c.Summary[results.MNsPerPair], o.Summary[results.MNsPerPair]
+		if !(a > 0) || !(b > 0) {
+			continue
+		}
+		e := fmt.Sprintf("lot %.1f ns vs %s %.1f ns per pair (x%.2f)", a, driver.RowName(o, true), b, a/b)
+		limits = append(limits, results.Limit{Figure: e, Rounds: results.RoundRatios(c, o, results.MNsPerPair), Limit: FidelitySelf, AtMost: true, Unit: "x"})
+		parts = append(parts, e)
+	}
+	cl.Evidence = strings.Join(parts, "; ")
+	driver.JudgeFidelity(&cl, limits, "needs lot and rust-parking_lot's self-wake on C threads (through cgo, one call costs more than the pair)")
+	return []results.Claim{cl}
+}

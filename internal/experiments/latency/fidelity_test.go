@@ -1,0 +1,108 @@
+package latency
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// fidCfg is a synthetic configuration with one metric, per round and as
+// the median of the rounds.
+func fidCfg(impl, kind, placement, metric string, rounds ...float64) *results.Config {
+	c := &results.Config{Key: impl + "/" + placement, Impl: impl, Kind: kind, Placement: placement,
+		Params: map[string]string{"gap": "0s", "sleeps": "true"}, Summary: map[string]float64{}}
+	for _, v := range rounds {
+		c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{metric: v}})
+	}
+	c.Summary[metric] = results.Median(rounds)
+	return c
+}
+
+func fidelityOf(t *testing.T, cs []results.Claim, id string) results.Claim {
+	t.Helper()
+	for _, c := range cs {
+		if c.ID == id {
+			if c.Verdict != results.Holds && (c.Why == "" || strings.Contains(c.Why, "\n")) {
+				t.Errorf("%s %s: the reason must be one line: %q", id, c.Verdict, c.Why)
+			}
+			return c
+		}
+	}
+	t.Fatalf("no claim %s in %+v", id, cs)
+	return results.Claim{}
+}
+
+func TestFidelityCrossCore(t *testing.T) {
+	cross := driver.CrossCore
+	exp := func(cfgs ...*results.Config) *results.Experiment { return &results.Experiment{Configs: cfgs} }
+	cases := []struct {
+		name    string
+		exp     *results.Experiment
+		verdict string
+		near    bool
+		why     string
+	}{
+		{"within", exp(fidCfg("lot", "thread", cross, results.MMedian, 13000, 13500, 14000),
+			fidCfg("rust-parking_lot", "plugin", cross, results.MMedian, 14000, 14200, 13900)), results.Holds, false, ""},
+		{"lot slower", exp(fidCfg("lot", "thread", cross, results.MMedian, 16000, 16500, 17000),
+			fidCfg("rust-parking_lot", "plugin", cross, results.MMedian, 14000)), results.DoesNotHold, false, "x1.18"},
+		// Faster beyond 1.1x is not the same either.
+		{"lot faster", exp(fidCfg("lot", "thread", cross, results.MMedian, 11000, 11500, 12000),
+			fidCfg("rust-parking_lot", "plugin", cross, results.MMedian, 14000)), results.DoesNotHold, false, "x0.82"},
+		// Rounds on both sides of the limit: decided, but near it.
+		{"straddles", exp(fidCfg("lot", "thread", cross, results.MMedian, 14000, 15000, 16000),
+			fidCfg("rust-parking_lot", "plugin", cross, results.MMedian, 14000, 14000, 14000)), results.Holds, true, ""},
+		// Only the C-thread row: taken, and named.
+		{"C row", exp(fidCfg("lot", "thread", cross, results.MMedian, 20000),
+			fidCfg("c-rust-parking_lot", driver.KindCRef, cross, results.MMedian, 14000)), results.DoesNotHold, false, "c-rust-parking_lot (C threads)"},
+		// The original only on another placement: not evaluated.
+		{"no cross-core", exp(fidCfg("lot", "thread", "same-core", results.MMedian, 20000),
+			fidCfg("rust-parking_lot", "plugin", "same-core", results.MMedian, 14000)), results.NotEvaluated, false, "cross-core"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := fidelityOf(t, FidelityClaims(tc.exp), ClaimFidelityCross)
+			if c.Verdict != tc.verdict || c.Near != tc.near {
+				t.Errorf("%s near=%v, want %s near=%v (%s; %s)", c.Verdict, c.Near, tc.verdict, tc.near, c.Evidence, c.Margin)
+			}
+			if !strings.Contains(c.Why, tc.why) {
+				t.Errorf("why %q, want %q in it", c.Why, tc.why)
+			}
+		})
+	}
+	// Without the original nothing is added.
+	if got := FidelityClaims(exp(fidCfg("lot", "thread", cross, results.MMedian, 13000))); got != nil {
+		t.Errorf("claims without the original: %+v", got)
+	}
+}
+
+func TestFidelitySelfwake(t *testing.T) {
+	exp := func(cfgs ...*results.Config) *results.Experiment { return &results.Experiment{Configs: cfgs} }
+	orig := fidCfg("c-rust-parking_lot", driver.KindCRef, "", results.MNsPerPair, 11, 12, 11.5)
+	cases := []struct {
+		name    string
+		exp     *results.Experiment
+		verdict string
+		why     string
+	}{
+		{"within", exp(fidCfg("lot", "thread", "", results.MNsPerPair, 13, 14, 14.5), orig), results.Holds, ""},
+		{"faster is fine", exp(fidCfg("lot", "thread", "", results.MNsPerPair, 8, 9, 8.5), orig), results.Holds, ""},
+		{"slower", exp(fidCfg("lot", "thread", "", results.MNsPerPair, 28, 29, 27), orig), results.DoesNotHold, "lot 28.0 ns vs c-rust-parking_lot (C threads) 11.5 ns per pair (x2.43), beyond 1.30x"},
+		// Only the row through cgo: a call costs more than the pair.
+		{"Go row only", exp(fidCfg("lot", "thread", "", results.MNsPerPair, 14),
+			fidCfg("rust-parking_lot", "plugin", "", results.MNsPerPair, 60)), results.NotEvaluated, "C threads"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := fidelityOf(t, SelfwakeFidelityClaims(tc.exp), ClaimFidelitySelf)
+			if c.Verdict != tc.verdict {
+				t.Errorf("%s, want %s (%s)", c.Verdict, tc.verdict, c.Evidence)
+			}
+			if !strings.Contains(c.Why, tc.why) {
+				t.Errorf("why %q, want %q in it", c.Why, tc.why)
+			}
+		})
+	}
+}

@@ -1,0 +1,58 @@
+package lock
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// lockCfg is a synthetic zero-work loop configuration with its throughput
+// per repeat.
+func lockCfg(impl, kind, threads string, mops ...float64) *results.Config {
+	c := &results.Config{Key: impl + "/in=0s/between=0s/locks=1/t=" + threads, Impl: impl, Kind: kind,
+		Params:  map[string]string{"pattern": "loop", "work_in": "0s", "work_between": "0s", "locks": "1", "threads": threads},
+		Summary: map[string]float64{MTotalMops: results.Median(mops)}}
+	for _, v := range mops {
+		c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{MTotalMops: v}})
+	}
+	return c
+}
+
+func TestFidelityLock(t *testing.T) {
+	orig1 := lockCfg("c-rust-parking_lot", driver.KindCRef, "1", 185, 190, 182)
+	orig2 := lockCfg("c-rust-parking_lot", driver.KindCRef, "2", 118, 120, 113)
+	cases := []struct {
+		name    string
+		cfgs    []*results.Config
+		verdict string
+		why     string
+	}{
+		{"at speed", []*results.Config{lockCfg("lot", "go-lock", "1", 180, 178, 181), orig1, lockCfg("lot", "go-lock", "2", 110, 112, 115), orig2}, results.Holds, ""},
+		{"faster is fine", []*results.Config{lockCfg("lot", "go-lock", "1", 250), orig1}, results.Holds, ""},
+		{"half speed", []*results.Config{lockCfg("lot", "go-lock", "1", 90, 95, 100), orig1, lockCfg("lot", "go-lock", "2", 110), orig2}, results.DoesNotHold,
+			"t=1: lot 95.0 vs c-rust-parking_lot (C threads) 185.0 Mops/s (x0.51), below 0.90x"},
+		// 4 threads is not judged; the original only through cgo is not either.
+		{"4 threads", []*results.Config{lockCfg("lot", "go-lock", "4", 50), lockCfg("c-rust-parking_lot", driver.KindCRef, "4", 120)}, results.NotEvaluated, "needs"},
+		{"cgo row only", []*results.Config{lockCfg("lot", "go-lock", "1", 100), lockCfg("rust-parking_lot", "plugin", "1", 15)}, results.NotEvaluated, "C threads"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := FidelityClaims(tc.cfgs)
+			if len(cs) != 1 {
+				t.Fatalf("%d claims", len(cs))
+			}
+			c := cs[0]
+			if c.Verdict != tc.verdict || !strings.Contains(c.Why, tc.why) || strings.Contains(c.Why, "\n") {
+				t.Errorf("%s %q, want %s with %q (%s)", c.Verdict, c.Why, tc.verdict, tc.why, c.Evidence)
+			}
+			if c.Verdict != results.Holds && c.Why == "" {
+				t.Error("no reason")
+			}
+		})
+	}
+	if cs := Claims([]*results.Config{lockCfg("lot", "go-lock", "1", 100)}, 2); len(cs) != 4 {
+		t.Errorf("without the original Claims has %d claims, want the 4 of before", len(cs))
+	}
+}
