@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -223,13 +222,9 @@ type boolValue struct{ textValue }
 func (*boolValue) IsBoolFlag() bool { return true }
 
 // register adds the table's flags to fs, with the defaults of def and,
-// where quick (if not nil) differs, its value in the usage. A name already
-// in fs (lock and lock --rwlock share --duration) is left as it is.
+// where quick (if not nil) differs, its value in the usage.
 func (t flagTable[O]) register(fs *pflag.FlagSet, def O, quick *O) {
 	for _, f := range t {
-		if fs.Lookup(f.name) != nil {
-			continue
-		}
 		d := f.get(&def)
 		usage := f.usage
 		if quick != nil {
@@ -275,23 +270,6 @@ func (t flagTable[O]) fields() map[string]string {
 		}
 	}
 	return m
-}
-
-// refuseOthers refuses any flag the user gave that is in all but not in
-// t: a flag of the command that does not apply in this mode (lock's
-// --threads under --rwlock).
-func (t flagTable[O]) refuseOthers(fs *pflag.FlagSet, all map[string]string, mode string) error {
-	mine := t.fields()
-	names := map[string]bool{}
-	for _, n := range mine {
-		names[n] = true
-	}
-	for _, n := range slices.Sorted(maps.Values(all)) {
-		if fl := fs.Lookup(n); fl != nil && fl.Changed && !names[n] {
-			return usagef("--%s does not apply %s", n, mode)
-		}
-	}
-	return nil
 }
 
 // flagError names the flag of an option error: "--hold: invalid hold 2s:

@@ -63,7 +63,8 @@ func TestHelpDefaultsFromOptions(t *testing.T) {
 			"(--quick: " + strings.Join(latency.QuickLatencyOptions().Placements, ",") + `) (default "all")`}},
 		{[]string{"herd", "--help"}, []string{`(--quick: 1,16,64) (default "1,4,16,64")`, "(default 20µs)"}},
 		{[]string{"timeout", "--help"}, []string{`(default "10µs,100µs,1ms,10ms")`}},
-		{[]string{"lock", "--help"}, []string{`(--quick: 0) (default "0,200ns")`, "--readers", "--rwlock"}},
+		{[]string{"lock", "--help"}, []string{`(--quick: 0) (default "0,200ns")`, "--rwlock"}},
+		{[]string{"rwlock", "--help"}, []string{"--readers", "--writers"}},
 		{[]string{"run", "--help"}, []string{"--rounds int", "(default 3)", "--iterations int", "(--quick: 2000) (default 10000)"}},
 	} {
 		var out, errb bytes.Buffer

@@ -84,14 +84,13 @@ func newVersionCmd() *cobra.Command {
 }
 
 // implNames are the names the --impl (or --mech) of command use accepts,
-// from experiments.Registry: its entry and the entries of its modes
-// ("lock --rwlock"), "all" first, each name once; for a command that is no
-// experiment (plot), every experiment's.
+// from experiments.Registry: its entry, "all" first, each name once; for a
+// command that is no experiment (plot), every experiment's.
 func implNames(use string) []string {
 	names := []string{"all"}
 	mine := slices.ContainsFunc(experiments.Registry, func(e experiments.Entry) bool { return e.Name == use })
 	for _, e := range experiments.Registry {
-		if e.Impls == nil || (mine && e.Name != use && !strings.HasPrefix(e.Name, use+" ")) {
+		if e.Impls == nil || (mine && e.Name != use) {
 			continue
 		}
 		for _, im := range e.Impls() {

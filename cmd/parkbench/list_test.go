@@ -51,7 +51,7 @@ var accepts = map[string]struct {
 		o.Impls = []string{n}
 		return o.Validate()
 	}, lock.ImplNames},
-	"lock --rwlock": {func(n string) error {
+	"rwlock": {func(n string) error {
 		o := lock.QuickRwOptions()
 		o.Impls = []string{n}
 		return o.Validate()

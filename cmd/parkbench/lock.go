@@ -6,58 +6,15 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
-	"github.com/parkbench/parkbench/internal/experiments"
-	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
 	"github.com/parkbench/parkbench/internal/textfmt"
 )
 
 func init() { register(newLockCmd) }
 
-// lockFlags is lock's table (the mutex benchmark).
-func lockFlags() flagTable[lock.Options] {
-	type O = lock.Options
-	return flagTable[O]{
-		namesFlag("impl", "Impls", "implementations: a name, a comma list, or all available (names: "+strings.Join(lock.ImplNames(), ", ")+"; --rwlock: "+strings.Join(lock.RwImplNames(), ", ")+")", func(o *O) *[]string { return &o.Impls }),
-		optionalNamesFlag("lot-parker", "LotParkers", "also run lot over each of these parkers (comma list), as impl lot@PARKER", func(o *O) *[]string { return &o.LotParkers }),
-		intsFlag("threads", "Threads", fmt.Sprintf("thread counts, comma list, each 1..%d (default here 1,2,4,NumCPU,2xNumCPU)", lock.MaxThreads), func(o *O) *[]int { return &o.Threads }),
-		durationsFlag("work-in", "WorkIn", fmt.Sprintf("work inside the lock, comma list of durations 0..%v", lock.MaxWork), func(o *O) *[]time.Duration { return &o.WorkIn }),
-		durationsFlag("work-between", "WorkBetween", fmt.Sprintf("work between acquisitions, comma list of durations 0..%v", lock.MaxWork), func(o *O) *[]time.Duration { return &o.WorkBetween }),
-		intsFlag("locks", "Locks", fmt.Sprintf("number of locks, comma list, each 1..%d: with K > 1 each acquisition picks one of K at random (lock-bench)", lock.MaxLocks), func(o *O) *[]int { return &o.Locks }),
-		durationFlag("duration", "Duration", "length of one timed run", func(o *O) *time.Duration { return &o.Duration }),
-		intFlag("repeats", "Repeats", "timed runs per configuration; figures are their median", func(o *O) *int { return &o.Repeats }),
-		durationFlag("hold-sleep", "HoldSleep", "WebKit LockFairnessTest mode: sleep this long while holding the lock (0: off)", func(o *O) *time.Duration { return &o.HoldSleep }),
-		boolFlag("lockskew", "Skew", "golang/go#13086's lockskew pattern (two threads; 100 µs sleeps)", func(o *O) *bool { return &o.Skew }),
-	}
-}
-
-// rwFlags is lock --rwlock's table; the flags it shares with lockFlags
-// (--impl, --work-in, --work-between, --duration, --repeats) are
-// registered once, with the mutex benchmark's defaults, which are also the
-// rwlock's.
-func rwFlags() flagTable[lock.RwOptions] {
-	type O = lock.RwOptions
-	return flagTable[O]{
-		namesFlag("impl", "Impls", "", func(o *O) *[]string { return &o.Impls }),
-		intsFlag("readers", "Readers", fmt.Sprintf("--rwlock: reader thread counts, comma list, each 0..%d", lock.MaxThreads), func(o *O) *[]int { return &o.Readers }),
-		intsFlag("writers", "Writers", fmt.Sprintf("--rwlock: writer thread counts, comma list, each 0..%d", lock.MaxThreads), func(o *O) *[]int { return &o.Writers }),
-		durationsFlag("work-in", "WorkIn", "", func(o *O) *[]time.Duration { return &o.WorkIn }),
-		durationsFlag("work-between", "WorkBetween", "", func(o *O) *[]time.Duration { return &o.WorkBetween }),
-		durationFlag("duration", "Duration", "", func(o *O) *time.Duration { return &o.Duration }),
-		intFlag("repeats", "Repeats", "", func(o *O) *int { return &o.Repeats }),
-	}
-}
-
 func newLockCmd() *cobra.Command {
-	var (
-		of          outputFlags
-		quick, rw   bool
-		mutexT, rwT = lockFlags(), rwFlags()
-		def, q      = lock.DefaultOptions(), lock.QuickOptions()
-		rdef, rq    = lock.DefaultRwOptions(), lock.QuickRwOptions()
-	)
+	type O = lock.Options
 	var implLines []string
 	for _, im := range lock.Impls() {
 		line := im.Summary
@@ -68,10 +25,10 @@ func newLockCmd() *cobra.Command {
 		// on every OS (the reasons an implementation cannot run are long).
 		implLines = append(implLines, textfmt.Wrap(line, textfmt.Columns, fmt.Sprintf("  %-10s ", im.Name), strings.Repeat(" ", 13)))
 	}
-	cmd := &cobra.Command{
-		Use:   "lock",
-		Short: "What a contended lock costs: throughput per thread, fairness, CPU, for every lock side by side",
-		Long: `lock follows parking_lot's benchmark (benchmark/src/bin/mutex.rs): N threads
+	cmd := experimentCmd[O]{
+		use:   "lock",
+		short: "What a contended lock costs: throughput per thread, fairness, CPU, for every lock side by side",
+		long: `lock follows parking_lot's benchmark (benchmark/src/bin/mutex.rs): N threads
 start together and loop { lock; work-in; unlock; work-between } for
 --duration, each lock between 320-byte pads, each thread counting its own
 acquisitions. Per repeat: per-thread acquisitions/s (average, median,
@@ -100,67 +57,31 @@ Implementations (--impl, default: every one available here):
 ` + strings.Join(implLines, "\n") + `
   lot@P      lot over parker P, for each P in --lot-parker
 
---rwlock is parking_lot's benchmark/src/bin/rwlock.rs: --writers threads
-take the write lock and --readers threads the read lock of one rwlock, both
-with the --work-in and --work-between work (as rwlock.rs); read and write
-throughput, per-class median kHz and Jain's index, and the longest sampled
-write wait are reported separately (experiment "rwlock"). Implementations:
-lot (lot.RwLock), sync (sync.RWMutex), std-futex (Rust std's futex rwlock),
-pthread (pthread_rwlock_t through cgo), c-pthread (the loop in C threads).
+'parkbench rwlock' (also 'lock --rwlock') is parking_lot's rwlock benchmark.
 
-Configuration keys are impl/in=D/between=D/locks=K/t=N (--rwlock:
-impl/in=D/between=D/w=W/r=R). See docs/lock.md.`,
-		Example: `  parkbench lock --quick
+Configuration keys are impl/in=D/between=D/locks=K/t=N. See docs/lock.md.`,
+		example: `  parkbench lock --quick
   parkbench lock --impl lot,sync,std-futex,c-pthread --threads 1,2,4,8 -o lock.json
   parkbench lock --impl lot,lot-fair,sync --hold-sleep 100us --threads 4
   parkbench lock --lockskew --impl lot,sync,std-futex
-  parkbench lock --impl lot --lot-parker futex,pthread,std --threads 2
-  parkbench lock --rwlock --quick
-  parkbench lock --rwlock --readers 4 --writers 1,2 --work-in 100ns --work-between 1us`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := of.check(); err != nil {
-				return err
-			}
-			fl := cmd.Flags()
-			all := mutexT.fields()
-			for k, v := range rwT.fields() {
-				all["rw:"+k] = v
-			}
-			var fields map[string]string
-			var plan func() (experiments.Suite, error)
-			var err error
-			if rw {
-				fields, plan, err = modeRun(rwT, fl, all, "to --rwlock", rdef, &rq, quick, lock.PlanRw)
-			} else {
-				fields, plan, err = modeRun(mutexT, fl, all, "without --rwlock", def, &q, quick, lock.Plan)
-			}
-			if err != nil {
-				return err
-			}
-			_, err = measure(cmd, &of, fields, plan, nil)
-			return err
+  parkbench lock --impl lot --lot-parker futex,pthread,std --threads 2`,
+		def:   lock.DefaultOptions,
+		quick: lock.QuickOptions,
+		plan:  lock.Plan,
+		flags: flagTable[O]{
+			namesFlag("impl", "Impls", "implementations: a name, a comma list, or all available (names: "+strings.Join(lock.ImplNames(), ", ")+")", func(o *O) *[]string { return &o.Impls }),
+			optionalNamesFlag("lot-parker", "LotParkers", "also run lot over each of these parkers (comma list), as impl lot@PARKER", func(o *O) *[]string { return &o.LotParkers }),
+			intsFlag("threads", "Threads", fmt.Sprintf("thread counts, comma list, each 1..%d (default here 1,2,4,NumCPU,2xNumCPU)", lock.MaxThreads), func(o *O) *[]int { return &o.Threads }),
+			durationsFlag("work-in", "WorkIn", fmt.Sprintf("work inside the lock, comma list of durations 0..%v", lock.MaxWork), func(o *O) *[]time.Duration { return &o.WorkIn }),
+			durationsFlag("work-between", "WorkBetween", fmt.Sprintf("work between acquisitions, comma list of durations 0..%v", lock.MaxWork), func(o *O) *[]time.Duration { return &o.WorkBetween }),
+			intsFlag("locks", "Locks", fmt.Sprintf("number of locks, comma list, each 1..%d: with K > 1 each acquisition picks one of K at random (lock-bench)", lock.MaxLocks), func(o *O) *[]int { return &o.Locks }),
+			durationFlag("duration", "Duration", "length of one timed run", func(o *O) *time.Duration { return &o.Duration }),
+			intFlag("repeats", "Repeats", "timed runs per configuration; figures are their median", func(o *O) *int { return &o.Repeats }),
+			durationFlag("hold-sleep", "HoldSleep", "WebKit LockFairnessTest mode: sleep this long while holding the lock (0: off)", func(o *O) *time.Duration { return &o.HoldSleep }),
+			boolFlag("lockskew", "Skew", "golang/go#13086's lockskew pattern (two threads; 100 µs sleeps)", func(o *O) *bool { return &o.Skew }),
 		},
-	}
-	fl := cmd.Flags()
-	mutexT.register(fl, def, &q)
-	rwT.register(fl, rdef, &rq)
-	fl.BoolVar(&rw, "rwlock", false, "parking_lot's rwlock benchmark (rwlock.rs) instead: --writers and --readers on one rwlock, --work-in/--work-between for both")
-	fl.BoolVar(&quick, "quick", false, quickUsage)
-	addOutputFlags(cmd, &of)
+	}.command()
+	// Read by rwlockAlias before cobra parses: "lock --rwlock" runs rwlock.
+	cmd.Flags().Bool("rwlock", false, "run 'parkbench rwlock' (parking_lot's rwlock benchmark) instead; its flags follow")
 	return cmd
-}
-
-// modeRun reads the options of one of a command's modes (lock or lock
-// --rwlock) from its table t, refusing any flag of the command that is not
-// in t, and returns its fields and its plan.
-func modeRun[O any](t flagTable[O], fs *pflag.FlagSet, all map[string]string, mode string, def O, quick *O, isQuick bool, plan func(O) (driver.Plan, error)) (map[string]string, func() (experiments.Suite, error), error) {
-	if err := t.refuseOthers(fs, all, mode); err != nil {
-		return nil, nil, err
-	}
-	o, err := t.options(fs, def, quick, isQuick)
-	if err != nil {
-		return nil, nil, err
-	}
-	return t.fields(), func() (experiments.Suite, error) { return single(plan(o)) }, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -39,8 +40,8 @@ func TestLockBadInput(t *testing.T) {
 		{[]string{"--rwlock", "--readers=0", "--writers=0"}, "--writers"},
 		{[]string{"--rwlock", "--impl=spin"}, "valid names"},
 		{[]string{"--rwlock", "--hold-sleep=1ms"}, "--hold-sleep"},
-		{[]string{"--rwlock", "--threads=2"}, "--threads does not apply to --rwlock"},
-		{[]string{"--readers=2"}, "--readers does not apply without --rwlock"},
+		{[]string{"--rwlock", "--threads=2"}, "unknown flag: --threads"},
+		{[]string{"--readers=2"}, "unknown flag: --readers"},
 		{[]string{"--rwlock", "--impl="}, "--impl"},
 	} {
 		var out, errb bytes.Buffer
@@ -85,4 +86,19 @@ func TestLockInterrupt(t *testing.T) {
 		t.Skip("starts a measurement")
 	}
 	interrupt(t, syscall.SIGINT, 3*time.Second, 90*time.Second, "lock", "--impl=lot,c-pthread", "--threads=2", "--duration=2s", "--repeats=50", "--quiet")
+}
+
+// "lock --rwlock" is the rwlock command, wherever --rwlock stands.
+func TestRwlockAlias(t *testing.T) {
+	for _, tc := range []struct{ in, want []string }{
+		{[]string{"lock", "--rwlock", "--quick"}, []string{"rwlock", "--quick"}},
+		{[]string{"lock", "--quick", "--rwlock=true", "-o", "x"}, []string{"rwlock", "--quick", "-o", "x"}},
+		{[]string{"lock", "--rwlock=false"}, []string{"lock", "--rwlock=false"}},
+		{[]string{"lock", "--", "--rwlock"}, []string{"lock", "--", "--rwlock"}},
+		{[]string{"herd", "--rwlock"}, []string{"herd", "--rwlock"}},
+	} {
+		if got := rwlockAlias(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("rwlockAlias(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
 }

@@ -100,7 +100,7 @@ func execute(args []string) int { return executeTo(args, os.Stdout, os.Stderr) }
 // returns the exit status.
 func executeTo(args []string, stdout, stderr io.Writer) int {
 	root := newRoot()
-	root.SetArgs(args)
+	root.SetArgs(rwlockAlias(args))
 	out := &stickyWriter{w: stdout}
 	root.SetOut(out)
 	root.SetErr(stderr)

@@ -41,7 +41,7 @@ func newRunCmd() *cobra.Command {
 every placement, 1000 warm-up + 10 000 round trips, 3 rounds), selfwake (the
 E12 reverse check), herd (E6: N = 1, 4, 16, 64, 5 repeats), lock's quick
 sweep (the contended mutex, parking_lot's benchmark: 2 and 2 x NumCPU
-threads; 'parkbench lock' runs the full sweep) and one small lock --rwlock
+threads; 'parkbench lock' runs the full sweep) and one small rwlock
 configuration (NumCPU readers, one writer). The claims are evaluated from
 the numbers just measured, including the reverse check, which needs latency
 and selfwake from the same run. A few minutes on two vCPUs; --quick takes

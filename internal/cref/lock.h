@@ -100,7 +100,7 @@ void pb_mutex_free(pb_lk *l);
 // pb_nop is the empty call CgoCallNs times: the cost of one crossing.
 static inline void pb_nop(void) {}
 
-// --- parkbench lock --rwlock: pthread_rwlock_t, from Go through cgo and
+// --- parkbench rwlock: pthread_rwlock_t, from Go through cgo and
 // as the whole loop of parking_lot's benchmark/src/bin/rwlock.rs
 // (run_benchmark) in C threads.
 

@@ -28,7 +28,7 @@ var Registry = []Entry{
 	{Name: "herd", Summary: "E6: notify_all with N waiters; requeue onto the mutex vs the thundering herd", Impls: herd.Impls},
 	{Name: "timeout", Summary: "how late each park-until returns after its deadline, with timer slack", Impls: timeout.Impls},
 	{Name: "lock", Summary: "a contended lock: throughput per thread, fairness, CPU, every lock side by side (parking_lot's mutex benchmark)", Impls: lock.Impls},
-	{Name: "lock --rwlock", Summary: "parking_lot's rwlock benchmark: readers and writers on one rwlock, throughput and fairness per class", Impls: lock.RwImpls},
+	{Name: "rwlock", Summary: "parking_lot's rwlock benchmark: readers and writers on one rwlock, throughput and fairness per class", Impls: lock.RwImpls},
 	{Name: "wake", Summary: "the waker's side, perf bench futex's method: wake, wake-parallel, requeue, hash; parking_lot #448's condvar producer/consumer", Impls: wake.Impls},
 	{Name: "loaded", Summary: "wake latency under load, schbench's method: open-loop requests, wakeup and request latency p50..p99.9, the collapse table", Impls: loaded.Impls},
 	{Name: "stacks", Summary: "where each mechanism's blocked thread sleeps (wchan, syscall, kernel stack)", Impls: stacks.Impls, Flag: "--mech"},

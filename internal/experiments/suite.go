@@ -19,7 +19,7 @@ type SuiteOptions struct {
 	Selfwake latency.SelfwakeOptions
 	Herd     herd.Options
 	Lock     lock.Options
-	// RwLock is one small rwlock configuration (lock --rwlock): NumCPU
+	// RwLock is one small rwlock configuration (parkbench rwlock): NumCPU
 	// readers, one writer.
 	RwLock lock.RwOptions
 	// Wake and Loaded are quick sweeps of parkbench wake (perf bench

@@ -11,7 +11,7 @@ import (
 
 // RwLock is Rust std's Linux futex reader-writer lock
 // (library/std/src/sys/sync/rwlock/futex.rs, read at rust-lang/rust
-// 0787e05), for `parkbench lock --rwlock` to compare with lot's RwLock
+// 0787e05), for `parkbench rwlock` to compare with lot's RwLock
 // and sync.RWMutex. The zero value is unlocked.
 //
 // Two futex words. state holds a 30-bit count (0 unlocked, 1..MAX_READERS

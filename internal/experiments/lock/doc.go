@@ -10,7 +10,7 @@
 // CPU per acquisition). WebKit's LockFairnessTest (HoldSleep) and
 // golang/go#13086's lockskew (Skew) are two more patterns of it.
 //
-// `parkbench lock --rwlock` (RwOptions, PlanRw / RunRw in rwlock.go):
+// `parkbench rwlock` (RwOptions, PlanRw / RunRw in rwlock.go):
 // writers and readers on one rwlock, as rwlock.rs; throughput and fairness
 // per class.
 //

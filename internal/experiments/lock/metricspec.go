@@ -26,7 +26,7 @@ var Metrics = []results.MetricSpec{
 	{Key: MUncontended, Header: "uncontended", Unit: results.UnitNanos, Better: results.Lower, Judged: true, Floor: "c-pthread", FloorByImpl: floors},
 }
 
-// RwMetrics describes lock --rwlock's figures: read and write throughput
+// RwMetrics describes rwlock's figures: read and write throughput
 // and the longest writer wait are judged, against c-pthread's rwlock.
 var RwMetrics = []results.MetricSpec{
 	{Key: MReadMops, Header: "read Mops", Better: results.Higher, Judged: true, Floor: "c-pthread"},

@@ -48,7 +48,7 @@ type Options struct {
 	SkewSleep time.Duration
 }
 
-// RwOptions are parkbench lock --rwlock's options: parking_lot's rwlock
+// RwOptions are parkbench rwlock's options: parking_lot's rwlock
 // benchmark (benchmark/src/bin/rwlock.rs). The field comments give the flag.
 type RwOptions struct {
 	// Impls (--impl): names; empty means every implementation available.

@@ -1,6 +1,6 @@
 package lock
 
-// parkbench lock --rwlock: parking_lot's benchmark/src/bin/rwlock.rs
+// parkbench rwlock: parking_lot's benchmark/src/bin/rwlock.rs
 // (run_benchmark). Writers threads loop { write-lock; work-in on the shared
 // value; unlock; work-between } and Readers threads loop { read-lock;
 // work-in reading the shared value; unlock; work-between } on one padded
@@ -82,7 +82,7 @@ func rwKey(impl string, g rwGroup) string {
 // the --rwlock run it describes.
 func PlanRw(o RwOptions) (driver.Plan, error) { return driver.Prepared(planRw(o)) }
 
-// RunRw is parkbench lock --rwlock: every implementation on every group of
+// RunRw is parkbench rwlock: every implementation on every group of
 // the readers x writers x work sweep, repeats interleaved, as Run.
 func RunRw(ctx context.Context, o RwOptions, progress driver.Progress) (*results.Experiment, error) {
 	return driver.RunPlanned(ctx, o, PlanRw, progress)
