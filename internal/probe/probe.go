@@ -108,3 +108,11 @@ func SpinOneWay(cpus [2]int, iters int) float64 {
 	slices.Sort(s)
 	return float64(s[len(s)/2])
 }
+
+// MinForeignTicks is the shortest foreign-load window, in clock ticks over
+// all CPUs, whose share is reported: the share is counted in whole ticks
+// of the other processes' CPU time, so its resolution is one tick over the
+// window, and it must resolve half of driver.ForeignNoisy's 5%: 40 ticks,
+// 0.2 s on two CPUs at Linux's 100 ticks a second. Shorter windows have
+// Fraction -1 (not measured) and their WindowTicks.
+const MinForeignTicks = 40

@@ -68,6 +68,13 @@ func (f *Foreign) Stop() *results.Foreign {
 	if !f.ok || !ok || !ok2 || total1 <= f.total0 {
 		return out
 	}
+	out.WindowTicks = total1 - f.total0
+	if out.WindowTicks < MinForeignTicks {
+		// Too short to measure: a window of a few ticks reads 0% or
+		// 50% whatever ran (a sub-millisecond selfwake window read
+		// "other processes used 50%" on an idle machine).
+		return out
+	}
 	foreign := 0.0
 	for pid, t1 := range others {
 		// A pid new in the window ran all of its time in it (a reused

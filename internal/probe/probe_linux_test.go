@@ -44,3 +44,13 @@ func TestForeignCountsOtherProcess(t *testing.T) {
 	live.Process.Kill()
 	live.Wait()
 }
+
+// A window far shorter than a tick cannot resolve the share: not measured
+// (-1), with its length in ticks.
+func TestForeignShortWindow(t *testing.T) {
+	f := StartForeign()
+	got := f.Stop()
+	if got.Fraction != -1 || got.WindowTicks >= MinForeignTicks {
+		t.Errorf("an immediate stop: fraction %v over %v ticks, want -1 (fewer than %d ticks)", got.Fraction, got.WindowTicks, MinForeignTicks)
+	}
+}

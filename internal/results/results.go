@@ -162,6 +162,11 @@ type Foreign struct {
 	// SameCPUFraction: unpinned runs, fraction of wakes where waker and
 	// woken ran on the same CPU; -1 when not measured.
 	SameCPUFraction float64 `json:"same_cpu_fraction"`
+	// WindowTicks is the window's length in the clock ticks the share is
+	// counted in (all CPUs; Linux: USER_HZ, 100 a second per CPU). The
+	// share moves in steps of one tick over this, so a window too short
+	// to resolve it has Fraction -1 (probe.MinForeignTicks).
+	WindowTicks float64 `json:"window_ticks,omitempty"`
 }
 
 // Claim is one of the study's claims, evaluated from the numbers just measured.
