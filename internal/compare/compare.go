@@ -219,7 +219,9 @@ func Compare(baseName string, base *results.File, newName string, newFile *resul
 			if len(Primary(e)) == 0 {
 				continue
 			}
-			for _, c := range e.Configs {
+			// parking_lot's own rows right after lot's, so that the
+			// table shows each figure of the port beside the original.
+			for _, c := range results.BesidePort(e.Configs) {
 				k := e.Name + " " + c.Key
 				if _, dup := m[k]; !dup {
 					order = append(order, k)

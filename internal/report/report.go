@@ -70,7 +70,7 @@ func RenderFiles(w io.Writer, files []Named, format string, o Options) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(fs)
 	case "table", "markdown":
-		for i, n := range files {
+		for i, n := range besidePort(files) {
 			if i > 0 {
 				fmt.Fprintln(w)
 			}
@@ -80,7 +80,7 @@ func RenderFiles(w io.Writer, files []Named, format string, o Options) error {
 		}
 		return nil
 	case "html":
-		return renderHTML(w, files, o)
+		return renderHTML(w, besidePort(files), o)
 	case "csv":
 		return renderCSV(w, files)
 	case "benchstat":
@@ -95,6 +95,24 @@ func RenderFiles(w io.Writer, files []Named, format string, o Options) error {
 		return nil
 	}
 	return fmt.Errorf("unknown format %q; valid formats: %s", format, strings.Join(Formats, ", "))
+}
+
+// besidePort is files with each experiment's rows of parking_lot's own
+// right after lot's (results.BesidePort), for the tables; the files
+// themselves are not modified.
+func besidePort(files []Named) []Named {
+	out := make([]Named, len(files))
+	for i, n := range files {
+		f := *n.File
+		f.Experiments = make([]*results.Experiment, len(n.File.Experiments))
+		for j, e := range n.File.Experiments {
+			x := *e
+			x.Configs = results.BesidePort(e.Configs)
+			f.Experiments[j] = &x
+		}
+		out[i] = Named{Name: n.Name, File: &f}
+	}
+	return out
 }
 
 // Column is one column of an experiment's table: a summary metric.

@@ -15,24 +15,18 @@ import (
 // the plugin they add nothing.
 const (
 	// PortLot is the port's implementation name.
-	PortLot = "lot"
+	PortLot = results.PortLot
 	// OriginalLot is parking_lot_core's and parking_lot's own
 	// implementation, as rust/originals names it.
-	OriginalLot = "rust-parking_lot"
+	OriginalLot = results.OriginalLot
 	// KindCRef is the kind of a row measured on C threads (no Go runtime
 	// and no cgo call in the measured path).
-	KindCRef = "c-reference"
+	KindCRef = results.KindCRef
 )
 
-// IsOriginal reports whether c is a row of the original name: its run from
-// Go threads (impl name) or from C threads (kind c-reference, impl name or
-// "c-"+name).
-func IsOriginal(c *results.Config, name string) bool {
-	if c.Kind == KindCRef {
-		return c.Impl == name || c.Impl == "c-"+name
-	}
-	return c.Impl == name
-}
+// IsOriginal reports whether c is a row of the original name
+// (results.IsOriginal).
+func IsOriginal(c *results.Config, name string) bool { return results.IsOriginal(c, name) }
 
 // OriginalLoaded reports whether any configuration is a row of name.
 func OriginalLoaded(configs []*results.Config, name string) bool {
