@@ -238,7 +238,7 @@ func (p *herdPlan) Run(ctx context.Context, progress driver.Progress) (*results.
 				if im.goroutines {
 					sp.notifierCPU, sp.waiterCPUs = -1, nil
 				}
-				progress.Report(done, total, configKey(im.name, g))
+				progress.Report(done, total, fmt.Sprintf("%s (repeat %d/%d)", configKey(im.name, g), r+1, o.Repeats))
 				raw, err := runRepeat(ctx, sp)
 				if im.goroutines {
 					runtime.GOMAXPROCS(threadProcs)

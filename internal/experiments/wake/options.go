@@ -227,3 +227,14 @@ func (o Options) validateCounts() error {
 	}
 	return nil
 }
+
+// rounds is how many rounds (runs) a configuration of bench gets.
+func (o Options) rounds(bench string) int {
+	switch bench {
+	case BenchHash:
+		return o.HashRounds
+	case BenchCondvar:
+		return o.PCRounds
+	}
+	return o.Runs
+}

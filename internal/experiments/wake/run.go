@@ -297,7 +297,13 @@ func (p *wakePlan) run(ctx context.Context, o Options, progress driver.Progress)
 
 	var rt results.Runtime
 	var gcCycles uint32
-	done := 0
+	// Progress counts rounds: each configuration's rounds run round-robin
+	// with its group's, so a label per configuration would only show the
+	// last of each group.
+	steps, step := 0, 0
+	for _, c := range cfgs {
+		steps += o.rounds(c.bench)
+	}
 	for start := 0; start < len(cfgs); {
 		end := start
 		participants := 0
@@ -313,8 +319,9 @@ func (p *wakePlan) run(ctx context.Context, o Options, progress driver.Progress)
 		env := runenv.Enter(participants)
 		pr := probe.Measure(probe.DefaultCPUs())
 		fg := probe.StartForeign()
-		report := func(c cfgSpec) {
-			progress.Report(done, len(cfgs), c.key(o))
+		report := func(c cfgSpec, r int) {
+			progress.Report(step, steps, fmt.Sprintf("%s (round %d/%d)", c.key(o), r+1, o.rounds(c.bench)))
+			step++
 		}
 		var err error
 		switch group[0].bench {
@@ -344,10 +351,9 @@ func (p *wakePlan) run(ctx context.Context, o Options, progress driver.Progress)
 			cfg.Params["gomaxprocs"] = strconv.Itoa(grt.GOMAXPROCS)
 			exp.Configs = append(exp.Configs, cfg)
 		}
-		done += len(group)
 		start = end
 	}
-	progress.Report(len(cfgs), len(cfgs), "")
+	progress.Report(steps, steps, "")
 	rt.GCCycles = gcCycles
 	rt.SyscallMode = "syscall"
 	exp.Runtime = rt
@@ -390,7 +396,7 @@ func newConfig(c cfgSpec, o Options) *results.Config {
 // runWakerGroup runs the wake, wake-parallel and requeue configurations of
 // one group, run-interleaved, on one waker: a locked thread of its own,
 // unpinned, as perf's main thread.
-func runWakerGroup(ctx context.Context, group []cfgSpec, o Options, records []*results.Config, report func(cfgSpec)) error {
+func runWakerGroup(ctx context.Context, group []cfgSpec, o Options, records []*results.Config, report func(cfgSpec, int)) error {
 	runs := make([][]runSample, len(group))
 	errc := make(chan error, 1)
 	osthread.Go(func() {
@@ -400,7 +406,7 @@ func runWakerGroup(ctx context.Context, group []cfgSpec, o Options, records []*r
 					errc <- ctx.Err()
 					return
 				}
-				report(c)
+				report(c, r)
 				s, err := oneRun(ctx, c, o, roundRobin(c.n))
 				if err != nil {
 					errc <- err
@@ -627,7 +633,7 @@ func avg(xs []float64) float64 {
 
 // runHashGroup runs the hash configurations of one thread count,
 // round-interleaved.
-func runHashGroup(ctx context.Context, group []cfgSpec, o Options, records []*results.Config, report func(cfgSpec)) error {
+func runHashGroup(ctx context.Context, group []cfgSpec, o Options, records []*results.Config, report func(cfgSpec, int)) error {
 	vals := make([][]map[string]float64, len(group))
 	for k, c := range group {
 		cfg := records[k]
@@ -644,7 +650,7 @@ func runHashGroup(ctx context.Context, group []cfgSpec, o Options, records []*re
 			if driver.Interrupted(ctx) {
 				return ctx.Err()
 			}
-			report(c)
+			report(c, r)
 			cfg := records[k]
 			hr, err := runHash(ctx, c.im.hash, c.n, o.Futexes, o.HashTime, roundRobin(c.n))
 			if err != nil {
@@ -690,7 +696,7 @@ func runHashGroup(ctx context.Context, group []cfgSpec, o Options, records []*re
 }
 
 // runPCGroup runs the producer/consumer configurations, round-interleaved.
-func runPCGroup(ctx context.Context, group []cfgSpec, o Options, records []*results.Config, report func(cfgSpec)) error {
+func runPCGroup(ctx context.Context, group []cfgSpec, o Options, records []*results.Config, report func(cfgSpec, int)) error {
 	bound := 60*time.Second + time.Duration(o.Items)*100*time.Microsecond
 	vals := make([][]map[string]float64, len(group))
 	for k, c := range group {
@@ -709,7 +715,7 @@ func runPCGroup(ctx context.Context, group []cfgSpec, o Options, records []*resu
 			if driver.Interrupted(ctx) {
 				return ctx.Err()
 			}
-			report(c)
+			report(c, r)
 			pr, err := c.im.pc(o.Items, o.Capacity, o.NotifyHeld, bound)
 			if err != nil {
 				return fmt.Errorf("wake condvar %s: %w", c.im.name, err)
