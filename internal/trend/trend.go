@@ -40,6 +40,8 @@ type Series struct {
 type Report struct {
 	Dir     string   `json:"dir"`
 	Classes []string `json:"classes"`
+	// Runs is each class's number of recorded runs, in Classes' order.
+	Runs []int `json:"runs"`
 	// Files read, and those skipped (unreadable), with why.
 	Files   int      `json:"files"`
 	Skipped []string `json:"skipped,omitempty"`
@@ -115,6 +117,7 @@ func Analyze(dir string, files []*results.File, paths []string, class string, o 
 			continue
 		}
 		rep.Classes = append(rep.Classes, g.slug)
+		rep.Runs = append(rep.Runs, len(g.files))
 		sort.SliceStable(g.files, func(a, b int) bool { return files[g.files[a]].Started.Before(files[g.files[b]].Started) })
 		by := map[string]*Series{}
 		var order []string
@@ -172,8 +175,20 @@ func Render(w io.Writer, r *Report) {
 	line := func(indent, format string, a ...any) {
 		fmt.Fprintln(w, textfmt.Wrap(fmt.Sprintf(format, a...), textfmt.Columns, indent, indent+"    "))
 	}
-	line("", "parkbench trend: %d moved of %d series tested (%d files under %s; classes: %s)",
-		len(r.Series), r.Tested, r.Files, r.Dir, strings.Join(r.Classes, ", "))
+	var classes []string
+	for i, c := range r.Classes {
+		if i < len(r.Runs) {
+			c += fmt.Sprintf(" (%d runs)", r.Runs[i])
+		}
+		classes = append(classes, c)
+	}
+	if r.Tested == 0 {
+		line("", "parkbench trend: nothing to test yet: a series needs %d recorded runs of one machine class (%d files under %s; classes: %s)",
+			2*r.Options.MinSegment, r.Files, r.Dir, strings.Join(classes, ", "))
+	} else {
+		line("", "parkbench trend: %d moved of %d series tested (%d files under %s; classes: %s)",
+			len(r.Series), r.Tested, r.Files, r.Dir, strings.Join(classes, ", "))
+	}
 	line("  ", "method: e-divisive means, permutation test p < %g (%d permutations), segments of %d runs at least, changes of %g%% or more; "+
 		"a series needs %d runs; about %.1f false change points are expected among %d series without a change",
 		r.Options.P, r.Options.Permutations, r.Options.MinSegment, 100*r.Options.MinChange,
