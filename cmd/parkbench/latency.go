@@ -30,14 +30,19 @@ sleep; context switches per round trip. --gap wakes an idle CPU;
 --sched-counts (on; off under --quick) adds one traced round per
 configuration: the Go scheduler's P steals, lost Ps, preemptions and
 Goscheds per round trip; every round also counts sysmon's context
-switches. --gomaxprocs=N sets GOMAXPROCS exactly (default: participants
-+ 2). See docs/scheduler.md.
+switches. --gomaxprocs=N[,N...] sets GOMAXPROCS exactly, one configuration
+per value (default: participants + 2). See docs/scheduler.md.
+--participants=goroutines runs the sides as plain goroutines (unlocked,
+unpinned; chan, cond, lot, mutex-sema, rwmutex-sema, waitgroup) and adds
+the runtime's own figures: how each wake was run (waker's P, another P,
+a thread woken). See docs/experiments.md, "goroutines".
 --quick: fewer round trips, cross-core only, no traced round (each flag's
 help gives its --quick value; a flag given explicitly beats --quick).
 Implementations: parkbench list. Method: docs/experiments.md.`,
 		example: `  parkbench latency --quick
   parkbench latency --impl=futex,c-futex,spin,c-spin --placement=cross-core
   parkbench latency --impl=futex --gap=0,50us,200us,1ms --placement=cross-core
+  parkbench latency --impl=chan,cond,lot --participants=threads,goroutines --gomaxprocs=1,2
   parkbench latency --impl=lot --lot-parker=pthread --format=json --out lot.json`,
 		def:   latency.DefaultLatencyOptions,
 		quick: latency.QuickLatencyOptions,
@@ -53,7 +58,8 @@ Implementations: parkbench list. Method: docs/experiments.md.`,
 			durationsFlag("gap", "Gaps", "idle gap before each wake, `D[,D...]` (e.g. 0,50us,200us,1ms); one configuration per value", func(o *O) *[]time.Duration { return &o.Gaps }),
 			stringFlag("lot-parker", "LotParker", "parker backend under impl lot (default: the platform default)", func(o *O) *string { return &o.LotParker }),
 			boolFlag("interleave", "Interleave", "run the rounds round-robin across configurations (all started first): fair ratios on a noisy or virtualised host", func(o *O) *bool { return &o.Interleave }),
-			intFlag("gomaxprocs", "GOMAXPROCS", "GOMAXPROCS for the run: 0 = participants + 2 (at least the CPUs), or 2 (the participants) and up", func(o *O) *int { return &o.GOMAXPROCS }),
+			intsFlag("gomaxprocs", "GOMAXPROCS", "GOMAXPROCS, `N[,N...]` (1 to 256): one configuration per value, put back after it (default: participants + 2, at least the CPUs)", func(o *O) *[]int { return &o.GOMAXPROCS }),
+			namesFlag("participants", "Participants", "what runs the two sides: threads (goroutines locked to their threads), goroutines (plain, unpinned), a comma list, or all", func(o *O) *[]string { return &o.Participants }),
 			boolFlag("sched-counts", "SchedCounts", "one extra traced round per configuration: the Go scheduler's P steals, lost Ps, preemptions and Goscheds per round trip", func(o *O) *bool { return &o.SchedCounts }),
 		},
 	}.command()

@@ -18,7 +18,10 @@ import (
 // experiment's declaration agree figure by figure (floors aside: the
 // declarations name this OS's C floor, the table Linux's).
 func TestMetricsMatchLegacy(t *testing.T) {
-	addedSince := map[string]bool{latency.MMinSlept: true}
+	addedSince := map[string]bool{latency.MMinSlept: true,
+		// The goroutine-level figures (--participants).
+		latency.MWakeSameP: true, latency.MWakeOtherP: true, latency.MWakeThreadWoken: true, latency.MWakesPerRT: true,
+		latency.MGoSchedLatMedian: true, latency.MGoSchedLatP99: true, latency.MGoThreads: true}
 	declared := map[string][]results.MetricSpec{
 		"latency": latency.LatencyMetrics, "selfwake": latency.SelfwakeMetrics, "herd": herd.Metrics,
 		"timeout": timeout.Metrics, "lock": lock.Metrics, "rwlock": lock.RwMetrics,

@@ -89,7 +89,10 @@ func Trace(fn func() error) (Counts, error) {
 }
 
 // Count parses a runtime trace (Go 1.22+ format) and counts its events.
-func Count(r io.Reader) (Counts, error) {
+func Count(r io.Reader) (Counts, error) { return count(r, nil) }
+
+// count is Count, every event also handed to also (if not nil).
+func count(r io.Reader, also func(xtrace.Event)) (Counts, error) {
 	tr, err := xtrace.NewReader(r)
 	if err != nil {
 		return Counts{}, fmt.Errorf("schedacct: %w", err)
@@ -105,6 +108,9 @@ func Count(r io.Reader) (Counts, error) {
 		}
 		if ev.Kind() == xtrace.EventStateTransition {
 			c.add(ev)
+		}
+		if also != nil {
+			also(ev)
 		}
 	}
 }

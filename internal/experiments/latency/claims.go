@@ -59,6 +59,8 @@ const (
 // own, plus the reverse check as not evaluated (it needs selfwake figures:
 // see CrossClaims).
 func LatencyClaims(lat *results.Experiment) []results.Claim {
+	all := lat
+	lat = threadsView(lat)
 	cs := []results.Claim{
 		ClaimSameOrder(lat),
 		ClaimSpinFloor(lat),
@@ -69,8 +71,9 @@ func LatencyClaims(lat *results.Experiment) []results.Claim {
 			Evidence: "needs the selfwake figures of the same run (parkbench run, or CrossClaims)"},
 	}
 	cs = append(cs, FidelityClaims(lat)...)
+	cs = append(cs, GoroutineClaims(all)...)
 	// A verdict reached on a loaded machine says so.
-	if f := maxForeign(lat); f > 0.05 {
+	if f := maxForeign(all); f > 0.05 {
 		for i := range cs {
 			if cs[i].Verdict != results.NotEvaluated {
 				cs[i].Evidence += fmt.Sprintf("; other processes used up to %.0f%% of the CPU during these configurations", 100*f)
@@ -106,7 +109,7 @@ func CrossClaims(latency, selfwake *results.Experiment) []results.Claim {
 		return []results.Claim{c}
 	}
 	cross, lowest := map[string]float64{}, map[string]float64{}
-	for _, cfg := range latency.Configs {
+	for _, cfg := range threadsView(latency).Configs {
 		v := cfg.Summary[results.MMedian]
 		if !isSleeping(cfg) || !gapZero(cfg) || v <= 0 {
 			continue

@@ -40,6 +40,8 @@ type e12Impl struct {
 	raw bool
 	// never: a reason it is never run (wasm panics on park by design).
 	never string
+	// goroutinesOnly: runs only between plain goroutines (goroutines.go).
+	goroutinesOnly bool
 	// why: the reason it is unavailable here, "" when available.
 	why     string
 	backend parkers.Backend

@@ -46,7 +46,7 @@ func TestPingPongAllocFree(t *testing.T) {
 			}
 			m = newBackendMech(b, pp)
 		}
-		g, err := newGoPair(m, pp, [2]int{-1, -1})
+		g, err := newGoPair(m, pp, [2]int{-1, -1}, false)
 		if err != nil {
 			t.Fatal(err)
 		}

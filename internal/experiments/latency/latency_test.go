@@ -194,8 +194,16 @@ func TestLatencyBadOptions(t *testing.T) {
 			o.Impls = []string{"spin"}
 			o.Placements = []string{driver.SameCore}
 		},
-		"bad lot parker": func(o *LatencyOptions) { o.LotParker = "crossbeam-nope" },
-		"gomaxprocs 1":   func(o *LatencyOptions) { o.GOMAXPROCS = 1 },
+		"bad lot parker":   func(o *LatencyOptions) { o.LotParker = "crossbeam-nope" },
+		"gomaxprocs 0":     func(o *LatencyOptions) { o.GOMAXPROCS = []int{0} },
+		"gomaxprocs 257":   func(o *LatencyOptions) { o.GOMAXPROCS = []int{257} },
+		"gomaxprocs twice": func(o *LatencyOptions) { o.GOMAXPROCS = []int{2, 2} },
+		"participants":     func(o *LatencyOptions) { o.Participants = []string{"fibers"} },
+		"futex on goroutines": func(o *LatencyOptions) {
+			o.Impls = []string{"futex"}
+			o.Participants = []string{driver.Goroutines}
+		},
+		"waitgroup on threads": func(o *LatencyOptions) { o.Impls = []string{ImplWaitGroup} },
 	} {
 		o := tinyLatency(sleeper(t))
 		mod(&o)

@@ -21,6 +21,17 @@ var LatencyMetrics = func() []results.MetricSpec {
 	diag := func(key, header, bench string) results.MetricSpec {
 		return results.MetricSpec{Key: key, Header: header, Better: results.Lower, Diagnostic: true, Benchstat: bench}
 	}
+	// share is a fraction of the traced round's wakes, shown with --wide;
+	// none is better or worse in itself (what it answers is which path
+	// a wake took).
+	share := func(key, header string) results.MetricSpec {
+		return results.MetricSpec{Key: key, Header: header, Better: results.Higher, Diagnostic: true}
+	}
+	usDiag := func(key, header string) results.MetricSpec {
+		s := us(key, header, "")
+		s.Diagnostic = true
+		return s
+	}
 	median := us(results.MMedian, "median", "ns/op")
 	median.Main, median.Judged, median.Headline = true, true, true
 	median.Floor, median.FloorByImpl = sleeping, floors
@@ -41,6 +52,12 @@ var LatencyMetrics = func() []results.MetricSpec {
 		diag(MCtxSwOther, "csw/rt other", ""),
 		diag(MCtxSwSysmon, "csw/rt sysmon", ""),
 		diag(MSchedSteals, "steals/rt", ""),
+		// The goroutine-level evidence (goroutines.go): the runtime's own
+		// figures of every round, and the traced round's wake shares.
+		share(MWakeSameP, "wake same P"), share(MWakeOtherP, "wake other P"), share(MWakeThreadWoken, "wake thr woken"),
+		diag(MWakesPerRT, "wakes/rt", ""),
+		usDiag(MGoSchedLatMedian, "runq wait"), usDiag(MGoSchedLatP99, "runq wait p99"),
+		diag(MGoThreads, "go threads", ""),
 	}
 }()
 

@@ -48,17 +48,19 @@ type LatencyOptions struct {
 	// other; see runInterleaved. For ratios between implementations on a
 	// noisy or virtualised host.
 	Interleave bool
-	// GOMAXPROCS for the run; 0: runenv's choice (participants + 2, at
-	// least the CPUs). Between 2 (the participants) and MaxGOMAXPROCS.
-	GOMAXPROCS int
+	// GOMAXPROCS: one configuration per value (1..driver.MaxProcs),
+	// set before the configuration's first round and put back after its
+	// last; empty: runenv's choice (participants + 2, at least the CPUs).
+	GOMAXPROCS []int
+	// Participants: threads (goroutines locked to their OS threads, the
+	// default), goroutines (plain goroutines, unlocked and unpinned), or
+	// both (goroutines.go).
+	Participants []string
 	// SchedCounts runs one extra, traced round per configuration and
 	// records the scheduler's P steals, lost Ps, preemptions and
 	// Goscheds per round trip (sched.go).
 	SchedCounts bool
 }
-
-// MaxGOMAXPROCS bounds LatencyOptions.GOMAXPROCS.
-const MaxGOMAXPROCS = 1024
 
 // DefaultLatencyOptions is the study's method: every implementation, every
 // placement, 1000 warm-up and 10 000 measured round trips, three rounds.
@@ -108,12 +110,28 @@ type latencyConfig struct {
 	warmup, n int
 	rounds    int
 	cpus      [2]int // -1: unpinned
+	// participants: driver.Threads or driver.Goroutines; procs the
+	// GOMAXPROCS it runs under (0: the run's), sweep whether the key
+	// names it (more than one value given).
+	participants string
+	procs        int
+	sweep        bool
 }
 
+// key is impl/placement[/gap=D] for threads, impl/goroutines for
+// goroutines (they have no placement), then /procs=N when GOMAXPROCS is
+// swept: a threads key without a sweep is what it was before
+// participants existed.
 func (c latencyConfig) key() string {
 	k := c.impl.name + "/" + c.placement
+	if c.participants == driver.Goroutines {
+		k = c.impl.name + "/" + driver.Goroutines
+	}
 	if c.gap > 0 {
 		k += "/gap=" + c.gap.String()
+	}
+	if c.sweep {
+		k += fmt.Sprintf("/procs=%d", c.procs)
 	}
 	return k
 }
@@ -136,8 +154,12 @@ type latencyPlan struct {
 // planLatency validates every option and lists the configurations, before
 // anything is measured.
 func planLatency(o LatencyOptions) (*latencyPlan, error) {
-	if o.GOMAXPROCS != 0 && (o.GOMAXPROCS < 2 || o.GOMAXPROCS > MaxGOMAXPROCS) {
-		return nil, driver.Bad("GOMAXPROCS", "invalid gomaxprocs %d: must be 0 (automatic) or between 2 (the participants) and %d", o.GOMAXPROCS, MaxGOMAXPROCS)
+	if err := driver.CheckProcs("GOMAXPROCS", o.GOMAXPROCS); err != nil {
+		return nil, err
+	}
+	participants, err := driver.ResolveParticipants("Participants", o.Participants)
+	if err != nil {
+		return nil, err
 	}
 	for _, c := range []struct {
 		field, what string
@@ -158,15 +180,32 @@ func planLatency(o LatencyOptions) (*latencyPlan, error) {
 			return nil, driver.Bad("Gaps", "invalid gap %v: must be between 0 and %v", g, MaxGap)
 		}
 	}
-	sel, lotBackend, err := resolve(catalog(), o.Impls, o.LotParker)
-	if err != nil {
-		return nil, err
-	}
 	places, explicitPlace, err := driver.ResolvePlacements("Placements", o.Placements)
 	if err != nil {
 		return nil, err
 	}
-	p := &latencyPlan{o: o, warnings: sel.Warnings, notes: sel.Notes, lot: lotBackend}
+	lotBackend, err := driver.LotParker("LotParker", o.LotParker)
+	if err != nil {
+		return nil, err
+	}
+	p := &latencyPlan{o: o, lot: lotBackend}
+	procs := driver.ProcsOrDefault(o.GOMAXPROCS)
+	sweep := len(o.GOMAXPROCS) > 1
+	var sel driver.Selection[e12Impl]
+	for _, part := range participants {
+		s, err := p.resolveFor(part, participants)
+		if err != nil {
+			return nil, err
+		}
+		if part == driver.Goroutines {
+			p.planGoroutines(s, gaps, procs, sweep)
+			continue
+		}
+		sel = s
+	}
+	if !slices.Contains(participants, driver.Threads) {
+		return p, nil
+	}
 	single := driver.SingleCPU()
 	if single {
 		p.notes = append(p.notes, "this process may use one CPU only: nothing crosses cores, the busy-wait implementations are not run (their figures would not be a floor), and the spin-floor claim is not evaluated")
@@ -198,11 +237,14 @@ func planLatency(o LatencyOptions) (*latencyPlan, error) {
 				continue
 			}
 			for _, g := range gaps {
-				c := latencyConfig{impl: im, placement: pl, gap: g, warmup: o.Warmup, n: o.Iterations, rounds: o.Rounds, cpus: cpus}
-				if g > 0 {
-					c.warmup, c.n = o.GapWarmup, o.GapIterations
+				for _, pr := range procs {
+					c := latencyConfig{impl: im, placement: pl, gap: g, warmup: o.Warmup, n: o.Iterations, rounds: o.Rounds, cpus: cpus,
+						participants: driver.Threads, procs: pr, sweep: sweep}
+					if g > 0 {
+						c.warmup, c.n = o.GapWarmup, o.GapIterations
+					}
+					p.configs = append(p.configs, c)
 				}
-				p.configs = append(p.configs, c)
 			}
 		}
 	}
@@ -247,7 +289,8 @@ func (o LatencyOptions) optionsMap() map[string]string {
 		"gap_iterations": strconv.Itoa(o.GapIterations),
 		"lot_parker":     o.LotParker,
 		"interleave":     strconv.FormatBool(o.Interleave),
-		"gomaxprocs":     strconv.Itoa(o.GOMAXPROCS),
+		"gomaxprocs":     joinInts(o.GOMAXPROCS),
+		"participants":   strings.Join(participantsOrDefault(o.Participants), ","),
 		"sched_counts":   strconv.FormatBool(o.SchedCounts),
 	}
 }

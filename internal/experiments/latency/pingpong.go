@@ -10,6 +10,7 @@ import (
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
+	"github.com/parkbench/parkbench/internal/schedacct"
 )
 
 // This file is E12's measured loop for the Go implementations: two
@@ -194,17 +195,28 @@ var errLostWake = errors.New("a round did not finish within the watchdog: a wake
 
 // newGoPair starts the participants, pins them to cpus (-1: unpinned) and
 // lets each set up its side of the mechanism.
-func newGoPair(m mechanism, pp *pingpong, cpus [2]int) (*goPair, error) {
+//
+// With goroutines set the participants are plain goroutines instead: not
+// locked, not pinned (cpus is ignored), and each announces itself to a
+// running runtime trace before a round (schedacct.MarkParticipant), so
+// that the traced round's wakes can be told from the controller's. A
+// plain goroutine has no thread of its own: its switches are not counted
+// (the process's are).
+func newGoPair(m mechanism, pp *pingpong, cpus [2]int, goroutines bool) (*goPair, error) {
 	g := &goPair{pp: pp, res: make(chan struct{}, 2), timer: time.NewTimer(time.Hour)}
 	g.timer.Stop()
 	g.cmd[0] = make(chan int, 1)
 	g.cmd[1] = make(chan int, 1)
 	pp.m = m
 	ready := make(chan error, 2)
+	start := osthread.Go
+	if goroutines {
+		start = func(fn func()) { go fn() }
+	}
 	for me := 0; me < 2; me++ {
 		me := me
-		osthread.Go(func() {
-			if cpus[me] >= 0 {
+		start(func() {
+			if cpus[me] >= 0 && !goroutines {
 				if err := osthread.Pin(cpus[me]); err != nil {
 					ready <- err
 					return
@@ -213,6 +225,13 @@ func newGoPair(m mechanism, pp *pingpong, cpus [2]int) (*goPair, error) {
 			m.setup(me)
 			ready <- nil
 			for n := range g.cmd[me] {
+				if goroutines {
+					schedacct.MarkParticipant()
+					g.out[me] = pp.run(me, n)
+					g.out[me].csw = -1
+					g.res <- struct{}{}
+					continue
+				}
 				var r sideResult
 				u0, err0 := osthread.ThreadUsage()
 				r = pp.run(me, n)

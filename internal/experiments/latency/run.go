@@ -56,7 +56,11 @@ func (p *latencyPlan) Run(ctx context.Context, progress driver.Progress) (*resul
 	if hasImpl(plan, parkers.NameSpin, parkers.NameGeneric) && hasImpl(plan, ImplCSpin, ImplGoSpin) {
 		exp.Notes = append(exp.Notes, "spin/generic go through the ThreadParker protocol: the waker stores the flag (its cache line) and then the parker's word (a second line), the waiter spins on the parker's word and then reads the flag, so a wake moves two cache lines where c-spin and go-spin move one; adding that second line to go-spin makes it as slow as spin (measured), so the difference is the protocol, not Go")
 	}
-	env := runenv.EnterProcs(2, o.GOMAXPROCS)
+	procs := 0
+	if len(o.GOMAXPROCS) == 1 {
+		procs = o.GOMAXPROCS[0]
+	}
+	env := runenv.EnterProcs(2, procs)
 	defer env.Restore()
 	sysmon := schedacct.FindSysmon(nil)
 
@@ -65,7 +69,7 @@ func (p *latencyPlan) Run(ctx context.Context, progress driver.Progress) (*resul
 	maxAllocs := 0.0
 	runs := make([]*configRun, len(plan))
 	for i, c := range plan {
-		runs[i] = &configRun{c: c, lot: lotBackend, sysmon: sysmon, schedCounts: o.SchedCounts}
+		runs[i] = &configRun{c: c, lot: lotBackend, sysmon: sysmon, schedCounts: o.SchedCounts || c.participants == driver.Goroutines}
 	}
 	defer func() {
 		for _, cr := range runs {
@@ -83,18 +87,23 @@ func (p *latencyPlan) Run(ctx context.Context, progress driver.Progress) (*resul
 				return nil, ctx.Err()
 			}
 			progress.Report(i, len(plan), cr.c.key())
-			if err := cr.start(ctx); err != nil {
-				return nil, err
-			}
-			for r := 0; r < o.Rounds; r++ {
-				if driver.Interrupted(ctx) {
-					return nil, ctx.Err()
+			// One GOMAXPROCS for the configuration's participants, warm-up,
+			// rounds and traced round; the run's is back before the next.
+			err := cr.underProcs(func() error {
+				if err := cr.start(ctx); err != nil {
+					return err
 				}
-				if err := cr.round(ctx, h); err != nil {
-					return nil, err
+				for r := 0; r < o.Rounds; r++ {
+					if driver.Interrupted(ctx) {
+						return ctx.Err()
+					}
+					if err := cr.round(ctx, h); err != nil {
+						return err
+					}
 				}
-			}
-			if err := cr.finish(ctx); err != nil {
+				return cr.finish(ctx)
+			})
+			if err != nil {
 				return nil, err
 			}
 		}
@@ -127,6 +136,8 @@ func (p *latencyPlan) Run(ctx context.Context, progress driver.Progress) (*resul
 		exp.Notes = append(exp.Notes, strings.Join(rawImpls, ", ")+" wait through RawSyscall (params syscall=raw); every other implementation through the scheduler-aware Syscall")
 	}
 	rt.AllocsPerOp = maxAllocs
+	// Locked threads only if some configuration ran on them.
+	rt.LockOSThread = slices.ContainsFunc(plan, func(c latencyConfig) bool { return c.participants != driver.Goroutines })
 	exp.Runtime = rt
 	if rt.GCCycles > 0 {
 		exp.Warnings = append(exp.Warnings, fmt.Sprintf("%d GC cycle(s) ran during the run although GC was off (forced by another goroutine?)", rt.GCCycles))
@@ -173,6 +184,10 @@ func (cr *configRun) start(ctx context.Context) error {
 			"iterations": strconv.Itoa(c.n),
 			"syscall":    syscallMode(c.impl),
 			"cpus":       fmt.Sprint(c.cpus),
+			// What ran the sides, and under how many Ps (read, not
+			// assumed: underProcs has set it by now).
+			"participants": participantsParam(c.participants),
+			"gomaxprocs":   strconv.Itoa(runtime.GOMAXPROCS(0)),
 		},
 	}
 	if c.impl.name == ImplLot {
@@ -303,7 +318,14 @@ func openRunner(c latencyConfig) (pairRunner, error) {
 	default:
 		m = newBackendMech(c.impl.backend, pp)
 	}
-	return newGoPair(m, pp, c.cpus)
+	goroutines := c.participants == driver.Goroutines
+	if goroutines {
+		pp.sampleCPU = false // no CPU to compare: the sides are not pinned and not locked
+		if gm := goroutineMech(c.impl.name, pp); gm != nil {
+			m = gm
+		}
+	}
+	return newGoPair(m, pp, c.cpus, goroutines)
 }
 
 // runInterleaved starts every configuration first (probe, participants,
@@ -321,7 +343,7 @@ func runInterleaved(ctx context.Context, runs []*configRun, rounds int, progress
 			return ctx.Err()
 		}
 		progress.Report(done, total, cr.c.key()+" (start)")
-		if err := cr.start(ctx); err != nil {
+		if err := cr.underProcs(func() error { return cr.start(ctx) }); err != nil {
 			return err
 		}
 		done++
@@ -334,14 +356,14 @@ func runInterleaved(ctx context.Context, runs []*configRun, rounds int, progress
 				return ctx.Err()
 			}
 			progress.Report(done, total, cr.c.key())
-			if err := cr.round(ctx, h); err != nil {
+			if err := cr.underProcs(func() error { return cr.round(ctx, h) }); err != nil {
 				return err
 			}
 			done++
 		}
 	}
 	for _, cr := range runs {
-		if err := cr.finish(ctx); err != nil {
+		if err := cr.underProcs(func() error { return cr.finish(ctx) }); err != nil {
 			return err
 		}
 	}
@@ -374,7 +396,9 @@ func sleptMetrics(samples []int64, m map[string]float64) {
 // controller goroutine while the participants are idle between rounds.
 func measureRound(ctx context.Context, r pairRunner, n int, hist *hdrhistogram.Histogram, sysmon int) (map[string]float64, string, error) {
 	hist.Reset()
+	m := map[string]float64{}
 	imm0 := r.immediate()
+	rt0 := schedacct.ReadRuntime() // allocates: before MemStats' window
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	sm0 := sysmonSwitches(sysmon)
@@ -383,11 +407,12 @@ func measureRound(ctx context.Context, r pairRunner, n int, hist *hdrhistogram.H
 	u1, uerr1 := osthread.ProcessUsage()
 	sm1 := sysmonSwitches(sysmon)
 	runtime.ReadMemStats(&ms1)
+	rtw := schedacct.ReadRuntime().Since(rt0)
 	if err != nil {
 		return nil, "", err
 	}
+	runtimeMetrics(rtw, n, m)
 	imm := r.immediate() - imm0
-	m := map[string]float64{}
 	sleptMetrics(pr.samples, m)
 	driver.RecordAll(hist, pr.samples...) // sleptMetrics unmarked them
 	driver.HistMetrics(hist, m)

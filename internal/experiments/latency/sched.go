@@ -51,9 +51,10 @@ func sysmonSwitches(sysmon int) int64 {
 func (cr *configRun) countSched(ctx context.Context) error {
 	n := cr.c.n
 	var c schedacct.Counts
+	var w schedacct.Wakes
 	err := cr.withBackend(func() error {
 		var err error
-		c, err = schedacct.Trace(func() error {
+		c, w, err = schedacct.TraceWakes(func() error {
 			_, err := cr.runner.round(ctx, n)
 			return err
 		})
@@ -71,6 +72,9 @@ func (cr *configRun) countSched(ctx context.Context) error {
 		MSchedLostP:    float64(c.LostP) / float64(n),
 		MSchedPreempts: float64(c.Preempts) / float64(n),
 		MSchedGosched:  float64(c.Yields) / float64(n),
+	}
+	for k, v := range wakeShares(w, n) {
+		cr.sched[k] = v
 	}
 	return nil
 }

@@ -1,0 +1,111 @@
+package driver
+
+import (
+	"runtime"
+	"slices"
+	"strings"
+)
+
+// Participants: what runs an experiment's sides.
+const (
+	// Threads are goroutines locked to their OS threads for their whole
+	// life (osthread.Go): the study's participants, the default.
+	Threads = "threads"
+	// Goroutines are plain goroutines: not locked, no affinity, under
+	// the GOMAXPROCS given. A wake between them goes through the Go
+	// scheduler's ready/runqput/wakep (docs/experiments.md).
+	Goroutines = "goroutines"
+	// MaxProcs bounds a --gomaxprocs value.
+	MaxProcs = 256
+)
+
+// ParticipantKinds lists the participants in run order.
+var ParticipantKinds = []string{Threads, Goroutines}
+
+// ResolveParticipants reads a list of participants for field (an empty
+// list: threads alone, so every figure measured before the option keeps
+// its meaning; All: both). Unknown names and a name given twice are
+// refused. The result is in run order.
+func ResolveParticipants(field string, names []string) ([]string, error) {
+	if len(names) == 0 {
+		return []string{Threads}, nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		switch {
+		case n == All:
+			want[Threads], want[Goroutines] = true, true
+		case !slices.Contains(ParticipantKinds, n):
+			return nil, Bad(field, "unknown participants %q; valid: %s, or %s", n, strings.Join(ParticipantKinds, ", "), All)
+		case want[n]:
+			return nil, Bad(field, "participants %q are named twice; give them once", n)
+		default:
+			want[n] = true
+		}
+	}
+	var out []string
+	for _, p := range ParticipantKinds {
+		if want[p] {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// CheckProcs refuses a GOMAXPROCS value outside 1..MaxProcs and one given
+// twice (each is one configuration). An empty list is the tool's own
+// choice.
+func CheckProcs(field string, procs []int) error {
+	for i, p := range procs {
+		if err := CheckCount(field, "gomaxprocs", p, 1, MaxProcs); err != nil {
+			return err
+		}
+		if slices.Contains(procs[:i], p) {
+			return Bad(field, "gomaxprocs %d is named twice; each is one configuration, give it once", p)
+		}
+	}
+	return nil
+}
+
+// ProcsOrDefault is the GOMAXPROCS sweep: procs, or {0} (the run's own
+// setting) when none is given.
+func ProcsOrDefault(procs []int) []int {
+	if len(procs) == 0 {
+		return []int{0}
+	}
+	return procs
+}
+
+// WithProcs runs fn with GOMAXPROCS set to procs (0: as it is) and puts the
+// previous value back when fn returns, also on error: a configuration's
+// setting never leaks into the next. It returns the value fn ran under.
+// GOMAXPROCS stops the world: call it between rounds, never inside one.
+func WithProcs(procs int, fn func() error) (int, error) {
+	if procs <= 0 {
+		return runtime.GOMAXPROCS(0), fn()
+	}
+	prev := runtime.GOMAXPROCS(procs)
+	defer runtime.GOMAXPROCS(prev)
+	return procs, fn()
+}
+
+// ForParticipants is c as the participants see it: under Goroutines an
+// item whose threadsOnly reason is not "" does not run (Resolve refuses
+// it by name with that reason and skips it under All with a warning);
+// under Threads c is returned as it is.
+func ForParticipants[T any](c Catalog[T], participants string, threadsOnly func(T) string) Catalog[T] {
+	if participants != Goroutines {
+		return c
+	}
+	info := c.Info
+	c.Info = func(it T) ImplInfo {
+		in := info(it)
+		if in.Why == "" {
+			if why := threadsOnly(it); why != "" {
+				in.Why = "with goroutines as participants: " + why
+			}
+		}
+		return in
+	}
+	return c
+}

@@ -1,0 +1,86 @@
+package latency
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// goCfg is a goroutine configuration at GOMAXPROCS procs with a median
+// and, when wakes > 0, the traced round's shares.
+func goCfg(impl string, procs int, median, wakes, sameP, otherP, woken float64) *results.Config {
+	c := cfg(impl, KindGoroutine, driver.Unpinned, true, median, 0, 2000, 0)
+	c.Key = impl + "/goroutines"
+	c.Params["participants"] = driver.Goroutines
+	c.Params["gomaxprocs"] = strconv.Itoa(procs)
+	if wakes > 0 {
+		c.Summary[MWakesPerRT] = wakes
+		c.Summary[MWakeSameP], c.Summary[MWakeOtherP], c.Summary[MWakeThreadWoken] = sameP, otherP, woken
+	}
+	return c
+}
+
+func thrCfg(impl, placement string, procs int, median float64) *results.Config {
+	c := cfg(impl, KindGoroutine, placement, true, median, 0, 2000, 2)
+	c.Params["participants"] = driver.Threads
+	c.Params["gomaxprocs"] = strconv.Itoa(procs)
+	return c
+}
+
+// Shaped like the AMD EPYC guest's run: chan 24 µs between locked threads
+// across CPUs, 0.17 µs between goroutines.
+func TestClaimGoroutineHandoff(t *testing.T) {
+	pass := lat(thrCfg("chan", driver.CrossCore, 2, 24000), thrCfg("chan", driver.Unpinned, 2, 1200), goCfg("chan", 2, 170, 2, 1, 0, 0))
+	wantVerdict(t, "140x", ClaimGoroutineHandoff(pass), results.Holds)
+	// The twin is cross-core even when unpinned is listed first.
+	if c := ClaimGoroutineHandoff(pass); c.Verdict == results.Holds && !containsAll(c.Evidence, "cross-core", "141.2x") {
+		t.Errorf("evidence %q: want the cross-core twin's ratio", c.Evidence)
+	}
+	fail := lat(thrCfg("cond", driver.CrossCore, 1, 300), goCfg("cond", 1, 200, 2, 1, 0, 0))
+	wantVerdict(t, "1.5x", ClaimGoroutineHandoff(fail), results.DoesNotHold)
+	// Different GOMAXPROCS are not compared; lot (kind lot) is not a
+	// goroutine-level handoff.
+	none := lat(thrCfg("chan", driver.CrossCore, 1, 24000), goCfg("chan", 2, 170, 2, 1, 0, 0))
+	if c := ClaimGoroutineHandoff(none); c.Verdict != results.NotEvaluated {
+		t.Errorf("different GOMAXPROCS: verdict %q, want not evaluated", c.Verdict)
+	}
+}
+
+func TestClaimGoMaxProcs1(t *testing.T) {
+	pass := lat(goCfg("chan", 1, 170, 2, 1, 0, 0), goCfg("cond", 1, 180, 2, 1, 0, 0), goCfg("chan", 2, 160, 2, 0.7, 0.2, 0.1))
+	wantVerdict(t, "all on the waker's P", ClaimGoMaxProcs1(pass), results.Holds)
+	fail := lat(goCfg("chan", 1, 170, 2, 0.98, 0, 0.02))
+	wantVerdict(t, "a thread woken", ClaimGoMaxProcs1(fail), results.DoesNotHold)
+	fail2 := lat(goCfg("cond", 1, 170, 2, 0.9, 0.1, 0))
+	wantVerdict(t, "another P", ClaimGoMaxProcs1(fail2), results.DoesNotHold)
+	// lot's wakes are futex wakes: no shares, not evaluated.
+	if c := ClaimGoMaxProcs1(lat(goCfg("lot", 1, 2400, 0, 0, 0, 0))); c.Verdict != results.NotEvaluated {
+		t.Errorf("no traced wakes: verdict %q, want not evaluated", c.Verdict)
+	}
+}
+
+// The thread claims never see goroutine rows: a goroutine row 100x below
+// the thread rows must not fail same-order.
+func TestThreadClaimsIgnoreGoroutines(t *testing.T) {
+	e := lat(cfg("futex", "thread", driver.CrossCore, true, 20000, 10, 2000, 2), cfg("std", "thread", driver.CrossCore, true, 22000, 10, 2000, 2),
+		goCfg("mutex-sema", 2, 200, 2, 1, 0, 0))
+	e.Configs[2].Kind = "lot" // as a lot row would be: sleeping, thread-level kind
+	if c := ClaimSameOrder(threadsView(e)); c.Verdict != results.Holds {
+		t.Errorf("same-order on the threads view: %q (%s)", c.Verdict, c.Why)
+	}
+	if len(threadsView(e).Configs) != 2 || len(e.Configs) != 3 {
+		t.Errorf("threadsView: %d configs, the experiment %d; want 2 and 3", len(threadsView(e).Configs), len(e.Configs))
+	}
+}
+
+func containsAll(s string, parts ...string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}
