@@ -1,28 +1,68 @@
 #!/usr/bin/env bash
-# readme-sample.sh: take the sample run README.md shows, the way a new user
-# runs it (parkbench run --quick), under the measuring lock other
-# measurements on a shared machine take, with the load and the CPU before
-# and after.
+# readme-sample.sh: take the samples README.md and docs/samples.md show, the
+# way a new user runs them, under the measuring lock other measurements on a
+# shared machine take, each under /usr/bin/time -v, with the CPU and the
+# load before and after each:
 #
-#   scripts/readme-sample.sh [OUTDIR]
+#   run      parkbench run                        (the main job: the full suite)
+#   latency  parkbench latency --impl=futex --out a.json, then again --out b.json
+#   herd     parkbench herd --waiters=64
+#   compare  parkbench compare a.json b.json      (the two latency files)
 #
-# OUTDIR (default: a temporary directory) keeps run.txt (what the run
-# printed on stdout), run.err (stderr: the progress lines and the last line,
-# which says the result was not saved, as a new user sees it) and
-# conditions.txt (CPU, load).
+#   scripts/readme-sample.sh [--only "run latency herd compare"] [--quick] [OUTDIR]
+#
+# --quick takes 'parkbench run --quick' instead of the full suite. OUTDIR
+# (default: a temporary directory) keeps, per sample NAME, NAME.txt (stdout),
+# NAME.err (stderr: the progress lines), NAME.time (/usr/bin/time -v) and
+# conditions.txt: per sample the command, the load before and after, the
+# wall time and the max RSS: the figures the README quotes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${1:-$(mktemp -d)}
+only="run latency herd compare"
+quick=0
+out=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--only) [ $# -ge 2 ] || { echo "readme-sample: --only needs a list" >&2; exit 2; }; only="$2"; shift ;;
+	--only=*) only="${1#--only=}" ;;
+	--quick) quick=1 ;;
+	-h | --help) sed -n '2,19p' "$0"; exit 0 ;;
+	-*) echo "readme-sample: unknown option $1" >&2; exit 2 ;;
+	*) out="$1" ;;
+	esac
+	shift
+done
+[ -x /usr/bin/time ] || { echo "readme-sample: needs /usr/bin/time (GNU time, for -v)" >&2; exit 2; }
+out=${out:-$(mktemp -d)}
 mkdir -p "$out"
 go build -o "$out/parkbench" ./cmd/parkbench
-flock /tmp/pb-measure.lock bash -c '
-	out=$1
-	{
-		echo "cpu: $(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2- | sed "s/^ //"), $(nproc) CPUs"
-		echo "before: $(uptime)"
-	} > "$out/conditions.txt"
-	"$out/parkbench" run --quick > "$out/run.txt" 2> "$out/run.err"
-	echo "after: $(uptime)" >> "$out/conditions.txt"
-' _ "$out"
+echo "cpu: $(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2- | sed "s/^ //"), family $(grep -m1 "cpu family" /proc/cpuinfo | cut -d: -f2 | tr -d ' ') model $(grep -m1 "^model[[:space:]]*:" /proc/cpuinfo | cut -d: -f2 | tr -d ' '), $(nproc) CPUs" >"$out/conditions.txt"
+
+# sample NAME ARGS...: one command, run in OUTDIR as "parkbench ARGS".
+sample() {
+	local name=$1
+	shift
+	flock /tmp/pb-measure.lock bash -c '
+		out=$1 name=$2; shift 2
+		before=$(cut -d" " -f1-3 /proc/loadavg)
+		(cd "$out" && /usr/bin/time -v -o "$name.time" ./parkbench "$@" >"$name.txt" 2>"$name.err") || echo "$name: exit $?" >>"$out/conditions.txt"
+		after=$(cut -d" " -f1-3 /proc/loadavg)
+		wall=$(sed -n "s/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p" "$out/$name.time")
+		rss=$(sed -n "s/.*Maximum resident set size (kbytes): //p" "$out/$name.time")
+		echo "$name: parkbench $*: wall $wall, max RSS $((rss / 1024)) MB, $(wc -l <"$out/$name.txt") lines; load $before -> $after" >>"$out/conditions.txt"
+	' _ "$out" "$name" "$@"
+}
+
+for s in $only; do
+	case "$s" in
+	run) if [ "$quick" = 1 ]; then sample run run --quick; else sample run run; fi ;;
+	latency)
+		sample latency latency --impl=futex --out a.json
+		sample latency-b latency --impl=futex --out b.json ;;
+	herd) sample herd herd --waiters=64 ;;
+	compare) sample compare compare a.json b.json ;;
+	*) echo "readme-sample: unknown sample $s (run, latency, herd, compare)" >&2; exit 2 ;;
+	esac
+done
 cat "$out/conditions.txt"
-echo "output: $out/run.txt, $out/run.err"
+echo "output: $out/{run,latency,herd,compare}.txt"
