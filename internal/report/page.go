@@ -1,0 +1,261 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/textfmt"
+)
+
+// page writes the text formats (table, markdown): prose wrapped at
+// textfmt.Columns with a hanging indent, and tables that fit the same width
+// unless the view is wide. The first write error sticks.
+type page struct {
+	w    io.Writer
+	md   bool
+	wide bool
+	err  error
+}
+
+func (p *page) write(s string) {
+	if p.err == nil {
+		_, p.err = io.WriteString(p.w, s)
+	}
+}
+
+func (p *page) blank() { p.write("\n") }
+
+// heading is a section title: "## t" in markdown, the bare title in a
+// table.
+func (p *page) heading(level int, t string) {
+	if p.md {
+		p.write(strings.Repeat("#", level) + " " + t + "\n\n")
+		return
+	}
+	p.write(t + "\n")
+}
+
+// item is one line of a list ("  label: text", "- label: text"),
+// wrapped with its continuation lines indented under the text.
+func (p *page) item(text string) { p.wrapped(0, text) }
+
+// sub is an item under the previous one.
+func (p *page) sub(text string) { p.wrapped(1, text) }
+
+func (p *page) wrapped(depth int, text string) {
+	first, rest := "  "+strings.Repeat("  ", depth), "      "+strings.Repeat("  ", depth)
+	if p.md {
+		first, rest = strings.Repeat("  ", depth)+"- ", strings.Repeat("  ", depth)+"  "
+	}
+	p.write(textfmt.Wrap(text, textfmt.Columns, first, rest) + "\n")
+}
+
+// table writes t, as narrow as Columns unless the view is wide, and
+// returns the headers of the columns it left out.
+func (p *page) table(t textfmt.Table) []string {
+	if p.err != nil {
+		return nil
+	}
+	// Markdown is read in a browser, which scrolls a wide table: only
+	// the terminal's table is cut to fit.
+	limit := textfmt.Columns
+	if p.wide || p.md {
+		limit = 0
+	}
+	dropped, err := t.Render(p.w, p.md, limit)
+	if err != nil {
+		p.err = err
+	}
+	if p.md {
+		p.blank() // a markdown table ends at a blank line
+	}
+	return dropped
+}
+
+func renderText(w io.Writer, n Named, md bool, o Options) error {
+	f := n.File
+	p := &page{w: w, md: md, wide: o.Wide}
+	if o.Summary {
+		renderSummaryTo(p, f)
+		return p.err
+	}
+	title := "parkbench result"
+	if n.Name != "" {
+		title += " " + n.Name
+	}
+	p.heading(2, title)
+	p.item("machine: " + MachineSummary(f.Machine))
+	p.item(fmt.Sprintf("started: %s, %s", f.Started.UTC().Format("2006-01-02 15:04:05 UTC"), toolSummary(f.Tool)))
+	if len(f.Command) > 0 {
+		p.item("command: " + strings.Join(f.Command, " "))
+	}
+	p.blank()
+	renderSummaryTo(p, f)
+	for _, e := range f.Experiments {
+		renderExperiment(p, e, o)
+	}
+	for _, wn := range f.Warnings {
+		p.item("warning: " + wn)
+	}
+	return p.err
+}
+
+func claimMark(v string, md bool) string {
+	switch v {
+	case results.Holds:
+		if md {
+			return "✅ holds"
+		}
+		return "HOLDS"
+	case results.DoesNotHold:
+		if md {
+			return "❌ **does not hold**"
+		}
+		return "DOES NOT HOLD"
+	}
+	if md {
+		return "➖ not evaluated"
+	}
+	return "NOT EVALUATED"
+}
+
+// Reason is a claim's reason in a line or two: its Why (one line with the
+// figure, written when it does not hold) or, for a claim without one, its
+// evidence, cut after the last "; " that keeps it under about two lines.
+func Reason(c results.Claim) string {
+	if c.Why != "" {
+		return c.Why
+	}
+	ev := c.Evidence
+	const most = 200
+	if len(ev) <= most {
+		return ev
+	}
+	if i := strings.LastIndex(ev[:most], "; "); i > 40 {
+		return ev[:i] + "; … (--verbose: all of it)"
+	}
+	return strings.TrimRight(ev[:most], " ") + "… (--verbose: all of it)"
+}
+
+// keyShortener shortens an experiment's configuration keys by the
+// segments every configuration shares (textfmt.ShortKeys); common lists
+// those.
+type keyShortener struct {
+	short  map[string]string
+	common []string
+}
+
+func shortener(e *results.Experiment) keyShortener {
+	keys := make([]string, len(e.Configs))
+	for i, c := range e.Configs {
+		keys[i] = c.Key
+	}
+	short, common := textfmt.ShortKeys(keys)
+	m := make(map[string]string, len(keys))
+	for i, k := range keys {
+		m[k] = short[i]
+	}
+	return keyShortener{m, common}
+}
+
+func (s keyShortener) key(k string) string {
+	if v, ok := s.short[k]; ok {
+		return v
+	}
+	return k
+}
+
+func renderExperiment(p *page, e *results.Experiment, o Options) {
+	if p.md {
+		p.heading(3, e.Name)
+	} else {
+		p.heading(0, e.Name)
+	}
+	p.item("runtime: " + RuntimeSummary(e.Runtime))
+	if len(e.Options) > 0 && o.Verbose {
+		p.item("options: " + sortedPairs(e.Options))
+	}
+	ks := shortener(e)
+	if specs, ok := e.Specs(); ok && len(specs) == 0 {
+		// A described experiment without figures (stacks): each
+		// configuration's Detail is a block.
+		p.blank()
+		renderStacks(p, e)
+	} else {
+		if s := tablePreface(e, ks); s != "" {
+			p.item(s)
+		}
+		p.blank()
+		renderConfigTable(p, e, o, ks)
+	}
+	p.blank()
+	for _, c := range e.Claims {
+		p.item(fmt.Sprintf("claim %s: %s: %s", c.ID, claimMark(c.Verdict, p.md), c.Statement))
+		switch {
+		case o.Verbose:
+			if c.Why != "" {
+				p.sub("why: " + c.Why)
+			}
+			if c.Evidence != "" {
+				p.sub("evidence: " + c.Evidence)
+			}
+		case c.Verdict != results.Holds:
+			if r := Reason(c); r != "" {
+				p.sub("why: " + r)
+			}
+		}
+	}
+	for _, n := range e.Notes {
+		p.item("note: " + n)
+	}
+	for _, wn := range e.Warnings {
+		p.item("warning: " + wn)
+	}
+	for _, g := range groupWarnings(e.Configs) {
+		if len(g.keys) == 1 {
+			p.item(fmt.Sprintf("warning: %s: %s", ks.key(g.keys[0]), g.first))
+			continue
+		}
+		p.item(fmt.Sprintf("warning (%d configurations, e.g. %s): %s", len(g.keys), ks.key(g.keys[0]), g.first))
+	}
+	p.blank()
+}
+
+// warningGroup is the configurations whose warnings differ only in their
+// figures ("other processes used 7% of the CPU" / "... 12% ...").
+type warningGroup struct {
+	first string   // the first configuration's text
+	keys  []string // the configurations, in order
+}
+
+var figures = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
+
+// groupWarnings groups the configurations' warnings by their text with the
+// figures taken out, in order of first appearance.
+func groupWarnings(cfgs []*results.Config) []*warningGroup {
+	var out []*warningGroup
+	by := map[string]*warningGroup{}
+	for _, c := range cfgs {
+		for _, wn := range c.Warnings {
+			k := figures.ReplaceAllString(wn, "#")
+			g, ok := by[k]
+			if !ok {
+				g = &warningGroup{first: wn}
+				by[k] = g
+				out = append(out, g)
+			}
+			g.keys = append(g.keys, c.Key)
+		}
+	}
+	return out
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

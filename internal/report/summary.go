@@ -1,0 +1,111 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// renderSummary opens a file's text: per experiment, how many claims hold,
+// and the spread of its headline figure (the median, or ns per pair) with
+// the implementations at either end.
+func renderSummary(w io.Writer, f *results.File, md bool) {
+	renderSummaryTo(&page{w: w, md: md}, f)
+}
+
+func renderSummaryTo(p *page, f *results.File) {
+	if len(f.Experiments) == 0 {
+		return
+	}
+	p.write("summary\n")
+	for _, line := range SummaryLines(f) {
+		p.item(line.Text)
+		for _, s := range line.Sub {
+			p.sub(s)
+		}
+	}
+	p.blank()
+}
+
+// SummaryLine is one experiment's line of a summary and the claims that do
+// not hold, each with its reason.
+type SummaryLine struct {
+	Experiment string
+	Text       string
+	Sub        []string
+}
+
+// SummaryLines is the summary of f: per experiment, its configurations,
+// the tally of its claims and the spread of its main figure, and under it
+// each claim that does not hold with the reason.
+func SummaryLines(f *results.File) []SummaryLine {
+	var out []SummaryLine
+	for _, e := range f.Experiments {
+		tally := map[string]int{}
+		for _, c := range e.Claims {
+			tally[c.Verdict]++
+		}
+		line := fmt.Sprintf("%s: %d configuration%s", e.Name, len(e.Configs), plural(len(e.Configs)))
+		if len(e.Claims) > 0 {
+			line += fmt.Sprintf("; claims: %d hold, %d do not, %d not evaluated",
+				tally[results.Holds], tally[results.DoesNotHold], tally[results.NotEvaluated])
+		}
+		if h := headline(e, shortener(e)); h != "" {
+			line += "; " + h
+		}
+		sl := SummaryLine{Experiment: e.Name, Text: line}
+		for _, c := range e.Claims {
+			if c.Verdict == results.DoesNotHold {
+				s := "does not hold: " + c.ID
+				if r := Reason(c); r != "" {
+					s += ": " + r
+				}
+				sl.Sub = append(sl.Sub, s)
+			}
+		}
+		out = append(out, sl)
+	}
+	return out
+}
+
+// headline is the spread of an experiment's main figure (the metric
+// description's Main; the median when there is no description): "median
+// 0.3 µs (c-spin) .. 91.5 µs (chan)".
+func headline(e *results.Experiment, ks keyShortener) string {
+	col := Column{Header: "median", Metric: results.MMedian, Unit: "us"}
+	if specs, ok := e.Specs(); ok {
+		col.Metric = ""
+		for _, m := range specs {
+			if m.Main {
+				col = Column{Header: m.Header, Metric: m.Key, Unit: m.Unit}
+				break
+			}
+		}
+		if col.Metric == "" {
+			return ""
+		}
+	}
+	var lo, hi *results.Config
+	for _, c := range e.Configs {
+		v, ok := c.Summary[col.Metric]
+		if !ok {
+			continue
+		}
+		if lo == nil || v < lo.Summary[col.Metric] {
+			lo = c
+		}
+		if hi == nil || v > hi.Summary[col.Metric] {
+			hi = c
+		}
+	}
+	if lo == nil {
+		return ""
+	}
+	u := unitLabel(col.Unit)
+	if u != "" {
+		u = " " + u
+	}
+	return fmt.Sprintf("%s %s%s (%s) .. %s%s (%s)", col.Header,
+		FormatValue(lo.Summary[col.Metric], col.Unit), u, ks.key(lo.Key), FormatValue(hi.Summary[col.Metric], col.Unit), u, ks.key(hi.Key))
+}
