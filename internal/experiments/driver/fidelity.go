@@ -104,27 +104,21 @@ func Within(a, b, factor float64) (ratio float64, ok bool) {
 	return r, max(r, 1/r) <= factor
 }
 
-// FidelityLimit is "port within factor of the original, both ways" as a
-// results.Limit: per round, max(r, 1/r) for r = the port's figure / the
-// original's (results.RoundRatios), at most factor. figure names the
-// comparison (it is the claim's Why when it fails).
-func FidelityLimit(figure string, port, orig *results.Config, metric string, factor float64) results.Limit {
-	var rs []float64
-	for _, r := range results.RoundRatios(port, orig, metric) {
-		rs = append(rs, both(r))
-	}
+// FidelityLimits is "port within factor of the original, both ways" as
+// two results.Limit on the rounds' ratios (results.RoundRatios: the port's
+// figure over the original's, round by round): at most factor, and at
+// least 1/factor. Each is decided on the median ratio, so one noisy round
+// either way does not decide it. figure names the comparison (it is the
+// claim's Why when it fails).
+func FidelityLimits(figure string, port, orig *results.Config, metric string, factor float64) []results.Limit {
+	rs := results.RoundRatios(port, orig, metric)
 	if len(rs) == 0 {
-		rs = []float64{math.Inf(1)}
+		rs = []float64{math.NaN()} // fails both: nothing to compare
 	}
-	return results.Limit{Figure: figure, Rounds: rs, Limit: factor, AtMost: true, Unit: "x"}
-}
-
-// both is max(r, 1/r), +Inf for a ratio that is not a positive number.
-func both(r float64) float64 {
-	if !(r > 0) || math.IsInf(r, 0) {
-		return math.Inf(1)
+	return []results.Limit{
+		{Figure: figure, Rounds: rs, Limit: factor, AtMost: true, Unit: "x"},
+		{Figure: figure, Rounds: rs, Limit: 1 / factor, Unit: "x"},
 	}
-	return max(r, 1/r)
 }
 
 // JudgeFidelity decides a fidelity claim on its limits (results.Claim.Judge:

@@ -155,7 +155,7 @@ func fidelityFirst(cs []claimCfg, configs []*results.Config) results.Claim {
 		a, b := h.c.Summary[results.MFirstNs], o.Summary[results.MFirstNs]
 		r, _ := driver.Within(a, b, FidelityFirst)
 		e := fmt.Sprintf("%s: lot %s vs %s %s (x%.2f)", groupName(h), fmtUs(a), driver.RowName(o, onC), fmtUs(b), r)
-		limits = append(limits, driver.FidelityLimit(e, h.c, o, results.MFirstNs, FidelityFirst))
+		limits = append(limits, driver.FidelityLimits(e, h.c, o, results.MFirstNs, FidelityFirst)...)
 		parts = append(parts, e)
 	}
 	cl.Evidence = strings.Join(parts, "; ")

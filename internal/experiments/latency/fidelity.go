@@ -51,7 +51,7 @@ func FidelityClaims(lat *results.Experiment) []results.Claim {
 		a, b := c.Summary[results.MMedian], o.Summary[results.MMedian]
 		r, _ := driver.Within(a, b, FidelityCross)
 		e := fmt.Sprintf("cross-core: lot %s vs %s %s (x%.2f)", fmtNs(a), driver.RowName(o, onC), fmtNs(b), r)
-		limits = append(limits, driver.FidelityLimit(e, c, o, results.MMedian, FidelityCross))
+		limits = append(limits, driver.FidelityLimits(e, c, o, results.MMedian, FidelityCross)...)
 		parts = append(parts, e)
 	}
 	cl.Evidence = strings.Join(parts, "; ")

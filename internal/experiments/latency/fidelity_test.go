@@ -54,6 +54,10 @@ func TestFidelityCrossCore(t *testing.T) {
 		// Rounds on both sides of the limit: decided, but near it.
 		{"straddles", exp(fidCfg("lot", "thread", cross, results.MMedian, 14000, 15000, 16000),
 			fidCfg("rust-parking_lot", "plugin", cross, results.MMedian, 14000, 14000, 14000)), results.Holds, true, ""},
+		// One noisy round each way (x0.80, x0.95, x1.30): decided on the
+		// median ratio, near its limits.
+		{"noisy rounds", exp(fidCfg("lot", "thread", cross, results.MMedian, 11200, 13300, 18200),
+			fidCfg("rust-parking_lot", "plugin", cross, results.MMedian, 14000, 14000, 14000)), results.Holds, true, ""},
 		// Only the C-thread row: taken, and named.
 		{"C row", exp(fidCfg("lot", "thread", cross, results.MMedian, 20000),
 			fidCfg("c-rust-parking_lot", driver.KindCRef, cross, results.MMedian, 14000)), results.DoesNotHold, false, "c-rust-parking_lot (C threads)"},
