@@ -51,7 +51,11 @@ extern "C" {
  * prepare != NULL: a thread parker (parking_lot_core's ThreadParkerT).
  *   The owner calls prepare, then (after checking its own condition) park;
  *   park returns after an unpark that happened after prepare, and never
- *   spuriously. unpark is called at most once per prepare.
+ *   spuriously. unpark may come more than once after one prepare, and
+ *   after the owner has stopped waiting (latency's ping-pong wakes on
+ *   every trip, also when the waiter saw its flag and never parked): a
+ *   later one must do no harm, and one that lands after the next prepare
+ *   may make that park return (the caller looks at its flag again).
  *
  * create is called on the owner thread; park, park_until and prepare only
  * by the owner; unpark by any thread; destroy once, after every other call

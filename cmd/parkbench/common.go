@@ -111,6 +111,7 @@ func newFile(cmd *cobra.Command) *results.File {
 // --quiet prints the summary alone and nothing on stderr.
 func emit(cmd *cobra.Command, of *outputFlags, f *results.File) error {
 	f.Finished = time.Now().UTC()
+	stampExternal(f)
 	view := of.view
 	view.Summary = of.quiet
 	if of.out == "-" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/textfmt"
 )
@@ -60,14 +61,20 @@ condvars, Windows WaitOnAddress and keyed events, crossbeam and std token
 parkers, a Go port of Rust's parking_lot), and reproduces the study's
 experiments: E12 wake latency (latency, selfwake) and E6 notify_all with N
 waiters (herd).`,
-		SilenceUsage:      true,
-		SilenceErrors:     true,
-		PersistentPreRunE: checkFlags,
-		Version:           versionString(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFlags(cmd, args); err != nil {
+				return err
+			}
+			return loadPlugins(cmd)
+		},
+		Version: versionString(),
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})
+	addPluginFlag(root)
 	for _, mk := range commandMakers {
 		root.AddCommand(mk())
 	}
@@ -99,6 +106,9 @@ func execute(args []string) int { return executeTo(args, os.Stdout, os.Stderr) }
 // executeTo runs parkbench with args, writing to stdout and stderr, and
 // returns the exit status.
 func executeTo(args []string, stdout, stderr io.Writer) int {
+	// Implementations registered by this execution (its --plugin) are
+	// forgotten after it, so that each execution sees its own.
+	defer ext.Restore(ext.Saved())
 	root := newRoot()
 	root.SetArgs(rwlockAlias(args))
 	out := &stickyWriter{w: stdout}

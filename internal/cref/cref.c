@@ -18,6 +18,7 @@
 
 #include "cref.h"
 #include "cref_os.h"
+#include "parkbench.h"
 
 // One side's mailbox. The waker writes stamp (and, when sampled, its CPU),
 // then sets flag; the woken side reads stamp after it sees flag (acquire),
@@ -34,6 +35,11 @@ typedef struct {
 struct cref_pair {
 	cref_slot slot[2];
 	int mode;
+	// CREF_PLUGIN: the plugin's parker (each side's made by create on
+	// that side's thread), or, when it has none, its lot operations.
+	const struct pb_parker *pk;
+	const struct pb_lot *lot;
+	void *ph[2];
 	int cpu[2];
 	int sample_cpu;
 	long gap_ns;
@@ -72,10 +78,33 @@ static inline int64_t now_ns(void) {
 // queued when the wake runs.
 // It returns 1 for such a wait, whose sample run_round then stores as ~v
 // (negative), as the Go runner does.
-static inline int wait_flag(cref_slot *s, int mode, uint64_t *nosleep) {
+static inline int wait_flag(struct cref_pair *p, int me, cref_slot *s, int mode, uint64_t *nosleep) {
 	if (atomic_load_explicit(&s->flag, memory_order_acquire)) {
 		(*nosleep)++;
 		return 1;
+	}
+	if (mode == CREF_PLUGIN) {
+		// A token parker: park until the flag is set (a token left by
+		// an earlier, unneeded wake only costs a turn of the loop). A
+		// thread parker: arm, look again, park (the unpark that follows
+		// the flag's store is after the arming, so park returns). The
+		// lot: park while the flag is 0, read under the key's lock.
+		// Whether a wait slept is the library's secret: only the first
+		// look counts.
+		if (p->pk != NULL && p->pk->prepare != NULL) {
+			while (!atomic_load_explicit(&s->flag, memory_order_acquire)) {
+				p->pk->prepare(p->ph[me]);
+				if (!atomic_load_explicit(&s->flag, memory_order_acquire))
+					p->pk->park(p->ph[me]);
+			}
+		} else if (p->pk != NULL) {
+			while (!atomic_load_explicit(&s->flag, memory_order_acquire))
+				p->pk->park(p->ph[me]);
+		} else {
+			while (!atomic_load_explicit(&s->flag, memory_order_acquire))
+				p->lot->park((const uint32_t *)&s->flag, 0, -1);
+		}
+		return 0;
 	}
 	if (mode == CREF_SPIN) {
 		// Plain load loop, no PAUSE: the same loop as the Go spin
@@ -94,6 +123,18 @@ static inline int wait_flag(cref_slot *s, int mode, uint64_t *nosleep) {
 	return !slept;
 }
 
+// wake_word wakes side peer's waiter after its flag was stored.
+static inline void wake_word(struct cref_pair *p, int peer) {
+	if (p->mode == CREF_SPIN)
+		return;
+	if (p->mode != CREF_PLUGIN)
+		cref_word_wake(&p->slot[peer].flag);
+	else if (p->pk != NULL)
+		p->pk->unpark(p->ph[peer]);
+	else
+		p->lot->unpark_one((const uint32_t *)&p->slot[peer].flag);
+}
+
 static inline void send(struct cref_pair *p, int peer, long i) {
 	cref_slot *s = &p->slot[peer];
 	if (p->gap_ns > 0) {
@@ -104,8 +145,7 @@ static inline void send(struct cref_pair *p, int peer, long i) {
 		atomic_store_explicit(&s->cpu, cref_getcpu(), memory_order_relaxed);
 	atomic_store_explicit(&s->stamp, now_ns(), memory_order_relaxed);
 	atomic_store_explicit(&s->flag, 1, memory_order_release);
-	if (p->mode != CREF_SPIN)
-		cref_word_wake(&s->flag);
+	wake_word(p, peer);
 }
 
 // run_round is one side's part of a round of n round trips. Side 0 starts
@@ -131,13 +171,12 @@ static void run_round(struct cref_pair *p, int me) {
 			if (atomic_load_explicit(&p->stop, memory_order_relaxed)) {
 				r.done = i;
 				atomic_store_explicit(&p->slot[peer].flag, 2, memory_order_release);
-				if (p->mode != CREF_SPIN)
-					cref_word_wake(&p->slot[peer].flag);
+				wake_word(p, peer);
 				break;
 			}
 			send(p, peer, i);
 		}
-		int nosleep = wait_flag(s, p->mode, &r.nosleep);
+		int nosleep = wait_flag(p, me, s, p->mode, &r.nosleep);
 		if (me == 1 && atomic_load_explicit(&s->flag, memory_order_acquire) == 2) {
 			r.done = i;
 			break;
@@ -170,16 +209,23 @@ static void *thread_main(void *a) {
 	int me = arg.me;
 	if (p->cpu[me] >= 0)
 		p->pin_err[me] = cref_pin(p->cpu[me]);
+	// The parker is made on its owner thread, before the first round:
+	// the start barrier orders it before the peer's first unpark.
+	if (p->pk != NULL)
+		p->ph[me] = p->pk->create();
 	for (;;) {
 		cref_barrier_wait(&p->start);
-		if (p->quit)
+		if (p->quit) {
+			if (p->pk != NULL)
+				p->pk->destroy(p->ph[me]);
 			return NULL;
+		}
 		run_round(p, me);
 		cref_barrier_wait(&p->end);
 	}
 }
 
-cref_pair *cref_open(int mode, int cpu0, int cpu1, int sample_cpu, long gap_ns, long cap, int *err) {
+cref_pair *cref_open(int mode, const struct pb_impl *impl, int cpu0, int cpu1, int sample_cpu, long gap_ns, long cap, int *err) {
 	struct cref_pair *p;
 	*err = 0;
 	if (posix_memalign((void **)&p, 64, sizeof *p) != 0) {
@@ -188,6 +234,10 @@ cref_pair *cref_open(int mode, int cpu0, int cpu1, int sample_cpu, long gap_ns, 
 	}
 	memset(p, 0, sizeof *p);
 	p->mode = mode;
+	if (mode == CREF_PLUGIN) {
+		p->pk = impl->parker;
+		p->lot = impl->parker == NULL ? impl->lot : NULL;
+	}
 	p->cpu[0] = cpu0;
 	p->cpu[1] = cpu1;
 	p->sample_cpu = sample_cpu && cref_can_sample_cpu();
@@ -279,4 +329,38 @@ long cref_selfwake(int mode, long pairs, long nsamples, int64_t *out) {
 		out[k] = now_ns() - t0;
 	}
 	return slept;
+}
+
+// cref_selfwake_plugin is cref_selfwake with impl's parker: a token
+// parker's unpark then park (the token makes park return at once), a
+// thread parker's prepare, unpark, park; or, without a parker, the lot's
+// unpark_one (nobody parked) then park with an expected value the word
+// does not hold (invalid: it returns at once, as c-futex's EAGAIN).
+void cref_selfwake_plugin(const struct pb_impl *impl, long pairs, long nsamples, int64_t *out) {
+	static _Atomic uint32_t word = 1;
+	const struct pb_parker *pk = impl->parker;
+	void *h = pk != NULL ? pk->create() : NULL;
+	for (long k = 0; k < nsamples; k++) {
+		int64_t t0 = now_ns();
+		if (pk != NULL && pk->prepare != NULL) {
+			for (long i = 0; i < pairs; i++) {
+				pk->prepare(h);
+				pk->unpark(h);
+				pk->park(h);
+			}
+		} else if (pk != NULL) {
+			for (long i = 0; i < pairs; i++) {
+				pk->unpark(h);
+				pk->park(h);
+			}
+		} else {
+			for (long i = 0; i < pairs; i++) {
+				impl->lot->unpark_one((const uint32_t *)&word);
+				impl->lot->park((const uint32_t *)&word, 0, -1);
+			}
+		}
+		out[k] = now_ns() - t0;
+	}
+	if (pk != NULL)
+		pk->destroy(h);
 }

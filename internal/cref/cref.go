@@ -26,8 +26,9 @@
 package cref
 
 /*
-#cgo CFLAGS: -O2 -std=gnu11
+#cgo CFLAGS: -O2 -std=gnu11 -I${SRCDIR}/../../include
 #include "cref.h"
+#include "parkbench.h"
 */
 import "C"
 
@@ -60,6 +61,17 @@ func Open(mode Mode, cpus [2]int, capacity int, gap time.Duration, sampleCPU boo
 	if err := checkMode(mode); err != nil {
 		return nil, err
 	}
+	return open(mode, nil, cpus, capacity, gap, sampleCPU)
+}
+
+// OpenPlugin is Open for a plugin's implementation (a struct pb_impl of
+// include/parkbench.h with a parker or lot operations): the same
+// ping-pong, its threads calling the library's function pointers.
+func OpenPlugin(plugin unsafe.Pointer, cpus [2]int, capacity int, gap time.Duration, sampleCPU bool) (*Pair, error) {
+	return open(Plugin, plugin, cpus, capacity, gap, sampleCPU)
+}
+
+func open(mode Mode, plugin unsafe.Pointer, cpus [2]int, capacity int, gap time.Duration, sampleCPU bool) (*Pair, error) {
 	if capacity < 1 {
 		capacity = 1
 	}
@@ -68,7 +80,7 @@ func Open(mode Mode, cpus [2]int, capacity int, gap time.Duration, sampleCPU boo
 	if sampleCPU {
 		sc = 1
 	}
-	p := C.cref_open(C.int(mode), C.int(cpus[0]), C.int(cpus[1]), sc, C.long(gap), C.long(capacity), &cerr)
+	p := C.cref_open(C.int(mode), (*C.struct_pb_impl)(plugin), C.int(cpus[0]), C.int(cpus[1]), sc, C.long(gap), C.long(capacity), &cerr)
 	if p == nil {
 		return nil, fmt.Errorf("cref: starting C threads: %w", syscall.Errno(cerr))
 	}
@@ -157,4 +169,14 @@ func Selfwake(mode Mode, pairs int, out []int64) int {
 	}
 	// out holds no Go pointers and C keeps none after returning.
 	return int(C.cref_selfwake(C.int(mode), C.long(pairs), C.long(len(out)), (*C.int64_t)(unsafe.Pointer(&out[0]))))
+}
+
+// SelfwakePlugin is Selfwake with a plugin's parker (or its lot
+// operations): whether a wait slept is the library's secret, so it
+// returns 0.
+func SelfwakePlugin(plugin unsafe.Pointer, pairs int, out []int64) int {
+	if len(out) > 0 {
+		C.cref_selfwake_plugin((*C.struct_pb_impl)(plugin), C.long(pairs), C.long(len(out)), (*C.int64_t)(unsafe.Pointer(&out[0])))
+	}
+	return 0
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"runtime"
 	"time"
+	"unsafe"
 )
 
 func why() error {
@@ -38,3 +39,11 @@ func (pr *Pair) Close() {}
 
 // Selfwake does nothing here (Available reports why).
 func Selfwake(mode Mode, pairs int, out []int64) int { return 0 }
+
+// OpenPlugin is unavailable in this build.
+func OpenPlugin(plugin unsafe.Pointer, cpus [2]int, capacity int, gap time.Duration, sampleCPU bool) (*Pair, error) {
+	return nil, why()
+}
+
+// SelfwakePlugin measures nothing in this build.
+func SelfwakePlugin(plugin unsafe.Pointer, pairs int, out []int64) int { return 0 }

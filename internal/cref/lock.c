@@ -61,13 +61,15 @@ static inline void pb_lk_spin_unlock(_Atomic uint32_t *w) {
 	atomic_store_explicit(w, 0, memory_order_release);
 }
 
-static inline void pb_lk_acquire(int mode, pb_lk *l) {
+static inline void pb_lk_acquire(int mode, const struct pb_mutex *ops, pb_lk *l) {
 	if (mode == PB_LK_PTHREAD) pthread_mutex_lock(&l->mu);
+	else if (mode == PB_LK_PLUGIN) ops->lock(l->pm);
 	else pb_lk_spin_lock(&l->spin);
 }
 
-static inline void pb_lk_release(int mode, pb_lk *l) {
+static inline void pb_lk_release(int mode, const struct pb_mutex *ops, pb_lk *l) {
 	if (mode == PB_LK_PTHREAD) pthread_mutex_unlock(&l->mu);
+	else if (mode == PB_LK_PLUGIN) ops->unlock(l->pm);
 	else pb_lk_spin_unlock(&l->spin);
 }
 
@@ -76,6 +78,7 @@ static void *pb_lk_thread(void *p) {
 	pb_lk_run *r = a->r;
 	pb_lk_slot *s = &r->slots[a->i];
 	const int mode = r->mode, win = r->win, wbetween = r->wbetween, nlocks = r->nlocks;
+	const struct pb_mutex *ops = r->ops;
 	const int64_t mask = r->pattern == PB_LK_SKEW ? 0 : r->sample_mask;
 	const int sleeper = r->pattern == PB_LK_SKEW && a->i == 1;
 	uint64_t rng = r->seed ^ ((uint64_t)(a->i + 1) * 0x9E3779B97F4A7C15ull);
@@ -96,7 +99,7 @@ static void *pb_lk_thread(void *p) {
 		int sample = (n & mask) == 0;
 		int64_t t0 = 0;
 		if (sample) t0 = pb_lk_now();
-		pb_lk_acquire(mode, l);
+		pb_lk_acquire(mode, ops, l);
 		if (sample) s->hist[pb_lk_bucket((uint64_t)(pb_lk_now() - t0))]++;
 		l->n++;
 		if (r->pattern == PB_LK_LOOP) {
@@ -108,7 +111,7 @@ static void *pb_lk_thread(void *p) {
 		} else if (!sleeper) {
 			pb_lk_sleep(r->hold_sleep_ns);
 		}
-		pb_lk_release(mode, l);
+		pb_lk_release(mode, ops, l);
 		for (int k = 0; k < wbetween; k++) {
 			local += value;
 			local *= 1.01;
@@ -139,12 +142,12 @@ static int64_t pb_lk_cpu(void) {
 // stop (relaxed, as mutex.rs's keep_going) and joins. On success it
 // returns the run (free with pb_lk_free) and wall/cpu; NULL and *err on
 // failure.
-pb_lk_run *pb_lk_run_once(int mode, int pattern, int nthreads, int nlocks, int win, int wbetween,
+pb_lk_run *pb_lk_run_once(int mode, const struct pb_mutex *ops, int pattern, int nthreads, int nlocks, int win, int wbetween,
 		int64_t hold_sleep_ns, int64_t duration_ns, int sample_every, uint64_t seed,
 		int64_t *wall, int64_t *cpu, int *err) {
 	pb_lk_run *r = calloc(1, sizeof *r);
 	if (!r) { *err = ENOMEM; return NULL; }
-	r->mode = mode; r->pattern = pattern; r->nthreads = nthreads; r->nlocks = nlocks;
+	r->mode = mode; r->ops = ops; r->pattern = pattern; r->nthreads = nthreads; r->nlocks = nlocks;
 	r->win = win; r->wbetween = wbetween; r->sample_mask = sample_every - 1;
 	r->hold_sleep_ns = hold_sleep_ns; r->seed = seed | 1;
 	r->locks = aligned_alloc(64, sizeof(pb_lk) * (size_t)nlocks);
@@ -158,7 +161,10 @@ pb_lk_run *pb_lk_run_once(int mode, int pattern, int nthreads, int nlocks, int w
 	}
 	memset(r->locks, 0, sizeof(pb_lk) * (size_t)nlocks);
 	memset(r->slots, 0, sizeof(pb_lk_slot) * (size_t)nthreads);
-	for (int i = 0; i < nlocks; i++) pthread_mutex_init(&r->locks[i].mu, NULL);
+	for (int i = 0; i < nlocks; i++) {
+		pthread_mutex_init(&r->locks[i].mu, NULL);
+		if (mode == PB_LK_PLUGIN) r->locks[i].pm = ops->create();
+	}
 	pthread_mutex_init(&r->gate_mu, NULL);
 	pthread_cond_init(&r->gate_cv, NULL);
 	int started = 0;
@@ -185,7 +191,10 @@ pb_lk_run *pb_lk_run_once(int mode, int pattern, int nthreads, int nlocks, int w
 	*wall = pb_lk_now() - t0;
 	*cpu = pb_lk_cpu() - c0;
 	for (int i = 0; i < nthreads; i++) pthread_join(th[i], NULL);
-	for (int i = 0; i < nlocks; i++) pthread_mutex_destroy(&r->locks[i].mu);
+	for (int i = 0; i < nlocks; i++) {
+		pthread_mutex_destroy(&r->locks[i].mu);
+		if (mode == PB_LK_PLUGIN) ops->destroy(r->locks[i].pm);
+	}
 	free(th); free(args);
 	return r;
 }
@@ -223,18 +232,20 @@ double pb_lk_work_ns(long iters) {
 }
 
 // pb_lk_uncontended_ns is one thread's lock+unlock pair of mode, in ns.
-double pb_lk_uncontended_ns(int mode, long iters) {
+double pb_lk_uncontended_ns(int mode, const struct pb_mutex *ops, long iters) {
 	pb_lk *l = aligned_alloc(64, sizeof(pb_lk));
 	if (!l) return -1;
 	memset(l, 0, sizeof *l);
 	pthread_mutex_init(&l->mu, NULL);
+	if (mode == PB_LK_PLUGIN) l->pm = ops->create();
 	int64_t t0 = pb_lk_now();
 	for (long k = 0; k < iters; k++) {
-		pb_lk_acquire(mode, l);
-		pb_lk_release(mode, l);
+		pb_lk_acquire(mode, ops, l);
+		pb_lk_release(mode, ops, l);
 	}
 	int64_t t1 = pb_lk_now();
 	pthread_mutex_destroy(&l->mu);
+	if (mode == PB_LK_PLUGIN) ops->destroy(l->pm);
 	free(l);
 	return (double)(t1 - t0) / (double)iters;
 }

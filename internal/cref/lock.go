@@ -1,6 +1,9 @@
 package cref
 
-import "time"
+import (
+	"time"
+	"unsafe"
+)
 
 // LockMode is the lock of the C lock benchmark (parkbench lock's c-pthread
 // and c-spin floor).
@@ -10,6 +13,9 @@ type LockMode int
 const (
 	LockPthread LockMode = 0 // glibc pthread_mutex_t, default (normal) type
 	LockSpin    LockMode = 1 // test-and-test-and-set, pause, bounded exponential backoff
+	// LockPlugin is a plugin's pb_mutex (include/parkbench.h) called
+	// through its function pointers: LockRunConfig.Plugin.
+	LockPlugin LockMode = 2
 )
 
 // LockPattern is what each C thread does around the lock.
@@ -43,6 +49,8 @@ type LockRunConfig struct {
 	// (PatternSkew times every one).
 	SampleEvery int
 	Seed        uint64
+	// Plugin is the struct pb_impl of a LockPlugin run.
+	Plugin unsafe.Pointer
 }
 
 // LockRunResult is what one run measured.

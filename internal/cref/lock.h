@@ -12,7 +12,11 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-enum { PB_LK_PTHREAD = 0, PB_LK_SPIN = 1 };
+#include "parkbench.h"
+
+// PB_LK_PLUGIN locks a plugin's pb_mutex (include/parkbench.h) through its
+// function pointers, one per lock, made by its create.
+enum { PB_LK_PTHREAD = 0, PB_LK_SPIN = 1, PB_LK_PLUGIN = 2 };
 
 enum { PB_LK_LOOP = 0, PB_LK_HOLDSLEEP = 1, PB_LK_SKEW = 2 };
 
@@ -33,6 +37,7 @@ typedef struct {
 	char pad0[320];
 	pthread_mutex_t mu;
 	_Atomic uint32_t spin;
+	void *pm;       // the plugin's mutex (PB_LK_PLUGIN)
 	int64_t n;      // acquisitions counted under the lock: the mutual-exclusion check
 	double value;
 	char pad1[320];
@@ -47,6 +52,7 @@ typedef struct {
 
 typedef struct {
 	int mode, pattern, nthreads, nlocks, win, wbetween, sample_mask;
+	const struct pb_mutex *ops; // PB_LK_PLUGIN
 	int64_t hold_sleep_ns;
 	uint64_t seed;
 	pb_lk *locks;
@@ -70,7 +76,7 @@ void pb_lk_free(pb_lk_run *r);
 // stop (relaxed, as mutex.rs's keep_going) and joins. On success it
 // returns the run (free with pb_lk_free) and wall/cpu; NULL and *err on
 // failure.
-pb_lk_run *pb_lk_run_once(int mode, int pattern, int nthreads, int nlocks, int win, int wbetween,
+pb_lk_run *pb_lk_run_once(int mode, const struct pb_mutex *ops, int pattern, int nthreads, int nlocks, int win, int wbetween,
 		int64_t hold_sleep_ns, int64_t duration_ns, int sample_every, uint64_t seed,
 		int64_t *wall, int64_t *cpu, int *err);
 
@@ -86,7 +92,7 @@ int64_t pb_lk_hist(pb_lk_run *r, int i, int b);
 double pb_lk_work_ns(long iters);
 
 // pb_lk_uncontended_ns is one thread's lock+unlock pair of mode, in ns.
-double pb_lk_uncontended_ns(int mode, long iters);
+double pb_lk_uncontended_ns(int mode, const struct pb_mutex *ops, long iters);
 
 // The Go pthread implementation's mutex: padded like the benchmark's.
 pb_lk *pb_mutex_new(void);

@@ -5,6 +5,7 @@ package cref
 import (
 	"errors"
 	"runtime"
+	"unsafe"
 )
 
 // lockWhy says why the lock floor is missing: it is Linux-only (the C
@@ -28,7 +29,7 @@ func LockRun(cfg LockRunConfig) (LockRunResult, error) { return LockRunResult{},
 func LockWorkNs(iters int) float64 { return -1 }
 
 // LockUncontendedNs is unavailable in this build (-1).
-func LockUncontendedNs(mode LockMode, iters int) float64 { return -1 }
+func LockUncontendedNs(mode LockMode, plugin unsafe.Pointer, iters int) float64 { return -1 }
 
 // CgoCallNs is unavailable in this build (-1).
 func CgoCallNs(iters int) float64 { return -1 }

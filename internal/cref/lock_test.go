@@ -68,7 +68,7 @@ func TestPthreadMutex(t *testing.T) {
 	if ns := CgoCallNs(1000); ns <= 0 {
 		t.Errorf("cgo call %v ns", ns)
 	}
-	if ns := LockUncontendedNs(LockSpin, 1000); ns <= 0 {
+	if ns := LockUncontendedNs(LockSpin, nil, 1000); ns <= 0 {
 		t.Errorf("uncontended spin %v ns", ns)
 	}
 }

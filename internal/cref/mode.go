@@ -13,6 +13,8 @@ const (
 	Futex Mode = 0 // FUTEX_WAIT_PRIVATE / FUTEX_WAKE_PRIVATE (Linux)
 	Spin  Mode = 1 // busy wait on the flag
 	Ulock Mode = 2 // __ulock_wait / __ulock_wake, UL_COMPARE_AND_WAIT (darwin)
+	// Plugin calls a plugin's parker or lot (OpenPlugin, SelfwakePlugin).
+	Plugin Mode = 3
 )
 
 // Floor is one C floor implementation as the user names it.

@@ -54,7 +54,19 @@ type provision struct {
 var (
 	regMu    sync.Mutex
 	provided = map[string]provision{}
+	// foreign are the parkers from outside the tree (internal/ext: a
+	// plugin's, a Go program's), listed after the table's.
+	foreign []Backend
 )
+
+// SetForeign replaces the parkers from outside the tree (internal/ext
+// calls it on registration): All lists them after the table's rows and
+// Lookup finds them, so every experiment that takes a parker takes them.
+func SetForeign(bs []Backend) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	foreign = bs
+}
 
 // provide attaches this build's implementation of backend name (a row of
 // backends): its constructors (nil where it cannot run) and, where the
@@ -111,14 +123,19 @@ func All() []Backend {
 	for _, r := range backends {
 		out = append(out, r.backend())
 	}
-	return out
+	return append(out, foreign...)
 }
 
 // Names returns every backend name in list order.
 func Names() []string {
-	names := make([]string, 0, len(backends))
+	regMu.Lock()
+	defer regMu.Unlock()
+	names := make([]string, 0, len(backends)+len(foreign))
 	for _, r := range backends {
 		names = append(names, r.Name)
+	}
+	for _, b := range foreign {
+		names = append(names, b.Name)
 	}
 	return names
 }
@@ -129,6 +146,11 @@ func lookup(name string) (Backend, bool) {
 	defer regMu.Unlock()
 	r, ok := rowOf(name)
 	if !ok {
+		for _, b := range foreign {
+			if b.Name == name {
+				return b, true
+			}
+		}
 		return Backend{}, false
 	}
 	return r.backend(), true

@@ -1,8 +1,11 @@
 package latency
 
 import (
+	"unsafe"
+
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/parkers"
 )
 
@@ -49,6 +52,9 @@ type e12Impl struct {
 	cmode cref.Mode
 	// summary is one line for `parkbench list`.
 	summary string
+	// plugin is a plugin implementation's struct pb_impl, for its C row
+	// (KindCRef, cmode cref.Plugin).
+	plugin unsafe.Pointer
 }
 
 // e12Impls lists every implementation in list order: the parker backends,
@@ -86,6 +92,16 @@ func e12Impls() []e12Impl {
 	for _, f := range cref.Floors() {
 		out = append(out, e12Impl{name: f.Name, kind: KindCRef, sleeps: f.Sleeps, busy: !f.Sleeps,
 			why: crefWhy, summary: f.Summary, cmode: f.Mode})
+	}
+	// Each plugin parker (or lot) also as c-NAME: the C ping-pong with
+	// its threads calling the library's functions (the parkers
+	// themselves are among parkers.All, above).
+	for _, x := range ext.All() {
+		if x.C != nil && (x.NewThread != nil || x.NewToken != nil) {
+			out = append(out, e12Impl{name: ext.CName(x.Name), kind: KindCRef, sleeps: x.Sleeps, busy: !x.Sleeps,
+				why: crefWhy, cmode: cref.Plugin, plugin: x.C,
+				summary: x.Name + " from C threads calling its functions, no Go runtime in the loop (" + x.Origin + ")"})
+		}
 	}
 	return out
 }

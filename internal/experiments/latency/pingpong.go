@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/parkbench/parkbench/internal/ext"
 	"sync/atomic"
 	"time"
 
@@ -332,9 +333,17 @@ func (g *goPair) close() {
 
 // cPair adapts the C reference to pairRunner. A cancelled ctx ends a C
 // round within one round trip (cref.Pair.RoundContext).
-type cPair struct{ p *cref.Pair }
+type cPair struct {
+	p *cref.Pair
+	// plugin names a plugin's C row, whose rounds the watchdog guards
+	// (its threads call the library directly).
+	plugin string
+}
 
 func (c cPair) round(ctx context.Context, n int) (pairRound, error) {
+	if c.plugin != "" {
+		defer ext.Guard(c.plugin, "a C ping-pong round")()
+	}
 	r, err := c.p.RoundContext(ctx, n)
 	if err != nil {
 		return pairRound{}, err

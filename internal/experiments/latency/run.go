@@ -298,11 +298,18 @@ func openRunner(c latencyConfig) (pairRunner, error) {
 	capacity := max(c.warmup, c.n, 1)
 	sampleCPU := c.placement == driver.Unpinned
 	if c.impl.kind == KindCRef {
+		if c.impl.plugin != nil {
+			p, err := cref.OpenPlugin(c.impl.plugin, c.cpus, capacity, c.gap, sampleCPU)
+			if err != nil {
+				return nil, err
+			}
+			return cPair{p, c.impl.name}, nil
+		}
 		p, err := cref.Open(c.impl.cmode, c.cpus, capacity, c.gap, sampleCPU)
 		if err != nil {
 			return nil, err
 		}
-		return cPair{p}, nil
+		return cPair{p, ""}, nil
 	}
 	pp := &pingpong{base: monoclock.Nanotime(), gap: c.gap, sampleCPU: sampleCPU, samples: make([]int64, 2*capacity)}
 	var m mechanism

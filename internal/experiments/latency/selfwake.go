@@ -3,6 +3,7 @@ package latency
 import (
 	"context"
 	"fmt"
+	"github.com/parkbench/parkbench/internal/ext"
 	"runtime"
 	"strconv"
 	"strings"
@@ -223,7 +224,11 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 		for n := range cmd {
 			u0, _ := osthread.ThreadUsage()
 			var r selfRound
-			if m == nil {
+			if m == nil && im.plugin != nil {
+				stop := ext.Guard(im.name, "a C self-wake round")
+				r.slept = cref.SelfwakePlugin(im.plugin, o.Pairs, samples[:n])
+				stop()
+			} else if m == nil {
 				r.slept = cref.Selfwake(im.cmode, o.Pairs, samples[:n])
 			} else {
 				s0 := m.slept()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/futexsync"
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/parkers"
@@ -103,7 +104,47 @@ func allImpls() []impl {
 		cImpl("c-pthread", cref.LockPthread, "the whole loop in C threads on glibc pthread_mutex_t: no Go runtime, no crossing (the floor)"),
 		cImpl("c-spin", cref.LockSpin, "the whole loop in C threads on a C TTAS spin lock with PAUSE and backoff (the floor)"),
 	}
-	return whyNot(out)
+	return append(whyNot(out), extImpls()...)
+}
+
+// extLock is a mutex from outside the tree (internal/ext).
+type extLock struct{ ext.Locker }
+
+// extImpls are the mutexes from outside the tree: each from Go threads
+// (a plugin's through cgo, one crossing per Lock and per Unlock), and a
+// plugin's also as c-NAME, the whole loop in C threads calling its
+// function pointers (no Go runtime, no crossing).
+func extImpls() []impl {
+	var out []impl
+	for _, x := range ext.All() {
+		if x.NewLock == nil {
+			continue
+		}
+		kind := KindGo
+		if x.C != nil {
+			kind = KindCgo
+		}
+		newLock := x.NewLock
+		out = append(out, goImpl[extLock](x.Name, kind, x.Summary, func(m *extLock) error { m.Locker = newLock(); return nil }, func(*extLock) {}))
+		if x.C == nil {
+			continue
+		}
+		c := x.C
+		im := impl{name: ext.CName(x.Name), kind: KindC, c: true,
+			summary: x.Name + "'s whole loop in C threads calling its functions: no Go runtime, no crossing",
+			run: func(ctx context.Context, sp spec) (*raw, error) {
+				return cRun(ctx, cref.LockPlugin, sp, c)
+			},
+			uncontended: func() float64 {
+				return minOf(uncBatches, func() float64 { return cref.LockUncontendedNs(cref.LockPlugin, c, uncIters) })
+			},
+		}
+		if err := cref.LockAvailable(); err != nil {
+			im.why = err.Error()
+		}
+		out = append(out, im)
+	}
+	return out
 }
 
 // whyNot sets why each implementation does not run here: std-futex needs
@@ -125,9 +166,9 @@ func whyNot(impls []impl) []impl {
 func cImpl(name string, mode cref.LockMode, summary string) impl {
 	return impl{
 		name: name, kind: KindC, summary: summary, c: true,
-		run: func(ctx context.Context, sp spec) (*raw, error) { return cRun(ctx, mode, sp) },
+		run: func(ctx context.Context, sp spec) (*raw, error) { return cRun(ctx, mode, sp, nil) },
 		uncontended: func() float64 {
-			return minOf(uncBatches, func() float64 { return cref.LockUncontendedNs(mode, uncIters) })
+			return minOf(uncBatches, func() float64 { return cref.LockUncontendedNs(mode, nil, uncIters) })
 		},
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -220,9 +221,9 @@ func goUncontended[M any, PM interface {
 
 // cRun is one timed run of the C floor. It blocks for the run's duration:
 // an interrupt is seen right after.
-func cRun(ctx context.Context, mode cref.LockMode, sp spec) (*raw, error) {
+func cRun(ctx context.Context, mode cref.LockMode, sp spec, plugin unsafe.Pointer) (*raw, error) {
 	res, err := cref.LockRun(cref.LockRunConfig{
-		Mode: mode, Pattern: sp.pattern, Threads: sp.threads, Locks: sp.locks,
+		Mode: mode, Plugin: plugin, Pattern: sp.pattern, Threads: sp.threads, Locks: sp.locks,
 		WorkIn: sp.workIn, WorkBetween: sp.workBetween, HoldSleep: sp.holdSleep,
 		Duration: sp.duration, SampleEvery: SampleEvery, Seed: sp.seed,
 	})

@@ -1,0 +1,374 @@
+// Package ext holds the implementations that come from outside parkbench's
+// tree for this run: a plugin's (a shared library of the C ABI in
+// include/parkbench.h, loaded by internal/plugin) and a Go program's
+// (through the public package bench). It is the one extension point the
+// experiments read: each experiment's catalogue appends, from All, the
+// implementations whose kind it can run (a parker in latency, selfwake,
+// timeout and wake; a mutex in lock; a mutex with a condvar in herd; the
+// lot operations in latency, selfwake and wake), so nothing in an
+// experiment knows where an implementation came from.
+//
+// Registration happens once, before any experiment plans (the command's
+// pre-run, or bench.Main); the registry is then only read.
+package ext
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/parkbench/parkbench/internal/parkers"
+)
+
+// Locker is a mutex (sync.Locker).
+type Locker interface {
+	Lock()
+	Unlock()
+}
+
+// Cond is a condition variable bound to a Locker (*sync.Cond is one):
+// Wait is called with the lock held, releases it while waiting and holds it
+// again on return; it may return spuriously.
+type Cond interface {
+	Wait()
+	Signal()
+	Broadcast()
+}
+
+// CountingCond is a Cond whose notifications say how many threads they
+// woke or moved onto the mutex (-1: cannot tell).
+type CountingCond interface {
+	Cond
+	SignalCount() int
+	BroadcastCount() int
+}
+
+// Lot is parking-lot-style park/unpark on an address (parking_lot_core's
+// park, unpark_one, unpark_all, unpark_requeue): Park sleeps while *addr ==
+// expected, read under the key's queue lock; deadline zero means none.
+type Lot interface {
+	// Park returns 1 when unparked, 0 when *addr != expected (invalid),
+	// -1 when the deadline passed.
+	Park(addr *uint32, expected uint32, deadline time.Time) int
+	UnparkOne(addr *uint32) int
+	UnparkAll(addr *uint32) int
+	// Requeue wakes one thread parked on from and moves the others onto
+	// to; it returns the number woken plus moved. HasRequeue says whether
+	// the implementation has it.
+	Requeue(from, to *uint32) int
+	HasRequeue() bool
+}
+
+// Impl is one implementation from outside the tree. Exactly the kinds it
+// has are set; the others are nil.
+type Impl struct {
+	// Name is what --impl takes; Summary one line for list.
+	Name, Summary string
+	// Sleeps: a wait blocks in the kernel (false: it spins).
+	Sleeps bool
+	// Origin says where it came from, for list and errors ("plugin
+	// ./libmine.so", "Go program").
+	Origin string
+	// Library and Version are recorded in every result that measured it
+	// (a plugin's table name and version string).
+	Library, Version string
+	// NewThread is a parking_lot ThreadParkerT-style parker; NewToken a
+	// token parker (at most one of the two).
+	NewThread func() parkers.ThreadParker
+	NewToken  func() parkers.TokenParker
+	// NewLock makes a mutex; NewCond a condvar used with one of NewLock's.
+	NewLock func() Locker
+	NewCond func(Locker) Cond
+	// Lot is the parking-lot operations.
+	Lot Lot
+	// C is the implementation's struct pb_impl for the C floors (C
+	// threads calling its function pointers), nil for a Go one.
+	C unsafe.Pointer
+	// Check, if set, runs before the first measurement (the parker's
+	// conformance check); its error refuses the implementation.
+	Check func() error
+}
+
+// Kinds names the kinds i has, for list.
+func (i Impl) Kinds() string {
+	var k []string
+	if i.NewThread != nil {
+		k = append(k, "thread parker")
+	}
+	if i.NewToken != nil {
+		k = append(k, "token parker")
+	}
+	if i.NewLock != nil {
+		k = append(k, "mutex")
+	}
+	if i.NewCond != nil {
+		k = append(k, "condvar")
+	}
+	if i.Lot != nil {
+		k = append(k, "lot")
+	}
+	return strings.Join(k, ", ")
+}
+
+// Backend is i's parker as a parkers.Backend (ok false when it has none):
+// how the parker experiments take it.
+func (i Impl) Backend() (parkers.Backend, bool) {
+	b := parkers.Backend{Name: i.Name, Summary: i.Summary, Sleeps: i.Sleeps}
+	switch {
+	case i.NewThread != nil:
+		b.Kind, b.NewThread = parkers.KindThread, i.NewThread
+	case i.NewToken != nil:
+		b.Kind, b.NewToken, b.NewThread = parkers.KindToken, i.NewToken, parkers.ThreadFromToken(i.NewToken)
+	default:
+		return b, false
+	}
+	return b, true
+}
+
+// CName is the name of the C-floor row of the implementation named name:
+// the same loop in C threads calling its function pointers.
+func CName(name string) string { return "c-" + name }
+
+// namePattern is the header's rule for a name: lower case, digits, '-',
+// '_' and '.', at most 32 bytes.
+var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,31}$`)
+
+// CheckName returns why name cannot name an implementation ("" when it
+// can).
+func CheckName(name string) string {
+	if !namePattern.MatchString(name) {
+		return "a name is 1 to 32 bytes of lower case letters, digits, '-', '_' and '.', starting with a letter or digit"
+	}
+	if name == "all" {
+		return `"all" names every implementation`
+	}
+	if strings.HasPrefix(name, "c-") {
+		return `"c-" begins the name of each implementation's C-floor row (c-NAME)`
+	}
+	return ""
+}
+
+var (
+	mu   sync.Mutex
+	impl []Impl
+)
+
+// Register adds impls to the run. builtin reports whether a name is
+// listed by any experiment (registered names included: a duplicate is
+// found first and called one). A bad or duplicate name,
+// one that clashes with a built-in, or an implementation of no kind is
+// refused by name and nothing is registered.
+func Register(builtin func(string) bool, impls ...Impl) error {
+	seen := map[string]string{}
+	for _, x := range All() {
+		seen[x.Name] = x.Origin
+	}
+	for _, x := range impls {
+		if why := CheckName(x.Name); why != "" {
+			return fmt.Errorf("%s: implementation name %q: %s", x.Origin, x.Name, why)
+		}
+		if o, dup := seen[x.Name]; dup {
+			return fmt.Errorf("%s: implementation %q is also in %s: each name is one implementation", x.Origin, x.Name, o)
+		}
+		if builtin != nil && builtin(x.Name) {
+			return fmt.Errorf("%s: implementation %q has a built-in implementation's name", x.Origin, x.Name)
+		}
+		if x.Kinds() == "" {
+			return fmt.Errorf("%s: implementation %q has no parker, mutex or lot operations", x.Origin, x.Name)
+		}
+		if x.NewCond != nil && x.NewLock == nil {
+			return fmt.Errorf("%s: implementation %q has a condvar but no mutex to use it with", x.Origin, x.Name)
+		}
+		seen[x.Name] = x.Origin
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	impl = append(impl, impls...)
+	setForeign()
+	return nil
+}
+
+// All returns the registered implementations, in registration order.
+func All() []Impl {
+	mu.Lock()
+	defer mu.Unlock()
+	return slices.Clone(impl)
+}
+
+// Lookup returns the registered implementation named name.
+func Lookup(name string) (Impl, bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, x := range impl {
+		if x.Name == name {
+			return x, true
+		}
+	}
+	return Impl{}, false
+}
+
+// Reset forgets every registration (tests).
+func Reset() {
+	mu.Lock()
+	defer mu.Unlock()
+	impl = nil
+	checked = map[string]error{}
+	setForeign()
+}
+
+// setForeign hands the registered parkers to internal/parkers. The caller
+// holds mu.
+func setForeign() {
+	var bs []parkers.Backend
+	for _, x := range impl {
+		if b, ok := x.Backend(); ok {
+			bs = append(bs, b)
+		}
+	}
+	parkers.SetForeign(bs)
+}
+
+var checked = map[string]error{}
+
+// Checked runs i.Check once per run and returns its (remembered) result.
+func Checked(i Impl) error {
+	if i.Check == nil {
+		return nil
+	}
+	mu.Lock()
+	err, done := checked[i.Name]
+	mu.Unlock()
+	if done {
+		return err
+	}
+	err = i.Check()
+	mu.Lock()
+	checked[i.Name] = err
+	mu.Unlock()
+	return err
+}
+
+// Params are the Config.Params an experiment records for a configuration of
+// the implementation named name: its origin and library version (nil for a
+// built-in).
+func Params(name string) map[string]string {
+	x, ok := Lookup(name)
+	if !ok {
+		return nil
+	}
+	p := map[string]string{"origin": x.Origin}
+	if x.Library != "" {
+		p["library"] = x.Library
+	}
+	if x.Version != "" {
+		p["library_version"] = x.Version
+	}
+	return p
+}
+
+// LotToken is a token parker made of lot operations, so that an
+// implementation with only the lot runs where a parker does: a word of its
+// own, 1 when a token is left. Unpark stores 1 and then unparks one thread
+// parked on the word; Park parks while the word is 0 (the lot reads it
+// under the key's queue lock, so the store-then-unpark cannot fall between
+// its read and its sleep) and takes the token by storing 0. Tokens do not
+// accumulate: the word is 0 or 1.
+func LotToken(l Lot) parkers.TokenParker { return &lotToken{l: l} }
+
+type lotToken struct {
+	l    Lot
+	word atomic.Uint32
+}
+
+func (t *lotToken) Park() {
+	for t.word.Swap(0) == 0 {
+		t.l.Park((*uint32)(unsafe.Pointer(&t.word)), 0, time.Time{})
+	}
+}
+
+func (t *lotToken) ParkDeadline(d time.Time) bool {
+	for t.word.Swap(0) == 0 {
+		if t.l.Park((*uint32)(unsafe.Pointer(&t.word)), 0, d) < 0 {
+			return t.word.Swap(0) == 1
+		}
+	}
+	return true
+}
+
+func (t *lotToken) Unpark() {
+	t.word.Store(1)
+	t.l.UnparkOne((*uint32)(unsafe.Pointer(&t.word)))
+}
+
+// Saved is the registry as it stands, for Restore.
+func Saved() []Impl { return All() }
+
+// Restore puts back a registry Saved earlier (a command's execution
+// forgets the implementations its --plugin added).
+func Restore(s []Impl) {
+	mu.Lock()
+	defer mu.Unlock()
+	impl = s
+	setForeign()
+}
+
+// The watchdog's setting (internal/plugin runs it over the plugins'
+// blocking calls; Guard covers a C-floor round): how long one call may
+// last, and what happens then: by default it reports and ends the process
+// (status 1), because a thread blocked in a library cannot be taken back.
+var (
+	watchMu    sync.Mutex
+	watchLimit = 30 * time.Second
+	watchHung  = func(msg string) {
+		fmt.Fprintln(os.Stderr, "parkbench: "+msg)
+		os.Exit(1)
+	}
+)
+
+// WatchLimit is how long one blocking call of a library may last.
+func WatchLimit() time.Duration {
+	watchMu.Lock()
+	defer watchMu.Unlock()
+	return watchLimit
+}
+
+// Hung reports a hung call (it ends the process unless a test replaced it).
+func Hung(msg string) {
+	watchMu.Lock()
+	h := watchHung
+	watchMu.Unlock()
+	h(msg)
+}
+
+// SetWatch replaces the watchdog's limit and action (tests) and returns
+// what puts them back.
+func SetWatch(limit time.Duration, hung func(msg string)) (restore func()) {
+	watchMu.Lock()
+	defer watchMu.Unlock()
+	l, h := watchLimit, watchHung
+	watchLimit, watchHung = limit, hung
+	return func() {
+		watchMu.Lock()
+		defer watchMu.Unlock()
+		watchLimit, watchHung = l, h
+	}
+}
+
+// Guard starts the watchdog over one C-floor call of the implementation
+// named name (the C loops call the library directly, outside the watched
+// trampolines; their rounds take a second or two): if stop has not been
+// called within WatchLimit, Hung ends the run naming it.
+func Guard(name, what string) (stop func() bool) {
+	limit := WatchLimit()
+	t := time.AfterFunc(limit, func() {
+		Hung(fmt.Sprintf("watchdog: implementation %q: %s has not returned for %v; stopping the run "+
+			"(a thread blocked in a library cannot be taken back)", name, what, limit))
+	})
+	return t.Stop
+}
