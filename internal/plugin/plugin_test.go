@@ -116,6 +116,7 @@ func TestLoadGood(t *testing.T) {
 	}
 	mu := m.NewLock()
 	mu.Lock()
+	//lint:ignore SA2001 the lock and unlock through the library are what is checked
 	mu.Unlock()
 }
 
