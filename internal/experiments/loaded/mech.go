@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/parkers"
 )
@@ -262,3 +263,15 @@ func (m mechanism) why() string {
 	}
 	return ""
 }
+
+func catalog() driver.Catalog[mechanism] {
+	return driver.Catalog[mechanism]{Items: allMechanisms, Info: func(m mechanism) driver.ImplInfo {
+		return driver.ImplInfo{Name: m.name, Kind: m.kind, Summary: m.summary, Why: m.why()}
+	}}
+}
+
+// ImplNames returns every --impl name, in order.
+func ImplNames() []string { return catalog().Names() }
+
+// Impls describes every mechanism for `parkbench list`.
+func Impls() []driver.ImplInfo { return catalog().Infos() }

@@ -1,8 +1,11 @@
 package loaded
 
 import (
+	"fmt"
+	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -169,4 +172,107 @@ func (o Options) validateCounts() error {
 		return driver.Bad("Duration", "invalid duration %v: must be between 10ms and %v", o.Duration, MaxDuration)
 	}
 	return driver.CheckCount("Rounds", "round count", o.Rounds, 1, MaxRounds)
+}
+
+// cfgSpec is one configuration: a mechanism at a load (0: the closed loop)
+// with workers per message thread.
+type cfgSpec struct {
+	mech     mechanism
+	load     int // % of the nominal capacity
+	closed   bool
+	workers  int // per message thread
+	multiple int
+	sweeps   []string // "rate", "oversubscribe"
+	group    int      // the sweep point: its mechanisms run round-interleaved
+}
+
+// key is impl/load=P/oversub=K (or impl/closed/oversub=K): the load in
+// percent of the nominal capacity and the workers as a multiple of the
+// CPUs, so that plot and report group a sweep by the other parameter.
+func (c cfgSpec) key() string {
+	if c.closed {
+		return fmt.Sprintf("%s/closed/oversub=%d", c.mech.name, c.multiple)
+	}
+	return fmt.Sprintf("%s/load=%d/oversub=%d", c.mech.name, c.load, c.multiple)
+}
+
+func fmtLoad(l int) string { return strconv.Itoa(l) + "%" }
+
+// loadedPlan is a validated run.
+type loadedPlan struct {
+	o        Options
+	mechs    []mechanism
+	cfgs     []cfgSpec
+	warnings []string
+	notes    []string
+}
+
+// Validate checks o without measuring anything.
+func (o Options) Validate() error { return driver.Check(plan(o)) }
+
+// plan validates o and lays out its configurations: the sweep points, each
+// with every mechanism.
+func plan(o Options) (*loadedPlan, error) {
+	if err := o.validateCounts(); err != nil {
+		return nil, err
+	}
+	if o.Arrival == Burst && o.Duration < time.Second {
+		return nil, driver.Bad("Arrival", "burst arrivals post each second's requests at the top of the second (schbench -R): give a duration of 1s or more")
+	}
+	sel, err := catalog().Resolve("Impls", o.Impls)
+	if err != nil {
+		return nil, err
+	}
+	if len(sel.Items) == 0 {
+		return nil, driver.Bad("Impls", "no loaded mechanism is available here")
+	}
+	p := &loadedPlan{o: o, mechs: sel.Items, warnings: sel.Warnings, notes: sel.Notes}
+	w := o.workers()
+	// The sweep points in order, each once (the 1x oversubscription point
+	// is a rate point too, at the oversubscription load); then every
+	// mechanism at each point, so that the mechanisms of one point run
+	// next to each other (and, with several rounds, round-interleaved):
+	// a change in the machine's load hits them alike.
+	type point struct {
+		load     int
+		closed   bool
+		multiple int
+		sweeps   []string
+	}
+	var points []point
+	index := map[string]int{}
+	add := func(pt point, sweep string) {
+		k := fmt.Sprintf("%d/%v/%d", pt.load, pt.closed, pt.multiple)
+		if i, ok := index[k]; ok {
+			points[i].sweeps = append(points[i].sweeps, sweep)
+			return
+		}
+		pt.sweeps = []string{sweep}
+		index[k] = len(points)
+		points = append(points, pt)
+	}
+	for _, l := range o.Loads {
+		add(point{load: l, multiple: 1}, "rate")
+	}
+	if o.Closed {
+		add(point{closed: true, multiple: 1}, "rate")
+	}
+	for _, k := range o.Multiples {
+		add(point{load: o.OversubLoad, multiple: k}, "oversubscribe")
+	}
+	for g, pt := range points {
+		for _, m := range sel.Items {
+			p.cfgs = append(p.cfgs, cfgSpec{mech: m, load: pt.load, closed: pt.closed, workers: pt.multiple * w, multiple: pt.multiple, sweeps: pt.sweeps, group: g})
+		}
+	}
+	return p, nil
+}
+
+// capacity is the nominal requests per second the machine can serve: one
+// CPU-second of work per CPU per second, and no more than the 1x workers
+// can take with the sleep inside each request.
+func (o Options) capacity() float64 {
+	c := float64(runtime.NumCPU()) / o.Work.Seconds()
+	byWorkers := float64(o.workers()*o.MessageThreads) / (o.Work + o.Sleep).Seconds()
+	return math.Min(c, byWorkers)
 }

@@ -3,13 +3,18 @@ package wake
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
 
+	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/lot"
+	"github.com/parkbench/parkbench/internal/machine"
 	"github.com/parkbench/parkbench/internal/osthread"
+	"github.com/parkbench/parkbench/internal/results"
 )
 
 // hashOp is the hash bench's operation on one key: the kernel's
@@ -99,4 +104,68 @@ func runHash(ctx context.Context, op *hashOp, n, futexes int, d time.Duration, c
 		return res, fmt.Errorf("pinning a hash thread: %w", *p)
 	}
 	return res, ctx.Err()
+}
+
+// runHashGroup runs the hash configurations of one thread count,
+// round-interleaved.
+func runHashGroup(ctx context.Context, group []cfgSpec, o Options, records []*results.Config, report func(cfgSpec, int)) error {
+	vals := make([][]map[string]float64, len(group))
+	for k, c := range group {
+		cfg := records[k]
+		cfg.Params["futexes"] = strconv.Itoa(o.Futexes)
+		cfg.Params["hash_time"] = o.HashTime.String()
+		if c.im.hash.kernel {
+			cfg.Params["table"] = "kernel futex hash"
+		} else {
+			cfg.Params["table"] = "parking lot buckets"
+		}
+	}
+	for r := 0; r < o.HashRounds; r++ {
+		for k, c := range group {
+			if driver.Interrupted(ctx) {
+				return ctx.Err()
+			}
+			report(c, r)
+			cfg := records[k]
+			hr, err := runHash(ctx, c.im.hash, c.n, o.Futexes, o.HashTime, roundRobin(c.n))
+			if err != nil {
+				return err
+			}
+			if r == 0 {
+				if mode, slots := machine.FutexHash(); mode != "" {
+					cfg.Params["futex_hash"] = mode
+					cfg.Params["futex_hash_slots"] = strconv.Itoa(slots)
+				}
+			}
+			secs := float64(hr.elapsedNs) / 1e9
+			var per []float64
+			var total float64
+			for _, ops := range hr.ops {
+				per = append(per, float64(ops)/secs)
+				total += float64(ops) / secs
+			}
+			mean, sem := meanSEM(per)
+			m := map[string]float64{MOpsPerSec: mean, MOpsSEM: sem, MOpsTotal: total, MUnexpected: float64(hr.unexpected), mElapsed: float64(hr.elapsedNs)}
+			if mean > 0 {
+				m[MNsPerOp] = 1e9 / mean
+			}
+			for i, v := range per {
+				m[fmt.Sprintf("ops_per_sec_thread_%03d", i)] = v
+			}
+			cfg.Rounds = append(cfg.Rounds, results.Round{Metrics: m})
+			vals[k] = append(vals[k], m)
+			if hr.unexpected > 0 {
+				cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("round %d: %d operations did not fail at once (a wait that slept, or a park that parked)", r+1, hr.unexpected))
+			}
+		}
+	}
+	for k, cfg := range records {
+		cfg.Summary = driver.MedianOfRounds(vals[k])
+		for key := range cfg.Summary {
+			if strings.HasPrefix(key, "ops_per_sec_thread_") || key == mElapsed {
+				delete(cfg.Summary, key)
+			}
+		}
+	}
+	return nil
 }

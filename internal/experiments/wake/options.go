@@ -1,8 +1,10 @@
 package wake
 
 import (
+	"fmt"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -237,4 +239,177 @@ func (o Options) rounds(bench string) int {
 		return o.PCRounds
 	}
 	return o.Runs
+}
+
+// cfgSpec is one configuration: a bench of an implementation at N waiters
+// with k per call (wake, requeue) or m wakers (wake-parallel).
+type cfgSpec struct {
+	im    implSpec
+	bench string
+	n     int // waiters (hash: threads)
+	k     int // per call, 0: all (wake, requeue)
+	m     int // wakers (wake-parallel)
+	group int // configurations of one group run round-interleaved
+}
+
+func kName(k int) string {
+	if k <= 0 {
+		return "all"
+	}
+	return strconv.Itoa(k)
+}
+
+// key is the configuration's key: impl/bench/n=N/...; n first, so that
+// configurations of one sweep sort together.
+func (c cfgSpec) key(o Options) string {
+	base := c.im.name + "/" + c.bench
+	switch c.bench {
+	case BenchWake:
+		return fmt.Sprintf("%s/n=%d/w=%s", base, c.n, kName(c.k))
+	case BenchRequeue:
+		return fmt.Sprintf("%s/n=%d/q=%s", base, c.n, kName(c.k))
+	case BenchParallel:
+		return fmt.Sprintf("%s/n=%d/wakers=%d", base, c.n, c.m)
+	case BenchHash:
+		return fmt.Sprintf("%s/n=%d/futexes=%d", base, c.n, o.Futexes)
+	}
+	return fmt.Sprintf("%s/capacity=%d/held=%v", base, o.Capacity, o.NotifyHeld)
+}
+
+// configs lists the configurations, bench by bench, in --impl order; skipped
+// says which chosen implementation lacks a chosen bench or per-call count.
+func (o Options) configs(impls []implSpec, benches []string) (cfgs []cfgSpec, skipped []string) {
+	// Groups run their configurations' runs (rounds) interleaved, run 1 of
+	// each, then run 2, ..., so that a change in the machine's load hits
+	// every implementation alike: the waker benches of one N form a group
+	// (the claims compare their implementations, per-call counts and
+	// benches at one N), each hash thread count one, the producer/consumer
+	// one.
+	group := 0
+	add := func(c cfgSpec) {
+		c.group = group
+		cfgs = append(cfgs, c)
+	}
+	for _, n := range o.Threads {
+		before := len(cfgs)
+		for _, b := range benches {
+			switch b {
+			case BenchWake, BenchRequeue:
+				ks := o.Wakes
+				if b == BenchRequeue {
+					ks = o.Requeues
+				}
+				for _, k := range ks {
+					if k > n {
+						continue // more per call than waiters: the same as all
+					}
+					for _, im := range impls {
+						ok := im.wakeK
+						if b == BenchRequeue {
+							ok = im.requeueK
+						}
+						switch {
+						case !im.offers(b):
+						case !ok(k):
+							skipped = append(skipped, fmt.Sprintf("%s %s with %s per call: %s takes one or all at once only", im.name, b, kName(k), im.name))
+						default:
+							add(cfgSpec{im: im, bench: b, n: n, k: k})
+						}
+					}
+				}
+			case BenchParallel:
+				for _, m := range o.Wakers {
+					for _, im := range impls {
+						if im.offers(b) {
+							add(cfgSpec{im: im, bench: b, n: n, m: min(m, n)})
+						}
+					}
+				}
+			}
+		}
+		if len(cfgs) > before {
+			group++
+		}
+	}
+	if slices.Contains(benches, BenchHash) {
+		for _, n := range o.HashThreads {
+			before := len(cfgs)
+			for _, im := range impls {
+				if im.offers(BenchHash) {
+					add(cfgSpec{im: im, bench: BenchHash, n: n})
+				}
+			}
+			if len(cfgs) > before {
+				group++
+			}
+		}
+	}
+	if slices.Contains(benches, BenchCondvar) {
+		for _, im := range impls {
+			if im.offers(BenchCondvar) {
+				add(cfgSpec{im: im, bench: BenchCondvar, n: 2})
+			}
+		}
+	}
+	return dedupCfgs(cfgs, o), dedupStrings(skipped)
+}
+
+func dedupCfgs(cs []cfgSpec, o Options) []cfgSpec {
+	seen := map[string]bool{}
+	var out []cfgSpec
+	for _, c := range cs {
+		if k := c.key(o); !seen[k] {
+			seen[k] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func dedupStrings(v []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range v {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Validate checks o without measuring anything; errors are
+// *driver.OptionError naming the Options field.
+func (o Options) Validate() error { return driver.Check(plan(o)) }
+
+// wakePlan is a validated run: the configurations, and what was left out.
+type wakePlan struct {
+	o        Options
+	impls    []implSpec
+	benches  []string
+	cfgs     []cfgSpec
+	warnings []string
+	notes    []string
+}
+
+// plan validates o and plans its configurations.
+func plan(o Options) (*wakePlan, error) {
+	if err := o.validateCounts(); err != nil {
+		return nil, err
+	}
+	benches, _ := o.benches()
+	sel, err := catalog().Resolve("Impls", o.Impls)
+	if err != nil {
+		return nil, err
+	}
+	p := &wakePlan{o: o, impls: sel.Items, benches: benches, warnings: sel.Warnings, notes: sel.Notes}
+	var skipped []string
+	p.cfgs, skipped = o.configs(sel.Items, benches)
+	for _, s := range skipped {
+		p.notes = append(p.notes, "skipped: "+s)
+	}
+	if len(p.cfgs) == 0 {
+		return nil, driver.Bad("Impls", "nothing to run: no chosen implementation has a chosen bench (%s)", strings.Join(benches, ", "))
+	}
+	return p, nil
 }

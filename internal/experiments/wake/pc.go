@@ -1,16 +1,20 @@
 package wake
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/parkbench/parkbench/internal/cref"
+	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/futexsync"
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/osthread"
+	"github.com/parkbench/parkbench/internal/results"
 )
 
 // The condvar producer/consumer of parking_lot issue #448: one producer
@@ -200,4 +204,48 @@ func runPC(p pcPrims, items, capacity int, held bool, bound time.Duration) (pcRe
 		err = errPCOrder
 	}
 	return res, err
+}
+
+// runPCGroup runs the producer/consumer configurations, round-interleaved.
+func runPCGroup(ctx context.Context, group []cfgSpec, o Options, records []*results.Config, report func(cfgSpec, int)) error {
+	bound := 60*time.Second + time.Duration(o.Items)*100*time.Microsecond
+	vals := make([][]map[string]float64, len(group))
+	for k, c := range group {
+		cfg := records[k]
+		cfg.Params["items"] = strconv.Itoa(o.Items)
+		cfg.Params["capacity"] = strconv.Itoa(o.Capacity)
+		cfg.Params["notify_held"] = strconv.FormatBool(o.NotifyHeld)
+		if c.im.kind == "goroutine" {
+			cfg.Params["switches"] = "process (RUSAGE_SELF): goroutines have no thread of their own"
+		} else {
+			cfg.Params["switches"] = "the two threads' (RUSAGE_THREAD)"
+		}
+	}
+	for r := 0; r < o.PCRounds; r++ {
+		for k, c := range group {
+			if driver.Interrupted(ctx) {
+				return ctx.Err()
+			}
+			report(c, r)
+			pr, err := c.im.pc(o.Items, o.Capacity, o.NotifyHeld, bound)
+			if err != nil {
+				return fmt.Errorf("wake condvar %s: %w", c.im.name, err)
+			}
+			items := float64(o.Items)
+			m := map[string]float64{
+				MNsPerItem:   float64(pr.elapsedNs) / items,
+				MCswPerItem:  float64(pr.switches) / items,
+				MWaitPerItem: float64(pr.waits) / items,
+			}
+			if pr.elapsedNs > 0 {
+				m[MItemsPerSec] = items / (float64(pr.elapsedNs) / 1e9)
+			}
+			records[k].Rounds = append(records[k].Rounds, results.Round{Metrics: m})
+			vals[k] = append(vals[k], m)
+		}
+	}
+	for k, cfg := range records {
+		cfg.Summary = driver.MedianOfRounds(vals[k])
+	}
+	return nil
 }

@@ -1,5 +1,9 @@
 package wake
 
+import (
+	"slices"
+)
+
 import "math"
 
 // meanSEM is perf's statistic: the mean of xs and the standard error of
@@ -25,4 +29,15 @@ func meanSEM(xs []float64) (mean, semPct float64) {
 	}
 	variance := ss / (n - 1)
 	return mean, 100 * math.Sqrt(variance/n) / mean
+}
+
+func sorted(xs []float64) []float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s
+}
+
+func avg(xs []float64) float64 {
+	m, _ := meanSEM(xs)
+	return m
 }
