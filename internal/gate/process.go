@@ -177,111 +177,41 @@ func (s *ProcessSource) Prepare(ctx context.Context) ([]Row, error) {
 	baseRan, baseNoVersion := 0, false
 	for _, side := range []Side{New, Base} {
 		bin := s.Bins[side]
-		if st, err := os.Stat(bin); err != nil {
-			return nil, &BinaryError{side, bin, err}
-		} else if st.IsDir() {
-			return nil, &BinaryError{side, bin, errors.New("is a directory")}
-		}
-		v, verr := s.launch(ctx, bin, []string{"--version"})
-		if err := ctx.Err(); err != nil {
+		noVersion, err := s.identify(ctx, side, bin)
+		if err != nil {
 			return nil, err
 		}
-		if verr == nil && !bytes.HasPrefix(v, []byte("parkbench ")) {
-			return nil, &BinaryError{side, bin, fmt.Errorf("is not parkbench: --version printed %q", firstLine(v))}
-		}
-		s.Version[side] = strings.TrimSpace(firstLine(v))
-		if verr != nil {
-			s.Version[side] = "no --version: " + verr.Error()
-			baseNoVersion = side == Base
+		if side == Base {
+			baseNoVersion = noVersion
 		}
 		for _, p := range s.Profile {
-			// The warm-up measures the part with the floors its metric
-			// description names: the new binary's when known (the base
-			// runs what the new one will judge), else the legacy table's;
-			// again if the description names floors not measured yet.
-			specs := s.specs[p.Experiment]
-			if specs == nil {
-				specs, _ = results.Legacy(p.Experiment)
-			}
-			want := impls(p, nil, specs)
-			f, err := s.run(ctx, side, p, want)
-			if err == nil && side == New {
-				if own, ok := find(f, p.Experiment).Specs(); ok {
-					if more := impls(p, nil, own); len(more) > len(want) {
-						f, err = s.run(ctx, side, p, more)
-					}
-				}
-			}
+			f, err := s.warmUp(ctx, side, p)
 			if err != nil && side == Base && ctx.Err() == nil {
 				// A part the base cannot run (older than the part's
 				// experiment) is not judged, as a new headline row is
 				// not; a base that runs no part is no parkbench for the
 				// gate (below).
 				baseErr = cmp.Or(baseErr, err)
-				kept := rows[:0]
-				for _, r := range rows {
-					if r.Experiment == p.Experiment {
-						s.Dropped = append(s.Dropped, fmt.Sprintf("%s %s: the base cannot run the %s part (%v)", r.Experiment, r.Label(), p.Experiment, err))
-						continue
-					}
-					kept = append(kept, r)
-				}
-				rows = kept
+				rows = s.dropPart(rows, p, err)
 				continue
 			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
-				return nil, &BinaryError{side, bin, cannotRun(verr != nil, err)}
+				return nil, &BinaryError{side, bin, cannotRun(noVersion, err)}
 			}
 			s.Tool[side] = f.Tool
 			e := find(f, p.Experiment)
-			if side == Base {
-				baseRan++
-			}
 			if side == New {
 				s.Machine = f.Machine
-				specs, described := e.Specs()
-				if !described {
-					return nil, &BinaryError{side, bin, fmt.Errorf("its %s result has no metric description", p.Experiment)}
-				}
-				s.specs[p.Experiment] = specs
-				for _, m := range specs {
-					if !m.Headline {
-						continue
-					}
-					for _, c := range e.Configs {
-						if !slices.Contains(p.Impls, c.Impl) {
-							continue
-						}
-						r := Row{Experiment: p.Experiment, Config: c.Key, Impl: c.Impl, Metric: m.Key, Header: m.Header, Higher: m.HigherIsBetter(), Unit: m.Unit}
-						if fk := m.FloorKey(c); fk != "" && !p.Raw && e.Config(fk) != nil {
-							r.Floor = fk
-						}
-						// On the slept waits where the row and its floor
-						// record them (results.MetricSpec.Slept).
-						if sleptRow(e, c, r, m) {
-							r.Metric, r.Header = m.Slept, m.Header+" (slept)"
-						}
-						rows = append(rows, r)
-					}
+				if rows, err = s.headlineRows(rows, e, p); err != nil {
+					return nil, &BinaryError{side, bin, err}
 				}
 				continue
 			}
-			// A headline figure the base does not measure (new in this
-			// change) cannot be judged: dropped, and said so.
-			kept := rows[:0]
-			for _, r := range rows {
-				if r.Experiment == p.Experiment {
-					if _, err := value(e, r); err != nil {
-						s.Dropped = append(s.Dropped, fmt.Sprintf("%s %s: the base does not measure it (%v)", r.Experiment, r.Label(), err))
-						continue
-					}
-				}
-				kept = append(kept, r)
-			}
-			rows = kept
+			baseRan++
+			rows = s.dropUnmeasured(rows, e, p)
 		}
 	}
 	if baseRan == 0 && baseErr != nil {
@@ -294,6 +224,114 @@ func (s *ProcessSource) Prepare(ctx context.Context) ([]Row, error) {
 		return nil, &BinaryError{New, s.Bins[New], errors.New("its trial has no headline figure (no metric marked headline on the profile's configurations)")}
 	}
 	return rows, nil
+}
+
+// identify is Prepare's first step: bin exists, is no directory, and its
+// --version says parkbench (recorded in s.Version). A binary without
+// --version (noVersion) may still be an old parkbench: its warm-up decides.
+func (s *ProcessSource) identify(ctx context.Context, side Side, bin string) (noVersion bool, err error) {
+	if st, err := os.Stat(bin); err != nil {
+		return false, &BinaryError{side, bin, err}
+	} else if st.IsDir() {
+		return false, &BinaryError{side, bin, errors.New("is a directory")}
+	}
+	v, verr := s.launch(ctx, bin, []string{"--version"})
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	if verr == nil && !bytes.HasPrefix(v, []byte("parkbench ")) {
+		return false, &BinaryError{side, bin, fmt.Errorf("is not parkbench: --version printed %q", firstLine(v))}
+	}
+	s.Version[side] = strings.TrimSpace(firstLine(v))
+	if verr != nil {
+		s.Version[side] = "no --version: " + verr.Error()
+	}
+	return verr != nil, nil
+}
+
+// warmUp is Prepare's second step, one part's warm-up launch on side. It
+// measures the part with the floors its metric description names: the new
+// binary's when known (the base runs what the new one will judge), else
+// the legacy table's; again if the description names floors not measured
+// yet.
+func (s *ProcessSource) warmUp(ctx context.Context, side Side, p Part) (*results.File, error) {
+	specs := s.specs[p.Experiment]
+	if specs == nil {
+		specs, _ = results.Legacy(p.Experiment)
+	}
+	want := impls(p, nil, specs)
+	f, err := s.run(ctx, side, p, want)
+	if err == nil && side == New {
+		if own, ok := find(f, p.Experiment).Specs(); ok {
+			if more := impls(p, nil, own); len(more) > len(want) {
+				f, err = s.run(ctx, side, p, more)
+			}
+		}
+	}
+	return f, err
+}
+
+// headlineRows is Prepare's third step, on the new binary's warm-up of
+// part p: its metric description (kept for the base's warm-up) and the
+// rows it judges, each headline metric of each configuration of the
+// part's implementations, as a ratio to its floor unless the part is raw.
+func (s *ProcessSource) headlineRows(rows []Row, e *results.Experiment, p Part) ([]Row, error) {
+	specs, described := e.Specs()
+	if !described {
+		return nil, fmt.Errorf("its %s result has no metric description", p.Experiment)
+	}
+	s.specs[p.Experiment] = specs
+	for _, m := range specs {
+		if !m.Headline {
+			continue
+		}
+		for _, c := range e.Configs {
+			if !slices.Contains(p.Impls, c.Impl) {
+				continue
+			}
+			r := Row{Experiment: p.Experiment, Config: c.Key, Impl: c.Impl, Metric: m.Key, Header: m.Header, Higher: m.HigherIsBetter(), Unit: m.Unit}
+			if fk := m.FloorKey(c); fk != "" && !p.Raw && e.Config(fk) != nil {
+				r.Floor = fk
+			}
+			// On the slept waits where the row and its floor
+			// record them (results.MetricSpec.Slept).
+			if sleptRow(e, c, r, m) {
+				r.Metric, r.Header = m.Slept, m.Header+" (slept)"
+			}
+			rows = append(rows, r)
+		}
+	}
+	return rows, nil
+}
+
+// dropUnmeasured is Prepare's fourth step, on the base's warm-up of part
+// p: a headline figure the base does not measure (new in this change)
+// cannot be judged: dropped, and said so (s.Dropped).
+func (s *ProcessSource) dropUnmeasured(rows []Row, e *results.Experiment, p Part) []Row {
+	kept := rows[:0]
+	for _, r := range rows {
+		if r.Experiment == p.Experiment {
+			if _, err := value(e, r); err != nil {
+				s.Dropped = append(s.Dropped, fmt.Sprintf("%s %s: the base does not measure it (%v)", r.Experiment, r.Label(), err))
+				continue
+			}
+		}
+		kept = append(kept, r)
+	}
+	return kept
+}
+
+// dropPart drops every row of a part the base cannot run (err says why).
+func (s *ProcessSource) dropPart(rows []Row, p Part, err error) []Row {
+	kept := rows[:0]
+	for _, r := range rows {
+		if r.Experiment == p.Experiment {
+			s.Dropped = append(s.Dropped, fmt.Sprintf("%s %s: the base cannot run the %s part (%v)", r.Experiment, r.Label(), p.Experiment, err))
+			continue
+		}
+		kept = append(kept, r)
+	}
+	return kept
 }
 
 // sleptRow reports whether row r of configuration c is judged on m's
