@@ -42,6 +42,21 @@ func examplePlugin(t *testing.T) string {
 // where they came from.
 func TestPluginRunsInExperiments(t *testing.T) {
 	so := examplePlugin(t)
+	pc := buildPlugin(t, `#include <pthread.h>
+#include <stdlib.h>
+#include "parkbench.h"
+static void *mx_new(void) { pthread_mutex_t *m = malloc(sizeof *m); pthread_mutex_init(m, NULL); return m; }
+static void mx_lock(void *m) { pthread_mutex_lock(m); }
+static void mx_unlock(void *m) { pthread_mutex_unlock(m); }
+static void *cv_new(void) { pthread_cond_t *c = malloc(sizeof *c); pthread_cond_init(c, NULL); return c; }
+static void cv_wait(void *c, void *m) { pthread_cond_wait(c, m); }
+static int cv_one(void *c) { pthread_cond_signal(c); return -1; }
+static int cv_all(void *c) { pthread_cond_broadcast(c); return -1; }
+static const struct pb_mutex mx = {mx_new, mx_lock, NULL, mx_unlock, free};
+static const struct pb_condvar cv = {cv_new, cv_wait, NULL, cv_one, cv_all, free};
+static const struct pb_impl impls[] = {{"pc", "pthread mutex and condvar", 1, NULL, &mx, &cv, NULL}};
+static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "pc", "example 1.0", 1, impls};
+const struct pb_plugin *parkbench_plugin(void) { return &table; }`)
 	var out, errb bytes.Buffer
 	if code := executeTo([]string{"list", "--plugin", so}, &out, &errb); code != 0 {
 		t.Fatalf("list: exit %d: %s", code, errb.String())
@@ -56,6 +71,8 @@ func TestPluginRunsInExperiments(t *testing.T) {
 		{"latency", "--quick", "--impl=mine-futex,c-mine-futex"},
 		{"selfwake", "--quick", "--impl=mine-futex,c-mine-futex"},
 		{"lock", "--quick", "--impl=mine-spin,c-mine-spin", "--threads=2"},
+		{"herd", "--quick", "--impl=pc", "--waiters=1,4", "--plugin", pc},
+		{"wake", "--quick", "--impl=pc,mine-futex", "--bench=wake,wake-parallel", "--threads=2,4", "--plugin", pc},
 	} {
 		t.Run(args[0], func(t *testing.T) {
 			file := filepath.Join(dir, args[0]+".json")
@@ -68,7 +85,7 @@ func TestPluginRunsInExperiments(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(string(data), `"external.mine-`) || !strings.Contains(string(data), "example 1.0") {
+			if !strings.Contains(string(data), `"external.`) || !strings.Contains(string(data), "example 1.0") {
 				t.Errorf("the result does not record the plugin and its version")
 			}
 		})

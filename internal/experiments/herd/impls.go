@@ -3,10 +3,12 @@ package herd
 import (
 	"errors"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/futexsync"
 	"github.com/parkbench/parkbench/internal/lot"
 )
@@ -114,7 +116,49 @@ var allImpls = []implSpec{
 
 // catalog is the herd's implementations.
 func catalog() driver.Catalog[implSpec] {
-	return driver.Catalog[implSpec]{Items: allImpls, Info: implSpec.info}
+	return driver.Catalog[implSpec]{Items: append(slices.Clone(allImpls), extImpls()...), Info: implSpec.info}
+}
+
+// extImpls are the mutexes with a condvar from outside the tree
+// (internal/ext), waiters on locked threads. notify_all's return value is
+// the library's count (woken plus moved onto the mutex) when it gives one;
+// the split is unknown.
+func extImpls() []implSpec {
+	var out []implSpec
+	for _, x := range ext.All() {
+		if x.NewLock == nil || x.NewCond == nil {
+			continue
+		}
+		newLock, newCond := x.NewLock, x.NewCond
+		out = append(out, implSpec{name: x.Name, kind: "thread", summary: x.Summary + " (" + x.Origin + ")",
+			newPrim: func() primitive {
+				m := newLock()
+				return &extPrim{Locker: m, c: newCond(m)}
+			}})
+	}
+	return out
+}
+
+// extPrim is an ext mutex and condvar.
+type extPrim struct {
+	ext.Locker
+	c ext.Cond
+}
+
+func (p *extPrim) Wait() { p.c.Wait() }
+func (p *extPrim) NotifyAll(bool) notifyOut {
+	if cc, ok := p.c.(ext.CountingCond); ok {
+		return notifyOut{ret: cc.BroadcastCount(), unparked: -1, requeued: -1}
+	}
+	p.c.Broadcast()
+	return notifyOut{ret: -1, unparked: -1, requeued: -1}
+}
+func (p *extPrim) NotifyOne(bool) notifyOut {
+	if cc, ok := p.c.(ext.CountingCond); ok {
+		return notifyOut{ret: cc.SignalCount(), unparked: -1, requeued: -1}
+	}
+	p.c.Signal()
+	return notifyOut{ret: -1, unparked: -1, requeued: -1}
 }
 
 func (im implSpec) info() driver.ImplInfo {

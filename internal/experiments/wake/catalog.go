@@ -1,6 +1,7 @@
 package wake
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
@@ -19,7 +20,7 @@ func (im implSpec) info() driver.ImplInfo {
 
 // catalog is wake's implementations.
 func catalog() driver.Catalog[implSpec] {
-	return driver.Catalog[implSpec]{Items: allImpls, Info: implSpec.info}
+	return driver.Catalog[implSpec]{Items: append(slices.Clone(allImpls), extImpls()...), Info: implSpec.info}
 }
 
 // ImplNames returns every --impl name, in order.
