@@ -8,6 +8,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/atomicfile"
 	"github.com/parkbench/parkbench/internal/experiments"
+	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -86,6 +87,9 @@ under DIR/<machine>/suite-<UTC time>.json, never overwriting).`,
 				}
 			}
 			file, err := measure(cmd, &of, t.fields(), func() (experiments.Suite, error) { return experiments.PlanSuite(o) }, vet)
+			if err == nil && !of.quiet && !originalsLoaded(file) {
+				fmt.Fprintln(cmd.ErrOrStderr(), originalsNote)
+			}
 			if err != nil || record == "" {
 				return err
 			}
@@ -109,4 +113,20 @@ under DIR/<machine>/suite-<UTC time>.json, never overwriting).`,
 	cmd.Flags().BoolVar(&isQuick, "quick", false, "a short run (under a minute): cross-core latency, fewer round trips and repeats")
 	cmd.Flags().StringVar(&record, "record", "", "also file the result under `DIR`/<machine-slug>/suite-<UTC time>.json (never overwrites)")
 	return cmd
+}
+
+// originalsNote is run's one line when the Rust originals were not loaded:
+// without them no claim compares lot with parking_lot itself
+// (docs/originals.md).
+const originalsNote = `the Rust originals are not loaded: add --plugin "$(bash scripts/rust-originals.sh | tail -1)" to judge lot beside them`
+
+// originalsLoaded reports whether any experiment of f ran parking_lot's
+// own implementation (rust-parking_lot, from Go or C threads).
+func originalsLoaded(f *results.File) bool {
+	for _, e := range f.Experiments {
+		if driver.OriginalLoaded(e.Configs, driver.OriginalLot) {
+			return true
+		}
+	}
+	return false
 }

@@ -83,7 +83,7 @@ func SelfwakeFidelityClaims(sw *results.Experiment) []results.Claim {
 			continue
 		}
 		e := fmt.Sprintf("lot %.1f ns vs %s %.1f ns per pair (x%.2f)", a, driver.RowName(o, true), b, a/b)
-		limits = append(limits, results.Limit{Figure: e, Rounds: results.RoundRatios(c, o, results.MNsPerPair), Limit: FidelitySelf, AtMost: true, Unit: "x"})
+		limits = append(limits, results.Limit{Figure: e, Rounds: driver.Ratios(c, o, results.MNsPerPair), Limit: FidelitySelf, AtMost: true, Unit: "x"})
 		parts = append(parts, e)
 	}
 	cl.Evidence = strings.Join(parts, "; ")

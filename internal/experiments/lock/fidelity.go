@@ -55,7 +55,7 @@ func FidelityClaims(configs []*results.Config) []results.Claim {
 			continue
 		}
 		e := fmt.Sprintf("t=%s: lot %.1f vs %s %.1f Mops/s (x%.2f)", c.Params["threads"], a, driver.RowName(o, true), b, a/b)
-		limits = append(limits, results.Limit{Figure: e, Rounds: results.RoundRatios(c, o, MTotalMops), Limit: FidelityLock, Unit: "x"})
+		limits = append(limits, results.Limit{Figure: e, Rounds: driver.Ratios(c, o, MTotalMops), Limit: FidelityLock, Unit: "x"})
 		parts = append(parts, e)
 	}
 	cl.Evidence = strings.Join(parts, "; ")

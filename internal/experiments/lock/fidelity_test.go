@@ -33,6 +33,9 @@ func TestFidelityLock(t *testing.T) {
 		{"faster is fine", []*results.Config{lockCfg("lot", "go-lock", "1", 250), orig1}, results.Holds, ""},
 		{"half speed", []*results.Config{lockCfg("lot", "go-lock", "1", 90, 95, 100), orig1, lockCfg("lot", "go-lock", "2", 110), orig2}, results.DoesNotHold,
 			"t=1: lot 95.0 vs c-rust-parking_lot (C threads) 185.0 Mops/s (x0.51), below 0.90x"},
+		// Two noisy repeats of the original: the ratio of the medians
+		// (x0.65) decides, not the mean of the paired ratios (0.98).
+		{"noisy original", []*results.Config{lockCfg("lot", "go-lock", "1", 37, 37), lockCfg("c-rust-parking_lot", driver.KindCRef, "1", 90, 24)}, results.DoesNotHold, "(x0.65), below 0.90x"},
 		// 4 threads is not judged; the original only through cgo is not either.
 		{"4 threads", []*results.Config{lockCfg("lot", "go-lock", "4", 50), lockCfg("c-rust-parking_lot", driver.KindCRef, "4", 120)}, results.NotEvaluated, "needs"},
 		{"cgo row only", []*results.Config{lockCfg("lot", "go-lock", "1", 100), lockCfg("rust-parking_lot", "plugin", "1", 15)}, results.NotEvaluated, "C threads"},
