@@ -46,8 +46,12 @@ type Selection[T any] struct {
 	// Items are the chosen implementations: in the order named, All
 	// expanding to every runnable item in list order; each at most once.
 	Items []T
-	// Warnings name each item skipped under All because it does not run
-	// here; Notes each item skipped because it never runs.
+	// Unavailable names each item skipped under All because it does not
+	// run here (another OS's API), with why; Notes says so in one line
+	// (list says each why: a run on Linux need not read four lines about
+	// Windows and macOS parkers), and each item skipped because it never
+	// runs. Warnings is for what the caller adds.
+	Unavailable     []string
 	Warnings, Notes []string
 	// Explicit is true when every item was named (neither All nor an
 	// empty list).
@@ -133,16 +137,31 @@ func (c Catalog[T]) Resolve(field string, names []string) (Selection[T], error) 
 		}
 		named[n] = true
 		if n == All {
+			var heads []string
+			skipped := map[string][]string{}
 			for _, it := range c.Items {
 				info := c.Info(it)
 				switch never := c.never(it); {
 				case never != "":
 					sel.Notes = append(sel.Notes, fmt.Sprintf("%s skipped: %s", info.Name, never))
 				case info.Why != "":
-					sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s skipped: not available here: %s", info.Name, info.Why))
+					sel.Unavailable = append(sel.Unavailable, fmt.Sprintf("%s: %s", info.Name, info.Why))
+					// Grouped by the reason's head ("Windows only").
+					head, _, _ := strings.Cut(info.Why, ": ")
+					if !slices.Contains(heads, head) {
+						heads = append(heads, head)
+					}
+					skipped[head] = append(skipped[head], info.Name)
 				default:
 					add(it)
 				}
+			}
+			if len(heads) > 0 {
+				var parts []string
+				for _, h := range heads {
+					parts = append(parts, h+": "+strings.Join(skipped[h], ", "))
+				}
+				sel.Notes = append(sel.Notes, "skipped, not available here ('parkbench list' says why): "+strings.Join(parts, "; "))
 			}
 			continue
 		}
@@ -167,7 +186,7 @@ func (c Catalog[T]) Resolve(field string, names []string) (Selection[T], error) 
 		}
 	}
 	if len(sel.Items) == 0 {
-		return sel, Bad(field, "no %s is available here: %s", c.noun(), strings.Join(sel.Warnings, "; "))
+		return sel, Bad(field, "no %s is available here: %s", c.noun(), strings.Join(sel.Unavailable, "; "))
 	}
 	return sel, nil
 }

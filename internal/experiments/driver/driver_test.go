@@ -3,6 +3,7 @@ package driver
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/parkers"
@@ -122,8 +123,9 @@ func TestCatalogResolve(t *testing.T) {
 		if err != nil || !slices.Equal(names(s), []string{"a", "d"}) || s.Explicit {
 			t.Errorf("Resolve(%v) = %v %v explicit %v", in, names(s), err, s.Explicit)
 		}
-		if len(s.Warnings) != 1 || len(s.Notes) != 1 {
-			t.Errorf("Resolve(%v): warnings %q notes %q: want b warned, c noted", in, s.Warnings, s.Notes)
+		// One note for what never runs, one line for what does not run here.
+		if len(s.Unavailable) != 1 || len(s.Warnings) != 0 || len(s.Notes) != 2 || !strings.Contains(s.Notes[1], "b") {
+			t.Errorf("Resolve(%v): unavailable %q warnings %q notes %q: want b in one note line, c noted", in, s.Unavailable, s.Warnings, s.Notes)
 		}
 	}
 	s, err := c.Resolve("Impls", []string{"d", All})

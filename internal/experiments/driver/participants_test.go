@@ -4,6 +4,7 @@ import (
 	"errors"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -70,7 +71,7 @@ func TestForParticipants(t *testing.T) {
 		t.Error("goroutines: futex named explicitly was accepted")
 	}
 	sel, err := ForParticipants(c, Goroutines, only).Resolve("Impls", []string{All})
-	if err != nil || len(sel.Items) != 1 || len(sel.Warnings) != 1 {
-		t.Errorf("goroutines, all: %v %v; want chan and a warning for futex", sel, err)
+	if err != nil || len(sel.Items) != 1 || len(sel.Unavailable) != 1 || len(sel.Notes) != 1 || !strings.Contains(sel.Notes[0], "with goroutines as participants: futex") {
+		t.Errorf("goroutines, all: %v %v; want chan and a note for futex", sel, err)
 	}
 }

@@ -224,16 +224,17 @@ func planLatency(o LatencyOptions) (*latencyPlan, error) {
 			p.warnings = append(p.warnings, pl+" skipped: "+msg)
 			continue
 		}
+		var busy []string
+		why := "two busy-waiting threads on one CPU measure the scheduler's time slice, not a wake"
+		if single {
+			why = "this process may use one CPU only, and " + why
+		}
 		for _, im := range sel.Items {
 			if (pl == driver.SameCore || single) && im.busy {
-				why := "two busy-waiting threads on one CPU measure the scheduler's time slice, not a wake"
-				if single {
-					why = "this process may use one CPU only, and " + why
-				}
 				if explicitPlace[pl] && sel.Explicit {
 					return nil, driver.Bad("Placements", "%s at %s is not run: %s", im.name, pl, why)
 				}
-				p.warnings = append(p.warnings, fmt.Sprintf("%s at %s skipped: %s", im.name, pl, why))
+				busy = append(busy, im.name)
 				continue
 			}
 			for _, g := range gaps {
@@ -246,6 +247,10 @@ func planLatency(o LatencyOptions) (*latencyPlan, error) {
 					p.configs = append(p.configs, c)
 				}
 			}
+		}
+		// By design, not a fault: one note per placement.
+		if len(busy) > 0 {
+			p.notes = append(p.notes, fmt.Sprintf("%s not run for the busy-waiting %s: %s", pl, strings.Join(busy, ", "), why))
 		}
 	}
 	return p, nil
