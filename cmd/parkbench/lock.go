@@ -79,6 +79,8 @@ Configuration keys are impl/in=D/between=D/locks=K/t=N. See docs/lock.md.`,
 			intFlag("repeats", "Repeats", "timed runs per configuration; figures are their median", func(o *O) *int { return &o.Repeats }),
 			durationFlag("hold-sleep", "HoldSleep", "WebKit LockFairnessTest mode: sleep this long while holding the lock (0: off)", func(o *O) *time.Duration { return &o.HoldSleep }),
 			boolFlag("lockskew", "Skew", "golang/go#13086's lockskew pattern (two threads; 100 µs sleeps)", func(o *O) *bool { return &o.Skew }),
+			namesFlag("participants", "Participants", "what runs the loops: threads (goroutines locked to their threads), goroutines (plain), a comma list, or all", func(o *O) *[]string { return &o.Participants }),
+			intsFlag("gomaxprocs", "GOMAXPROCS", "GOMAXPROCS, `N[,N...]` (1 to 256): one configuration per value (default: threads + 2, at least the CPUs)", func(o *O) *[]int { return &o.GOMAXPROCS }),
 		},
 	}.command()
 	// Read by rwlockAlias before cobra parses: "lock --rwlock" runs rwlock.

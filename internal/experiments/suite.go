@@ -34,14 +34,24 @@ type SuiteOptions struct {
 // default sweep alone takes about 5 minutes, and is `parkbench lock`'s.
 func DefaultSuite() SuiteOptions {
 	return SuiteOptions{latency.DefaultLatencyOptions(), latency.DefaultSelfwakeOptions(), herd.DefaultOptions(), lock.QuickOptions(), defaultSuiteRw(),
-		wake.QuickOptions(), loaded.QuickOptions()}
+		wake.QuickOptions(), loaded.QuickOptions()}.withGoroutines()
+}
+
+// withGoroutines adds the goroutine sweep to latency and lock: the same
+// implementations between plain goroutines (those that need a locked
+// thread are skipped, one warning naming them), at the run's GOMAXPROCS.
+// A goroutine configuration costs well under a second.
+func (o SuiteOptions) withGoroutines() SuiteOptions {
+	both := []string{driver.Threads, driver.Goroutines}
+	o.Latency.Participants, o.Lock.Participants = both, both
+	return o
 }
 
 // QuickSuite is a short run of the suite (under a minute on two vCPUs);
 // its lock part is lock.QuickOptions (a few seconds).
 func QuickSuite() SuiteOptions {
 	return SuiteOptions{latency.QuickLatencyOptions(), latency.QuickSelfwakeOptions(), herd.QuickOptions(), lock.QuickOptions(), lock.QuickRwOptions(),
-		wake.QuickOptions(), loaded.QuickOptions()}
+		wake.QuickOptions(), loaded.QuickOptions()}.withGoroutines()
 }
 
 // defaultSuiteRw is the suite's rwlock part: the quick configuration

@@ -89,8 +89,31 @@ func WithProcs(procs int, fn func() error) (int, error) {
 	return procs, fn()
 }
 
+// CollapseThreadsOnly turns the warnings of a goroutine selection under
+// All into one line for the items skipped because they need a locked
+// thread (their reasons are in parkbench list and in the refusal of each
+// name), keeping every other warning as it is.
+func CollapseThreadsOnly(warnings []string) []string {
+	var names, out []string
+	for _, w := range warnings {
+		if name, _, ok := strings.Cut(w, " skipped: not available here: "+goroutinesWhy); ok {
+			names = append(names, name)
+			continue
+		}
+		out = append(out, "goroutines: "+w)
+	}
+	if len(names) > 0 {
+		out = append(out, "goroutines: skipped, they need a locked thread or run outside Go (named alone, each is refused with its reason): "+strings.Join(names, ", "))
+	}
+	return out
+}
+
+// goroutinesWhy starts the reason ForParticipants gives.
+const goroutinesWhy = "with goroutines as participants: "
+
 // ForParticipants is c as the participants see it: under Goroutines an
-// item whose threadsOnly reason is not "" does not run (Resolve refuses
+// item whose threadsOnly reason is not "" does not run, whatever else
+// keeps it from running here (Resolve refuses
 // it by name with that reason and skips it under All with a warning);
 // under Threads c is returned as it is.
 func ForParticipants[T any](c Catalog[T], participants string, threadsOnly func(T) string) Catalog[T] {
@@ -100,10 +123,10 @@ func ForParticipants[T any](c Catalog[T], participants string, threadsOnly func(
 	info := c.Info
 	c.Info = func(it T) ImplInfo {
 		in := info(it)
-		if in.Why == "" {
-			if why := threadsOnly(it); why != "" {
-				in.Why = "with goroutines as participants: " + why
-			}
+		// Before any reason of this machine: it would not run between
+		// goroutines on any.
+		if why := threadsOnly(it); why != "" {
+			in.Why = goroutinesWhy + why
 		}
 		return in
 	}

@@ -212,8 +212,10 @@ func (p *latencyPlan) resolveFor(part string, all []string) (driver.Selection[e1
 	if err != nil {
 		return sel, err
 	}
-	for _, w := range sel.Warnings {
-		p.warnings = append(p.warnings, part+": "+w)
+	if part == driver.Goroutines {
+		p.warnings = append(p.warnings, driver.CollapseThreadsOnly(sel.Warnings)...)
+	} else {
+		p.warnings = append(p.warnings, sel.Warnings...)
 	}
 	p.notes = append(p.notes, sel.Notes...)
 	return sel, nil

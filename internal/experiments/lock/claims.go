@@ -3,6 +3,7 @@ package lock
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,7 +34,11 @@ const fairSlack = time.Millisecond
 
 // Claims evaluates the claims from the configurations of one run. numCPU
 // is the machine's logical CPU count (threads above it oversubscribe).
-func Claims(configs []*results.Config, numCPU int) []results.Claim {
+//
+// The thread claims read the thread configurations only; the goroutine
+// ones (--participants=goroutines) have their own claim (goroutines.go).
+func Claims(all []*results.Config, numCPU int) []results.Claim {
+	configs := slices.DeleteFunc(slices.Clone(all), isGoroutines)
 	return append([]results.Claim{
 		claimFaster(configs),
 		claimSpin(configs, numCPU),
@@ -41,7 +46,7 @@ func Claims(configs []*results.Config, numCPU int) []results.Claim {
 			"parking_lot's eventual fairness (a fair unlock on average every 0.5 ms, parking_lot core/src/parking_lot.rs:130 FairTimeout::should_timeout): lot's max wait stays near 1 ms plus the hold"),
 		claimFair(configs, numCPU, "sync", ClaimSyncFair,
 			"Go's starvation mode (a waiter that waited over 1 ms gets the lock handed to it, Go src/internal/sync/mutex.go:55 starvationThresholdNs): sync's max wait stays near 1 ms plus the hold"),
-	}, FidelityClaims(configs)...)
+	}, append(FidelityClaims(configs), goClaims(all, numCPU)...)...)
 }
 
 // rest is a configuration's key without its implementation: the group.

@@ -35,6 +35,8 @@ type impl struct {
 	rw func(ctx context.Context, sp rwSpec) (*rwRaw, error)
 	// parker is the backend under lot for lot@PARKER ("" otherwise).
 	parker parkers.Backend
+	// goroutines: the loop runs on plain goroutines (goroutines.go).
+	goroutines bool
 }
 
 // goImpl builds a Go implementation over lock type M.

@@ -23,6 +23,7 @@ type spec struct {
 	holdSleep           time.Duration // hold-sleep and skew patterns
 	duration            time.Duration
 	seed                uint64
+	goroutines          bool // plain goroutines instead of locked threads
 }
 
 // raw is what one timed run measured.
@@ -163,7 +164,7 @@ func goRun[M any, PM interface {
 	for i := range ths {
 		ths[i].hist = driver.NewHist()
 	}
-	wall, cpu, err := timedRun(ctx, sp.threads, sp.duration, 30*time.Second+10*sp.holdSleep, func(i int, stop *stopFlag) {
+	wall, cpu, err := timedRun(ctx, sp.threads, sp.goroutines, sp.duration, 30*time.Second+10*sp.holdSleep, func(i int, stop *stopFlag) {
 		loop[M, PM](locks, &ths[i], &sp, i, stop)
 	})
 	if err != nil {
@@ -254,13 +255,20 @@ func cRun(ctx context.Context, mode cref.LockMode, sp spec, plugin unsafe.Pointe
 // window (-1: unknown). A thread still in body grace after the stop flag is
 // a lost wakeup (or a spin lock whose holder never runs again): grace is
 // generous, this machine is shared. A cancelled run returns ctx.Err().
-func timedRun(ctx context.Context, n int, duration, grace time.Duration, body func(i int, stop *stopFlag)) (wall, cpu int64, err error) {
+//
+// With plain set the n are plain goroutines (not locked): what a Go
+// program's goroutines do with the lock.
+func timedRun(ctx context.Context, n int, plain bool, duration, grace time.Duration, body func(i int, stop *stopFlag)) (wall, cpu int64, err error) {
 	var ready atomic.Int32
 	start := make(chan struct{})
 	stop := new(stopFlag)
 	done := make(chan struct{}, n)
+	launch := osthread.Go
+	if plain {
+		launch = func(fn func()) { go fn() }
+	}
 	for i := 0; i < n; i++ {
-		osthread.Go(func() {
+		launch(func() {
 			ready.Add(1)
 			<-start
 			body(i, stop)
@@ -397,7 +405,7 @@ func goRwRun[M any, PM interface {
 	}
 	nth := sp.readers + sp.writers
 	ths := make([]rwThread, nth)
-	wall, cpu, err := timedRun(ctx, nth, sp.duration, 30*time.Second, func(i int, stop *stopFlag) {
+	wall, cpu, err := timedRun(ctx, nth, false, sp.duration, 30*time.Second, func(i int, stop *stopFlag) {
 		rwLoop[M, PM](l, &ths[i], &sp, i < sp.writers, stop)
 	})
 	if err != nil {

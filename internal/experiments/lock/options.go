@@ -27,6 +27,13 @@ type Options struct {
 	// LotParkers (--lot-parker): run lot over each of these parkers too,
 	// as impl lot@PARKER.
 	LotParkers []string
+	// Participants (--participants): threads (goroutines locked to their
+	// threads, the default), goroutines (plain goroutines), or both
+	// (goroutines.go).
+	Participants []string
+	// GOMAXPROCS (--gomaxprocs): one configuration per value; empty:
+	// the run's (runenv: threads + 2, at least the CPUs).
+	GOMAXPROCS []int
 	// Threads (--threads): the thread-count sweep.
 	Threads []int
 	// WorkIn (--work-in) and WorkBetween (--work-between): the work inside
@@ -170,7 +177,10 @@ func plan(o Options) (*mutexPlan, error) {
 			return nil, driver.Bad("SkewSleep", "invalid sleep %v: must be above 0 and at most %v", o.SkewSleep, MaxHold)
 		}
 	}
-	sel, err := catalog().Resolve("Impls", o.Impls)
+	if err := driver.CheckProcs("GOMAXPROCS", o.GOMAXPROCS); err != nil {
+		return nil, err
+	}
+	sel, err := resolveParticipants(o)
 	if err != nil {
 		return nil, err
 	}

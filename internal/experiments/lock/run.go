@@ -48,6 +48,7 @@ var SummaryKeys = []string{MTotalMops, MKhzMedian, MKhzAvg, MKhzStddev, MJain, M
 type group struct {
 	threads, locks      int
 	workIn, workBetween time.Duration
+	procs               int // GOMAXPROCS (0: the run's)
 }
 
 // calib is the work unit's cost, per language.
@@ -198,10 +199,16 @@ func (p *mutexPlan) Run(ctx context.Context, progress driver.Progress) (*results
 			if pattern != cref.PatternLoop {
 				sp.workIn = 0
 			}
-			return im.run(ctx, sp)
+			sp.goroutines = im.goroutines
+			var r *raw
+			_, err := driver.WithProcs(g.procs, func() (err error) {
+				r, err = im.run(ctx, sp)
+				return err
+			})
+			return r, err
 		},
 		func(im impl, g group, raws []*raw) (*results.Config, error) {
-			k := slices.IndexFunc(impls, func(x impl) bool { return x.name == im.name })
+			k := slices.IndexFunc(impls, func(x impl) bool { return x.label() == im.label() })
 			c, err := config(im, g, o, cal, raws, unc[k])
 			if err == nil && im.name == "pthread" && len(cgoNs) > 0 {
 				c.Params["cgo_call_ns"] = exp.Options["cgo_call_ns"]
@@ -234,11 +241,11 @@ func sweep[G, R any](ctx context.Context, exp *results.Experiment, env *runenv.E
 				if driver.Interrupted(ctx) {
 					return ctx.Err()
 				}
-				progress.Report(done, total, key(im.name, g))
+				progress.Report(done, total, key(im.label(), g))
 				raw, err := one(im, g, done)
 				done++
 				if err != nil {
-					return fmt.Errorf("%s: %w", key(im.name, g), err)
+					return fmt.Errorf("%s: %w", key(im.label(), g), err)
 				}
 				raws[k] = append(raws[k], raw)
 			}
@@ -295,7 +302,9 @@ func (o Options) groups() []group {
 		for _, in := range dedup(ins) {
 			for _, bt := range dedup(betweens) {
 				for _, n := range dedup(threads) {
-					out = append(out, group{threads: n, locks: k, workIn: in, workBetween: bt})
+					for _, pr := range driver.ProcsOrDefault(o.GOMAXPROCS) {
+						out = append(out, group{threads: n, locks: k, workIn: in, workBetween: bt, procs: pr})
+					}
 				}
 			}
 		}
@@ -323,12 +332,17 @@ func key(impl string, g group, o Options) string {
 	case cref.PatternSkew:
 		k = fmt.Sprintf("%s/lockskew=%v", impl, o.SkewSleep)
 	}
+	if len(o.GOMAXPROCS) > 1 {
+		k += fmt.Sprintf("/procs=%d", g.procs)
+	}
 	return fmt.Sprintf("%s/t=%d", k, g.threads)
 }
 
 func (o Options) asMap(impls []impl) map[string]string {
 	m := map[string]string{
 		"impl":         implNames(impls),
+		"participants": strings.Join(o.participants(), ","),
+		"gomaxprocs":   joinInts(o.GOMAXPROCS),
 		"threads":      joinInts(o.Threads),
 		"work-in":      joinDurations(o.WorkIn),
 		"work-between": joinDurations(o.WorkBetween),
@@ -355,7 +369,7 @@ func (o Options) asMap(impls []impl) map[string]string {
 func implNames(impls []impl) string {
 	var names []string
 	for _, im := range impls {
-		names = append(names, im.name)
+		names = append(names, im.label())
 	}
 	return strings.Join(names, ",")
 }
@@ -379,6 +393,9 @@ func joinDurations(v []time.Duration) string {
 // config builds one configuration from its repeats.
 func config(im impl, g group, o Options, cal calib, raws []*raw, unc []float64) (*results.Config, error) {
 	inNs, betweenNs, threads := cal.goIn, cal.goBetween, "goroutines locked to their OS threads (osthread.Go)"
+	if im.goroutines {
+		threads = "plain goroutines (not locked, not pinned)"
+	}
 	if im.c {
 		inNs, betweenNs, threads = cal.c, cal.c, "C threads (pthread_create), no Go runtime in the loop"
 	}
@@ -387,7 +404,7 @@ func config(im impl, g group, o Options, cal calib, raws []*raw, unc []float64) 
 		win = 0
 	}
 	c := &results.Config{
-		Key:  key(im.name, g, o),
+		Key:  key(im.label(), g, o),
 		Impl: im.name,
 		Kind: im.kind,
 		Params: map[string]string{
@@ -398,6 +415,8 @@ func config(im impl, g group, o Options, cal calib, raws []*raw, unc []float64) 
 			"work_between":       g.workBetween.String(),
 			"work_between_iters": strconv.Itoa(wbt),
 			"work_unit_ns":       strconv.FormatFloat(inNs, 'f', 3, 64),
+			"participants":       participants(im),
+			"gomaxprocs":         strconv.Itoa(procsOf(g)),
 			"thread_kind":        threads,
 			"pattern":            o.asMap(nil)["pattern"],
 		},

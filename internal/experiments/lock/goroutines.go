@@ -1,0 +1,153 @@
+package lock
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// The lock benchmark between plain goroutines (--participants=goroutines):
+// the same loop (loop.go) on goroutines that are not locked to their
+// threads, so a contended Lock parks the goroutine (sync: the runtime's
+// semaphore, sema.go semacquire1; a wake is semrelease1, handing the lock
+// over directly in starvation mode) instead of a thread. lot and
+// std-futex still park the thread under the goroutine (their parkers are
+// OS waits): the goroutine keeps its M blocked, and its P is retaken by
+// sysmon or handed off (docs/scheduler.md).
+
+// lockThreadsOnly is why im cannot run between plain goroutines.
+func lockThreadsOnly(im impl) string {
+	switch {
+	case im.c:
+		return "the loop runs in C threads, outside the Go scheduler"
+	case im.name == "pthread":
+		return "a pthread mutex must be unlocked by the thread that locked it, and a plain goroutine may move to another thread in between"
+	}
+	return ""
+}
+
+// resolveParticipants resolves the implementations once per kind of
+// participants: the goroutine ones are copies marked goroutines, keyed
+// impl/goroutines/....
+func resolveParticipants(o Options) (driver.Selection[impl], error) {
+	parts, err := driver.ResolveParticipants("Participants", o.Participants)
+	if err != nil {
+		return driver.Selection[impl]{}, err
+	}
+	var out driver.Selection[impl]
+	for _, part := range parts {
+		sel, err := driver.ForParticipants(catalog(), part, lockThreadsOnly).Resolve("Impls", o.Impls)
+		if err != nil {
+			return out, err
+		}
+		for _, im := range sel.Items {
+			im.goroutines = part == driver.Goroutines
+			out.Items = append(out.Items, im)
+		}
+		if part == driver.Goroutines {
+			out.Warnings = append(out.Warnings, driver.CollapseThreadsOnly(sel.Warnings)...)
+		} else {
+			out.Warnings = append(out.Warnings, sel.Warnings...)
+		}
+		out.Notes = append(out.Notes, sel.Notes...)
+		out.Explicit = sel.Explicit
+	}
+	return out, nil
+}
+
+// participants are the participants the options ask for (threads when
+// none).
+func (o Options) participants() []string {
+	if len(o.Participants) == 0 {
+		return []string{driver.Threads}
+	}
+	return o.Participants
+}
+
+// label is the implementation as a key names it: impl, or impl/goroutines.
+func (im impl) label() string {
+	if im.goroutines {
+		return im.name + "/" + driver.Goroutines
+	}
+	return im.name
+}
+
+func participants(im impl) string {
+	if im.goroutines {
+		return driver.Goroutines
+	}
+	return driver.Threads
+}
+
+// procsOf is the GOMAXPROCS a group ran under (read after the run: the
+// run's own when the group has none).
+func procsOf(g group) int {
+	if g.procs > 0 {
+		return g.procs
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// isGoroutines reports whether c ran between plain goroutines.
+func isGoroutines(c *results.Config) bool { return c.Params["participants"] == driver.Goroutines }
+
+// goClaims are the goroutine claims of a run that has goroutine rows
+// (none otherwise, as fidelity's without the original).
+func goClaims(configs []*results.Config, numCPU int) []results.Claim {
+	if !slices.ContainsFunc(configs, isGoroutines) {
+		return nil
+	}
+	return []results.Claim{claimGoFair(configs, numCPU)}
+}
+
+// ClaimGoFair is the goroutine claim.
+const ClaimGoFair = "lock-goroutines-starvation-vs-eventual"
+
+const stmtGoFair = "on plain goroutines, sync.Mutex's handoff in starvation mode (a waiter that waited over 1 ms gets the lock " +
+	"handed to it: Go src/internal/sync/mutex.go starvationThresholdNs, runtime sema.go semrelease1 with handoff) and lot's " +
+	"eventual fairness (a fair unlock about every 0.5 ms) both bound the longest sampled wait near 1 ms plus the hold, " +
+	"at 2 goroutines up to the CPUs"
+
+// claimGoFair judges sync and lot on the goroutine configurations with
+// claimFair's rule (each repeat's largest sampled wait, the median over
+// repeats, against 1 ms + hold + slack, at 2 to numCPU goroutines: above,
+// a waiter also waits for a CPU), and puts the two side by side with
+// their fairness (Jain's index, min/max) in the evidence.
+func claimGoFair(configs []*results.Config, numCPU int) results.Claim {
+	cl := results.Claim{ID: ClaimGoFair, Statement: stmtGoFair, Verdict: results.NotEvaluated}
+	gor := slices.DeleteFunc(slices.Clone(configs), func(c *results.Config) bool { return !isGoroutines(c) })
+	s := claimFair(gor, numCPU, "sync", ClaimGoFair, stmtGoFair)
+	l := claimFair(gor, numCPU, "lot", ClaimGoFair, stmtGoFair)
+	if s.Verdict == results.NotEvaluated || l.Verdict == results.NotEvaluated {
+		cl.Evidence = fmt.Sprintf("needs sync and lot on goroutines at 2 to %d goroutines: sync: %s; lot: %s", numCPU, s.Evidence, l.Evidence)
+		return cl
+	}
+	var side, over []string
+	for _, c := range gor {
+		if (c.Impl != "sync" && c.Impl != "lot") || param(c, "threads") < 2 {
+			continue
+		}
+		line := fmt.Sprintf("%s: max wait %.2f ms, Jain %.2f, min/max %.2f", c.Key, c.Summary[MWaitMax]/1e6, c.Summary[MJain], c.Summary[MMinMax])
+		side = append(side, line)
+		bound := float64(time.Millisecond+fairSlack) + holdNs(c)
+		if t := param(c, "threads"); t <= numCPU && c.Summary[MWaitMax] > bound {
+			over = append(over, fmt.Sprintf("%s %.2f ms > %.2f ms", c.Key, c.Summary[MWaitMax]/1e6, bound/1e6))
+		}
+	}
+	cl.Verdict = results.Holds
+	if s.Verdict == results.DoesNotHold || l.Verdict == results.DoesNotHold {
+		cl.Verdict = results.DoesNotHold
+		cl.Why = "largest sampled wait over 1 ms + hold + 1 ms (rule: the median over repeats of each repeat's largest)"
+		if len(over) > 0 {
+			cl.Why += ": " + strings.Join(over, "; ")
+		}
+	}
+	cl.Near = s.Near || l.Near
+	cl.Evidence = "sync: " + s.Evidence + "; lot: " + l.Evidence + "; side by side: " + strings.Join(side, "; ")
+	return cl
+}
