@@ -41,6 +41,8 @@ func TestRwLockTry(t *testing.T) {
 	}
 }
 
+// TestRwLockParallelReaders: n readers hold the read lock at once (each
+// waits for the others while holding it).
 func TestRwLockParallelReaders(t *testing.T) {
 	for _, n := range []int{1, 3, 4} {
 		var rw RwLock
@@ -59,13 +61,25 @@ func TestRwLockParallelReaders(t *testing.T) {
 				rw.RUnlock()
 			}()
 		}
+		// The watchdog turns a reader that cannot get the read lock while
+		// the others hold it (readers excluding each other) into a
+		// failure instead of a hang; it bounds a deadlock, not a speed.
+		watchdog := time.After(readersWatchdog)
 		for i := 0; i < n; i++ {
-			<-locked
+			select {
+			case <-locked:
+			case <-watchdog:
+				t.Fatalf("%d readers: only %d hold the read lock together after %v: readers exclude each other", n, i, readersWatchdog)
+			}
 		}
 		close(release)
 		wg.Wait()
 	}
 }
+
+// readersWatchdog bounds how long TestRwLockParallelReaders waits for its
+// readers to hold the read lock together: far beyond any scheduling delay.
+const readersWatchdog = time.Minute
 
 // Go's HammerRWMutex: two writers and numReaders readers check mutual
 // exclusion through one activity counter.
