@@ -85,6 +85,7 @@ for context. Implementations: parkbench list. Method: docs/experiments.md.`,
 			intFlag("pairs", "Pairs", "wake-then-wait pairs per timed sample", func(o *O) *int { return &o.Pairs }),
 			intFlag("samples", "Samples", "samples per round", func(o *O) *int { return &o.Samples }),
 			intFlag("rounds", "Rounds", "rounds", func(o *O) *int { return &o.Rounds }),
+			namesFlag("participants", "Participants", "who wakes itself: threads (a goroutine locked to its thread, pinned), goroutines (a plain one), a comma list, or all", func(o *O) *[]string { return &o.Participants }),
 			stringFlag("lot-parker", "LotParker", "parker backend under impl lot (default: the platform default)", func(o *O) *string { return &o.LotParker }),
 		},
 	}.command()

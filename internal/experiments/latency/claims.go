@@ -131,6 +131,7 @@ func CrossClaims(latency, selfwake *results.Experiment) []results.Claim {
 	// is one or two real syscalls, not an API's no-sleep path).
 	study := []string{ImplLot, "std", "crossbeam"}
 	judged := false
+	selfwake = threadsView(selfwake)
 	for _, cfg := range selfwake.Configs {
 		if _, ok := lat[cfg.Impl]; ok && slices.Contains(study, cfg.Impl) {
 			judged = true

@@ -310,6 +310,14 @@ func wakeShares(w schedacct.Wakes, n int) map[string]float64 {
 	}
 }
 
+// participants is a selfwake row's participants.
+func (im selfwakeImpl) participants() string {
+	if im.goroutines {
+		return driver.Goroutines
+	}
+	return driver.Threads
+}
+
 func participantsParam(p string) string {
 	if p == "" {
 		return driver.Threads

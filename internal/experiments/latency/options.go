@@ -309,6 +309,9 @@ type SelfwakeOptions struct {
 	Pairs, Samples, Rounds int
 	// LotParker is the parker under impl lot ("": current).
 	LotParker string
+	// Participants: threads (the default), goroutines (a plain goroutine
+	// wakes itself: chan, cond, lot and the syscall row), or both.
+	Participants []string
 }
 
 // Limits of the selfwake counts.
@@ -333,6 +336,9 @@ func QuickSelfwakeOptions() SelfwakeOptions {
 // selfwakeImpl is one planned row.
 type selfwakeImpl struct {
 	e12Impl // cmode is set for the C reference rows (run by cref.Selfwake)
+	// goroutines: the participant is a plain goroutine (not locked, not
+	// pinned).
+	goroutines bool
 }
 
 // Validate checks every option without measuring anything (as
@@ -356,13 +362,31 @@ func planSelfwake(o SelfwakeOptions) (*selfwakePlan, error) {
 			return nil, err
 		}
 	}
-	sel, lotBackend, err := resolve(selfwakeCatalog(), o.Impls, o.LotParker)
+	parts, err := driver.ResolveParticipants("Participants", o.Participants)
 	if err != nil {
 		return nil, err
 	}
-	p := &selfwakePlan{o: o, warnings: sel.Warnings, notes: sel.Notes, lot: lotBackend}
-	for _, im := range sel.Items {
-		p.impls = append(p.impls, selfwakeImpl{e12Impl: im})
+	p := &selfwakePlan{o: o}
+	for _, part := range parts {
+		c := driver.ForParticipants(selfwakeCatalog(), part, func(im e12Impl) string {
+			if im.name == ImplSyscall {
+				return ""
+			}
+			return threadsOnly(im)
+		})
+		sel, lotBackend, err := resolve(c, o.Impls, o.LotParker)
+		if err != nil {
+			return nil, err
+		}
+		p.lot = lotBackend
+		if part == driver.Goroutines {
+			p.warnings = append(p.warnings, driver.CollapseThreadsOnly(sel.Warnings)...)
+		} else {
+			p.warnings, p.notes = append(p.warnings, sel.Warnings...), append(p.notes, sel.Notes...)
+		}
+		for _, im := range sel.Items {
+			p.impls = append(p.impls, selfwakeImpl{e12Impl: im, goroutines: part == driver.Goroutines})
+		}
 	}
 	return p, nil
 }

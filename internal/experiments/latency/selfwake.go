@@ -115,11 +115,12 @@ func (p *selfwakePlan) Run(ctx context.Context, progress driver.Progress) (*resu
 		Name:    "selfwake",
 		Metrics: SelfwakeMetrics,
 		Options: map[string]string{
-			"impls":      strings.Join(o.Impls, ","),
-			"pairs":      strconv.Itoa(o.Pairs),
-			"samples":    strconv.Itoa(o.Samples),
-			"rounds":     strconv.Itoa(o.Rounds),
-			"lot_parker": o.LotParker,
+			"impls":        strings.Join(o.Impls, ","),
+			"participants": strings.Join(participantsOrDefault(o.Participants), ","),
+			"pairs":        strconv.Itoa(o.Pairs),
+			"samples":      strconv.Itoa(o.Samples),
+			"rounds":       strconv.Itoa(o.Rounds),
+			"lot_parker":   o.LotParker,
 		},
 		Warnings: p.warnings,
 		Notes:    p.notes,
@@ -132,16 +133,21 @@ func (p *selfwakePlan) Run(ctx context.Context, progress driver.Progress) (*resu
 		if driver.Interrupted(ctx) {
 			return nil, ctx.Err()
 		}
-		progress.Report(i, len(plan), im.name)
+		key := im.name
+		if im.goroutines {
+			key += "/" + driver.Goroutines
+		}
+		progress.Report(i, len(plan), key)
 		cfg := &results.Config{
-			Key:  im.name,
+			Key:  key,
 			Impl: im.name,
 			Kind: im.kind,
 			Params: map[string]string{
-				"pairs":     strconv.Itoa(o.Pairs),
-				"cpu":       strconv.Itoa(cpu),
-				"sleeps":    strconv.FormatBool(im.sleeps),
-				"histogram": fmt.Sprintf("ns per sample of %d pairs", o.Pairs),
+				"pairs":        strconv.Itoa(o.Pairs),
+				"cpu":          strconv.Itoa(cpu),
+				"sleeps":       strconv.FormatBool(im.sleeps),
+				"histogram":    fmt.Sprintf("ns per sample of %d pairs", o.Pairs),
+				"participants": im.participants(),
 			},
 		}
 		cfg.Probe = measureProbe(probe.DefaultCPUs())
@@ -210,7 +216,14 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 	cmd := make(chan int, 1) // samples to take this round; closed: exit
 	done := make(chan selfRound, 1)
 	ready := make(chan error, 1)
-	osthread.Go(func() {
+	// A plain goroutine (goroutines) is not pinned and has no thread of
+	// its own: its switches are the process's.
+	start, usage := osthread.Go, osthread.ThreadUsage
+	if im.goroutines {
+		start, usage, cpu = func(fn func()) { go fn() }, osthread.ProcessUsage, -1
+		cfg.Params["cpu"] = "-1"
+	}
+	start(func() {
 		if cpu >= 0 {
 			if err := osthread.Pin(cpu); err != nil {
 				ready <- err
@@ -222,7 +235,7 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 		}
 		ready <- nil
 		for n := range cmd {
-			u0, _ := osthread.ThreadUsage()
+			u0, _ := usage()
 			var r selfRound
 			if m == nil && im.plugin != nil {
 				stop := ext.Guard(im.name, "a C self-wake round")
@@ -245,7 +258,7 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 				}
 				r.slept = m.slept() - s0
 			}
-			u1, _ := osthread.ThreadUsage()
+			u1, _ := usage()
 			r.csw = u1.Sub(u0).Switches()
 			done <- r
 		}
