@@ -4,7 +4,7 @@
 # (installing librust-parking-lot-core-dev, librust-parking-lot-dev and
 # librust-crossbeam-utils-dev when missing and root), checks every
 # operation from C threads (--check), runs lot beside them in latency,
-# selfwake and lock on their quick settings, and runs the Go test
+# selfwake, herd and lock on their quick settings, and runs the Go test
 # that loads the library (without -race: the race detector does not see
 # the synchronisation inside Rust). About a minute and a half on a 2-vCPU
 # guest.
@@ -42,6 +42,7 @@ run() { # EXPERIMENT ARGS...: the quick run with the originals, its table and cl
 }
 run latency --impl=lot,rust-parking_lot,c-rust-parking_lot,rust-crossbeam,rust-std
 run selfwake --impl=lot,rust-parking_lot,c-rust-parking_lot,rust-crossbeam,rust-std
+run herd --impl=lot,rust-parking_lot,rust-std --waiters=16,64
 run lock --impl=lot,rust-parking_lot,c-rust-parking_lot,rust-std --threads=1,2
 
 PARKBENCH_RUST_ORIGINALS=$lib go test -count=1 -run 'TestRustOriginals' ./cmd/parkbench/

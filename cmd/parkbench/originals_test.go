@@ -59,6 +59,7 @@ func TestRustOriginals(t *testing.T) {
 	}{
 		{[]string{"latency", "--quick", "--impl=lot,rust-parking_lot,c-rust-parking_lot,rust-crossbeam,rust-std"}, "E12-fidelity-cross-core"},
 		{[]string{"selfwake", "--quick", "--impl=lot,c-rust-parking_lot,rust-crossbeam,rust-std"}, "E12-fidelity-selfwake"},
+		{[]string{"herd", "--quick", "--impl=lot,rust-parking_lot,rust-std", "--waiters=16"}, "E6-fidelity-requeue"},
 		{[]string{"lock", "--quick", "--impl=lot,c-rust-parking_lot,rust-std", "--threads=1,2"}, "lock-fidelity"},
 	} {
 		t.Run(tc.args[0], func(t *testing.T) {
