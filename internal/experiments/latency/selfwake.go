@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/parkbench/parkbench/internal/ext"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -175,6 +176,7 @@ func (p *selfwakePlan) Run(ctx context.Context, progress driver.Progress) (*resu
 	rt := env.Runtime()
 	rt.SyscallMode = "syscall"
 	rt.AllocsPerOp = maxAllocs
+	rt.LockOSThread = slices.ContainsFunc(plan, func(im selfwakeImpl) bool { return !im.goroutines })
 	exp.Runtime = rt
 	if rt.GCCycles > 0 {
 		exp.Warnings = append(exp.Warnings, fmt.Sprintf("%d GC cycle(s) ran during the run although GC was off", rt.GCCycles))

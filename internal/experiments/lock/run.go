@@ -218,6 +218,8 @@ func (p *mutexPlan) Run(ctx context.Context, progress driver.Progress) (*results
 	if err != nil {
 		return nil, err
 	}
+	// Locked threads only if some configuration ran on them.
+	exp.Runtime.LockOSThread = slices.ContainsFunc(impls, func(im impl) bool { return !im.goroutines })
 	exp.Claims = Claims(exp.Configs, runtime.NumCPU())
 	return exp, nil
 }
