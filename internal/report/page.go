@@ -193,7 +193,10 @@ func renderExperiment(p *page, e *results.Experiment, o Options) {
 	}
 	p.blank()
 	for _, c := range e.Claims {
-		p.item(fmt.Sprintf("claim %s: %s: %s", c.ID, claimMark(c.Verdict, p.md), c.Statement))
+		p.item(fmt.Sprintf("claim %s: %s: %s", c.ID, claimMarkOf(c, p.md), c.Statement))
+		if c.Near && c.Verdict != results.NotEvaluated {
+			p.sub("near its limit: " + c.Margin)
+		}
 		switch {
 		case o.Verbose:
 			if c.Why != "" {
@@ -214,7 +217,16 @@ func renderExperiment(p *page, e *results.Experiment, o Options) {
 	for _, wn := range e.Warnings {
 		p.item("warning: " + wn)
 	}
-	for _, g := range groupWarnings(e.Configs) {
+	cfgs := e.Configs
+	if !o.Verbose {
+		// Bimodality once per cause; --verbose keeps each configuration's.
+		var modes []string
+		modes, cfgs = modeSummary(e.Configs, ks)
+		for _, m := range modes {
+			p.item(m)
+		}
+	}
+	for _, g := range groupWarnings(cfgs) {
 		if len(g.keys) == 1 {
 			p.item(fmt.Sprintf("warning: %s: %s", ks.key(g.keys[0]), g.first))
 			continue
@@ -222,6 +234,62 @@ func renderExperiment(p *page, e *results.Experiment, o Options) {
 		p.item(fmt.Sprintf("warning (%d configurations, e.g. %s): %s", len(g.keys), ks.key(g.keys[0]), g.first))
 	}
 	p.blank()
+}
+
+// claimMarkOf is claimMark with ", near its limit" when the claim was
+// decided within its rounds' spread (results.Claim.Near).
+func claimMarkOf(c results.Claim, md bool) string {
+	m := claimMark(c.Verdict, md)
+	if !c.Near || c.Verdict == results.NotEvaluated {
+		return m
+	}
+	if md {
+		return m + ", near its limit"
+	}
+	return m + ", NEAR ITS LIMIT"
+}
+
+// The causes of a configuration's modes (latency's DetectModes warning),
+// each summarised in one line by modeSummary.
+const (
+	modeNoSleep   = "bimodal where waits returned without sleeping (the short mode: the reply was there first); the claims and the gate judge the waits that slept (min slept, median_slept_ns), --verbose has each: "
+	modeMechanism = "bimodal with the threads kept to one placement: the modes are the mechanism's own paths (--verbose has each): "
+	modeRounds    = "bimodal because rounds landed in different regimes (the host or the scheduler moved between rounds; the median of rounds is one regime's: compare such rows within one run, --verbose has each): "
+)
+
+var noSleepShare = regexp.MustCompile(`([0-9]+)% of waits never slept`)
+
+// modeSummary takes the configurations' bimodality warnings (they open
+// with "bimodal:") out of cfgs and says them once per cause, each with the
+// configurations it covers; rest is cfgs with those warnings removed.
+func modeSummary(cfgs []*results.Config, ks keyShortener) (lines []string, rest []*results.Config) {
+	var causes = []string{modeNoSleep, modeMechanism, modeRounds}
+	by := map[string][]string{}
+	for _, c := range cfgs {
+		cp := *c
+		cp.Warnings = nil
+		for _, wn := range c.Warnings {
+			if !strings.HasPrefix(wn, "bimodal:") {
+				cp.Warnings = append(cp.Warnings, wn)
+				continue
+			}
+			switch m := noSleepShare.FindStringSubmatch(wn); {
+			case m != nil:
+				by[modeNoSleep] = append(by[modeNoSleep], fmt.Sprintf("%s %s%%", ks.key(c.Key), m[1]))
+			case strings.Contains(wn, "the modes are the mechanism's own"):
+				by[modeMechanism] = append(by[modeMechanism], ks.key(c.Key))
+			default:
+				by[modeRounds] = append(by[modeRounds], ks.key(c.Key))
+			}
+		}
+		rest = append(rest, &cp)
+	}
+	for _, cause := range causes {
+		if keys := by[cause]; len(keys) > 0 {
+			lines = append(lines, fmt.Sprintf("note (%d configuration%s): %s%s", len(keys), plural(len(keys)), cause, strings.Join(keys, ", ")))
+		}
+	}
+	return lines, rest
 }
 
 // warningGroup is the configurations whose warnings differ only in their

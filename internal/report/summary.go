@@ -43,25 +43,39 @@ func SummaryLines(f *results.File) []SummaryLine {
 	var out []SummaryLine
 	for _, e := range f.Experiments {
 		tally := map[string]int{}
+		near := 0
 		for _, c := range e.Claims {
 			tally[c.Verdict]++
+			if c.Near && c.Verdict != results.NotEvaluated {
+				near++
+			}
 		}
 		line := fmt.Sprintf("%s: %d configuration%s", e.Name, len(e.Configs), plural(len(e.Configs)))
 		if len(e.Claims) > 0 {
 			line += fmt.Sprintf("; claims: %d hold, %d do not, %d not evaluated",
 				tally[results.Holds], tally[results.DoesNotHold], tally[results.NotEvaluated])
+			if near > 0 {
+				line += fmt.Sprintf(" (%d near its limit)", near)
+			}
 		}
 		if h := headline(e, shortener(e)); h != "" {
 			line += "; " + h
 		}
 		sl := SummaryLine{Experiment: e.Name, Text: line}
 		for _, c := range e.Claims {
-			if c.Verdict == results.DoesNotHold {
-				s := "does not hold: " + c.ID
+			switch {
+			case c.Verdict == results.DoesNotHold:
+				s := c.VerdictText() + ": " + c.ID
 				if r := Reason(c); r != "" {
 					s += ": " + r
 				}
+				if c.Near {
+					s += "; rounds: " + c.Margin
+				}
 				sl.Sub = append(sl.Sub, s)
+			case c.Verdict == results.Holds && c.Near:
+				// A verdict another run may turn: said with its rounds.
+				sl.Sub = append(sl.Sub, c.VerdictText()+": "+c.ID+": "+c.Margin)
 			}
 		}
 		out = append(out, sl)

@@ -20,7 +20,7 @@ func ForeignWarning(f *results.Foreign) string {
 	if f == nil || f.Fraction <= ForeignNoisy {
 		return ""
 	}
-	return fmt.Sprintf("other processes used %.0f%% of the CPU time while this ran: the figures are noisy", 100*f.Fraction)
+	return fmt.Sprintf("other processes used %.0f%% of the CPU time while this ran: the figures are noisy (compare them within this run; rerun on a quiet machine to record or quote them)", 100*f.Fraction)
 }
 
 // WarnForeign appends ForeignWarning(c.Foreign) to c's warnings, if any.
