@@ -59,6 +59,7 @@ var badInputs = [][]string{
 	{"latency", "--participants=goroutines", "--impl=spin"},
 	{"latency", "--impl=waitgroup"},
 	{"lock", "--participants=fibers"},
+	{"herd", "--participants=fibers"},
 	{"lock", "--gomaxprocs=300"},
 	{"latency", "--gap=-1ms"},
 	{"latency", "--gap=soon"},

@@ -36,6 +36,7 @@ Configuration keys are impl/placement/n=N/notify=MODE/lock-held=BOOL.`,
 		flags: flagTable[O]{
 			namesFlag("impl", "Impls", "implementations: a name, a comma list, or all available (names: "+strings.Join(herd.ImplNames(), ", ")+")", func(o *O) *[]string { return &o.Impls }),
 			intsFlag("waiters", "Waiters", fmt.Sprintf("N, or a comma list of N, each 1..%d", herd.MaxWaiters), func(o *O) *[]int { return &o.Waiters }),
+			namesFlag("participants", "Participants", "who waits and notifies: threads (locked threads; sync: goroutines), goroutines (every Go implementation on plain goroutines), a comma list, or all", func(o *O) *[]string { return &o.Participants }),
 			durationFlag("hold", "Hold", "how long each waiter holds the mutex, busy-waiting on the monotonic clock", func(o *O) *time.Duration { return &o.Hold }),
 			namesFlag("notify", "Notify", "notify mode: notify-all (one notify_all), one-loop (N x notify_one), or both as a comma list (all: notify-all's deprecated name)", func(o *O) *[]string { return &o.Notify }),
 			boolsFlag("lock-held", "LockHeld", "notify with the mutex held (true), released (false), or both (true,false)", func(o *O) *[]bool { return &o.LockHeld }),

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -92,7 +93,13 @@ func verdictOf(ok, evaluated bool) string {
 
 // Claims evaluates the study's E6 claims (docs/experiments.md, "herd") from the measured
 // configurations. It is a pure function of its input.
-func Claims(configs []*results.Config, hold time.Duration) []results.Claim {
+//
+// A thread implementation run between goroutines (key IMPL/goroutines/...)
+// is not any claim's: the claims were written for locked threads and sync.
+func Claims(all []*results.Config, hold time.Duration) []results.Claim {
+	configs := slices.DeleteFunc(slices.Clone(all), func(c *results.Config) bool {
+		return c.Kind != "goroutine" && c.Params["participants"] == driver.Goroutines
+	})
 	cs := claimCfgs(configs)
 	out := []results.Claim{
 		claimReturn(cs),

@@ -61,6 +61,11 @@ type implSpec struct {
 	goroutines bool
 	// c: the whole repeat runs in C (pthread).
 	c bool
+	// ext: a plugin's lock and condvar (internal/ext).
+	ext bool
+	// onGoroutines: a thread implementation run between plain goroutines
+	// (--participants=goroutines; goroutines is then set too).
+	onGoroutines bool
 }
 
 func notLinuxFutex() error {
@@ -130,7 +135,7 @@ func extImpls() []implSpec {
 			continue
 		}
 		newLock, newCond := x.NewLock, x.NewCond
-		out = append(out, implSpec{name: x.Name, kind: "thread", summary: x.Summary + " (" + x.Origin + ")",
+		out = append(out, implSpec{name: x.Name, kind: "thread", ext: true, summary: x.Summary + " (" + x.Origin + ")",
 			newPrim: func() primitive {
 				m := newLock()
 				return &extPrim{Locker: m, c: newCond(m)}

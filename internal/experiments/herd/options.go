@@ -14,6 +14,11 @@ type Options struct {
 	// Impls are implementation names (see ImplNames), or "all"; empty
 	// means all: every implementation available here.
 	Impls []string
+	// Participants: threads (waiters and notifier locked to their
+	// threads; sync's are goroutines, as always), goroutines (every Go
+	// implementation between plain goroutines, unpinned, at GOMAXPROCS =
+	// NumCPU as sync), or both (goroutines.go).
+	Participants []string
 	// Waiters is the sweep of N.
 	Waiters []int
 	// Hold is how long each waiter holds the mutex (busy-waiting on the
@@ -97,7 +102,7 @@ func plan(o Options) (*herdPlan, error) {
 	if err := o.validateCounts(); err != nil {
 		return nil, err
 	}
-	sel, err := catalog().Resolve("Impls", o.Impls)
+	sel, err := resolveParticipants(o)
 	if err != nil {
 		return nil, err
 	}

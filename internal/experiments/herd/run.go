@@ -187,7 +187,7 @@ func (p *herdPlan) Run(ctx context.Context, progress driver.Progress) (*results.
 		if im.goroutines {
 			for _, pl := range p.placements {
 				if pl != driver.Unpinned {
-					exp.Warnings = append(exp.Warnings, fmt.Sprintf("sync runs only unpinned (goroutines cannot be pinned); skipped at placement %s", pl))
+					exp.Warnings = append(exp.Warnings, fmt.Sprintf("%s runs only unpinned (goroutines cannot be pinned); skipped at placement %s", im.label(), pl))
 				}
 			}
 		}
@@ -238,7 +238,7 @@ func (p *herdPlan) Run(ctx context.Context, progress driver.Progress) (*results.
 				if im.goroutines {
 					sp.notifierCPU, sp.waiterCPUs = -1, nil
 				}
-				progress.Report(done, total, fmt.Sprintf("%s (repeat %d/%d)", configKey(im.name, g), r+1, o.Repeats))
+				progress.Report(done, total, fmt.Sprintf("%s (repeat %d/%d)", configKey(im.label(), g), r+1, o.Repeats))
 				raw, err := runRepeat(ctx, sp)
 				if im.goroutines {
 					runtime.GOMAXPROCS(threadProcs)
@@ -301,7 +301,7 @@ func configKey(impl string, g configGroup) string {
 func (o Options) asMap(impls []implSpec) map[string]string {
 	var names, ns, held []string
 	for _, im := range impls {
-		names = append(names, im.name)
+		names = append(names, im.label())
 	}
 	for _, n := range o.Waiters {
 		ns = append(ns, strconv.Itoa(n))
@@ -464,7 +464,7 @@ func buildConfig(im implSpec, g configGroup, o Options, raws []*repeatResult, pr
 		threads = "C threads (pthread_create), no Go runtime in the loop"
 	}
 	c := &results.Config{
-		Key:       configKey(im.name, g),
+		Key:       configKey(im.label(), g),
 		Impl:      im.name,
 		Kind:      im.kind,
 		Placement: g.placement,
@@ -475,6 +475,8 @@ func buildConfig(im implSpec, g configGroup, o Options, raws []*repeatResult, pr
 			"lock_held":  strconv.FormatBool(g.lockHeld),
 			"gomaxprocs": strconv.Itoa(procs),
 			"threads":    threads,
+			// sync is goroutines whatever was asked (as always).
+			"participants": participantsOf(im),
 		},
 	}
 	if strings.HasPrefix(im.name, "lot") {
