@@ -36,7 +36,9 @@ func FidelityClaims(configs []*results.Config) []results.Claim {
 	cl := results.Claim{ID: ClaimFidelity,
 		Statement: fmt.Sprintf("lot's Mutex makes at least %.1fx the throughput of parking_lot's own (rust-parking_lot on C threads) at 1 and 2 threads, zero work, one lock", FidelityLock)}
 	zero := func(c *results.Config) bool {
-		return c.Params["pattern"] == "loop" && c.Params["work_in"] == "0s" && c.Params["work_between"] == "0s" && c.Params["locks"] == "1" &&
+		// On locked threads, as the original's C threads: lot on plain
+		// goroutines (--participants=goroutines) is another question.
+		return !isGoroutines(c) && c.Params["pattern"] == "loop" && c.Params["work_in"] == "0s" && c.Params["work_between"] == "0s" && c.Params["locks"] == "1" &&
 			param(c, "threads") >= 1 && param(c, "threads") <= FidelityMaxThreads
 	}
 	var parts []string

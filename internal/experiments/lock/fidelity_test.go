@@ -36,6 +36,12 @@ func TestFidelityLock(t *testing.T) {
 		// Two noisy repeats of the original: the ratio of the medians
 		// (x0.65) decides, not the mean of the paired ratios (0.98).
 		{"noisy original", []*results.Config{lockCfg("lot", "go-lock", "1", 37, 37), lockCfg("c-rust-parking_lot", driver.KindCRef, "1", 90, 24)}, results.DoesNotHold, "(x0.65), below 0.90x"},
+		// lot on plain goroutines is not compared with the C threads.
+		{"goroutines", []*results.Config{func() *results.Config {
+			c := lockCfg("lot", "go-lock", "1", 30)
+			c.Params["participants"] = driver.Goroutines
+			return c
+		}(), orig1}, results.NotEvaluated, "needs"},
 		// 4 threads is not judged; the original only through cgo is not either.
 		{"4 threads", []*results.Config{lockCfg("lot", "go-lock", "4", 50), lockCfg("c-rust-parking_lot", driver.KindCRef, "4", 120)}, results.NotEvaluated, "needs"},
 		{"cgo row only", []*results.Config{lockCfg("lot", "go-lock", "1", 100), lockCfg("rust-parking_lot", "plugin", "1", 15)}, results.NotEvaluated, "C threads"},
