@@ -56,3 +56,30 @@ func TestNearAndModeSummary(t *testing.T) {
 		t.Errorf("--verbose lost the per-configuration text:\n%s", b.String())
 	}
 }
+
+// A run of one implementation cannot decide the claims that compare
+// several: without --verbose they take one line, not a block each.
+func TestUndecidedClaimsOneLine(t *testing.T) {
+	e := &results.Experiment{Name: "latency", Claims: []results.Claim{
+		{ID: "a", Statement: "s", Verdict: results.DoesNotHold, Why: "w"},
+		{ID: "b", Statement: "s", Verdict: results.NotEvaluated, Evidence: "needs x"},
+		{ID: "c", Statement: "s", Verdict: results.NotEvaluated, Evidence: "needs y"},
+		{ID: "d", Statement: "s", Verdict: results.NotEvaluated, Evidence: "needs z"},
+	}}
+	f := &results.File{Format: results.Format, Version: results.Version, Experiments: []*results.Experiment{e}}
+	var b bytes.Buffer
+	if err := Render(&b, f, "table", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "not evaluated: b, c, d:") || strings.Contains(out, "claim b:") || !strings.Contains(out, "claim a: DOES NOT HOLD") {
+		t.Errorf("want a, and b, c, d on one line:\n%s", out)
+	}
+	b.Reset()
+	if err := Render(&b, f, "table", Options{Verbose: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "claim b: NOT EVALUATED") {
+		t.Errorf("--verbose: each claim:\n%s", b.String())
+	}
+}

@@ -192,7 +192,20 @@ func renderExperiment(p *page, e *results.Experiment, o Options) {
 		renderConfigTable(p, e, o, ks)
 	}
 	p.blank()
+	// Three or more claims this run could not decide (a run of one
+	// implementation: they compare several) take one line without
+	// --verbose, so the claims it did decide are not buried.
+	var undecided []string
 	for _, c := range e.Claims {
+		if c.Verdict == results.NotEvaluated {
+			undecided = append(undecided, c.ID)
+		}
+	}
+	collapse := !o.Verbose && len(undecided) >= 3
+	for _, c := range e.Claims {
+		if collapse && c.Verdict == results.NotEvaluated {
+			continue
+		}
 		p.item(fmt.Sprintf("claim %s: %s: %s", c.ID, claimMarkOf(c, p.md), c.Statement))
 		if c.Near && c.Verdict != results.NotEvaluated {
 			p.sub("near its limit: " + c.Margin)
@@ -210,6 +223,10 @@ func renderExperiment(p *page, e *results.Experiment, o Options) {
 				p.sub("why: " + r)
 			}
 		}
+	}
+	if collapse {
+		p.item(fmt.Sprintf("not evaluated: %s: each compares implementations or experiments this run did not measure together ('parkbench %s' with every implementation, or 'parkbench run'; --verbose says what each needs)",
+			strings.Join(undecided, ", "), e.Name))
 	}
 	for _, n := range e.Notes {
 		p.item("note: " + n)

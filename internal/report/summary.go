@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 	"io"
 
 	"github.com/parkbench/parkbench/internal/results"
@@ -70,12 +71,12 @@ func SummaryLines(f *results.File) []SummaryLine {
 					s += ": " + r
 				}
 				if c.Near {
-					s += "; rounds: " + c.Margin
+					s += "; rounds: " + shortMargin(c.Margin)
 				}
 				sl.Sub = append(sl.Sub, s)
 			case c.Verdict == results.Holds && c.Near:
 				// A verdict another run may turn: said with its rounds.
-				sl.Sub = append(sl.Sub, c.VerdictText()+": "+c.ID+": "+c.Margin)
+				sl.Sub = append(sl.Sub, c.VerdictText()+": "+c.ID+": "+shortMargin(c.Margin))
 			}
 		}
 		out = append(out, sl)
@@ -122,4 +123,14 @@ func headline(e *results.Experiment, ks keyShortener) string {
 	}
 	return fmt.Sprintf("%s %s%s (%s) .. %s%s (%s)", col.Header,
 		FormatValue(lo.Summary[col.Metric], col.Unit), u, ks.key(lo.Key), FormatValue(hi.Summary[col.Metric], col.Unit), u, ks.key(hi.Key))
+}
+
+// shortMargin is a claim's margin cut to its first two limits, with how
+// many more (the claim's own section and --verbose have them all).
+func shortMargin(m string) string {
+	parts := strings.Split(m, "; ")
+	if len(parts) <= 2 {
+		return m
+	}
+	return strings.Join(parts[:2], "; ") + fmt.Sprintf("; %d more near their limit (see the claim)", len(parts)-2)
 }

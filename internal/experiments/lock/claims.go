@@ -73,7 +73,8 @@ func claimFaster(configs []*results.Config) results.Claim {
 	contended := func(c *results.Config) bool { return c.Params["pattern"] == "loop" && param(c, "threads") >= 2 }
 	lots := byGroup(configs, "lot", contended)
 	var ev []string
-	evaluated, holds := 0, true
+	var limits []results.Limit
+	evaluated := 0
 	for _, other := range []string{"std-futex", "c-pthread"} {
 		for g, o := range byGroup(configs, other, contended) {
 			l, ok := lots[g]
@@ -82,20 +83,27 @@ func claimFaster(configs []*results.Config) results.Claim {
 			}
 			lm, om := l.Summary[MTotalMops], o.Summary[MTotalMops]
 			evaluated++
-			if !(lm > om) {
-				holds = false
+			// lot/other repeat by repeat, above 1 (the repeats of a
+			// group run back to back).
+			lim := results.Limit{Figure: strings.TrimPrefix(g, "/") + " lot/" + other, Rounds: results.RoundRatios(l, o, MTotalMops), Limit: math.Nextafter(1, 2), Unit: "x"}
+			limits = append(limits, lim)
+			if ok, _ := lim.Decide(); !ok {
 				ev = append(ev, fmt.Sprintf("%s: lot %.2f vs %s %.2f Mops (%.2fx)", strings.TrimPrefix(g, "/"), lm, other, om, safeDiv(lm, om)))
 			}
 		}
 	}
 	sort.Strings(ev)
-	switch {
-	case evaluated == 0:
+	if evaluated == 0 {
 		cl.Verdict, cl.Evidence = results.NotEvaluated, "needs lot with std-futex or c-pthread at 2 or more threads in the loop pattern"
-	case holds:
-		cl.Verdict, cl.Evidence = results.Holds, fmt.Sprintf("lot's total throughput is above the other's in all %d comparisons", evaluated)
-	default:
-		cl.Verdict, cl.Evidence = results.DoesNotHold, fmt.Sprintf("lot is not faster in %d of %d comparisons: %s", len(ev), evaluated, strings.Join(ev, "; "))
+		return cl
+	}
+	sort.SliceStable(limits, func(i, j int) bool { return limits[i].Figure < limits[j].Figure })
+	cl.Judge(limits...)
+	const rule = "rule: per group, the median over repeats of lot's throughput over the other's, above 1"
+	if cl.Verdict == results.Holds {
+		cl.Evidence = fmt.Sprintf("%s; lot's total throughput is above the other's in all %d comparisons", rule, evaluated)
+	} else {
+		cl.Evidence = fmt.Sprintf("%s; lot is not faster in %d of %d comparisons: %s", rule, len(ev), evaluated, strings.Join(ev, "; "))
 	}
 	return cl
 }
