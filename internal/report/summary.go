@@ -2,8 +2,8 @@ package report
 
 import (
 	"fmt"
-	"strings"
 	"io"
+	"strings"
 
 	"github.com/parkbench/parkbench/internal/results"
 )
