@@ -1,6 +1,8 @@
 package latency
 
 import (
+	"context"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -109,5 +111,37 @@ func TestSelfwakeGoroutinesPlan(t *testing.T) {
 	o.Impls = []string{"spin"}
 	if _, err := planSelfwake(o); err == nil || !strings.Contains(err.Error(), "goroutines as participants") {
 		t.Errorf("spin on goroutines: %v, want refused with the reason", err)
+	}
+}
+
+// A tiny goroutine run of every goroutine mechanism at two GOMAXPROCS:
+// every configuration finishes, records what ran it and the traced
+// round's wakes, and GOMAXPROCS is back afterwards. Counts, no times.
+func TestRunLatencyGoroutines(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	o := tinyLatency("chan", "cond", ImplLot, ImplMutexSema, ImplRWMutexSema, ImplWaitGroup)
+	o.Participants = []string{driver.Goroutines}
+	o.GOMAXPROCS = []int{1, 2}
+	o.SchedCounts = false // goroutine rows trace anyway
+	exp, err := RunLatency(context.Background(), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := runtime.GOMAXPROCS(0); got != before {
+		t.Errorf("GOMAXPROCS %d after the run, %d before", got, before)
+	}
+	if len(exp.Configs) != 12 {
+		t.Fatalf("%d configurations, want 12", len(exp.Configs))
+	}
+	for _, c := range exp.Configs {
+		if c.Params["participants"] != driver.Goroutines || !strings.Contains(c.Key, "/goroutines/procs="+c.Params["gomaxprocs"]) {
+			t.Errorf("%s: params %v", c.Key, c.Params)
+		}
+		if _, traced := c.Summary[MWakesPerRT]; traced == (c.Impl == ImplLot) {
+			t.Errorf("%s: traced wakes %v (lot's are futex wakes: none; the others' all)", c.Key, traced)
+		}
+	}
+	if exp.Runtime.LockOSThread {
+		t.Error("runtime says threads were locked; only goroutines ran")
 	}
 }
