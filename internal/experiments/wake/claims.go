@@ -196,8 +196,33 @@ func claimHashFlat(configs []*results.Config, numCPU int) results.Claim {
 		return cl
 	}
 	ratio, desc := flatness(lr)
-	cl.Verdict = verdict(true, ratio >= HashFlatMin)
-	cl.Evidence = fmt.Sprintf("lot: %s (slowest/fastest %.2f)", desc, ratio)
+	// Round by round (the thread counts' round r ran in the same pass):
+	// the flatness of each round, against the limit.
+	var lots []*results.Config
+	for _, c := range configs {
+		if c.Impl == "lot" && c.Params["bench"] == BenchHash && param(c, "n") <= numCPU {
+			lots = append(lots, c)
+		}
+	}
+	var rounds []float64
+	for r := 0; ; r++ {
+		per := map[int]float64{}
+		for _, c := range lots {
+			if v := results.RoundValues(c, MOpsPerSec); r < len(v) && len(v) == len(c.Rounds) {
+				per[param(c, "n")] = v[r]
+			}
+		}
+		if len(per) != len(lots) {
+			break
+		}
+		f, _ := flatness(per)
+		rounds = append(rounds, f)
+	}
+	if len(rounds) == 0 {
+		rounds = []float64{ratio}
+	}
+	cl.Judge(results.Limit{Figure: "lot slowest/fastest per-thread rate", Rounds: rounds, Limit: HashFlatMin, Unit: "x"})
+	cl.Evidence = fmt.Sprintf("rule: the median over rounds of each round's slowest/fastest; lot: %s (slowest/fastest %.2f)", desc, ratio)
 	if kr := hashRates(configs, "futex", numCPU); len(kr) > 1 {
 		kratio, kdesc := flatness(kr)
 		cl.Evidence += fmt.Sprintf("; the kernel's (futex): %s (%.2f)", kdesc, kratio)

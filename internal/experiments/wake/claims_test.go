@@ -153,3 +153,24 @@ func TestClaimsNearLimit(t *testing.T) {
 		}
 	}
 }
+
+// wake-lot-hash-flat flipped between two default runs on the AMD EPYC guest
+// (load 2-4): rounds whose flatness straddles 0.8 are near the limit.
+func TestHashFlatNearLimit(t *testing.T) {
+	for _, tc := range []struct {
+		one, two []float64
+		want     string
+		near     bool
+	}{
+		{[]float64{60e6, 64e6, 62e6}, []float64{40e6, 58e6, 55e6}, results.Holds, true},
+		{[]float64{60e6, 64e6, 62e6}, []float64{58e6, 60e6, 57e6}, results.Holds, false},
+		{[]float64{60e6, 64e6, 62e6}, []float64{30e6, 35e6, 38e6}, results.DoesNotHold, false},
+	} {
+		cs := []*results.Config{withRounds(hashCfg("lot", 1, 0), MOpsPerSec, tc.one...), withRounds(hashCfg("lot", 2, 0), MOpsPerSec, tc.two...)}
+		for _, c := range Claims(cs, 2) {
+			if c.ID == ClaimHashFlat && (c.Verdict != tc.want || c.Near != tc.near) {
+				t.Errorf("%v / %v: %s near=%v (%s), want %s near=%v", tc.one, tc.two, c.Verdict, c.Near, c.Margin, tc.want, tc.near)
+			}
+		}
+	}
+}
