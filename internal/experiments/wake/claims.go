@@ -61,16 +61,6 @@ func find(configs []*results.Config, key string) *results.Config {
 
 func fmtUs(ns float64) string { return strconv.FormatFloat(ns/1000, 'f', 2, 64) + " µs" }
 
-func verdict(evaluated, holds bool) string {
-	switch {
-	case !evaluated:
-		return results.NotEvaluated
-	case holds:
-		return results.Holds
-	}
-	return results.DoesNotHold
-}
-
 // wake-requeue-cheaper: perf's premise (tools/perf/bench/futex-requeue.c:
 // 7-9): moving N waiters to another key without waking them costs the
 // waker less than waking them.
