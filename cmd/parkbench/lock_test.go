@@ -102,3 +102,11 @@ func TestRwlockAlias(t *testing.T) {
 		}
 	}
 }
+
+// rwlock measures (a plugin's parkers are checked before it runs, as
+// before under lock --rwlock); list does not.
+func TestRwlockMeasures(t *testing.T) {
+	if !measuring("rwlock") || !measuring("lock") || !measuring("run") || measuring("list") {
+		t.Errorf("measuring: rwlock %v lock %v run %v list %v", measuring("rwlock"), measuring("lock"), measuring("run"), measuring("list"))
+	}
+}
