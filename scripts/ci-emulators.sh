@@ -81,7 +81,7 @@ wine_step() {
 	# The experiments' tests and the command's.
 	for pkg in internal/experiments internal/experiments/driver internal/experiments/stacks internal/experiments/latency \
 		internal/experiments/herd internal/experiments/timeout internal/experiments/lock internal/experiments/wake \
-		internal/experiments/loaded cmd/parkbench; do
+		internal/experiments/loaded internal/cli; do
 		GOOS=windows GOARCH=amd64 go test -c -o "$work/$(basename "$pkg").exe" "./$pkg/"
 		run_counted "wine windows/amd64 ${pkg#internal/}" "$pkg" /usr/lib/wine/wine64 "$work/$(basename "$pkg").exe" -test.short -test.timeout=10m
 	done

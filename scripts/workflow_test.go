@@ -15,7 +15,7 @@ import (
 // ciRunCommands are the parkbench commands .ci/run exercises on Linux, and
 // what in .ci/run exercises each: scripts/ci-bench.sh runs `run --quick`,
 // `report` and `compare` for real, and with --base the gate, `ab`; `go test ./...` runs them on fixtures
-// (scripts/cibench_test.go drives ci-bench.sh, cmd/parkbench's tests call
+// (scripts/cibench_test.go drives ci-bench.sh, internal/cli's tests call
 // report, compare and plot). The workflow may call only these, so that what
 // runs on hosted runners has run here first.
 var ciRunCommands = map[string][]string{

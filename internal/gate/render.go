@@ -96,7 +96,7 @@ func renderText(w io.Writer, r *Report, md bool) {
 			}
 		}
 	}
-	// Every line within 120 columns (cmd/parkbench's TestDefaultOutputWidth).
+	// Every line within 120 columns (internal/cli's TestDefaultOutputWidth).
 	para("base:", fmt.Sprintf("%s (%s)", r.Base.Path, binaryLine(r.Base)))
 	para("new:", fmt.Sprintf("%s (%s)", r.New.Path, binaryLine(r.New)))
 	clock := ""

@@ -51,6 +51,7 @@ typedef struct pbl_watch {
 	int dead;
 	uint64_t last_seq; // the scanner's own fields
 	int stalled;
+	int reported; // this call was reported once (each hung call is reported once)
 	struct pbl_watch *next;
 } pbl_watch;
 
@@ -106,12 +107,14 @@ static const char *pbl_scan(int limit, int *op) {
 		const char *what = __atomic_load_n(&w->what, __ATOMIC_RELAXED);
 		uint64_t seq = __atomic_load_n(&w->seq, __ATOMIC_RELAXED);
 		if (what != NULL && seq == w->last_seq) {
-			if (++w->stalled >= limit && hit == NULL) {
+			if (++w->stalled >= limit && hit == NULL && !w->reported) {
+				w->reported = 1;
 				hit = what;
 				*op = __atomic_load_n(&w->op, __ATOMIC_RELAXED);
 			}
 		} else {
 			w->stalled = 0;
+			w->reported = 0;
 			w->last_seq = seq;
 		}
 		pp = &w->next;

@@ -13,6 +13,13 @@ import (
 	"github.com/parkbench/parkbench/internal/ext"
 )
 
+// TestMain keeps the watchdog from ending the test binary: the lossy and
+// hanging parkers' threads stay blocked in C until it exits.
+func TestMain(m *testing.M) {
+	ext.SetWatch(time.Minute, func(string) {})
+	os.Exit(m.Run())
+}
+
 // buildSO compiles src (C, with include/parkbench.h) into a shared library
 // in t.TempDir, skipping the test when there is no gcc.
 func buildSO(t *testing.T, src string) string {

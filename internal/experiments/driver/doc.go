@@ -34,11 +34,11 @@
 // Bad input is an *OptionError built with Bad(field, ...) or the Check*
 // helpers: Field is the Go name of the Options field at fault ("Impls",
 // "LotParker"), never a flag. The command maps fields back to its flags
-// from its flag table (cmd/parkbench/flags.go).
+// from its flag table (internal/cli/flags.go).
 //
 // Then: an entry in internal/experiments/registry.go (so that `parkbench
 // list` shows it and its implementations; Flag when its names are not
-// given by --impl), and one command file, cmd/parkbench/<package>.go: the
+// given by --impl), and one command file, internal/cli/<package>.go: the
 // command's texts, DefaultOptions/QuickOptions/Plan, and its flag table
 // (one line per flag: name, Options field, usage, the field). Nothing else
 // in cmd changes: the flags' defaults, --quick and the error-to-flag map

@@ -135,7 +135,7 @@ func extImpls() []implSpec {
 			continue
 		}
 		newLock, newCond := x.NewLock, x.NewCond
-		out = append(out, implSpec{name: x.Name, kind: "thread", ext: true, summary: x.Summary + " (" + x.Origin + ")",
+		out = append(out, implSpec{name: x.Name, kind: "thread", ext: true, summary: x.Summary,
 			newPrim: func() primitive {
 				m := newLock()
 				return &extPrim{Locker: m, c: newCond(m)}

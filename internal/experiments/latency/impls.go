@@ -100,7 +100,7 @@ func e12Impls() []e12Impl {
 		if x.C != nil && (x.NewThread != nil || x.NewToken != nil) {
 			out = append(out, e12Impl{name: ext.CName(x.Name), kind: KindCRef, sleeps: x.Sleeps, busy: !x.Sleeps,
 				why: crefWhy, cmode: cref.Plugin, plugin: x.C,
-				summary: x.Name + " from C threads calling its functions, no Go runtime in the loop (" + x.Origin + ")"})
+				summary: x.Name + " from C threads calling its functions: no Go runtime in the loop"})
 		}
 	}
 	return out

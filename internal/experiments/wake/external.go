@@ -16,7 +16,7 @@ import (
 func extImpls() []implSpec {
 	var out []implSpec
 	for _, x := range ext.All() {
-		im := implSpec{name: x.Name, kind: "thread", summary: x.Summary + " (" + x.Origin + ")"}
+		im := implSpec{name: x.Name, kind: "thread", summary: x.Summary}
 		if x.NewLock != nil && x.NewCond != nil {
 			newLock, newCond := x.NewLock, x.NewCond
 			im.wakeK = oneOrAll

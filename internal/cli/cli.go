@@ -1,0 +1,18 @@
+// Package cli is parkbench's command line: the cobra commands, their flags
+// and the rendering of what the experiments return. cmd/parkbench calls
+// Main; the public package bench calls it too, after registering a Go
+// program's implementations, so that program gets the same commands.
+//
+// Each command file registers its constructor from init (register); a new
+// command is one file here (see internal/experiments/driver's doc).
+package cli
+
+import "io"
+
+// Main runs parkbench with args (without the program name) on the process's
+// stdout and stderr and returns the exit status: 0, 1 (a failed run or a
+// regression), 2 (bad input), 130 (interrupted).
+func Main(args []string) int { return execute(args) }
+
+// MainTo is Main writing to stdout and stderr.
+func MainTo(args []string, stdout, stderr io.Writer) int { return executeTo(args, stdout, stderr) }

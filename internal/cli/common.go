@@ -1,0 +1,324 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/parkbench/parkbench/internal/atomicfile"
+	"github.com/parkbench/parkbench/internal/experiments"
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/inject"
+	"github.com/parkbench/parkbench/internal/machine"
+	"github.com/parkbench/parkbench/internal/report"
+	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/textfmt"
+)
+
+// outputFlags are the flags every measuring command shares.
+type outputFlags struct {
+	format string
+	out    string
+	quiet  bool
+	view   report.Options
+	// record is run's --record: the result is filed there, so the end of
+	// the run does not say that nothing was saved.
+	record string
+	// renderers are the formats beyond report.Formats that this command
+	// renders itself (wake's perf: perf bench futex's own lines).
+	renderers map[string]func(io.Writer, *results.File) error
+}
+
+// formats lists every --format this command takes.
+func (of *outputFlags) formats() []string {
+	return append(slices.Clone(report.Formats), slices.Sorted(maps.Keys(of.renderers))...)
+}
+
+// render writes f in the chosen format.
+func (of *outputFlags) render(w io.Writer, f *results.File, view report.Options) error {
+	if r, ok := of.renderers[of.format]; ok {
+		return r(w, f)
+	}
+	return report.Render(w, f, of.format, view)
+}
+
+// addViewFlags adds --wide and -v/--verbose (what the table and markdown
+// formats show; the JSON always has everything).
+func addViewFlags(cmd *cobra.Command, o *report.Options) {
+	cmd.Flags().BoolVar(&o.Wide, "wide", false, "tables: every column (the probe and diagnostic ones too), however wide; the JSON has them all")
+	cmd.Flags().BoolVarP(&o.Verbose, "verbose", "v", false, "claims: add the evidence and the options (always in the JSON)")
+}
+
+func addOutputFlags(cmd *cobra.Command, of *outputFlags) {
+	cmd.Flags().StringVar(&of.format, "format", "table", "output on stdout: "+strings.Join(of.formats(), "|"))
+	_ = cmd.RegisterFlagCompletionFunc("format", completeFrom(of.formats(), false))
+	cmd.Flags().StringVarP(&of.out, "out", "o", "", "write the result file (versioned JSON) to `FILE` (- for stdout); written only when the run completes")
+	cmd.Flags().BoolVarP(&of.quiet, "quiet", "q", false, quietUsage)
+	addViewFlags(cmd, &of.view)
+}
+
+// quietUsage is what --quiet does (the table and markdown formats; the
+// others are data and stay whole).
+const quietUsage = "print little: no progress, and with --format table or markdown only the summary (each experiment's claims and " +
+	"main figure, every claim that does not hold with its reason); json, csv and benchstat are unchanged"
+
+// check validates the output flags before anything is measured: a bad
+// --out (a directory, a missing or read-only directory) fails now, in a
+// second, not after the whole run.
+func (of *outputFlags) check() error {
+	if !slices.Contains(of.formats(), of.format) {
+		return usagef("invalid --format %q: valid formats are %s", of.format, strings.Join(of.formats(), ", "))
+	}
+	if of.out != "" && of.out != "-" {
+		if err := atomicfile.Check(of.out); err != nil {
+			return usagef("--out: %v", err)
+		}
+	}
+	return nil
+}
+
+// newFile starts a result file for this run.
+func newFile(cmd *cobra.Command) *results.File {
+	return &results.File{
+		Format:  results.Format,
+		Version: results.Version,
+		Tool:    results.CurrentTool(),
+		Started: time.Now().UTC(),
+		Command: append([]string{"parkbench"}, os.Args[1:]...),
+		Machine: machine.Describe(),
+		// A -tags parkinject build says what it slows (internal/inject).
+		Warnings: slices.DeleteFunc([]string{inject.Describe()}, func(s string) bool { return s == "" }),
+	}
+}
+
+// emit renders the finished file on stdout and writes --out atomically.
+// With --out - the result file goes to stdout instead, and the rendered
+// report to stderr (unless --quiet), so that stdout stays one JSON document.
+//
+// The end of the run says where the result went (stderr, after the
+// report): "wrote FILE", or that nothing was saved and how to save it.
+// --quiet prints the summary alone and nothing on stderr.
+func emit(cmd *cobra.Command, of *outputFlags, f *results.File) error {
+	f.Finished = time.Now().UTC()
+	stampExternal(f)
+	view := of.view
+	view.Summary = of.quiet
+	if of.out == "-" {
+		data, err := results.Encode(f)
+		if err != nil {
+			return err
+		}
+		if !of.quiet {
+			if err := of.render(cmd.ErrOrStderr(), f, view); err != nil {
+				return err
+			}
+		}
+		_, err = cmd.OutOrStdout().Write(data)
+		return err
+	}
+	if err := of.render(cmd.OutOrStdout(), f, view); err != nil {
+		return err
+	}
+	if of.out != "" {
+		if err := results.WriteFile(of.out, f); err != nil {
+			return exitError{exitFailed, err}
+		}
+		if !of.quiet {
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (parkbench report, compare and plot read it)\n", of.out)
+		}
+	} else if of.record == "" && !of.quiet {
+		fmt.Fprintln(cmd.ErrOrStderr(), textfmt.Wrap(notSaved(cmd), textfmt.Columns, "", "    "))
+	}
+	return nil
+}
+
+// notSaved is the last line of a run whose result was not written: how to
+// keep it.
+func notSaved(cmd *cobra.Command) string {
+	if cmd.Flags().Lookup("record") != nil {
+		return "result not saved: --out FILE writes it, --record results files it under results/<machine>/"
+	}
+	return "result not saved: --out FILE writes it (versioned JSON: parkbench report, compare and plot read it)"
+}
+
+// signalContext is cancelled on SIGINT or SIGTERM. Experiments check it
+// between configurations and rounds, restore what they changed (affinity is
+// per retired thread; GOMAXPROCS and GC through runenv) and return
+// context.Canceled; nothing is written then.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// runErr maps an experiment error to the exit status: interrupted (130),
+// bad input that only the experiment could detect (2, naming the flag of
+// the field at fault by fields), or failure (1).
+func runErr(err error, fields map[string]string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) {
+		return exitError{exitInterrupted, errors.New("interrupted; no result written")}
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		return err
+	}
+	var oe *driver.OptionError
+	if errors.As(err, &oe) {
+		return usageError{flagError(oe, fields)}
+	}
+	return exitError{exitFailed, err}
+}
+
+// progress returns a progress reporter on stderr: a one-line bar rewritten
+// in place when stderr is a terminal; otherwise (a CI log) one line per
+// finished configuration; nothing with --quiet.
+func progress(cmd *cobra.Command, of *outputFlags) driver.Progress {
+	if of.quiet {
+		return nil
+	}
+	errw := cmd.ErrOrStderr()
+	start := time.Now()
+	if fd, ok := errw.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(fd.Fd())) {
+		return func(done, total int, label string) {
+			drawBar(errw, done, total, label, time.Since(start))
+		}
+	}
+	return progressLines(errw, start)
+}
+
+// progressLines reports each configuration when the next one starts (or
+// the run ends): "[3/20 12s] latency futex/cross-core done".
+func progressLines(w io.Writer, start time.Time) driver.Progress {
+	last, lastDone := "", -1
+	return func(done, total int, label string) {
+		if done > lastDone && last != "" {
+			fmt.Fprintf(w, "[%d/%d %s] %s done\n", done, total, time.Since(start).Truncate(time.Second), last)
+		}
+		last, lastDone = label, done
+	}
+}
+
+func drawBar(w io.Writer, done, total int, label string, elapsed time.Duration) {
+	const width = 24
+	if total <= 0 {
+		total = 1
+	}
+	// Clamp: a miscounting caller must not make strings.Repeat panic.
+	done = min(max(done, 0), total)
+	n := done * width / total
+	// Cut the label at a rune boundary ("hold=20µs" must not lose half a µ).
+	if r := []rune(label); len(r) > 40 {
+		label = string(r[:40])
+	}
+	fmt.Fprintf(w, "\r\033[K[%s%s] %d/%d %s %s", strings.Repeat("=", n), strings.Repeat(" ", width-n), done, total, elapsed.Truncate(time.Second), label)
+	if done >= total {
+		fmt.Fprint(w, "\r\033[K")
+	}
+}
+
+// single is one planned experiment as a suite of one.
+func single(p driver.Plan, err error) (experiments.Suite, error) {
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, progress driver.Progress) ([]*results.Experiment, error) {
+		exp, err := p(ctx, progress)
+		if err != nil {
+			return nil, err
+		}
+		return []*results.Experiment{exp}, nil
+	}, nil
+}
+
+// measure runs planned experiments the way every measuring command does:
+// plan validates the options (bad input: exit 2, naming the flag of the
+// field at fault by fields, before anything is measured or written); vet,
+// if set, may refuse the result file before the run (run --record); then
+// the run goes under a context that SIGINT/SIGTERM cancel, with progress
+// on stderr, and the result is rendered and --out written. The result
+// file's start time is taken before the experiments run.
+func measure(cmd *cobra.Command, of *outputFlags, fields map[string]string, plan func() (experiments.Suite, error), vet func(*results.File) error) (*results.File, error) {
+	run, err := plan()
+	if err != nil {
+		return nil, runErr(err, fields)
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	f := newFile(cmd)
+	if vet != nil {
+		if err := vet(f); err != nil {
+			return nil, err
+		}
+	}
+	exps, err := run(ctx, progress(cmd, of))
+	if err != nil {
+		return nil, runErr(err, fields)
+	}
+	f.Experiments = exps
+	return f, emit(cmd, of, f)
+}
+
+// experimentCmd is a measuring command of one experiment with Options O:
+// its texts, its flag table, its defaults and its plan.
+type experimentCmd[O any] struct {
+	use, short, long, example string
+	flags                     flagTable[O]
+	def                       func() O
+	// quick, if set, gives --quick (QuickOptions).
+	quick func() O
+	plan  func(O) (driver.Plan, error)
+	// renderers are extra --format values the command renders itself.
+	renderers map[string]func(io.Writer, *results.File) error
+}
+
+// quickUsage is every --quick flag's help: the values are each flag's.
+const quickUsage = "a short run: each flag at its --quick value (see its help); a flag given explicitly beats --quick"
+
+// command builds the cobra command: the table's flags with their
+// defaults, --quick, the output flags; running it reads the options (an
+// explicit flag beats --quick) and measures.
+func (e experimentCmd[O]) command() *cobra.Command {
+	var (
+		of      = outputFlags{renderers: e.renderers}
+		isQuick bool
+		quick   *O
+	)
+	def := e.def()
+	if e.quick != nil {
+		q := e.quick()
+		quick = &q
+	}
+	cmd := &cobra.Command{
+		Use: e.use, Short: e.short, Long: e.long, Example: e.example,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := of.check(); err != nil {
+				return err
+			}
+			o, err := e.flags.options(cmd.Flags(), def, quick, isQuick)
+			if err != nil {
+				return err
+			}
+			_, err = measure(cmd, &of, e.flags.fields(), func() (experiments.Suite, error) { return single(e.plan(o)) }, nil)
+			return err
+		},
+	}
+	e.flags.register(cmd.Flags(), def, quick)
+	if quick != nil {
+		cmd.Flags().BoolVar(&isQuick, "quick", false, quickUsage)
+	}
+	addOutputFlags(cmd, &of)
+	return cmd
+}

@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/parkbench/parkbench/internal/compare"
+	"github.com/parkbench/parkbench/internal/experiments"
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/plot"
+	"github.com/parkbench/parkbench/internal/report"
+	"github.com/parkbench/parkbench/internal/textfmt"
+)
+
+// This file is what parkbench says about itself: --help within
+// textfmt.Columns (flag descriptions and the command list wrapped under
+// their column, name lists included), `parkbench version` and --version,
+// and the values shell completion offers for --impl, --placement,
+// --experiment and --format, from the registry `parkbench list` shows.
+
+func init() { register(newVersionCmd) }
+
+// usageTemplate is cobra's default usage template with the command list
+// and the flags wrapped at textfmt.Columns.
+const usageTemplate = `Usage:{{if .Runnable}}
+  {{.UseLine}}{{end}}{{if .HasAvailableSubCommands}}
+  {{.CommandPath}} [command]{{end}}{{if gt (len .Aliases) 0}}
+
+Aliases:
+  {{.NameAndAliases}}{{end}}{{if .HasExample}}
+
+Examples:
+{{.Example}}{{end}}{{if .HasAvailableSubCommands}}
+
+Available Commands:{{range .Commands}}{{if (or .IsAvailableCommand (eq .Name "help"))}}
+{{commandLine .}}{{end}}{{end}}{{end}}{{if .HasAvailableLocalFlags}}
+
+Flags:
+{{wrappedFlags .LocalFlags}}{{end}}{{if .HasAvailableInheritedFlags}}
+
+Global Flags:
+{{wrappedFlags .InheritedFlags}}{{end}}{{if .HasAvailableSubCommands}}
+
+Use "{{.CommandPath}} [command] --help" for more information about a command.{{end}}
+`
+
+func init() {
+	cobra.AddTemplateFunc("wrappedFlags", func(fs *pflag.FlagSet) string {
+		return strings.TrimRight(fs.FlagUsagesWrapped(textfmt.Columns), " \n")
+	})
+	cobra.AddTemplateFunc("commandLine", func(c *cobra.Command) string {
+		first := fmt.Sprintf("  %-*s ", c.NamePadding(), c.Name())
+		return textfmt.Wrap(c.Short, textfmt.Columns, first, strings.Repeat(" ", len(first)))
+	})
+}
+
+// setHelp gives root (and so every command) the wrapped usage, the version
+// flag without a shorthand (-v is --verbose) and the value completions.
+func setHelp(root *cobra.Command) {
+	root.SetUsageTemplate(usageTemplate)
+	root.Flags().Bool("version", false, "print the version (as parkbench version does) and exit")
+	root.Version = versionString() + " " + platform()
+	root.SetVersionTemplate("parkbench {{.Version}}\n")
+	for _, c := range root.Commands() {
+		registerCompletions(c)
+	}
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print parkbench's version, commit, Go version and platform",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "parkbench %s\n", versionString()+" "+platform())
+			return err
+		},
+	}
+}
+
+// implNames are the names the --impl (or --mech) of command use accepts,
+// from experiments.Registry: its entry, "all" first, each name once; for a
+// command that is no experiment (plot), every experiment's.
+func implNames(use string) []string {
+	names := []string{"all"}
+	mine := slices.ContainsFunc(experiments.Registry, func(e experiments.Entry) bool { return e.Name == use })
+	for _, e := range experiments.Registry {
+		if e.Impls == nil || (mine && e.Name != use) {
+			continue
+		}
+		for _, im := range e.Impls() {
+			if !slices.Contains(names, im.Name) {
+				names = append(names, im.Name)
+			}
+		}
+	}
+	return names
+}
+
+// implFlag is the flag of command use that names implementations.
+func implFlag(use string) string {
+	for _, e := range experiments.Registry {
+		if e.Name == use && e.Flag != "" {
+			return strings.TrimPrefix(e.Flag, "--")
+		}
+	}
+	return "impl"
+}
+
+// registerCompletions offers the values of c's --impl (--mech),
+// --placement, --experiment and --format to shell completion, and walks
+// c's subcommands.
+func registerCompletions(c *cobra.Command) {
+	values := map[string][]string{
+		implFlag(c.Name()): implNames(c.Name()),
+		"placement":        append([]string{"all"}, driver.Placements...),
+		"experiment":       plotExperiments(),
+		"format":           report.Formats,
+	}
+	if c.Name() == "compare" {
+		values["format"] = compare.Formats
+	}
+	for name, vs := range values {
+		if c.Flags().Lookup(name) == nil || len(vs) == 0 {
+			continue
+		}
+		if _, done := c.GetFlagCompletionFunc(name); done {
+			continue // the command's own (a measuring command's --format)
+		}
+		list := name != "format" && name != "experiment"
+		// The flag exists and has no completion yet: this cannot fail.
+		_ = c.RegisterFlagCompletionFunc(name, completeFrom(vs, list))
+	}
+	for _, sub := range c.Commands() {
+		registerCompletions(sub)
+	}
+}
+
+// plotExperiments are the experiment names plot's --experiment may be
+// given: those of the registry (plot says which of a file's it can draw)
+// and those it draws from files without a metric description.
+func plotExperiments() []string {
+	var names []string
+	for _, e := range experiments.Registry {
+		if e.Impls != nil && !strings.Contains(e.Name, " ") {
+			names = append(names, e.Name)
+		}
+	}
+	for _, n := range plot.Plottable {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// completeFrom completes a flag's value from vs; for a comma list, the
+// item after the last comma, leaving out the items already given.
+func completeFrom(vs []string, list bool) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		prefix, last := "", toComplete
+		if i := strings.LastIndex(toComplete, ","); list && i >= 0 {
+			prefix, last = toComplete[:i+1], toComplete[i+1:]
+		}
+		given := strings.Split(prefix, ",")
+		var out []string
+		for _, v := range vs {
+			if strings.HasPrefix(v, last) && !slices.Contains(given, v) {
+				out = append(out, prefix+v)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// platform is this build's GOOS/GOARCH, for the version line.
+func platform() string { return runtime.GOOS + "/" + runtime.GOARCH }

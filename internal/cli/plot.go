@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/parkbench/parkbench/internal/atomicfile"
+	"github.com/parkbench/parkbench/internal/plot"
+)
+
+func init() { register(newPlotCmd) }
+
+func newPlotCmd() *cobra.Command {
+	var out, experiment, impls, configs string
+	var quiet bool
+	cmd := &cobra.Command{
+		Use:   "plot FILE... --out IMAGE.svg|IMAGE.png",
+		Short: "Draw latency percentile distributions, herd times against N, or lock throughput against threads",
+		Long: `Draw result files into an SVG or PNG image (the format follows --out's
+extension):
+
+  latency, timeout  the latency percentile distribution, HdrHistogram style:
+                    x is the percentile on a log scale of 1/(1-p) (0%, 90%,
+                    99%, 99.9%, ...), y the latency in µs (log scale when the
+                    range is wide); one panel per placement or setting, one
+                    line per implementation, its rounds' histograms merged.
+  herd              first-waiter and total time against N, two panels, one
+                    line (colour and marker) per implementation.
+  lock              total Mops against threads (one line per implementation
+                    and setting) and the per-thread acquisitions/s at the
+                    largest thread count (a box per implementation).
+
+One legend, right of the panels, never over a line: a colour per
+implementation and, when several FILEs are drawn, a line style per file
+named with its machine (base and new side by side: the compare view as a
+picture). A panel with more than 8 implementations draws the headline ones
+by default (the A/B gate's rows and their C floor; for other experiments the
+floors and a few across the range) and the title says so; --impl and
+--config choose others. --experiment chooses when a file holds several (a
+suite). The image is written to a temporary file and renamed: a failed plot
+leaves nothing behind.`,
+		Example: `  parkbench plot out/latency.json --out latency.png
+  parkbench plot --experiment=herd out/suite.json --out herd.svg
+  parkbench plot --experiment=latency base.json new.json --config=cross-core --out cmp.png
+  parkbench plot out/latency.json --impl=futex,lot,c-futex,spin,c-spin --out some.svg`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("plot needs at least one result FILE (see 'parkbench plot --help')")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usagef("plot needs --out FILE with a %s extension", strings.Join(plot.Formats, " or "))
+			}
+			if _, err := plot.Format(out); err != nil {
+				return usagef("invalid --out: %v", err)
+			}
+			if err := atomicfile.Check(out); err != nil {
+				return usagef("--out: %v", err)
+			}
+			files, err := readResults(args)
+			if err != nil {
+				return err
+			}
+			in := make([]plot.Input, len(files))
+			for i, f := range files {
+				in[i] = plot.Input{Name: f.Name, File: f.File}
+			}
+			if err := plot.WriteFile(out, in, plot.Options{Experiment: experiment, Impls: splitList(impls), Configs: splitList(configs)}); err != nil {
+				var ie *plot.InputError
+				if errors.As(err, &ie) {
+					return usageError{err}
+				}
+				return exitError{exitFailed, err}
+			}
+			if !quiet {
+				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", out)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "image to write: `FILE`.svg or FILE.png")
+	cmd.Flags().StringVar(&experiment, "experiment", "", "experiment to draw when a file holds several: "+strings.Join(plot.Plottable, "|"))
+	cmd.Flags().StringVar(&impls, "impl", "", "draw these implementations: `NAME`, a comma list, or all (default: every one when a panel has at most 8, else the headline ones)")
+	cmd.Flags().StringVar(&configs, "config", "", "draw the configurations whose key has every part of one `KEY[,KEY...]` (futex/cross-core, cross-core, wake/w=1, n=64) or matches it as a glob (lot/*)")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "do not say which file was written")
+	return cmd
+}

@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/parkbench/parkbench/internal/experiments"
+	"github.com/parkbench/parkbench/internal/ext"
+	"github.com/parkbench/parkbench/internal/plugin"
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// The --plugin flag: shared libraries of the C ABI (include/parkbench.h,
+// docs/plugins.md) whose implementations run beside the built-ins in every
+// experiment their kind fits.
+
+const pluginUsage = "load the implementations of a plugin (a shared library of include/parkbench.h's ABI, docs/plugins.md) " +
+	"from `PATH`; repeatable; also $" + plugin.EnvVar + " (a ':'-separated list)"
+
+func addPluginFlag(root *cobra.Command) {
+	root.PersistentFlags().StringArray("plugin", nil, pluginUsage)
+}
+
+// measuring reports whether command name measures: a loaded plugin's
+// parkers pass the conformance check before any of them runs (list and the
+// others only read the table). The measuring commands are the registry's
+// entries (the experiments and run), so a new experiment needs no line here.
+func measuring(name string) bool {
+	return slices.ContainsFunc(experiments.Registry, func(e experiments.Entry) bool { return e.Name == name })
+}
+
+// loadPlugins loads $PARKBENCH_PLUGIN and every --plugin, registers their
+// implementations, and (for a measuring command) checks their parkers.
+// Every refusal is bad input (exit 2), before anything is measured or
+// written.
+func loadPlugins(cmd *cobra.Command) error {
+	flags, _ := cmd.Flags().GetStringArray("plugin")
+	paths := plugin.Paths(os.Getenv(plugin.EnvVar), flags)
+	if len(paths) == 0 {
+		return nil
+	}
+	libs, err := plugin.Load(paths)
+	if err != nil {
+		return usagef("--plugin: %v", err)
+	}
+	var impls []ext.Impl
+	for _, l := range libs {
+		impls = append(impls, l.Impls...)
+	}
+	if err := experiments.AddExternal(impls...); err != nil {
+		return usagef("--plugin: %v", err)
+	}
+	plugin.StartWatchdog()
+	if measuring(cmd.Name()) {
+		if err := experiments.CheckExternal(); err != nil {
+			return usagef("--plugin: %v", err)
+		}
+	}
+	return nil
+}
+
+// stampExternal records, in each experiment that measured an
+// implementation from outside the tree, where each came from and its
+// library's version (options "external.NAME").
+func stampExternal(f *results.File) {
+	for _, e := range f.Experiments {
+		for _, c := range e.Configs {
+			x, ok := ext.Lookup(c.Impl)
+			if !ok {
+				continue
+			}
+			if e.Options == nil {
+				e.Options = map[string]string{}
+			}
+			v := x.Origin
+			if x.Library != "" {
+				v += fmt.Sprintf(" (%s %s)", x.Library, x.Version)
+			}
+			e.Options["external."+x.Name] = strings.TrimSpace(v)
+		}
+	}
+}

@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/parkbench/parkbench/internal/atomicfile"
+	"github.com/parkbench/parkbench/internal/experiments"
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+func init() { register(newRunCmd) }
+
+// runFlags is `parkbench run`'s table: the knobs that mean the same in
+// every experiment of the suite (experiments.SuiteOptions says where each
+// applies).
+func runFlags() flagTable[experiments.SuiteOptions] {
+	type O = experiments.SuiteOptions
+	return flagTable[O]{
+		scalar("rounds", "Rounds", "rounds per configuration in every experiment (latency and selfwake rounds, herd, lock and rwlock repeats): more rounds buy precision with time; unset, each keeps its own (latency's shown)", "int",
+			(*O).Rounds, (*O).SetRounds, strconv.Itoa, parseInt).also("Repeats", func(*O) {}),
+		scalar("iterations", "Iterations", "measured samples per round where a round has a count: latency round trips, selfwake samples (herd's and lock's rounds have none); unset, each keeps its own (latency's shown)", "int",
+			(*O).Iterations, (*O).SetIterations, strconv.Itoa, parseInt).also("GapIterations", func(*O) {}).also("Samples", func(*O) {}),
+	}
+}
+
+func newRunCmd() *cobra.Command {
+	var (
+		of      outputFlags
+		isQuick bool
+		record  string
+		t       = runFlags()
+		def, q  = experiments.DefaultSuite(), experiments.QuickSuite()
+	)
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run the suite: E12 latency and selfwake, E6 herd, the contended lock and rwlock, with the study's defaults",
+		Long: `Run the suite with the study's method: latency (E12: every implementation,
+every placement, 1000 warm-up + 10 000 round trips, 3 rounds), selfwake (the
+E12 reverse check), herd (E6: N = 1, 4, 16, 64, 5 repeats), lock's quick
+sweep (the contended mutex, parking_lot's benchmark: 2 and 2 x NumCPU
+threads; 'parkbench lock' runs the full sweep) and one small rwlock
+configuration (NumCPU readers, one writer). The claims are evaluated from
+the numbers just measured, including the reverse check, which needs latency
+and selfwake from the same run. A few minutes on two vCPUs; --quick takes
+under a minute.
+--rounds and --iterations buy precision with time: --rounds sets the
+rounds per configuration of every experiment (latency's and selfwake's
+rounds, herd's, lock's and rwlock's repeats: each is one sample of the
+configuration's figures, what compare judges); --iterations the measured
+samples in one round where a round has a count (latency's round trips,
+selfwake's samples; herd and lock have none). Either beats --quick.
+All experiments go into one result file (--out, or --record DIR to file it
+under DIR/<machine>/suite-<UTC time>.json, never overwriting).`,
+		Example: `  parkbench run --quick
+  parkbench run --quick --rounds 10
+  parkbench run --out suite.json
+  parkbench run --record results`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := of.check(); err != nil {
+				return err
+			}
+			if record != "" {
+				if err := atomicfile.CheckDir(record); err != nil {
+					return usagef("--record: %v", err)
+				}
+			}
+			o, err := t.options(cmd.Flags(), def, &q, isQuick)
+			if err != nil {
+				return err
+			}
+			of.record = record
+			var vet func(*results.File) error
+			if record != "" {
+				vet = func(f *results.File) error {
+					if err := results.Recordable(f.Machine); err != nil {
+						return usagef("--record: %v", err)
+					}
+					if l, n := f.Machine.LoadAvg[0], f.Machine.LogicalCPUs; n > 0 && l > float64(n)/2 {
+						fmt.Fprintf(cmd.ErrOrStderr(), "*** WARNING: --record on a busy machine: load average %.2f on %d CPUs before the run; a baseline recorded now carries the other processes' noise (record one with nothing else running)\n", l, n)
+					}
+					return nil
+				}
+			}
+			file, err := measure(cmd, &of, t.fields(), func() (experiments.Suite, error) { return experiments.PlanSuite(o) }, vet)
+			if err == nil && !of.quiet && !originalsLoaded(file) {
+				fmt.Fprintln(cmd.ErrOrStderr(), originalsNote)
+			}
+			if err != nil || record == "" {
+				return err
+			}
+			p, err := results.Record(record, file, "")
+			if err != nil {
+				return exitError{exitFailed, fmt.Errorf("recording: %w", err)}
+			}
+			// Said even with --quiet: compare and report will say it of
+			// this file too (results.LoadNote), but the time to rerun is now.
+			if n := results.LoadNote(file); n != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "*** WARNING: %s was %s; as a baseline it judges the next runs against that noise: rerun 'parkbench run --record %s' with nothing else running, and delete this file\n", p, n, record)
+			}
+			if !of.quiet {
+				fmt.Fprintf(cmd.ErrOrStderr(), "recorded %s\n", p)
+			}
+			return nil
+		},
+	}
+	t.register(cmd.Flags(), def, &q)
+	addOutputFlags(cmd, &of)
+	cmd.Flags().BoolVar(&isQuick, "quick", false, "a short run (under a minute): cross-core latency, fewer round trips and repeats")
+	cmd.Flags().StringVar(&record, "record", "", "also file the result under `DIR`/<machine-slug>/suite-<UTC time>.json (never overwrites)")
+	return cmd
+}
+
+// originalsNote is run's one line when the Rust originals were not loaded:
+// without them no claim compares lot with parking_lot itself
+// (docs/originals.md).
+const originalsNote = `the Rust originals are not loaded: add --plugin "$(bash scripts/rust-originals.sh | tail -1)" to judge lot beside them`
+
+// originalsLoaded reports whether any experiment of f ran parking_lot's
+// own implementation (rust-parking_lot, from Go or C threads).
+func originalsLoaded(f *results.File) bool {
+	for _, e := range f.Experiments {
+		if driver.OriginalLoaded(e.Configs, driver.OriginalLot) {
+			return true
+		}
+	}
+	return false
+}
