@@ -45,4 +45,4 @@ run selfwake --impl=lot,rust-parking_lot,c-rust-parking_lot,rust-crossbeam,rust-
 run herd --impl=lot,rust-parking_lot,rust-std --waiters=16,64
 run lock --impl=lot,rust-parking_lot,c-rust-parking_lot,rust-std --threads=1,2
 
-PARKBENCH_RUST_ORIGINALS=$lib go test -count=1 -run 'TestRustOriginals' ./cmd/parkbench/
+PARKBENCH_RUST_ORIGINALS=$lib go test -count=1 -run 'TestRustOriginals' ./internal/cli/
