@@ -342,3 +342,9 @@ func TestProgressWatchdog(t *testing.T) {
 	}
 	close(stop)
 }
+
+// burn is the tests' unit of busy work inside a critical section: n
+// atomic loads (parkers.CPURelax), about a nanosecond each. Not cpuRelax,
+// which is upstream's spin hint and on amd64 a PAUSE of tens of
+// nanoseconds: the hammers' sizes were set in loads.
+func burn(n int) { parkers.CPURelax(n) }

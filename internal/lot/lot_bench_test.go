@@ -33,7 +33,7 @@ func BenchmarkMutexUncontended(b *testing.B) {
 }
 
 func BenchmarkMutexContended(b *testing.B) {
-	work := func() { cpuRelax(20) } // a short critical section
+	work := func() { burn(20) } // a short critical section
 	b.Run("lot", func(b *testing.B) {
 		var m Mutex
 		b.RunParallel(func(pb *testing.PB) {

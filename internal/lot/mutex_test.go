@@ -204,7 +204,7 @@ func TestMutexHammer(t *testing.T) {
 								t.Error("two threads inside the critical section")
 							}
 							counter++
-							cpuRelax(work) // long enough that waiters exhaust spinning and park
+							burn(work) // long enough that waiters exhaust spinning and park
 							if j%13 == 0 {
 								inside.Add(-1)
 								m.Bump()
@@ -255,7 +255,7 @@ func TestWordLockHammer(t *testing.T) {
 						for j := 0; j < iters; j++ {
 							l.lock()
 							counter++
-							cpuRelax(work) // long enough that waiters exhaust spinning and park
+							burn(work) // long enough that waiters exhaust spinning and park
 							l.unlock()
 						}
 					})
