@@ -257,7 +257,9 @@ func (g *waitGraph) addEdge(from, to waitNode) {
 // cycle, locking one bucket at a time (imprecise).
 func checkWaitGraphFast() bool {
 	g := newWaitGraph()
-	for _, b := range getHashtable().entries {
+	t := getHashtable()
+	for i := range t.entries {
+		b := &t.entries[i]
 		b.mutex.lock()
 		addWaitEdges(b, g.addEdge)
 		b.mutex.unlock()
@@ -280,7 +282,8 @@ func checkWaitGraphSlow() [][]DeadlockedThread {
 	table := getHashtable()
 	for {
 		// Lock all buckets in the old table.
-		for _, b := range table.entries {
+		for i := range table.entries {
+			b := &table.entries[i]
 			b.mutex.lock()
 		}
 		// Now check if our table is still the latest one. Another thread
@@ -290,16 +293,19 @@ func checkWaitGraphSlow() [][]DeadlockedThread {
 		if nt == table {
 			break
 		}
-		for _, b := range table.entries {
+		for i := range table.entries {
+			b := &table.entries[i]
 			b.mutex.unlock()
 		}
 		table = nt
 	}
 	g := newWaitGraph()
-	for _, b := range table.entries {
+	for i := range table.entries {
+		b := &table.entries[i]
 		addWaitEdges(b, g.addEdge)
 	}
-	for _, b := range table.entries {
+	for i := range table.entries {
+		b := &table.entries[i]
 		b.mutex.unlock()
 	}
 

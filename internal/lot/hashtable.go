@@ -2,6 +2,7 @@ package lot
 
 import (
 	"math/bits"
+	"strconv"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -28,8 +29,9 @@ var (
 )
 
 type hashTable struct {
-	// entries are the buckets, each cache-line aligned.
-	entries []*bucket
+	// entries are the buckets, inline (upstream: Box<[Bucket]>), each
+	// cache-line aligned (newHashTable).
+	entries []bucket
 	// hashBits is log2(len(entries)).
 	hashBits uint
 	// prev is the table this one replaced. Upstream keeps it "only to keep
@@ -52,8 +54,9 @@ type bucketFields struct {
 	fairTimeout fairTimeout
 }
 
-// bucket is one hash bucket, padded to a cache line so that two buckets
-// never share one (false sharing between unrelated keys' locks).
+// bucket is one hash bucket, padded to a cache line so that two buckets'
+// fields never share one (false sharing between unrelated keys' locks;
+// newHashTable says how the array sits on the lines).
 type bucket struct {
 	bucketFields
 	_ [cacheLine - unsafe.Sizeof(bucketFields{})%cacheLine]byte
@@ -96,16 +99,21 @@ func nanotime() int64 { return int64(time.Since(monoBase)) }
 // xorshift seed must not be zero; every timeout starts at now.
 func newHashTable(numThreads uint, prev *hashTable) *hashTable {
 	size := nextPowerOfTwo(numThreads * loadFactor)
-	// Each bucket is its own 64-byte allocation. Go aligns an object of
-	// the 64-byte size class to 64 bytes (objects sit at multiples of their
-	// size in a page-aligned span, and objects this small carry no malloc
-	// header); one []bucket array would not be, since Go 1.22 puts an
-	// 8-byte header in front of pointerful objects over 512 bytes.
-	// TestBucketLayout checks. The price is one dependent load per
-	// lock_bucket (the slice element) compared to upstream's inline array.
-	entries := make([]*bucket, size)
-	for i := range entries {
-		entries[i] = new(bucket)
+	// The buckets are one array, as upstream's, so finding a key's bucket
+	// is a multiply and an indexed address, with no load between the
+	// table and the bucket's lock word (a []*bucket cost one more
+	// dependent load before each bucket CAS, twice per self-wake pair).
+	// Go does not align the array to 64 bytes: a small object with
+	// pointers carries an 8-byte malloc header (Go 1.22 on), a large one
+	// starts on a page. Every bucket is 64 bytes, so all sit at the same
+	// offset within their cache lines; what keeps two buckets' locks and
+	// queues off one line (false sharing) is that the used fields, at that
+	// offset, end within the line: the rest of the line is padding, and
+	// the next bucket's fields start on the next line. TestBucketLayout
+	// checks this for small and large tables.
+	entries := make([]bucket, size)
+	if off := uintptr(unsafe.Pointer(&entries[0])) % cacheLine; off+unsafe.Sizeof(bucketFields{}) > cacheLine {
+		panic("lot: hash table buckets would share cache lines (array at offset " + strconv.Itoa(int(off)) + " in its line)")
 	}
 	now := nanotime()
 	for i := range entries {
@@ -172,7 +180,7 @@ func growHashtable(numThreads uint) {
 	// Move the entries from the old table to the new one, each queue in
 	// order, so FIFO order per key is kept.
 	for i := range old.entries {
-		rehashBucketInto(old.entries[i], nt)
+		rehashBucketInto(&old.entries[i], nt)
 	}
 
 	// Window: all old buckets locked, entries moved, new table not yet
@@ -198,7 +206,7 @@ func rehashBucketInto(b *bucket, table *hashTable) {
 	current := b.queueHead
 	for current != nil {
 		next := current.nextInQueue
-		nb := table.entries[hash(uintptr(current.loadKey()), table.hashBits)]
+		nb := &table.entries[hash(uintptr(current.loadKey()), table.hashBits)]
 		if nb.queueTail == nil {
 			nb.queueHead = current
 		} else {
@@ -213,24 +221,52 @@ func rehashBucketInto(b *bucket, table *hashTable) {
 // hash is Fibonacci hashing: multiply by 2^64/phi and keep the top bits.
 // The key's address is used only here, transiently: the key itself stays
 // an unsafe.Pointer everywhere it is stored.
+//
+// bitsUsed is at least 4 (the first table has 16 buckets), so the shift is
+// below the word size; the mask says so to the compiler, which otherwise
+// guards a shift of 64 or more (four more instructions per lookup).
 func hash(key uintptr, bitsUsed uint) uint {
 	if bits.UintSize == 64 {
-		return uint((uint64(key) * 0x9E3779B97F4A7C15) >> (64 - bitsUsed))
+		return uint((uint64(key) * 0x9E3779B97F4A7C15) >> ((64 - bitsUsed) & 63))
 	}
-	return uint((uint32(key) * 0x9E3779B9) >> (32 - bitsUsed))
+	return uint((uint32(key) * 0x9E3779B9) >> ((32 - bitsUsed) & 31))
 }
 
 // lockBucket locks the bucket for key in the current table.
+//
+// The first try is inline in the caller (Park, UnparkOne): with no call
+// before the bucket's CAS, nothing live is stored to the stack before it
+// (on x86 a locked instruction waits for every earlier store to drain),
+// and the self-wake pair saves a call and a frame per lookup
+// (docs/findings.md, "The port's fast paths"). lockBucketSlow is the same
+// loop, from a contended or stale first try.
 func lockBucket(key unsafe.Pointer) *bucket {
+	t := getHashtable()
+	b := &t.entries[hash(uintptr(key), t.hashBits)]
+	// Window: table loaded, bucket not locked; a growth here makes the
+	// re-check fail and retry.
+	chaos.Point("lot.hashtable.beforelock")
+	held := b.mutex.state.CompareAndSwap(0, wlLockedBit)
+	// If nobody rehashed the table before we got the lock, we are good:
+	// the lock we hold prevents any rehash.
+	if held && hashtable.Load() == t {
+		return b
+	}
+	return lockBucketSlow(key, b, held)
+}
+
+// lockBucketSlow is lockBucket after a first try on b that failed: b was
+// taken (held false), or we took it and the table had changed since we
+// loaded it (held true).
+func lockBucketSlow(key unsafe.Pointer, b *bucket, held bool) *bucket {
+	if held {
+		b.mutex.unlock()
+	}
 	for {
 		t := getHashtable()
-		b := t.entries[hash(uintptr(key), t.hashBits)]
-		// Window: table loaded, bucket not locked; a growth here makes
-		// the re-check below fail and retry.
+		b = &t.entries[hash(uintptr(key), t.hashBits)]
 		chaos.Point("lot.hashtable.beforelock")
 		b.mutex.lock()
-		// If nobody rehashed the table before we got the lock, we are good:
-		// the lock we hold prevents any rehash.
 		if hashtable.Load() == t {
 			return b
 		}
@@ -245,7 +281,7 @@ func lockBucketChecked(td *threadData) (unsafe.Pointer, *bucket) {
 	for {
 		t := getHashtable()
 		key := td.loadKey()
-		b := t.entries[hash(uintptr(key), t.hashBits)]
+		b := &t.entries[hash(uintptr(key), t.hashBits)]
 		// Window: table and key loaded, bucket not locked (a growth or a
 		// requeue here makes the re-check fail).
 		chaos.Point("lot.hashtable.beforelock")
@@ -271,7 +307,7 @@ func lockBucketPair(key1, key2 unsafe.Pointer) (*bucket, *bucket) {
 		if h2 < h1 {
 			first = h2
 		}
-		b1 := t.entries[first]
+		b1 := &t.entries[first]
 		chaos.Point("lot.hashtable.beforelock")
 		b1.mutex.lock()
 		if hashtable.Load() == t {
@@ -279,11 +315,11 @@ func lockBucketPair(key1, key2 unsafe.Pointer) (*bucket, *bucket) {
 			case h1 == h2:
 				return b1, b1
 			case h1 < h2:
-				b2 := t.entries[h2]
+				b2 := &t.entries[h2]
 				b2.mutex.lock()
 				return b1, b2
 			default:
-				b2 := t.entries[h1]
+				b2 := &t.entries[h1]
 				b2.mutex.lock()
 				return b2, b1
 			}

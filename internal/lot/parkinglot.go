@@ -266,13 +266,19 @@ func parkValidated(p *backendPool, b *bucket, td *threadData, key unsafe.Pointer
 
 // callValidate runs Park's validate with b locked. Nothing is queued yet,
 // so if validate panics it is enough to unlock b; the panic then goes on
-// to Park's caller. The guard is a deferred method value: two words on the
-// stack, the least a defer can store.
+// to Park's caller. The guard is a deferred closure over one stack word,
+// cleared once validate returned: on that path the closure only tests it
+// (docs/findings.md, "The port's fast paths", counts what each form of
+// the guard costs).
 func callValidate(validate func() bool, b *bucket) bool {
-	g := validateGuard{b: b}
-	defer g.release()
+	held := b
+	defer func() {
+		if held != nil {
+			held.mutex.unlock()
+		}
+	}()
 	ok := validate()
-	g.b = nil
+	held = nil
 	return ok
 }
 

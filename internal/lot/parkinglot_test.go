@@ -533,14 +533,16 @@ func TestBucketLayout(t *testing.T) {
 	if s := unsafe.Sizeof(bucket{}); s != cacheLine {
 		t.Fatalf("sizeof(bucket) = %d, want %d", s, cacheLine)
 	}
-	for _, n := range []uint{3, 6, 11, 40, 700} {
+	for _, n := range []uint{3, 6, 11, 40, 700, 3000} {
 		ht := newHashTable(n, nil)
 		if len(ht.entries) != int(nextPowerOfTwo(n*loadFactor)) || 1<<ht.hashBits != len(ht.entries) {
 			t.Fatalf("table for %d threads: %d buckets, %d bits", n, len(ht.entries), ht.hashBits)
 		}
-		for i, b := range ht.entries {
-			if a := uintptr(unsafe.Pointer(b)) % cacheLine; a != 0 {
-				t.Fatalf("bucket %d of the table for %d threads misaligned by %d", i, n, a)
+		// Each bucket's fields end within the cache line they start in,
+		// so no two buckets' fields share a line (newHashTable).
+		for i := range ht.entries {
+			if a := uintptr(unsafe.Pointer(&ht.entries[i])) % cacheLine; a+unsafe.Sizeof(bucketFields{}) > cacheLine {
+				t.Fatalf("bucket %d of the table for %d threads starts at %d in its cache line: its fields cross into the next bucket's line", i, n, a)
 			}
 		}
 		for i := range ht.entries {
