@@ -21,7 +21,9 @@ func TestMetricsMatchLegacy(t *testing.T) {
 	addedSince := map[string]bool{latency.MMinSlept: true,
 		// The goroutine-level figures (--participants).
 		latency.MWakeSameP: true, latency.MWakeOtherP: true, latency.MWakeThreadWoken: true, latency.MWakesPerRT: true,
-		latency.MGoSchedLatMedian: true, latency.MGoSchedLatP99: true, latency.MGoThreads: true}
+		latency.MGoSchedLatMedian: true, latency.MGoSchedLatP99: true, latency.MGoThreads: true,
+		// The harness floor figures (lock and selfwake share the keys).
+		lock.MHarness: true, lock.MOverHarness: true}
 	declared := map[string][]results.MetricSpec{
 		"latency": latency.LatencyMetrics, "selfwake": latency.SelfwakeMetrics, "herd": herd.Metrics,
 		"timeout": timeout.Metrics, "lock": lock.Metrics, "rwlock": lock.RwMetrics,

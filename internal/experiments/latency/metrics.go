@@ -49,6 +49,12 @@ const (
 	MSyscallNs = "syscall_ns"
 	// MSleptWaits is selfwake c-futex's count of waits that slept.
 	MSleptWaits = "slept_waits"
+	// MHarnessNs is selfwake lot's harness floor: ns per pair of the same
+	// measured loop with UnparkOne and Park replaced by functions of the
+	// same signatures that return at once (the empty pair); MOverHarness
+	// is lot's ns per pair less it.
+	MHarnessNs   = "harness_ns"
+	MOverHarness = "over_harness_ns"
 )
 
 // measureProbe is probe.Measure; tests that only check the structure of a

@@ -68,4 +68,8 @@ var SelfwakeMetrics = []results.MetricSpec{
 	{Key: results.MNsPerPair, Header: "ns/pair", Unit: results.UnitNanos, Better: results.Lower, Main: true, Judged: true,
 		Benchstat: "ns/op", Floor: ImplSyscall},
 	{Key: results.MNoSleep, Header: "no-sleep", Better: results.Lower, Diagnostic: true},
+	// lot's row: its pair above the harness floor (the empty pair), and
+	// the floor itself.
+	{Key: MOverHarness, Header: "over harness", Unit: results.UnitNanos, Better: results.Lower},
+	{Key: MHarnessNs, Header: "harness", Unit: results.UnitNanos, Better: results.Lower, Diagnostic: true},
 }

@@ -72,18 +72,44 @@ func (s *selfToken) slept() int { return 0 }
 
 // selfLot: UnparkOne finds nobody on the key; Park's validate returns false,
 // so Park returns ParkInvalid without queueing. Both lock the key's bucket.
+// With empty set (between rounds, by the controller, ordered by the
+// participant's command channel) the same loop runs the empty pair
+// instead: the harness floor.
 type selfLot struct {
 	word     uint32
 	invalidV func() bool
+	empty    bool
 }
 
 func (s *selfLot) setup() { s.invalidV = func() bool { return false } }
 func (s *selfLot) pairs(n int) {
 	key := unsafe.Pointer(&s.word)
+	if s.empty {
+		for i := 0; i < n; i++ {
+			emptyUnparkOne(key, nil)
+			emptyPark(key, s.invalidV, nil, nil, lot.DefaultParkToken, time.Time{})
+		}
+		return
+	}
 	for i := 0; i < n; i++ {
 		lot.UnparkOne(key, nil)
 		lot.Park(key, s.invalidV, nil, nil, lot.DefaultParkToken, time.Time{})
 	}
+}
+
+// emptyUnparkOne and emptyPark are the empty pair: lot.UnparkOne's and
+// lot.Park's signatures, returning at once, called as selfLot calls the
+// real ones (not inlined, as those are not), so the loop around them
+// costs what it costs around the real pair.
+//
+//go:noinline
+func emptyUnparkOne(unsafe.Pointer, func(lot.UnparkResult) lot.UnparkToken) lot.UnparkResult {
+	return lot.UnparkResult{}
+}
+
+//go:noinline
+func emptyPark(unsafe.Pointer, func() bool, func(), func(unsafe.Pointer, bool), lot.ParkToken, time.Time) lot.ParkResult {
+	return lot.ParkResult{Kind: lot.ParkInvalid}
 }
 func (s *selfLot) slept() int { return 0 }
 
@@ -184,6 +210,7 @@ func (p *selfwakePlan) Run(ctx context.Context, progress driver.Progress) (*resu
 	if runtime.GOOS == "windows" {
 		exp.Notes = append(exp.Notes, clockNote())
 	}
+	exp.Notes = append(exp.Notes, selfwakeHarnessNotes(exp.Configs)...)
 	exp.Claims = append([]results.Claim{ClaimSelfwakeAtOnce(exp)}, SelfwakeFidelityClaims(exp)...)
 	return exp, nil
 }
@@ -214,6 +241,7 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 	default:
 		m = &selfThread{new: im.backend.NewThread}
 	}
+	m0 := m
 	samples := make([]int64, o.Samples)
 	cmd := make(chan int, 1) // samples to take this round; closed: exit
 	done := make(chan selfRound, 1)
@@ -308,10 +336,45 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 		if err != nil {
 			return fmt.Errorf("selfwake %s: %w", im.name, err)
 		}
+		if sl, ok := m0.(*selfLot); ok {
+			// The harness floor: the empty pair in the same loop, one
+			// round of as many samples, right after the real round.
+			sl.empty = true
+			cmd <- o.Samples
+			<-done
+			sl.empty = false
+			h.Reset()
+			driver.RecordAll(h, samples...)
+			m[MHarnessNs] = float64(h.ValueAtQuantile(50)) / pairs
+			m[MOverHarness] = m[results.MNsPerPair] - m[MHarnessNs]
+		}
 		cfg.Rounds = append(cfg.Rounds, results.Round{Metrics: m, Histogram: enc})
 		perRound = append(perRound, m)
 	}
 	cfg.Summary = driver.MedianOfRounds(perRound)
 	refuseBelowResolution(cfg, selfwakeTimeFigures, float64(o.Pairs), monoclock.Resolution(), monoclock.Source)
+	return nil
+}
+
+// selfwakeHarnessFraction is the share of lot's pair above which the
+// harness is said to weigh on its figure (a fifth).
+const selfwakeHarnessFraction = 0.2
+
+// selfwakeHarnessNotes says what lot's harness floor is and, when it costs
+// more than a fifth of lot's pair above it, that the figure should be read
+// above the floor.
+func selfwakeHarnessNotes(configs []*results.Config) []string {
+	for _, c := range configs {
+		h, ok := c.Summary[MHarnessNs]
+		if !ok {
+			continue
+		}
+		over := c.Summary[MOverHarness]
+		notes := []string{fmt.Sprintf("harness floor: %s's loop with UnparkOne and Park replaced by empty functions of the same signatures (the empty pair) costs %.2f ns per pair; over harness is %s's ns/pair less it", c.Impl, h, c.Impl)}
+		if over > 0 && h > selfwakeHarnessFraction*over {
+			notes = append(notes, fmt.Sprintf("the harness costs more than a fifth of %s's pair (%.2f ns against %.2f ns above it): read over harness", c.Impl, h, over))
+		}
+		return notes
+	}
 	return nil
 }

@@ -119,3 +119,23 @@ func TestRefuseBelowResolution(t *testing.T) {
 		t.Errorf("unknown resolution refused %v", got)
 	}
 }
+
+// TestSelfwakeHarnessNotes: the fifth note comes exactly when the empty
+// pair costs more than a fifth of lot's pair above it.
+func TestSelfwakeHarnessNotes(t *testing.T) {
+	lotRow := func(harness, over float64) []*results.Config {
+		return []*results.Config{
+			{Key: "std", Impl: "std", Summary: map[string]float64{results.MNsPerPair: 5}},
+			{Key: ImplLot, Impl: ImplLot, Summary: map[string]float64{results.MNsPerPair: harness + over, MHarnessNs: harness, MOverHarness: over}},
+		}
+	}
+	if n := selfwakeHarnessNotes(lotRow(3, 12)); len(n) != 2 || !strings.Contains(n[1], "more than a fifth") {
+		t.Errorf("3 ns floor, 12 ns above: want the fifth note, got %q", n)
+	}
+	if n := selfwakeHarnessNotes(lotRow(2, 12)); len(n) != 1 || !strings.Contains(n[0], "2.00 ns") {
+		t.Errorf("2 ns floor, 12 ns above: want the floor note alone, got %q", n)
+	}
+	if n := selfwakeHarnessNotes(lotRow(2, 12)[:1]); n != nil {
+		t.Errorf("no lot row: want no note, got %q", n)
+	}
+}

@@ -201,14 +201,20 @@ func TestRunEveryImpl(t *testing.T) {
 			t.Fatalf("%s: %d configs, progress %d; want %d groups x %d impls", tc.name, len(exp.Configs), progressed, groups, len(impls))
 		}
 		for _, c := range exp.Configs {
+			// The harness floor is the Go loop's, in the work pattern.
+			floored := c.Kind != KindC && o.pattern() == cref.PatternLoop
 			for _, k := range SummaryKeys {
-				if _, ok := c.Summary[k]; !ok && !(k == MCPUBusy || k == MCPUPerAcq) {
+				harness := k == MHarness || k == MOverHarness
+				if _, ok := c.Summary[k]; !ok && !(k == MCPUBusy || k == MCPUPerAcq) && (floored || !harness) {
 					t.Errorf("%s: %s has no %s", tc.name, c.Key, k)
 				}
 			}
 			want := len(SummaryKeys)
 			if processCPUNs() < 0 {
 				want -= 2 // no process CPU time here: no MCPUBusy, MCPUPerAcq
+			}
+			if !floored {
+				want -= 2 // no MHarness, MOverHarness
 			}
 			if len(c.Summary) != want {
 				t.Errorf("%s: %s summary keys %v, want exactly %v", tc.name, c.Key, len(c.Summary), SummaryKeys)
@@ -368,5 +374,26 @@ func TestFairNearLimit(t *testing.T) {
 		if c.Verdict != tc.want || c.Near != tc.near || !strings.Contains(c.Evidence, "rule: ") {
 			t.Errorf("repeats %v: %s near=%v (%s), want %s near=%v and the rule", tc.waits, c.Verdict, c.Near, c.Evidence, tc.want, tc.near)
 		}
+	}
+}
+
+// TestHarnessNotes: the table says the harness weighs on the figures
+// exactly when its floor is more than a fifth of the fastest Go lock's
+// acquisition above it; rows without a floor (C) are not read.
+func TestHarnessNotes(t *testing.T) {
+	row := func(key string, harness, over float64) *results.Config {
+		return &results.Config{Key: key, Summary: map[string]float64{MHarness: harness, MOverHarness: over}}
+	}
+	c := &results.Config{Key: "c-pthread/t=1", Summary: map[string]float64{MTotalMops: 500}}
+	heavy := harnessNotes([]*results.Config{row("lot/t=1", 3, 10), row("sync/t=1", 3, 14), c})
+	if len(heavy) != 2 || !strings.Contains(heavy[1], "more than a fifth") || !strings.Contains(heavy[1], "lot/t=1") {
+		t.Errorf("floor 3 ns against a fastest 10 ns: want the fifth note naming lot/t=1, got %q", heavy)
+	}
+	light := harnessNotes([]*results.Config{row("lot/t=1", 1.9, 10), row("sync/t=1", 1.9, 14), c})
+	if len(light) != 1 || !strings.Contains(light[0], "1.90 ns") {
+		t.Errorf("floor 1.9 ns against a fastest 10 ns: want the floor note alone, got %q", light)
+	}
+	if n := harnessNotes([]*results.Config{c}); n != nil {
+		t.Errorf("no floor measured: want no note, got %q", n)
 	}
 }

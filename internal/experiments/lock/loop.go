@@ -91,6 +91,14 @@ func loop[M any, PM interface {
 	*M
 	locker
 }](locks []padded[M], t *thread, sp *spec, idx int, stop *stopFlag) {
+	if len(locks) == 1 && sp.pattern == cref.PatternLoop {
+		if f, ok := concreteLoopOne(&locks[0]).(func(*padded[M], *thread, int, int, *stopFlag)); ok {
+			f(&locks[0], t, sp.workIn, sp.workBetween, stop)
+		} else {
+			loopOne[M, PM](&locks[0], t, sp.workIn, sp.workBetween, stop)
+		}
+		return
+	}
 	rng := sp.seed ^ uint64(idx+1)*0x9E3779B97F4A7C15
 	var value, local float64
 	var n int64
@@ -133,6 +141,50 @@ func loop[M any, PM interface {
 	}
 	t.count = n
 	t.value = value
+}
+
+// loopOne is loop for the common case, mutex.rs's own: one lock, the
+// work pattern. It carries only what that case needs across the lock
+// calls: Go's calling convention has no callee-saved registers, so every
+// value live across PM's Lock and Unlock (two calls through the generic
+// dictionary) is stored before and loaded after each call, and the
+// general loop's extra state (lock choice, pattern, sleeper) cost about
+// 7 ns per iteration at one thread on the AMD guest (docs/findings.md,
+// "The port's fast paths"). The sampled acquisition is a separate branch
+// so the unsampled one keeps nothing across its Lock call but the lock.
+//
+// Every Go lock of allImpls runs a copy of this loop written for its
+// concrete type (loop_gen.go, from gen_loops.go: `go generate`), where its
+// Lock and Unlock inline as mutex.rs's do; this generic form is for any
+// other type. Keep the two bodies the same.
+//
+//go:generate go run gen_loops.go
+func loopOne[M any, PM interface {
+	*M
+	locker
+}](l *padded[M], t *thread, workIn, workBetween int, stop *stopFlag) {
+	var value, local float64
+	var n int64
+	for !stop.Load() {
+		if n&(SampleEvery-1) == 0 {
+			t0 := monoclock.Nanotime()
+			PM(&l.mu).Lock()
+			driver.RecordAll(t.hist, monoclock.Nanotime()-t0)
+		} else {
+			PM(&l.mu).Lock()
+		}
+		l.n++
+		if workIn > 0 {
+			value = work(&l.value, value, workIn)
+		}
+		PM(&l.mu).Unlock()
+		if workBetween > 0 {
+			local, value = workLocal(local, value, workBetween)
+		}
+		n++
+	}
+	t.count = n
+	t.value = value + local
 }
 
 // goRun is one timed run of a Go lock: sp.threads goroutines locked to

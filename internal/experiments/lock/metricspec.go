@@ -14,6 +14,7 @@ var floors = map[string]string{"spin": "c-spin", "c-spin": ""}
 var Metrics = []results.MetricSpec{
 	{Key: MTotalMops, Header: "total Mops", Better: results.Higher, Judged: true, Floor: "c-pthread", FloorByImpl: floors,
 		Plot: &results.PlotSpec{Kind: results.PlotThreads, Title: "total acquisitions per µs against threads", Axis: "total Mops (all threads)"}},
+	{Key: MOverHarness, Header: "over harness", Unit: results.UnitNanos, Better: results.Lower},
 	{Key: MKhzMedian, Header: "kHz/thr med", Better: results.Higher},
 	{Key: MKhzAvg, Header: "kHz/thr avg", Better: results.Higher},
 	{Key: MKhzStddev, Header: "kHz/thr sd", Better: results.Lower},
@@ -24,6 +25,8 @@ var Metrics = []results.MetricSpec{
 	{Key: MCPUBusy, Header: "cores busy", Better: results.Lower},
 	{Key: MCPUPerAcq, Header: "CPU/acq", Unit: results.UnitNanos, Better: results.Lower},
 	{Key: MUncontended, Header: "uncontended", Unit: results.UnitNanos, Better: results.Lower, Judged: true, Floor: "c-pthread", FloorByImpl: floors},
+	// The harness floor (Go rows): the loop alone, with an empty lock.
+	{Key: MHarness, Header: "harness", Unit: results.UnitNanos, Better: results.Lower, Diagnostic: true},
 }
 
 // RwMetrics describes rwlock's figures: read and write throughput

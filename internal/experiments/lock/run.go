@@ -33,6 +33,12 @@ const (
 	MCPUBusy     = "cpu_busy_cores"     // process CPU time / wall time
 	MCPUPerAcq   = "cpu_ns_per_acquire" // (CPU - calibrated work) / acquisitions
 	MUncontended = "uncontended_ns"     // one thread's lock+unlock pair
+	// MHarness is the harness floor of a Go row: ns per iteration of the
+	// same measured loop on one thread with an empty lock (Lock and
+	// Unlock return at once) and the row's work; MOverHarness is the
+	// row's wall ns per acquisition (1000 / total Mops) less that floor.
+	MHarness     = "harness_ns"
+	MOverHarness = "over_harness_ns"
 	// Round-only metrics.
 	mWaitMedian = "wait_median_ns"
 	mAcqs       = "acquisitions"
@@ -41,7 +47,7 @@ const (
 )
 
 // SummaryKeys are the summary keys of every lock configuration.
-var SummaryKeys = []string{MTotalMops, MKhzMedian, MKhzAvg, MKhzStddev, MJain, MMinMax, MWaitP99, MWaitMax, MCPUBusy, MCPUPerAcq, MUncontended}
+var SummaryKeys = []string{MTotalMops, MOverHarness, MKhzMedian, MKhzAvg, MKhzStddev, MJain, MMinMax, MWaitP99, MWaitMax, MCPUBusy, MCPUPerAcq, MUncontended, MHarness}
 
 // group is the configurations that share everything but the
 // implementation; they run repeat-interleaved.
@@ -186,6 +192,11 @@ func (p *mutexPlan) Run(ctx context.Context, progress driver.Progress) (*results
 		exp.Notes = append(exp.Notes, "lot and lot-fair park through the "+b.Name+" thread parker")
 	}
 
+	harness := harnessFloors(ctx, o, groups, pattern, cal)
+	if driver.Interrupted(ctx) {
+		return nil, ctx.Err()
+	}
+
 	seed := uint64(time.Now().UnixNano())
 	key := func(impl string, g group) string { return key(impl, g, o) }
 	err := sweep(ctx, exp, env, groups, impls, o.Repeats, progress, key,
@@ -209,7 +220,11 @@ func (p *mutexPlan) Run(ctx context.Context, progress driver.Progress) (*results
 		},
 		func(im impl, g group, raws []*raw) (*results.Config, error) {
 			k := slices.IndexFunc(impls, func(x impl) bool { return x.label() == im.label() })
-			c, err := config(im, g, o, cal, raws, unc[k])
+			floor := harness[floorKey(g)]
+			if im.c {
+				floor = nil // the C loop is not Go's harness
+			}
+			c, err := config(im, g, o, cal, raws, unc[k], floor)
 			if err == nil && im.name == "pthread" && len(cgoNs) > 0 {
 				c.Params["cgo_call_ns"] = exp.Options["cgo_call_ns"]
 			}
@@ -220,8 +235,85 @@ func (p *mutexPlan) Run(ctx context.Context, progress driver.Progress) (*results
 	}
 	// Locked threads only if some configuration ran on them.
 	exp.Runtime.LockOSThread = slices.ContainsFunc(impls, func(im impl) bool { return !im.goroutines })
+	exp.Notes = append(exp.Notes, harnessNotes(exp.Configs)...)
 	exp.Claims = Claims(exp.Configs, runtime.NumCPU())
 	return exp, nil
+}
+
+// floorKey is what the harness floor depends on: the work and the number
+// of locks (one thread always).
+func floorKey(g group) group {
+	return group{threads: 1, locks: g.locks, workIn: g.workIn, workBetween: g.workBetween}
+}
+
+// harnessDuration bounds one floor window: the floor is a tight loop on one
+// thread, steady within a tenth of a second.
+const harnessDuration = 100 * time.Millisecond
+
+// harnessFloors measures the harness floor of every distinct floorKey of
+// the groups: per repeat, one window of the measured loop (loop, the same
+// function every Go lock runs in) on one thread over emptyLock, with the
+// group's work; ns per iteration, the median over the repeats. Patterns
+// other than the work loop sleep inside the loop, so they have no floor.
+func harnessFloors(ctx context.Context, o Options, groups []group, pattern cref.LockPattern, cal calib) map[group][]float64 {
+	out := map[group][]float64{}
+	if pattern != cref.PatternLoop {
+		return out
+	}
+	d := min(o.Duration, harnessDuration)
+	for _, g := range groups {
+		fk := floorKey(g)
+		if _, ok := out[fk]; ok {
+			continue
+		}
+		var ns []float64
+		for r := 0; r < o.Repeats; r++ {
+			if driver.Interrupted(ctx) {
+				return out
+			}
+			sp := spec{threads: 1, locks: g.locks, pattern: pattern, duration: d,
+				workIn: iters(g.workIn, cal.goIn), workBetween: iters(g.workBetween, cal.goBetween)}
+			rw, err := goRun[emptyLock](ctx, sp, nil, nil)
+			if err != nil || rw.counts[0] == 0 {
+				continue
+			}
+			ns = append(ns, float64(rw.wallNs)/float64(rw.counts[0]))
+		}
+		out[fk] = ns
+	}
+	return out
+}
+
+// harnessFraction is the share of the fastest lock's acquisition above
+// which the harness is said to weigh on the figures (a fifth).
+const harnessFraction = 0.2
+
+// harnessNotes says what the harness floor is and, when it costs more than
+// a fifth of the fastest Go lock's acquisition above it, that the rows
+// should be read above the floor.
+func harnessNotes(configs []*results.Config) []string {
+	floor, fastest := -1.0, -1.0
+	var fastestKey string
+	for _, c := range configs {
+		h, ok := c.Summary[MHarness]
+		if !ok {
+			continue
+		}
+		if floor < 0 || h < floor {
+			floor = h
+		}
+		if o, ok := c.Summary[MOverHarness]; ok && o > 0 && (fastest < 0 || o < fastest) {
+			fastest, fastestKey = o, c.Key
+		}
+	}
+	if floor < 0 {
+		return nil
+	}
+	notes := []string{fmt.Sprintf("harness floor: the same loop on one thread with an empty lock (Lock and Unlock return at once) costs %.2f ns per iteration with no work (per work setting: harness_ns); each Go row's over harness is its wall ns per acquisition (1000 / total Mops) less its floor", floor)}
+	if fastest > 0 && floor > harnessFraction*fastest {
+		notes = append(notes, fmt.Sprintf("the harness costs more than a fifth of the fastest lock's acquisition (%.2f ns against %.2f ns above it, %s): total Mops counts the harness too; read over harness", floor, fastest, fastestKey))
+	}
+	return notes
 }
 
 // sweep runs every implementation on every group, repeats interleaved
@@ -393,7 +485,7 @@ func joinDurations(v []time.Duration) string {
 }
 
 // config builds one configuration from its repeats.
-func config(im impl, g group, o Options, cal calib, raws []*raw, unc []float64) (*results.Config, error) {
+func config(im impl, g group, o Options, cal calib, raws []*raw, unc []float64, floor []float64) (*results.Config, error) {
 	inNs, betweenNs, threads := cal.goIn, cal.goBetween, "goroutines locked to their OS threads (osthread.Go)"
 	if im.goroutines {
 		threads = "plain goroutines (not locked, not pinned)"
@@ -440,6 +532,11 @@ func config(im impl, g group, o Options, cal calib, raws []*raw, unc []float64) 
 		}
 		m := roundMetrics(rw, workNs)
 		m[MUncontended] = unc[min(i, len(unc)-1)]
+		if len(floor) > 0 && m[MTotalMops] > 0 {
+			h := floor[min(i, len(floor)-1)]
+			m[MHarness] = h
+			m[MOverHarness] = 1e3/m[MTotalMops] - h
+		}
 		r := results.Round{Metrics: m}
 		enc, err := results.EncodeHist(rw.waits)
 		if err != nil {
