@@ -20,8 +20,8 @@
 # The runs alternate Rust, Go[, base] per run, and each row prints the
 # ratio go/rust (>= 1 means the port is as fast). With BASE_REV (a git
 # revision) that revision's parkbench, built from `git archive`, runs in
-# each run too. `lot floor` is this tree's empty-lock figure (the harness
-# alone, when this tree's lock has one) for reading the rows against.
+# each run too. harness-ns is this tree's harness floor (ns per iteration
+# of the same loop with an empty lock, one thread) for reading the rows.
 #
 # The crates come from Debian (apt-get install librust-parking-lot-dev,
 # which puts parking_lot 0.12.x and its dependencies under
@@ -140,13 +140,13 @@ it = int(c["params"].get("work_in_iters", "0"))
 if it != want:
     sys.exit("lock-vs-rust: parkbench ran %d work iterations inside the lock, not %d" % (it, want))
 s = c["summary"]
-print("%.2f %s" % (s["total_mops"], "%.2f" % s["floor_mops"] if "floor_mops" in s else "-"))' "$4"
+print("%.2f %s" % (s["total_mops"], "%.2f" % s["harness_ns"] if "harness_ns" in s else "-"))' "$4"
 }
 
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //') (family $(grep -m1 'cpu family' /proc/cpuinfo | sed 's/.*: //') model $(grep -m1 '^model\s' /proc/cpuinfo | sed 's/.*: //')), $(nproc) CPUs"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 hdr='%-4s %-18s %10s %10s %8s %10s'
-printf "$hdr" run config rust-Mops lot-Mops lot/rust "lot floor"
+printf "$hdr" run config rust-Mops lot-Mops lot/rust "harness-ns"
 [ -n "$base" ] && printf ' %10s %10s' base-Mops base/rust
 echo
 # config: threads work-in(go) work-in(rust iterations) label
