@@ -1,0 +1,168 @@
+package anatomy
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Figure names (results metrics) of an anatomy.
+const (
+	// MSumMedian is the sum of the components' medians; MMeasuredMedian
+	// the median of t1 - t0 over the traced wakes that slept; MSumOff
+	// (sum - measured) / measured.
+	MSumMedian      = "anatomy_sum_median_ns"
+	MMeasuredMedian = "anatomy_measured_median_ns"
+	MSumOff         = "anatomy_sum_off"
+	// MIdleShare is the median over decomposed wakes of idle_exit / (t1 - t0).
+	MIdleShare = "anatomy_idle_exit_share"
+	// MRQWaitMedian is the median schedule of wakes whose CPU was busy.
+	MRQWaitMedian = "anatomy_rq_wait_median_ns"
+	// Counts of the outcomes.
+	MIdleWakes = "anatomy_idle_wakes"
+	MBusyWakes = "anatomy_busy_wakes"
+	MNoSleep   = "anatomy_nosleep_waits"
+	MAwake     = "anatomy_awake_wakes"
+	MFlagged   = "anatomy_flagged_wakes"
+	// MLostRecords is the ring buffers' lost-record count.
+	MLostRecords = "anatomy_lost_records"
+	// MProbeEffect is median(traced rounds) / median(untraced rounds) - 1
+	// (the experiment measures it).
+	MProbeEffect = "anatomy_probe_effect"
+)
+
+// MedianKey and P99Key name a component's figures.
+func MedianKey(c string) string { return "anatomy_" + c + "_median_ns" }
+func P99Key(c string) string    { return "anatomy_" + c + "_p99_ns" }
+
+// Summary is the anatomy of many wakes.
+type Summary struct {
+	Counts [nOutcomes]int
+	// Reasons: the first reason seen per flagged outcome, and how often.
+	Reasons map[Outcome]string
+	// Median and P99 per component (Components order), over the
+	// decomposed wakes; MeasuredMedian over the wakes that slept.
+	Median, P99    [5]float64
+	MeasuredMedian float64
+	IdleShare      float64
+	RQWaitMedian   float64
+	// IdleStates counts Idle wakes by the state the CPU sat in.
+	IdleStates map[int64]int
+}
+
+// Decomposed is the number of decomposed wakes.
+func (s Summary) Decomposed() int { return s.Counts[Idle] + s.Counts[Busy] }
+
+// Flagged is the number of flagged wakes.
+func (s Summary) Flagged() int {
+	n := 0
+	for o := Missing; o < nOutcomes; o++ {
+		n += s.Counts[o]
+	}
+	return n
+}
+
+// SumMedian is the sum of the components' medians.
+func (s Summary) SumMedian() float64 {
+	t := 0.0
+	for _, v := range s.Median {
+		t += v
+	}
+	return t
+}
+
+func nearestRank(sorted []float64, q float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return 0
+	}
+	r := int(math.Ceil(q*float64(n) - 1e-9))
+	return sorted[min(max(r, 1), n)-1]
+}
+
+// Summarize folds joined wakes; measured are the t1 - t0 of the wakes that
+// slept (whatever their outcome), for the check against the sum.
+func Summarize(parts []Parts, measured []int64) Summary {
+	s := Summary{Reasons: map[Outcome]string{}, IdleStates: map[int64]int{}}
+	var comp [5][]float64
+	var share, rq []float64
+	for _, p := range parts {
+		s.Counts[p.Outcome]++
+		if p.Outcome.Flagged() {
+			if _, ok := s.Reasons[p.Outcome]; !ok {
+				s.Reasons[p.Outcome] = p.Why
+			}
+			continue
+		}
+		if !p.Outcome.Decomposed() {
+			continue
+		}
+		for i, v := range p.Ns {
+			comp[i] = append(comp[i], float64(v))
+		}
+		if t := p.Total(); t > 0 {
+			share = append(share, float64(p.Ns[1])/float64(t))
+		}
+		if p.Outcome == Busy {
+			rq = append(rq, float64(p.Ns[2]))
+		} else {
+			s.IdleStates[p.IdleState]++
+		}
+	}
+	for i := range comp {
+		slices.Sort(comp[i])
+		s.Median[i] = nearestRank(comp[i], 0.5)
+		s.P99[i] = nearestRank(comp[i], 0.99)
+	}
+	slices.Sort(share)
+	s.IdleShare = nearestRank(share, 0.5)
+	slices.Sort(rq)
+	s.RQWaitMedian = nearestRank(rq, 0.5)
+	m := make([]float64, 0, len(measured))
+	for _, v := range measured {
+		m = append(m, float64(v))
+	}
+	slices.Sort(m)
+	s.MeasuredMedian = nearestRank(m, 0.5)
+	return s
+}
+
+// Metrics writes s's figures into m (lost: the rings' lost records). A
+// configuration with no decomposed wake gets its counts only.
+func (s Summary) Metrics(m map[string]float64, lost uint64) {
+	m[MIdleWakes] = float64(s.Counts[Idle])
+	m[MBusyWakes] = float64(s.Counts[Busy])
+	m[MNoSleep] = float64(s.Counts[NoSleep])
+	m[MAwake] = float64(s.Counts[Awake])
+	m[MFlagged] = float64(s.Flagged())
+	m[MLostRecords] = float64(lost)
+	if s.Decomposed() == 0 {
+		return
+	}
+	for i, c := range Components {
+		m[MedianKey(c)] = s.Median[i]
+		m[P99Key(c)] = s.P99[i]
+	}
+	m[MSumMedian] = s.SumMedian()
+	if s.MeasuredMedian > 0 {
+		m[MMeasuredMedian] = s.MeasuredMedian
+		m[MSumOff] = s.SumMedian()/s.MeasuredMedian - 1
+	}
+	m[MIdleShare] = s.IdleShare
+	if s.Counts[Busy] > 0 {
+		m[MRQWaitMedian] = s.RQWaitMedian
+	}
+}
+
+// FlagLine says what was not decomposed and why, in one line ("" when
+// every wake was).
+func (s Summary) FlagLine() string {
+	var parts []string
+	for o := Missing; o < nOutcomes; o++ {
+		if n := s.Counts[o]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s (e.g. %s)", n, o, s.Reasons[o]))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
