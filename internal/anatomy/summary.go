@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/parkbench/parkbench/internal/results"
 )
 
 // Figure names (results metrics) of an anatomy.
@@ -30,6 +32,9 @@ const (
 	// MProbeEffect is median(traced rounds) / median(untraced rounds) - 1
 	// (the experiment measures it).
 	MProbeEffect = "anatomy_probe_effect"
+	// MTracedMedian is the median of the traced rounds (the probe
+	// effect's numerator).
+	MTracedMedian = "anatomy_traced_median_ns"
 )
 
 // MedianKey and P99Key name a component's figures.
@@ -165,4 +170,38 @@ func (s Summary) FlagLine() string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// MetricSpecs describes the anatomy's figures (results.MetricSpec), for
+// an experiment run with --anatomy: the components' medians are judged
+// by compare as any figure; they are shown in report's anatomy table
+// (Section), not as columns.
+func MetricSpecs() []results.MetricSpec {
+	var out []results.MetricSpec
+	for _, c := range Components {
+		bench := strings.ReplaceAll(c, "_", "-")
+		out = append(out,
+			results.MetricSpec{Key: MedianKey(c), Header: c, Unit: results.UnitMicros, Better: results.Lower, Judged: true,
+				Benchstat: "anatomy-" + bench + "-ns/op", Section: results.SectionAnatomy},
+			results.MetricSpec{Key: P99Key(c), Header: c + " p99", Unit: results.UnitMicros, Better: results.Lower,
+				Section: results.SectionAnatomy})
+	}
+	diag := func(key, header, unit string) results.MetricSpec {
+		return results.MetricSpec{Key: key, Header: header, Unit: unit, Better: results.Lower, Diagnostic: true, Section: results.SectionAnatomy}
+	}
+	return append(out,
+		diag(MSumMedian, "sum", results.UnitMicros),
+		diag(MMeasuredMedian, "measured", results.UnitMicros),
+		diag(MSumOff, "off", ""),
+		diag(MIdleShare, "idle share", ""),
+		diag(MRQWaitMedian, "rq wait", results.UnitMicros),
+		diag(MIdleWakes, "idle", ""),
+		diag(MBusyWakes, "busy", ""),
+		diag(MNoSleep, "no-sleep", ""),
+		diag(MAwake, "awake", ""),
+		diag(MFlagged, "flagged", ""),
+		diag(MLostRecords, "lost", ""),
+		diag(MTracedMedian, "traced median", results.UnitMicros),
+		diag(MProbeEffect, "probe", ""),
+	)
 }

@@ -60,6 +60,7 @@ Implementations: parkbench list. Method: docs/experiments.md.`,
 			boolFlag("interleave", "Interleave", "run the rounds round-robin across configurations (all started first): fair ratios on a noisy or virtualised host", func(o *O) *bool { return &o.Interleave }),
 			intsFlag("gomaxprocs", "GOMAXPROCS", "GOMAXPROCS, `N[,N...]` (1 to 256): one configuration per value, put back after it (default: participants + 2, at least the CPUs)", func(o *O) *[]int { return &o.GOMAXPROCS }),
 			namesFlag("participants", "Participants", "what runs the two sides: threads (goroutines locked to their threads), goroutines (plain, unpinned), a comma list, or all", func(o *O) *[]string { return &o.Participants }),
+			boolFlag("anatomy", "Anatomy", "pair every round with one traced through the kernel's tracepoints and split each wake into call, idle_exit, schedule, return, residual (Linux, root; docs/anatomy.md)", func(o *O) *bool { return &o.Anatomy }),
 			boolFlag("sched-counts", "SchedCounts", "one extra traced round per configuration: the Go scheduler's P steals, lost Ps, preemptions and Goscheds per round trip", func(o *O) *bool { return &o.SchedCounts }),
 		},
 	}.command()

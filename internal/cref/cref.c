@@ -54,6 +54,10 @@ struct cref_pair {
 	// side 0 once per round trip; see run_round.
 	_Atomic int stop;
 	int64_t *samples; // 2*cap: side 0 writes [0,n), side 1 [n,2n)
+	// ends, when cref_enable_ends made it: the woken side's clock reading
+	// per sample (same layout), for --anatomy's join with a trace.
+	int64_t *ends;
+	int tid[2];
 	long cap;
 	cref_side res[2];
 	int pin_err[2];
@@ -184,6 +188,8 @@ static void run_round(struct cref_pair *p, int me) {
 		int64_t t = now_ns();
 		int64_t v = t - atomic_load_explicit(&s->stamp, memory_order_relaxed);
 		out[i] = nosleep ? ~v : v;
+		if (p->ends != NULL)
+			p->ends[(long)me * n + i] = t;
 		if (p->sample_cpu && (i & 15) == 0) {
 			r.cpu_samples++;
 			if (cref_getcpu() == atomic_load_explicit(&s->cpu, memory_order_relaxed))
@@ -207,6 +213,7 @@ static void *thread_main(void *a) {
 	free(a);
 	struct cref_pair *p = arg.p;
 	int me = arg.me;
+	p->tid[me] = cref_gettid(); // read by cref_tid after the first round's barriers
 	if (p->cpu[me] >= 0)
 		p->pin_err[me] = cref_pin(p->cpu[me]);
 	// The parker is made on its owner thread, before the first round:
@@ -271,6 +278,16 @@ cref_pair *cref_open(int mode, const struct pb_impl *impl, int cpu0, int cpu1, i
 
 int cref_pin_error(cref_pair *p, int me) { return p->pin_err[me]; }
 
+int cref_tid(cref_pair *p, int me) { return p->tid[me]; }
+
+int cref_enable_ends(cref_pair *p) {
+	if (p->ends == NULL)
+		p->ends = calloc(2 * (size_t)p->cap, sizeof(int64_t));
+	return p->ends != NULL ? 0 : ENOMEM;
+}
+
+int64_t *cref_ends(cref_pair *p) { return p->ends; }
+
 void cref_round(cref_pair *p, long n, cref_side *res0, cref_side *res1, int64_t **samples) {
 	if (n > p->cap)
 		n = p->cap;
@@ -296,6 +313,7 @@ void cref_close(cref_pair *p) {
 	cref_barrier_destroy(&p->start);
 	cref_barrier_destroy(&p->end);
 	free(p->samples);
+	free(p->ends);
 	free(p);
 }
 

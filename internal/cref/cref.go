@@ -96,6 +96,19 @@ func open(mode Mode, plugin unsafe.Pointer, cpus [2]int, capacity int, gap time.
 	return pr, nil
 }
 
+// Tids are the two threads' kernel ids (-1 where the OS has none).
+func (pr *Pair) Tids() [2]int {
+	return [2]int{int(C.cref_tid(pr.p, 0)), int(C.cref_tid(pr.p, 1))}
+}
+
+// EnableEnds makes every later round record Result.Ends.
+func (pr *Pair) EnableEnds() error {
+	if e := C.cref_enable_ends(pr.p); e != 0 {
+		return fmt.Errorf("cref: %w", syscall.Errno(e))
+	}
+	return nil
+}
+
 // Round runs n round trips (at most the capacity) and returns what they
 // measured. Result.Samples aliases C memory and is valid until the next
 // Round or Close. A sample of a wait that did not sleep is stored as ^v
@@ -118,6 +131,9 @@ func (pr *Pair) Round(n int) Result {
 	}
 	if n > 0 {
 		res.Samples = unsafe.Slice((*int64)(unsafe.Pointer(buf)), 2*n)
+		if e := C.cref_ends(pr.p); e != nil {
+			res.Ends = unsafe.Slice((*int64)(unsafe.Pointer(e)), 2*n)
+		}
 	}
 	return res
 }

@@ -25,6 +25,14 @@ cref_pair *cref_open(int mode, const struct pb_impl *impl, int cpu0, int cpu1, i
 // cref_pin_error is side me's pthread_setaffinity_np result (valid after
 // the first round).
 int cref_pin_error(cref_pair *p, int me);
+// cref_tid is side me's kernel thread id (valid after the first round; -1
+// where the OS has none).
+int cref_tid(cref_pair *p, int me);
+// cref_enable_ends makes every later round record each sample's woken-side
+// clock reading (CLOCK_MONOTONIC ns) at cref_ends(p), laid out as the
+// samples; 0 or ENOMEM.
+int cref_enable_ends(cref_pair *p);
+int64_t *cref_ends(cref_pair *p);
 // cref_round runs n round trips and returns both sides' figures and the
 // sample buffer (2n one-way latencies, ns), valid until the next call.
 void cref_round(cref_pair *p, long n, cref_side *res0, cref_side *res1, int64_t **samples);

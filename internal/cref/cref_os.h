@@ -47,6 +47,8 @@ static inline int cref_pin(int cpu) {
 }
 static inline int cref_getcpu(void) { return sched_getcpu(); }
 static inline int cref_can_sample_cpu(void) { return 1; }
+// The kernel's id of the calling thread (the TID tracepoints name).
+static inline int cref_gettid(void) { return (int)syscall(SYS_gettid); }
 
 // This thread's voluntary + involuntary context switches.
 static inline int64_t cref_thread_csw(int me) {
@@ -116,6 +118,7 @@ static inline int cref_pin(int cpu) {
 }
 static inline int cref_getcpu(void) { return -1; }
 static inline int cref_can_sample_cpu(void) { return 0; }
+static inline int cref_gettid(void) { return -1; }
 
 // darwin counts switches per process only: side 0 reports the process's
 // delta, side 1 none, so the pair's sum is the process's.

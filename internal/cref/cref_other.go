@@ -34,6 +34,12 @@ func (pr *Pair) Round(n int) Result { return Result{} }
 // RoundContext is never reached (Open fails).
 func (pr *Pair) RoundContext(ctx context.Context, n int) (Result, error) { return Result{}, why() }
 
+// Tids is never reached (Open fails).
+func (pr *Pair) Tids() [2]int { return [2]int{-1, -1} }
+
+// EnableEnds is never reached (Open fails).
+func (pr *Pair) EnableEnds() error { return why() }
+
 // Close does nothing.
 func (pr *Pair) Close() {}
 

@@ -54,6 +54,9 @@ func checkMode(mode Mode) error {
 type Result struct {
 	// Samples are the 2n one-way latencies in ns: side 0's (B->A) first.
 	Samples []int64
+	// Ends, after EnableEnds: each sample's woken-side clock reading
+	// (CLOCK_MONOTONIC ns), laid out as Samples.
+	Ends []int64
 	// NoSleep counts waits that returned without sleeping.
 	NoSleep uint64
 	// ThreadCsw is the sum of both threads' RUSAGE_THREAD context-switch

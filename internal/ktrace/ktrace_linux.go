@@ -63,9 +63,21 @@ func Root() string {
 // Check says whether Open can work here, without opening anything that
 // records: tracefs, the events' ids and formats, and one perf_event_open.
 func Check() error {
-	_, _, err := load()
+	ids, _, err := load()
 	if err != nil {
 		return err
+	}
+	// One event on one CPU, opened and closed: the permission check
+	// (perf_event_paranoid, CAP_PERFMON, lockdown) before any measuring.
+	for _, sp := range Events {
+		if sp.Kind != Switch {
+			continue
+		}
+		fd, err := openOne(uint64(ids[sp.Kind]), 0)
+		if err != nil {
+			return explain(err, sp)
+		}
+		unix.Close(fd)
 	}
 	return nil
 }
@@ -225,6 +237,10 @@ func filterFor(k Kind, tids []int) string {
 		field = []string{"pid"}
 	case Switch:
 		field = []string{"prev_pid", "next_pid"}
+	case ReschedIRQ, CallFuncIRQ:
+		// The task interrupted: the idle task or a participant.
+		field = []string{"common_pid"}
+		tids = append([]int{0}, tids...)
 	default:
 		return ""
 	}

@@ -190,6 +190,7 @@ func renderExperiment(p *page, e *results.Experiment, o Options) {
 		}
 		p.blank()
 		renderConfigTable(p, e, o, ks)
+		renderAnatomy(p, e, ks)
 	}
 	p.blank()
 	// Three or more claims this run could not decide (a run of one

@@ -131,9 +131,12 @@ type Column struct {
 // one, a column per summary metric any configuration has.
 func Columns(e *results.Experiment) []Column {
 	if specs, ok := e.Specs(); ok {
-		cols := make([]Column, len(specs))
-		for i, m := range specs {
-			cols[i] = Column{m.Header, m.Key, m.Unit, m.Diagnostic}
+		cols := make([]Column, 0, len(specs))
+		for _, m := range specs {
+			if m.Section != "" {
+				continue // a table of its own (anatomy.go)
+			}
+			cols = append(cols, Column{m.Header, m.Key, m.Unit, m.Diagnostic})
 		}
 		return cols
 	}

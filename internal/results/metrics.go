@@ -59,7 +59,16 @@ type MetricSpec struct {
 	Pivot *PivotSpec `json:"pivot,omitempty"`
 	// Plot says how plot draws it; nil: not drawn.
 	Plot *PlotSpec `json:"plot,omitempty"`
+	// Section names the table of its own that shows it instead of a
+	// column of the configuration table ("anatomy": report's anatomy
+	// table and stacked bars); compare, benchstat and the gate read it as
+	// any figure.
+	Section string `json:"section,omitempty"`
 }
+
+// SectionAnatomy is the Section of the wake anatomy's figures
+// (internal/anatomy).
+const SectionAnatomy = "anatomy"
 
 // PivotSpec is report's table of a figure by a configuration parameter.
 type PivotSpec struct {

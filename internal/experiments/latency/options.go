@@ -60,6 +60,10 @@ type LatencyOptions struct {
 	// records the scheduler's P steals, lost Ps, preemptions and
 	// Goscheds per round trip (sched.go).
 	SchedCounts bool
+	// Anatomy pairs every round with a round traced through the kernel's
+	// tracepoints and splits each traced wake into its parts
+	// (internal/anatomy, docs/anatomy.md). Linux only, as root.
+	Anatomy bool
 }
 
 // DefaultLatencyOptions is the study's method: every implementation, every
@@ -180,6 +184,11 @@ func planLatency(o LatencyOptions) (*latencyPlan, error) {
 			return nil, driver.Bad("Gaps", "invalid gap %v: must be between 0 and %v", g, MaxGap)
 		}
 	}
+	if o.Anatomy {
+		if err := checkAnatomy(); err != nil {
+			return nil, err
+		}
+	}
 	places, explicitPlace, err := driver.ResolvePlacements("Placements", o.Placements)
 	if err != nil {
 		return nil, err
@@ -283,7 +292,7 @@ func (o LatencyOptions) optionsMap() map[string]string {
 	if len(places) == 0 {
 		places = []string{driver.All}
 	}
-	return map[string]string{
+	m := map[string]string{
 		"impls":          strings.Join(impls, ","),
 		"placements":     strings.Join(places, ","),
 		"warmup":         strconv.Itoa(o.Warmup),
@@ -298,6 +307,10 @@ func (o LatencyOptions) optionsMap() map[string]string {
 		"participants":   strings.Join(participantsOrDefault(o.Participants), ","),
 		"sched_counts":   strconv.FormatBool(o.SchedCounts),
 	}
+	if o.Anatomy {
+		m["anatomy"] = "true" // absent otherwise: runs without it record what they did before
+	}
+	return m
 }
 
 // SelfwakeOptions configures the reverse check.

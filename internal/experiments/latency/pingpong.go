@@ -78,6 +78,11 @@ type pingpong struct {
 	sampleCPU bool
 	abort     atomic.Bool
 	samples   []int64 // 2*capacity; side me writes [me*n, (me+1)*n)
+	// ends (--anatomy only, else nil): each sample's woken-side clock
+	// reading, absolute monotonic ns, laid out as samples.
+	ends []int64
+	// tid: each participant's kernel thread id, set in its setup.
+	tid [2]int32
 }
 
 // now is monotonic ns since base (see nanotime: one CLOCK_MONOTONIC read).
@@ -147,6 +152,9 @@ func (pp *pingpong) run(me, n int) sideResult {
 		if out[i] = t - st; noSleep {
 			out[i] = ^out[i] // marked: see sleptMetrics
 		}
+		if pp.ends != nil {
+			pp.ends[me*n+i] = t + pp.base
+		}
 		if pp.sampleCPU && i&15 == 0 {
 			r.cpus++
 			if int32(osthread.CPU()) == s.cpu.Load() {
@@ -169,12 +177,15 @@ type pairRunner interface {
 	// 2n samples (valid until the next round).
 	round(ctx context.Context, n int) (pairRound, error)
 	immediate() uint64
+	// tids are the participants' kernel thread ids (side 0, side 1).
+	tids() [2]int32
 	close()
 }
 
 // pairRound is one round's raw figures, both sides.
 type pairRound struct {
 	samples    []int64
+	ends       []int64 // --anatomy: the woken side's clock per sample
 	noSleep    uint64
 	threadCsw  int64
 	same, cpus int64
@@ -223,6 +234,7 @@ func newGoPair(m mechanism, pp *pingpong, cpus [2]int, goroutines bool) (*goPair
 					return
 				}
 			}
+			pp.tid[me] = int32(osthread.Tid())
 			m.setup(me)
 			ready <- nil
 			for n := range g.cmd[me] {
@@ -263,6 +275,8 @@ func newGoPair(m mechanism, pp *pingpong, cpus [2]int, goroutines bool) (*goPair
 
 func (g *goPair) immediate() uint64 { return g.pp.m.immediate() }
 
+func (g *goPair) tids() [2]int32 { return g.pp.tid }
+
 // round hands both participants n trips and waits for both. On ctx
 // cancellation it asks side 0 to stop (at most 1024 trips later) and still
 // waits, so the threads are never left inside a round.
@@ -297,6 +311,7 @@ func (g *goPair) round(ctx context.Context, n int) (pairRound, error) {
 	r0, r1 := g.out[0], g.out[1]
 	pr := pairRound{
 		samples:   g.pp.samples[:2*n],
+		ends:      g.pp.ends[:min(len(g.pp.ends), 2*n)],
 		noSleep:   r0.noSleep + r1.noSleep,
 		threadCsw: r0.csw + r1.csw,
 		same:      r0.same + r1.same,
@@ -348,7 +363,11 @@ func (c cPair) round(ctx context.Context, n int) (pairRound, error) {
 	if err != nil {
 		return pairRound{}, err
 	}
-	return pairRound{samples: r.Samples, noSleep: r.NoSleep, threadCsw: r.ThreadCsw, same: r.SameCPU, cpus: r.CPUSamples}, nil
+	return pairRound{samples: r.Samples, ends: r.Ends, noSleep: r.NoSleep, threadCsw: r.ThreadCsw, same: r.SameCPU, cpus: r.CPUSamples}, nil
 }
 func (c cPair) immediate() uint64 { return 0 }
-func (c cPair) close()            { c.p.Close() }
+func (c cPair) tids() [2]int32 {
+	t := c.p.Tids()
+	return [2]int32{int32(t[0]), int32(t[1])}
+}
+func (c cPair) close() { c.p.Close() }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/parkbench/parkbench/internal/anatomy"
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/monoclock"
@@ -69,7 +70,7 @@ func (p *latencyPlan) Run(ctx context.Context, progress driver.Progress) (*resul
 	maxAllocs := 0.0
 	runs := make([]*configRun, len(plan))
 	for i, c := range plan {
-		runs[i] = &configRun{c: c, lot: lotBackend, sysmon: sysmon, schedCounts: o.SchedCounts || c.participants == driver.Goroutines}
+		runs[i] = &configRun{c: c, lot: lotBackend, sysmon: sysmon, schedCounts: o.SchedCounts || c.participants == driver.Goroutines, anatomy: o.Anatomy}
 	}
 	defer func() {
 		for _, cr := range runs {
@@ -148,6 +149,10 @@ func (p *latencyPlan) Run(ctx context.Context, progress driver.Progress) (*resul
 	exp.Notes = append(exp.Notes, SchedShareNotes(exp)...)
 	exp.Notes = append(exp.Notes, SpinLineNotes(exp)...)
 	exp.Claims = LatencyClaims(exp)
+	if o.Anatomy {
+		exp.Metrics = append(slices.Clone(LatencyMetrics), anatomy.MetricSpecs()...)
+		exp.Claims = append(exp.Claims, AnatomyClaims(exp)...)
+	}
 	return exp, nil
 }
 
@@ -165,6 +170,9 @@ type configRun struct {
 	sysmon      int
 	schedCounts bool
 	sched       map[string]float64
+	// anatomy: --anatomy; anat its tracing state once started.
+	anatomy bool
+	anat    *anatomyRun
 }
 
 // start probes the floor (right before the configuration's first round),
@@ -200,11 +208,16 @@ func (cr *configRun) start(ctx context.Context) error {
 	}
 	cr.cfg.Probe = measureProbe(probe.DefaultCPUs())
 	cr.foreign = probe.StartForeign()
-	r, err := openRunner(c)
+	r, err := openRunner(c, cr.anatomy)
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.key(), err)
 	}
 	cr.runner = r
+	if cr.anatomy {
+		if cr.anat, err = openAnatomy(r, c); err != nil {
+			return err
+		}
+	}
 	if c.warmup > 0 {
 		err := cr.withBackend(func() error {
 			_, err := r.round(ctx, c.warmup)
@@ -226,13 +239,21 @@ func (cr *configRun) withBackend(fn func() error) error {
 	return fn()
 }
 
-// round measures the next round.
+// round measures the next round (with --anatomy, and its traced twin).
 func (cr *configRun) round(ctx context.Context, h *hdrhistogram.Histogram) error {
+	if cr.anat != nil {
+		return cr.anatomyRound(ctx, h)
+	}
+	return cr.plainRound(ctx, h)
+}
+
+// plainRound measures the next round, untraced.
+func (cr *configRun) plainRound(ctx context.Context, h *hdrhistogram.Histogram) error {
 	var m map[string]float64
 	var hist string
 	err := cr.withBackend(func() error {
 		var err error
-		m, hist, err = measureRound(ctx, cr.runner, cr.c.n, h, cr.sysmon)
+		m, hist, err = measureRound(ctx, cr.runner, cr.c.n, h, cr.sysmon, nil)
 		return err
 	})
 	i := len(cr.perRound) + 1
@@ -267,6 +288,9 @@ func (cr *configRun) finish(ctx context.Context) error {
 	if cfg.Modes, cfg.ModesWarning = DetectModes(cfg); cfg.ModesWarning != "" {
 		cfg.Warnings = append(cfg.Warnings, cfg.ModesWarning)
 	}
+	if cr.anat != nil {
+		cr.finishAnatomy()
+	}
 	cfg.Foreign = cr.foreign.Stop()
 	if v, ok := cfg.Summary[MSameCPU]; ok {
 		cfg.Foreign.SameCPUFraction = v
@@ -277,6 +301,7 @@ func (cr *configRun) finish(ctx context.Context) error {
 }
 
 func (cr *configRun) close() {
+	cr.anat.close()
 	if cr.runner != nil {
 		cr.runner.close()
 		cr.runner = nil
@@ -294,24 +319,34 @@ func syscallMode(im e12Impl) string {
 }
 
 // openRunner starts the configuration's two participants.
-func openRunner(c latencyConfig) (pairRunner, error) {
+func openRunner(c latencyConfig, anatomy bool) (pairRunner, error) {
 	capacity := max(c.warmup, c.n, 1)
 	sampleCPU := c.placement == driver.Unpinned
 	if c.impl.kind == KindCRef {
+		var p *cref.Pair
+		var err error
+		name := ""
 		if c.impl.plugin != nil {
-			p, err := cref.OpenPlugin(c.impl.plugin, c.cpus, capacity, c.gap, sampleCPU)
-			if err != nil {
-				return nil, err
-			}
-			return cPair{p, c.impl.name}, nil
+			p, err = cref.OpenPlugin(c.impl.plugin, c.cpus, capacity, c.gap, sampleCPU)
+			name = c.impl.name
+		} else {
+			p, err = cref.Open(c.impl.cmode, c.cpus, capacity, c.gap, sampleCPU)
 		}
-		p, err := cref.Open(c.impl.cmode, c.cpus, capacity, c.gap, sampleCPU)
 		if err != nil {
 			return nil, err
 		}
-		return cPair{p, ""}, nil
+		if anatomy {
+			if err := p.EnableEnds(); err != nil {
+				p.Close()
+				return nil, err
+			}
+		}
+		return cPair{p, name}, nil
 	}
 	pp := &pingpong{base: monoclock.Nanotime(), gap: c.gap, sampleCPU: sampleCPU, samples: make([]int64, 2*capacity)}
+	if anatomy {
+		pp.ends = make([]int64, 2*capacity)
+	}
 	var m mechanism
 	switch c.impl.name {
 	case ImplLot:
@@ -401,7 +436,10 @@ func sleptMetrics(samples []int64, m map[string]float64) {
 // measureRound runs one round and turns its raw figures into metrics.
 // Everything around the round (rusage, MemStats) is read by this
 // controller goroutine while the participants are idle between rounds.
-func measureRound(ctx context.Context, r pairRunner, n int, hist *hdrhistogram.Histogram, sysmon int) (map[string]float64, string, error) {
+//
+// capture, when not nil, sees the round's raw figures first (samples of
+// waits that did not sleep still marked).
+func measureRound(ctx context.Context, r pairRunner, n int, hist *hdrhistogram.Histogram, sysmon int, capture func(pairRound)) (map[string]float64, string, error) {
 	hist.Reset()
 	m := map[string]float64{}
 	imm0 := r.immediate()
@@ -420,6 +458,9 @@ func measureRound(ctx context.Context, r pairRunner, n int, hist *hdrhistogram.H
 	}
 	runtimeMetrics(rtw, n, m)
 	imm := r.immediate() - imm0
+	if capture != nil {
+		capture(pr)
+	}
 	sleptMetrics(pr.samples, m)
 	driver.RecordAll(hist, pr.samples...) // sleptMetrics unmarked them
 	driver.HistMetrics(hist, m)

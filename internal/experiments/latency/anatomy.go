@@ -1,0 +1,229 @@
+package latency
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/parkbench/parkbench/internal/anatomy"
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/ktrace"
+)
+
+// --anatomy (docs/anatomy.md): every measured round is paired with a traced
+// one, in alternating order (traced first on even rounds), so the probe
+// effect (traced median against untraced) is measured under the same mix
+// of host states. The untraced rounds are the configuration's figures, as
+// without --anatomy; each carries the anatomy of its traced twin, and the
+// summary carries the anatomy of every traced wake pooled. The rings are
+// read between rounds only: no reader runs beside the measured threads.
+
+// checkAnatomy refuses --anatomy where it cannot run: off Linux, or with
+// tracing unavailable (the reason and its fix in one line).
+func checkAnatomy() error {
+	if runtime.GOOS != "linux" {
+		return driver.Bad("Anatomy", "--anatomy reads the Linux kernel's tracepoints: not available on %s", runtime.GOOS)
+	}
+	if err := ktrace.Check(); err != nil {
+		return driver.Bad("Anatomy", "%v", err)
+	}
+	return nil
+}
+
+// anatomyRun is one configuration's tracing state.
+type anatomyRun struct {
+	sess     *ktrace.Session
+	tids     [2]int32
+	events   []ktrace.Event
+	wakes    []anatomy.Wake
+	measured []int64 // t1 - t0 of the traced waits that slept, pooled
+	parts    []anatomy.Parts
+	lost     uint64
+	traced   []float64 // per traced round: its median
+	n        int
+	notes    []string // the session's
+	dumped   bool
+}
+
+// ringBytes sizes a CPU's ring for a round of n round trips: about 1 KiB
+// of records per wake on each side's CPU (measured: ~12 records per wake).
+func ringBytes(n int) int { return min(max(2*n*1024, 1<<20), 256<<20) }
+
+// openAnatomy opens the tracepoints for the configuration's participants.
+func openAnatomy(r pairRunner, c latencyConfig) (*anatomyRun, error) {
+	tids := r.tids()
+	if tids[0] <= 0 || tids[1] <= 0 {
+		return nil, fmt.Errorf("--anatomy: the participants' thread ids are unknown (%v)", tids)
+	}
+	var cpus []int
+	if c.cpus[0] >= 0 && c.cpus[1] >= 0 {
+		cpus = []int{c.cpus[0]}
+		if c.cpus[1] != c.cpus[0] {
+			cpus = append(cpus, c.cpus[1])
+		}
+	}
+	sess, err := ktrace.Open(ktrace.Options{TIDs: []int{int(tids[0]), int(tids[1])}, CPUs: cpus, BytesPerCPU: ringBytes(c.n)})
+	if err != nil {
+		if ktrace.IsUnavailable(err) {
+			return nil, driver.Bad("Anatomy", "%v", err)
+		}
+		return nil, err
+	}
+	return &anatomyRun{sess: sess, tids: tids, n: c.n, notes: sess.Notes, wakes: make([]anatomy.Wake, 0, 2*c.n)}, nil
+}
+
+func (a *anatomyRun) close() {
+	if a != nil && a.sess != nil {
+		a.sess.Close()
+		a.sess = nil
+	}
+}
+
+// capture turns a traced round's samples into wakes, before sleptMetrics
+// unmarks them: side me's samples are the wakes of tid[me] by tid[1-me].
+func (a *anatomyRun) capture(pr pairRound) {
+	a.wakes = a.wakes[:0]
+	n := len(pr.samples) / 2
+	if len(pr.ends) != len(pr.samples) || n == 0 {
+		return
+	}
+	for idx, v := range pr.samples {
+		me := idx / n
+		noSleep := v < 0
+		if noSleep {
+			v = ^v
+		} else {
+			a.measured = append(a.measured, v)
+		}
+		t1 := pr.ends[idx]
+		a.wakes = append(a.wakes, anatomy.Wake{Waker: a.tids[1-me], Wakee: a.tids[me], T0: t1 - v, T1: t1, NoSleep: noSleep})
+	}
+}
+
+// tracedRound runs one round under the trace and joins it; it returns the
+// round's anatomy figures.
+func (cr *configRun) tracedRound(ctx context.Context, h *hdrhistogram.Histogram) (map[string]float64, error) {
+	a := cr.anat
+	a.events = a.sess.Drain(a.events[:0]) // nothing from before this round
+	lost0 := a.sess.Lost()
+	var m map[string]float64
+	err := cr.withBackend(func() error {
+		if err := a.sess.Enable(); err != nil {
+			return err
+		}
+		var err error
+		m, _, err = measureRound(ctx, cr.runner, cr.c.n, h, cr.sysmon, a.capture)
+		if derr := a.sess.Disable(); err == nil {
+			err = derr
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.events = a.sess.Drain(a.events[:0])
+	lost := a.sess.Lost() - lost0
+	a.lost += lost
+	if path := os.Getenv("PARKBENCH_ANATOMY_DUMP"); path != "" && !a.dumped {
+		// A developer's aid (docs/anatomy.md): the first traced round's
+		// records and wakes, as internal/anatomy's recorded tests read them.
+		a.dumped = true
+		if err := anatomy.WriteRecording(path, anatomy.Recording{TIDs: a.tids[:], Events: a.events, Wakes: a.wakes, Lost: lost}); err != nil {
+			return nil, err
+		}
+	}
+	tr := anatomy.Index(a.events, a.tids[:])
+	first := len(a.parts)
+	for _, w := range a.wakes {
+		a.parts = append(a.parts, tr.Join(w))
+	}
+	measured := make([]int64, 0, len(a.wakes))
+	for _, w := range a.wakes {
+		if !w.NoSleep {
+			measured = append(measured, w.T1-w.T0)
+		}
+	}
+	out := map[string]float64{}
+	anatomy.Summarize(a.parts[first:], measured).Metrics(out, lost)
+	if v, ok := m[MMedianSlept]; ok {
+		a.traced = append(a.traced, v)
+		out[anatomy.MTracedMedian] = v
+	}
+	return out, nil
+}
+
+// anatomyRound runs round i as a traced and an untraced round, in the
+// order i's parity gives, and puts the traced round's anatomy into the
+// untraced round's figures.
+func (cr *configRun) anatomyRound(ctx context.Context, h *hdrhistogram.Histogram) error {
+	i := len(cr.perRound) + 1
+	var am map[string]float64
+	var err error
+	if i%2 == 1 {
+		if am, err = cr.tracedRound(ctx, h); err != nil {
+			return fmt.Errorf("%s traced round %d: %w", cr.c.key(), i, err)
+		}
+	}
+	if err := cr.plainRound(ctx, h); err != nil {
+		return err
+	}
+	if i%2 == 0 {
+		if am, err = cr.tracedRound(ctx, h); err != nil {
+			return fmt.Errorf("%s traced round %d: %w", cr.c.key(), i, err)
+		}
+	}
+	m := cr.perRound[len(cr.perRound)-1]
+	for k, v := range am {
+		m[k] = v
+	}
+	if p, t := m[MMedianSlept], am[anatomy.MTracedMedian]; p > 0 && t > 0 {
+		m[anatomy.MProbeEffect] = t/p - 1
+	}
+	return nil
+}
+
+// finishAnatomy puts the pooled anatomy into the summary.
+func (cr *configRun) finishAnatomy() {
+	a, cfg := cr.anat, cr.cfg
+	s := anatomy.Summarize(a.parts, a.measured)
+	for k := range cfg.Summary {
+		if len(k) > 8 && k[:8] == "anatomy_" {
+			delete(cfg.Summary, k) // medians of rounds: replaced by the pooled figures
+		}
+	}
+	s.Metrics(cfg.Summary, a.lost)
+	plain := make([]float64, 0, len(cr.perRound))
+	for _, r := range cr.perRound {
+		if v, ok := r[MMedianSlept]; ok {
+			plain = append(plain, v)
+		}
+	}
+	if tm, pm := median(a.traced), median(plain); tm > 0 && pm > 0 {
+		cfg.Summary[anatomy.MTracedMedian] = tm
+		cfg.Summary[anatomy.MProbeEffect] = tm/pm - 1
+	}
+	if a.lost > 0 {
+		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("anatomy: the kernel dropped %d trace records (rings full): the wakes around them are flagged, not decomposed", a.lost))
+	}
+	if f := s.Flagged(); f > 0 {
+		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("anatomy: %d of %d traced wakes not decomposed: %s", f, len(a.parts), s.FlagLine()))
+	}
+	for _, n := range a.notes {
+		cfg.Warnings = append(cfg.Warnings, "anatomy: "+n)
+	}
+	a.parts, a.measured = nil, nil
+	a.close()
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return driver.NearestRank(s, 0.5)
+}

@@ -1,0 +1,84 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/parkbench/parkbench/internal/anatomy"
+	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/textfmt"
+)
+
+// hasAnatomy reports whether any configuration of e carries a wake anatomy
+// (parkbench latency --anatomy).
+func hasAnatomy(e *results.Experiment) bool {
+	for _, c := range e.Configs {
+		if _, ok := c.Summary[anatomy.MSumMedian]; ok {
+			return true
+		}
+		if _, ok := c.Summary[anatomy.MNoSleep]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// AnatomyTable is the anatomy of e's configurations: one row each, the
+// components' medians, their sum against the measured median, the wakes
+// by shape, and the probe effect.
+func AnatomyTable(e *results.Experiment, ks keyShortener) textfmt.Table {
+	t := textfmt.Table{
+		Header:   []string{"config"},
+		Priority: []int{keepColumn},
+	}
+	for _, c := range anatomy.Components {
+		t.Header = append(t.Header, c)
+		t.Priority = append(t.Priority, keepColumn)
+	}
+	t.Header = append(t.Header, "sum (off)", "measured", "idle/busy", "flagged", "probe")
+	t.Priority = append(t.Priority, keepColumn, keepColumn, judgedColumn, otherColumn, keepColumn)
+	us := func(s map[string]float64, k string) string {
+		v, ok := s[k]
+		if !ok {
+			return "-"
+		}
+		return strconv.FormatFloat(v/1000, 'f', 1, 64)
+	}
+	pct := func(v float64) string { return fmt.Sprintf("%+.0f%%", 100*v) }
+	for _, c := range e.Configs {
+		s := c.Summary
+		if _, ok := s[anatomy.MNoSleep]; !ok {
+			continue
+		}
+		row := []string{ks.key(c.Key)}
+		for _, comp := range anatomy.Components {
+			row = append(row, us(s, anatomy.MedianKey(comp)))
+		}
+		sum := us(s, anatomy.MSumMedian)
+		if off, ok := s[anatomy.MSumOff]; ok {
+			sum += " (" + pct(off) + ")"
+		}
+		probe := "-"
+		if v, ok := s[anatomy.MProbeEffect]; ok {
+			probe = pct(v)
+		}
+		row = append(row, sum, us(s, anatomy.MMeasuredMedian),
+			fmt.Sprintf("%d/%d", int(s[anatomy.MIdleWakes]), int(s[anatomy.MBusyWakes])),
+			strconv.Itoa(int(s[anatomy.MFlagged])), probe)
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// renderAnatomy writes e's anatomy table, if it has one.
+func renderAnatomy(p *page, e *results.Experiment, ks keyShortener) {
+	if !hasAnatomy(e) {
+		return
+	}
+	p.blank()
+	p.item("anatomy of the traced wakes (docs/anatomy.md): component medians in µs; sum of the medians against the " +
+		"median of the traced waits that slept (off: how far); idle/busy: wakes whose CPU was idle or ran another task " +
+		"(busy: schedule is the run-queue wait); probe: traced rounds' median against the untraced rounds' (interleaved)")
+	p.blank()
+	p.table(AnatomyTable(e, ks))
+}
