@@ -53,7 +53,9 @@ type ring struct {
 // Root is the tracefs directory holding events/, or "" when none is mounted.
 func Root() string {
 	for _, d := range []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"} {
-		if _, err := os.Stat(filepath.Join(d, "events")); err == nil {
+		// A directory this user may not read is there: reading its
+		// events then says "permission denied", not "not mounted".
+		if _, err := os.Stat(filepath.Join(d, "events")); err == nil || errors.Is(err, os.ErrPermission) {
 			return d
 		}
 	}
@@ -85,7 +87,7 @@ func Check() error {
 func load() (map[Kind]uint16, map[Kind]map[string]Field, error) {
 	root := Root()
 	if root == "" {
-		return nil, nil, &Unavailable{Reason: "--anatomy: tracefs is not mounted",
+		return nil, nil, &Unavailable{Reason: "tracefs is not mounted",
 			Fix: "as root: mount -t tracefs nodev /sys/kernel/tracing"}
 	}
 	ids := map[Kind]uint16{}
@@ -95,13 +97,13 @@ func load() (map[Kind]uint16, map[Kind]map[string]Field, error) {
 		b, err := os.ReadFile(filepath.Join(dir, "id"))
 		if err != nil {
 			if errors.Is(err, os.ErrPermission) {
-				return nil, nil, &Unavailable{Reason: "--anatomy: cannot read " + dir + "/id: permission denied",
+				return nil, nil, &Unavailable{Reason: "cannot read " + dir + "/id: permission denied",
 					Fix: "run as root (tracefs is root-only by default)"}
 			}
 			if !s.Required {
 				continue
 			}
-			return nil, nil, &Unavailable{Reason: fmt.Sprintf("--anatomy: this kernel has no %s:%s tracepoint", s.Group, s.Name),
+			return nil, nil, &Unavailable{Reason: fmt.Sprintf("this kernel has no %s:%s tracepoint", s.Group, s.Name),
 				Fix: "a kernel built with CONFIG_FTRACE_SYSCALLS and the scheduler/power tracepoints"}
 		}
 		id, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 16)
@@ -212,13 +214,13 @@ func explain(err error, sp Spec) error {
 	switch {
 	case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
 		p, _ := os.ReadFile("/proc/sys/kernel/perf_event_paranoid")
-		return &Unavailable{Reason: fmt.Sprintf("--anatomy: perf_event_open(%s) refused: %v (kernel.perf_event_paranoid=%s)", name, err, strings.TrimSpace(string(p))),
+		return &Unavailable{Reason: fmt.Sprintf("perf_event_open(%s) refused: %v (kernel.perf_event_paranoid=%s)", name, err, strings.TrimSpace(string(p))),
 			Fix: "run as root (CAP_PERFMON), or sysctl kernel.perf_event_paranoid=-1; a locked-down kernel refuses tracepoints"}
 	case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENODEV), errors.Is(err, unix.EINVAL), errors.Is(err, unix.EOPNOTSUPP):
-		return &Unavailable{Reason: fmt.Sprintf("--anatomy: perf_event_open(%s): %v", name, err),
+		return &Unavailable{Reason: fmt.Sprintf("perf_event_open(%s): %v", name, err),
 			Fix: "a kernel with perf events, tracepoints and use_clockid (Linux 4.1 or later)"}
 	case errors.Is(err, unix.EMFILE), errors.Is(err, unix.ENFILE):
-		return &Unavailable{Reason: fmt.Sprintf("--anatomy: perf_event_open(%s): %v", name, err), Fix: "raise the open-files limit (ulimit -n)"}
+		return &Unavailable{Reason: fmt.Sprintf("perf_event_open(%s): %v", name, err), Fix: "raise the open-files limit (ulimit -n)"}
 	}
 	return fmt.Errorf("--anatomy: perf_event_open(%s): %w", name, err)
 }
@@ -274,7 +276,7 @@ func mapRing(fd, cpu, pages, ps int) (*ring, error) {
 	mem, err := unix.Mmap(fd, 0, (1+pages)*ps, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
 	if err != nil {
 		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.ENOMEM) {
-			return nil, &Unavailable{Reason: fmt.Sprintf("--anatomy: mapping a %d KiB ring on cpu %d: %v", pages*ps>>10, cpu, err),
+			return nil, &Unavailable{Reason: fmt.Sprintf("mapping a %d KiB ring on cpu %d: %v", pages*ps>>10, cpu, err),
 				Fix: "run as root, or raise kernel.perf_event_mlock_kb"}
 		}
 		return nil, fmt.Errorf("--anatomy: mmap ring on cpu %d: %w", cpu, err)

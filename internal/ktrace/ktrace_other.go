@@ -11,7 +11,7 @@ type Options struct {
 // Session is never opened off Linux.
 type Session struct{ Notes []string }
 
-var errNotLinux = &Unavailable{Reason: "--anatomy reads Linux tracepoints through perf_event_open: not available on this OS",
+var errNotLinux = &Unavailable{Reason: "reads Linux tracepoints through perf_event_open: not available on this OS",
 	Fix: "run without --anatomy, or on Linux"}
 
 // Root is "" off Linux.

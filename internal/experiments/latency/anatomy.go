@@ -26,7 +26,7 @@ import (
 // tracing unavailable (the reason and its fix in one line).
 func checkAnatomy() error {
 	if runtime.GOOS != "linux" {
-		return driver.Bad("Anatomy", "--anatomy reads the Linux kernel's tracepoints: not available on %s", runtime.GOOS)
+		return driver.Bad("Anatomy", "reads the Linux kernel's tracepoints (perf_event_open): not available on %s", runtime.GOOS)
 	}
 	if err := ktrace.Check(); err != nil {
 		return driver.Bad("Anatomy", "%v", err)

@@ -185,6 +185,9 @@ func planLatency(o LatencyOptions) (*latencyPlan, error) {
 		}
 	}
 	if o.Anatomy {
+		if slices.Contains(participants, driver.Goroutines) {
+			return nil, driver.Bad("Anatomy", "follows the two participants' threads, which --participants=goroutines does not keep: use --participants=threads")
+		}
 		if err := checkAnatomy(); err != nil {
 			return nil, err
 		}
