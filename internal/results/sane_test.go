@@ -47,6 +47,19 @@ func TestDecodeRefusesImpossibleFigures(t *testing.T) {
 	if err := results.Validate(tf); err != nil {
 		t.Fatalf("timeout's negative overshoot (an early return) refused: %v", err)
 	}
+	// A row's cost above the empty loop is a difference of two noisy
+	// figures: a row at the floor reads a little below it (lock's test run
+	// once wrote -10.95 ns, and its own file was refused). The row's own
+	// figures stay unsigned.
+	sf := resultstest.File(s, resultstest.Selfwake(s))
+	sf.Experiments[0].Configs[0].Summary["over_harness_ns"] = -10.95
+	if err := results.Validate(sf); err != nil {
+		t.Fatalf("selfwake's over_harness_ns below the floor refused: %v", err)
+	}
+	sf.Experiments[0].Configs[0].Summary[results.MNsPerPair] = -1
+	if err := results.Validate(sf); err == nil {
+		t.Fatal("selfwake's negative ns_per_pair accepted")
+	}
 	// The documented sentinels stay valid.
 	f := resultstest.File(s, resultstest.Herd(s))
 	f.Experiments[0].Configs[0].Summary[results.MReturn] = -1
