@@ -251,8 +251,8 @@ const struct pb_plugin *parkbench_plugin(void) { return &table; }`))
 		p().Park()
 	}()
 	// Other tests' blocked threads (the lossy parker's) may be named
-	// too: wait for this one's.
-	timeout := time.After(30 * time.Second)
+	// too: wait for this one's (a liveness bound, generous for a loaded CI machine).
+	timeout := time.After(2 * time.Minute)
 	for {
 		select {
 		case msg := <-hung:
