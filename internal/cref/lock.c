@@ -61,14 +61,27 @@ static inline void pb_lk_spin_unlock(_Atomic uint32_t *w) {
 	atomic_store_explicit(w, 0, memory_order_release);
 }
 
+// pb_lk_mutex_init initialises a mutex of mode: PB_LK_PTHREAD_PI with
+// PTHREAD_PRIO_INHERIT (glibc's PI mutex: FUTEX_LOCK_PI on contention), the
+// others with the default attributes. It returns pthread's error.
+static int pb_lk_mutex_init(int mode, pthread_mutex_t *mu) {
+	if (mode != PB_LK_PTHREAD_PI) return pthread_mutex_init(mu, NULL);
+	pthread_mutexattr_t a;
+	int e = pthread_mutexattr_init(&a);
+	if (e == 0) e = pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+	if (e == 0) e = pthread_mutex_init(mu, &a);
+	pthread_mutexattr_destroy(&a);
+	return e;
+}
+
 static inline void pb_lk_acquire(int mode, const struct pb_mutex *ops, pb_lk *l) {
-	if (mode == PB_LK_PTHREAD) pthread_mutex_lock(&l->mu);
+	if (mode == PB_LK_PTHREAD || mode == PB_LK_PTHREAD_PI) pthread_mutex_lock(&l->mu);
 	else if (mode == PB_LK_PLUGIN) ops->lock(l->pm);
 	else pb_lk_spin_lock(&l->spin);
 }
 
 static inline void pb_lk_release(int mode, const struct pb_mutex *ops, pb_lk *l) {
-	if (mode == PB_LK_PTHREAD) pthread_mutex_unlock(&l->mu);
+	if (mode == PB_LK_PTHREAD || mode == PB_LK_PTHREAD_PI) pthread_mutex_unlock(&l->mu);
 	else if (mode == PB_LK_PLUGIN) ops->unlock(l->pm);
 	else pb_lk_spin_unlock(&l->spin);
 }
@@ -162,7 +175,7 @@ pb_lk_run *pb_lk_run_once(int mode, const struct pb_mutex *ops, int pattern, int
 	memset(r->locks, 0, sizeof(pb_lk) * (size_t)nlocks);
 	memset(r->slots, 0, sizeof(pb_lk_slot) * (size_t)nthreads);
 	for (int i = 0; i < nlocks; i++) {
-		pthread_mutex_init(&r->locks[i].mu, NULL);
+		pb_lk_mutex_init(mode, &r->locks[i].mu);
 		if (mode == PB_LK_PLUGIN) r->locks[i].pm = ops->create();
 	}
 	pthread_mutex_init(&r->gate_mu, NULL);
@@ -236,7 +249,7 @@ double pb_lk_uncontended_ns(int mode, const struct pb_mutex *ops, long iters) {
 	pb_lk *l = aligned_alloc(64, sizeof(pb_lk));
 	if (!l) return -1;
 	memset(l, 0, sizeof *l);
-	pthread_mutex_init(&l->mu, NULL);
+	pb_lk_mutex_init(mode, &l->mu);
 	if (mode == PB_LK_PLUGIN) l->pm = ops->create();
 	int64_t t0 = pb_lk_now();
 	for (long k = 0; k < iters; k++) {
@@ -256,6 +269,16 @@ pb_lk *pb_mutex_new(void) {
 	if (!l) return NULL;
 	memset(l, 0, sizeof *l);
 	pthread_mutex_init(&l->mu, NULL);
+	return l;
+}
+
+// pb_mutex_new_pi is pb_mutex_new with PTHREAD_PRIO_INHERIT (NULL and
+// *err on failure).
+pb_lk *pb_mutex_new_pi(int *err) {
+	pb_lk *l = aligned_alloc(64, sizeof(pb_lk));
+	if (!l) { *err = ENOMEM; return NULL; }
+	memset(l, 0, sizeof *l);
+	if ((*err = pb_lk_mutex_init(PB_LK_PTHREAD_PI, &l->mu)) != 0) { free(l); return NULL; }
 	return l;
 }
 

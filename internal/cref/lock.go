@@ -16,6 +16,10 @@ const (
 	// LockPlugin is a plugin's pb_mutex (include/parkbench.h) called
 	// through its function pointers: LockRunConfig.Plugin.
 	LockPlugin LockMode = 2
+	// LockPthreadPI is pthread_mutex_t with PTHREAD_PRIO_INHERIT: glibc
+	// takes a free one with a CAS of 0 -> TID and goes to FUTEX_LOCK_PI
+	// and FUTEX_UNLOCK_PI on contention.
+	LockPthreadPI LockMode = 3
 )
 
 // LockPattern is what each C thread does around the lock.

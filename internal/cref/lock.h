@@ -16,7 +16,7 @@
 
 // PB_LK_PLUGIN locks a plugin's pb_mutex (include/parkbench.h) through its
 // function pointers, one per lock, made by its create.
-enum { PB_LK_PTHREAD = 0, PB_LK_SPIN = 1, PB_LK_PLUGIN = 2 };
+enum { PB_LK_PTHREAD = 0, PB_LK_SPIN = 1, PB_LK_PLUGIN = 2, PB_LK_PTHREAD_PI = 3 };
 
 enum { PB_LK_LOOP = 0, PB_LK_HOLDSLEEP = 1, PB_LK_SKEW = 2 };
 
@@ -100,6 +100,9 @@ pb_lk *pb_mutex_new(void);
 // pb_mutex_lock and pb_mutex_unlock are one cgo call each from Go.
 static inline void pb_mutex_lock(pb_lk *l) { pthread_mutex_lock(&l->mu); }
 static inline void pb_mutex_unlock(pb_lk *l) { pthread_mutex_unlock(&l->mu); }
+
+// pb_mutex_new_pi is one with PTHREAD_PRIO_INHERIT (NULL and *err on failure).
+pb_lk *pb_mutex_new_pi(int *err);
 
 void pb_mutex_free(pb_lk *l);
 

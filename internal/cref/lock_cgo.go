@@ -100,6 +100,19 @@ func NewPthreadMutex() (*PthreadMutex, error) {
 	return &PthreadMutex{l}, nil
 }
 
+// NewPthreadPIMutex allocates and initialises one with
+// PTHREAD_PRIO_INHERIT (glibc's priority-inheriting mutex: its owner is
+// the locking thread's TID, so a goroutine must stay locked to its OS
+// thread from Lock to Unlock). Free it with Free.
+func NewPthreadPIMutex() (*PthreadMutex, error) {
+	var cerr C.int
+	l := C.pb_mutex_new_pi(&cerr)
+	if l == nil {
+		return nil, fmt.Errorf("cref: a PTHREAD_PRIO_INHERIT mutex: %w", syscall.Errno(cerr))
+	}
+	return &PthreadMutex{l}, nil
+}
+
 // Lock is pthread_mutex_lock.
 func (m *PthreadMutex) Lock() { C.pb_mutex_lock(m.l) }
 

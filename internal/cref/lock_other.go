@@ -40,6 +40,9 @@ type PthreadMutex struct{}
 // NewPthreadMutex fails: see LockAvailable.
 func NewPthreadMutex() (*PthreadMutex, error) { return nil, lockWhy() }
 
+// NewPthreadPIMutex fails: see LockAvailable.
+func NewPthreadPIMutex() (*PthreadMutex, error) { return nil, lockWhy() }
+
 // Lock is never reached (NewPthreadMutex fails).
 func (m *PthreadMutex) Lock() {}
 

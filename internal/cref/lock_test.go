@@ -11,7 +11,7 @@ func TestLockRun(t *testing.T) {
 	if err := LockAvailable(); err != nil {
 		t.Skip(err)
 	}
-	for _, mode := range []LockMode{LockPthread, LockSpin} {
+	for _, mode := range []LockMode{LockPthread, LockSpin, LockPthreadPI} {
 		for _, pat := range []LockPattern{PatternLoop, PatternHoldSleep, PatternSkew} {
 			cfg := LockRunConfig{Mode: mode, Pattern: pat, Threads: 3, Locks: 2, WorkIn: 5, WorkBetween: 5,
 				HoldSleep: 20 * time.Microsecond, Duration: 20 * time.Millisecond, SampleEvery: 64, Seed: 7}
@@ -52,15 +52,18 @@ func TestPthreadMutex(t *testing.T) {
 	if err := LockAvailable(); err != nil {
 		t.Skip(err)
 	}
-	m, err := NewPthreadMutex()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Free()
-	for i := 0; i < 100; i++ {
-		m.Lock()
-		//lint:ignore SA2001 the lock and unlock are what is tested
-		m.Unlock()
+	// The default mutex and the PTHREAD_PRIO_INHERIT one.
+	for _, newM := range []func() (*PthreadMutex, error){NewPthreadMutex, NewPthreadPIMutex} {
+		m, err := newM()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 100; i++ {
+			m.Lock()
+			//lint:ignore SA2001 the lock and unlock are what is tested
+			m.Unlock()
+		}
+		m.Free()
 	}
 	if ns := LockWorkNs(1000); ns <= 0 {
 		t.Errorf("work unit %v ns", ns)
@@ -68,8 +71,10 @@ func TestPthreadMutex(t *testing.T) {
 	if ns := CgoCallNs(1000); ns <= 0 {
 		t.Errorf("cgo call %v ns", ns)
 	}
-	if ns := LockUncontendedNs(LockSpin, nil, 1000); ns <= 0 {
-		t.Errorf("uncontended spin %v ns", ns)
+	for _, mode := range []LockMode{LockSpin, LockPthreadPI} {
+		if ns := LockUncontendedNs(mode, nil, 1000); ns <= 0 {
+			t.Errorf("uncontended mode %d: %v ns", mode, ns)
+		}
 	}
 }
 

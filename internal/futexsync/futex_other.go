@@ -36,3 +36,12 @@ type Event struct{}
 
 func (e *Event) Wait() { panic(notLinux) }
 func (e *Event) Set()  { panic(notLinux) }
+
+// PIMutex is Linux only.
+type PIMutex struct{}
+
+func (m *PIMutex) Lock()                          { panic(notLinux) }
+func (m *PIMutex) LockTID(tid uint32)             { panic(notLinux) }
+func (m *PIMutex) TryLockTID(tid uint32) bool     { panic(notLinux) }
+func (m *PIMutex) Unlock()                        { panic(notLinux) }
+func (m *PIMutex) Owner() (tid uint32, wait bool) { panic(notLinux) }

@@ -46,6 +46,7 @@ func Claims(all []*results.Config, numCPU int) []results.Claim {
 			"parking_lot's eventual fairness (a fair unlock on average every 0.5 ms, parking_lot core/src/parking_lot.rs:130 FairTimeout::should_timeout): lot's max wait stays near 1 ms plus the hold"),
 		claimFair(configs, numCPU, "sync", ClaimSyncFair,
 			"Go's starvation mode (a waiter that waited over 1 ms gets the lock handed to it, Go src/internal/sync/mutex.go:55 starvationThresholdNs): sync's max wait stays near 1 ms plus the hold"),
+		claimPIPrice(configs),
 	}, append(FidelityClaims(configs), goClaims(all, numCPU)...)...)
 }
 

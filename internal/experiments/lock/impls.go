@@ -114,6 +114,7 @@ func allImpls() []impl {
 		cImpl("c-pthread", cref.LockPthread, "the whole loop in C threads on glibc pthread_mutex_t: no Go runtime, no crossing (the floor)"),
 		cImpl("c-spin", cref.LockSpin, "the whole loop in C threads on a C TTAS spin lock with PAUSE and backoff (the floor)"),
 	}
+	out = append(out, piImpls()...)
 	return append(whyNot(out), extImpls()...)
 }
 
@@ -161,6 +162,10 @@ func extImpls() []impl {
 // Linux futexes, pthread and the C loops internal/cref (a cgo build).
 func whyNot(impls []impl) []impl {
 	for i, im := range impls {
+		if w := piWhy(im.name); w != "" {
+			impls[i].why = w
+			continue
+		}
 		switch {
 		case im.name == "std-futex" && !futexsync.Supported:
 			impls[i].why = "Rust std's futex locks need Linux futexes"

@@ -236,7 +236,7 @@ func TestRunEveryImpl(t *testing.T) {
 				}
 			}
 		}
-		if len(exp.Claims) != 4 {
+		if len(exp.Claims) != 5 {
 			t.Errorf("%s: %d claims", tc.name, len(exp.Claims))
 		}
 	}

@@ -108,6 +108,7 @@ func loop[M any, PM interface {
 		mask = 0 // two threads, few acquisitions: time every one
 	}
 	sleeper := skew && idx == 1
+	byTID, tid := threadTID[M, PM]()
 	for !stop.Load() {
 		l := &locks[0]
 		if len(locks) > 1 {
@@ -124,7 +125,7 @@ func loop[M any, PM interface {
 		if sample {
 			t0 = monoclock.Nanotime()
 		}
-		PM(&l.mu).Lock()
+		acquire[M, PM](&l.mu, byTID, tid)
 		if sample {
 			driver.RecordAll(t.hist, monoclock.Nanotime()-t0)
 		}
@@ -261,10 +262,10 @@ func goUncontended[M any, PM interface {
 			}
 			defer free(&l.mu)
 		}
+		byTID, tid := threadTID[M, PM]()
 		res <- fastest(uncBatches, uncIters, func(n int) {
 			for i := 0; i < n; i++ {
-				PM(&l.mu).Lock()
-				//lint:ignore SA2001 the uncontended pair itself is what is timed
+				acquire[M, PM](&l.mu, byTID, tid)
 				PM(&l.mu).Unlock()
 			}
 		})
