@@ -106,6 +106,13 @@ var badInputs = [][]string{
 	{"loaded", "--arrival=burst", "--duration=100ms"},
 	// stacks
 	{"stacks", "--format=xml"},
+	// inversion (bounds are checked before the host)
+	{"inversion", "--hold=0"},
+	{"inversion", "--hold=1s"},
+	{"inversion", "--medium=10us"},
+	{"inversion", "--medium=1s"},
+	{"inversion", "--repeats=0"},
+	{"inversion", "--repeats=100000"},
 	// run
 	{"run", "--format=xml"},
 	{"run", "extra"},

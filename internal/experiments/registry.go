@@ -3,6 +3,7 @@ package experiments
 import (
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
+	"github.com/parkbench/parkbench/internal/experiments/inversion"
 	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/loaded"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
@@ -32,5 +33,6 @@ var Registry = []Entry{
 	{Name: "wake", Summary: "the waker's side, perf bench futex's method: wake, wake-parallel, requeue, hash; parking_lot #448's condvar producer/consumer", Impls: wake.Impls},
 	{Name: "loaded", Summary: "wake latency under load, schbench's method: open-loop requests, wakeup and request latency p50..p99.9, the collapse table", Impls: loaded.Impls},
 	{Name: "stacks", Summary: "where each mechanism's blocked thread sleeps (wchan, syscall, kernel stack)", Impls: stacks.Impls, Flag: "--mech"},
+	{Name: "inversion", Summary: "priority inversion under SCHED_FIFO (pi_stress's scenario): high's wait for a lock low holds while medium spins, with and without priority inheritance; Linux, root; not in run", Impls: inversion.Impls},
 	{Name: "run", Summary: "the suite: latency, selfwake, herd, lock, a small rwlock run, and quick sweeps of wake and loaded (--quick: under a minute)"},
 }

@@ -61,7 +61,7 @@ func TestFidelityLock(t *testing.T) {
 			}
 		})
 	}
-	if cs := Claims([]*results.Config{lockCfg("lot", "go-lock", "1", 100)}, 2); len(cs) != 4 {
-		t.Errorf("without the original Claims has %d claims, want the 4 of before", len(cs))
+	if cs := Claims([]*results.Config{lockCfg("lot", "go-lock", "1", 100)}, 2); len(cs) != 5 {
+		t.Errorf("without the original Claims has %d claims, want the 5 of before (4, and lock-pi-price)", len(cs))
 	}
 }

@@ -56,12 +56,13 @@ func claimPIPrice(configs []*results.Config) results.Claim {
 	ev := strings.Join(append(append(bad, judged...), contended...), "; ")
 	switch {
 	case len(bad) > 0:
-		cl.Verdict = results.DoesNotHold
+		cl.Verdict, cl.Why = results.DoesNotHold, "below half its plain counterpart uncontended: "+bad[0]
 	case len(judged) > 0:
 		cl.Verdict = results.Holds
 	default:
 		cl.Verdict = results.NotEvaluated
 		ev = "needs pi-futex with std-futex or pthread-pi with pthread at 1 thread in the loop pattern"
+		cl.Why = ev
 	}
 	cl.Evidence = ev
 	return cl

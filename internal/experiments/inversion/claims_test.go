@@ -1,0 +1,92 @@
+package inversion
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+func cfg(impl string, pi bool, median, p99, cs, medium float64) *results.Config {
+	return &results.Config{Key: impl, Impl: impl, Params: map[string]string{"pi": map[bool]string{true: "true", false: "false"}[pi]},
+		Summary: map[string]float64{results.MMedian: median, results.MP99: p99, MCritical: cs, MMediumNs: medium}}
+}
+
+func verdict(t *testing.T, cs []results.Claim, id string) string {
+	t.Helper()
+	for _, c := range cs {
+		if c.ID == id {
+			return c.Verdict
+		}
+	}
+	t.Fatalf("no claim %s", id)
+	return ""
+}
+
+// TestClaims: synthetic figures that must pass and must fail.
+func TestClaims(t *testing.T) {
+	const cs, spin = 100e3, 10e6
+	good := []*results.Config{
+		cfg("pi-futex", true, 110e3, 250e3, cs, spin),
+		cfg("pthread-pi", true, 120e3, 290e3, cs, spin),
+		cfg("std-futex", false, 10.1e6, 10.4e6, cs, spin),
+		cfg("sync", false, 9.9e6, 12e6, cs, spin),
+	}
+	for _, tc := range []struct {
+		name        string
+		cfgs        []*results.Config
+		bound, invs string
+	}{
+		{"inheritance works", good, results.Holds, results.Holds},
+		{"a PI lock waited the spin", append(good[1:2:2], cfg("pi-futex", true, 10e6, 10.2e6, cs, spin), good[2]), results.DoesNotHold, results.Holds},
+		{"p99 just above 3x", []*results.Config{cfg("pi-futex", true, 110e3, 301e3, cs, spin)}, results.DoesNotHold, results.NotEvaluated},
+		{"a lock without PI did not invert", []*results.Config{good[0], cfg("lot", false, 300e3, 400e3, cs, spin)}, results.Holds, results.DoesNotHold},
+		{"nothing measured", nil, results.NotEvaluated, results.NotEvaluated},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cl := Claims(tc.cfgs)
+			if v := verdict(t, cl, ClaimPIBounded); v != tc.bound {
+				t.Errorf("%s: %s, want %s", ClaimPIBounded, v, tc.bound)
+			}
+			if v := verdict(t, cl, ClaimNoPIInverts); v != tc.invs {
+				t.Errorf("%s: %s, want %s", ClaimNoPIInverts, v, tc.invs)
+			}
+		})
+	}
+}
+
+// TestValidate: each bound is refused naming its field, before anything
+// about the host is looked at.
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		field string
+		mod   func(*Options)
+	}{
+		{"Hold", func(o *Options) { o.Hold = 0 }},
+		{"Hold", func(o *Options) { o.Hold = MaxHold + 1 }},
+		{"Medium", func(o *Options) { o.Medium = MinMedium - 1 }},
+		{"Medium", func(o *Options) { o.Medium = MaxMedium * 2 }},
+		{"Repeats", func(o *Options) { o.Repeats = 0 }},
+		{"Repeats", func(o *Options) { o.Repeats = MaxRepeats + 1 }},
+	} {
+		o := DefaultOptions()
+		tc.mod(&o)
+		err := o.Validate()
+		if err == nil {
+			t.Errorf("%s: accepted %+v", tc.field, o)
+			continue
+		}
+		if f := fieldOf(err); f != tc.field {
+			t.Errorf("refused on %q, want %q: %v", f, tc.field, err)
+		}
+	}
+}
+
+func fieldOf(err error) string {
+	var oe *driver.OptionError
+	if errors.As(err, &oe) {
+		return oe.Field
+	}
+	return ""
+}

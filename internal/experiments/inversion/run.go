@@ -1,0 +1,165 @@
+package inversion
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/runenv"
+)
+
+// Metric names beside results.MMin, MMedian, MP99, MMax, MSamples.
+const (
+	// MCritical is the critical section asked for (--hold), in ns.
+	MCritical = "critical_section_ns"
+	// MMediumNs is medium's spin (--medium), in ns.
+	MMediumNs = "medium_ns"
+	// MHeld is the median of low's critical section as it ran (lock to
+	// unlock, wall clock): the hold plus whatever ran on the CPU meanwhile.
+	MHeld = "held_median_ns"
+	// MMediumSwitched counts rounds in which the medium thread was
+	// switched out during its spin (a Go preemption or anything else that
+	// took the CPU from an RT thread): those rounds' inversion is shorter.
+	MMediumSwitched = "medium_switched_rounds"
+)
+
+// Metrics describes inversion's figures (results.MetricSpec): high's wait
+// for the lock.
+var Metrics = []results.MetricSpec{
+	{Key: results.MMin, Header: "min wait", Unit: results.UnitMicros, Better: results.Lower},
+	{Key: results.MMedian, Header: "median wait", Unit: results.UnitMicros, Better: results.Lower, Main: true, Judged: true,
+		Benchstat: "wait-ns/op",
+		Plot:      &results.PlotSpec{Kind: results.PlotPercentile, Title: "priority inversion: high's wait for the lock by percentile", Axis: "wait (µs)"}},
+	{Key: results.MP99, Header: "p99 wait", Unit: results.UnitMicros, Better: results.Lower, Judged: true, Benchstat: "p99-wait-ns/op"},
+	{Key: results.MMax, Header: "max wait", Unit: results.UnitMicros, Better: results.Lower, Benchstat: "max-wait-ns/op"},
+	{Key: MHeld, Header: "held (µs)", Unit: results.UnitMicros, Better: results.Lower},
+	{Key: MCritical, Header: "cs (µs)", Unit: results.UnitMicros, Better: results.Lower},
+	{Key: MMediumSwitched, Header: "med switched", Better: results.Lower},
+}
+
+// Run measures every implementation.
+func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Experiment, error) {
+	return driver.RunPlanned(ctx, o, Plan, progress)
+}
+
+// sample is one implementation's rounds.
+type sample struct {
+	waits    []int64 // high's wait per round, ns
+	held     []int64 // low's critical section per round, ns
+	switched int     // rounds in which medium was switched out
+}
+
+// Run runs the plan.
+func (p *invPlan) Run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
+	o := p.o
+	exp := &results.Experiment{
+		Name:    "inversion",
+		Metrics: Metrics,
+		Options: map[string]string{
+			"impl":       strings.Join(o.Impls, ","),
+			"hold":       o.Hold.String(),
+			"medium":     o.Medium.String(),
+			"repeats":    fmt.Sprint(o.Repeats),
+			MCritical:    fmt.Sprint(o.Hold.Nanoseconds()),
+			"priorities": fmt.Sprintf("low=%d,medium=%d,high=%d (SCHED_FIFO)", PrioLow, PrioMedium, PrioHigh),
+			"force":      fmt.Sprint(o.Force),
+		},
+		Warnings: slices.Clone(p.Warnings),
+	}
+	for k, v := range p.host.options() {
+		exp.Options[k] = v
+	}
+	for _, f := range p.host.forced {
+		exp.Warnings = append(exp.Warnings, "--force: ran although "+f)
+	}
+	// Three participants and the watchdog; GC off for the whole run (no
+	// collection can stop the world while an RT thread spins).
+	env := runenv.Enter(4)
+	defer env.Restore()
+	for i, im := range p.Items {
+		if driver.Interrupted(ctx) {
+			return nil, ctx.Err()
+		}
+		progress.Report(i, len(p.Items), im.name)
+		s, err := p.measure(ctx, im)
+		if err != nil {
+			if driver.Interrupted(ctx) {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("inversion %s: %w", im.name, err)
+		}
+		c, err := buildConfig(im, o, s)
+		if err != nil {
+			return nil, err
+		}
+		exp.Configs = append(exp.Configs, c)
+	}
+	progress.Report(len(p.Items), len(p.Items), "")
+	exp.Runtime = env.Runtime()
+	exp.Runtime.SyscallMode = "syscall"
+	exp.Claims = Claims(exp.Configs)
+	exp.Notes = notes(o)
+	return exp, nil
+}
+
+func notes(o Options) []string {
+	return []string{
+		fmt.Sprintf("method: rt-tests' pi_stress scenario (docs/experiments.md): low (FIFO %d) locks and works %v; high (FIFO %d) preempts it, wakes medium (FIFO %d) and blocks; "+
+			"medium spins %v; all three pinned to one CPU, a watchdog on another; wait = high's lock call, timed by high", PrioLow, o.Hold, PrioHigh, PrioMedium, o.Medium),
+		"with priority inheritance the kernel runs low at high's priority until it unlocks, so the wait is the rest of the critical section; without it medium runs first and the wait includes its spin",
+		"Go runtime: GC off for the run, the three threads locked to their OS threads (exiting locked retires them), SCHED_RESET_ON_FORK set; " +
+			"medium's spin is Go code, which sysmon may preempt after 10 ms (med switched counts those rounds)",
+	}
+}
+
+func buildConfig(im impl, o Options, s sample) (*results.Config, error) {
+	if len(s.waits) == 0 {
+		return nil, fmt.Errorf("inversion %s: no round measured", im.name)
+	}
+	w := slices.Clone(s.waits)
+	slices.Sort(w)
+	held := slices.Clone(s.held)
+	slices.Sort(held)
+	h := driver.NewHist()
+	driver.RecordAll(h, s.waits...)
+	enc, err := results.EncodeHist(h)
+	if err != nil {
+		return nil, fmt.Errorf("inversion %s: %w", im.name, err)
+	}
+	m := map[string]float64{
+		results.MMin:     float64(w[0]),
+		results.MMedian:  float64(driver.NearestRank(w, 0.5)),
+		results.MP99:     float64(driver.NearestRank(w, 0.99)),
+		results.MMax:     float64(w[len(w)-1]),
+		results.MSamples: float64(len(w)),
+		MCritical:        float64(o.Hold.Nanoseconds()),
+		MMediumNs:        float64(o.Medium.Nanoseconds()),
+		MMediumSwitched:  float64(s.switched),
+	}
+	if len(held) > 0 {
+		m[MHeld] = float64(driver.NearestRank(held, 0.5))
+	}
+	c := &results.Config{
+		Key:     im.name,
+		Impl:    im.name,
+		Kind:    im.kind,
+		Params:  map[string]string{"pi": fmt.Sprint(im.pi), "hold": o.Hold.String(), "medium": o.Medium.String()},
+		Rounds:  []results.Round{{Metrics: m, Histogram: enc}},
+		Summary: maps(m),
+	}
+	if s.switched > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("medium was switched out during its spin in %d of %d rounds", s.switched, len(w)))
+	}
+	return c, nil
+}
+
+func maps(m map[string]float64) map[string]float64 {
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

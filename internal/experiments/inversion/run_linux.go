@@ -1,0 +1,330 @@
+package inversion
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/futex"
+	"github.com/parkbench/parkbench/internal/monoclock"
+	"github.com/parkbench/parkbench/internal/osthread"
+)
+
+// The three roles, indexes into session's arrays.
+const (
+	low = iota
+	medium
+	high
+	nRoles
+)
+
+var prios = [nRoles]uint32{low: PrioLow, medium: PrioMedium, high: PrioHigh}
+
+var roleNames = [nRoles]string{low: "low", medium: "medium", high: "high"}
+
+// setFIFO puts thread tid (0: the caller) in SCHED_FIFO at prio, with
+// SCHED_RESET_ON_FORK: a thread it creates starts at SCHED_OTHER (the Go
+// runtime creates Ms from its template thread for locked threads anyway,
+// runtime/proc.go newm; this covers cgo's and any other).
+func setFIFO(tid int, prio uint32) error {
+	return unix.SchedSetAttr(tid, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO,
+		Flags: unix.SCHED_FLAG_RESET_ON_FORK, Priority: prio}, 0)
+}
+
+// schedOther is SCHED_OTHER (SCHED_NORMAL, include/uapi/linux/sched.h),
+// which x/sys/unix does not export.
+const schedOther = 0
+
+// setOther puts thread tid (0: the caller) back to SCHED_OTHER, nice 0.
+func setOther(tid int) error {
+	return unix.SchedSetAttr(tid, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: schedOther}, 0)
+}
+
+func (h host) options() map[string]string {
+	return map[string]string{
+		"cpu":                 fmt.Sprint(h.cpu),
+		"watchdog_cpu":        fmt.Sprint(h.watchdogCPU),
+		"sched_rt_runtime_us": fmt.Sprint(h.rtRuntimeUs),
+		"sched_rt_period_us":  fmt.Sprint(h.rtPeriodUs),
+	}
+}
+
+// word is a futex word on its own cache line.
+type word struct {
+	atomic.Int32
+	_ [60]byte
+}
+
+// session is one implementation's run: three RT threads on one CPU and
+// the coordinator, which is also the watchdog, on another.
+type session struct {
+	lk        mutex
+	holdIters int
+	medium    time.Duration
+	cpu       int
+
+	start [nRoles]word // round number each thread may start (futex)
+	done  word         // threads finished with the round (futex)
+	stop  atomic.Bool  // leave at the next start word
+	abort atomic.Bool  // cut the hold and the spin short (watchdog, interrupt)
+	tids  [nRoles]atomic.Int32
+
+	wait, held atomic.Int64 // this round's figures, from high and low
+	switched   atomic.Bool  // medium was switched out during its spin
+	sink       atomic.Uint64
+	exited     sync.WaitGroup
+}
+
+// work is the critical section's unit: a dependent float add and multiply
+// (as parkbench lock's), iters times, checking abort every 4096.
+func (s *session) work(iters int) {
+	v, x := 1.0, 1.0
+	for i := 0; i < iters; i++ {
+		x += v
+		x *= 1.0000001
+		v = x
+		if i&4095 == 4095 && s.abort.Load() {
+			break
+		}
+	}
+	s.sink.Store(math.Float64bits(x))
+}
+
+// calibrate measures work's cost on the measured CPU (the fastest of 7
+// batches: a batch that lost the CPU is only slower) and returns ns per
+// iteration.
+func calibrate(cpu int) (float64, error) {
+	res := make(chan error, 1)
+	var ns float64
+	osthread.Go(func() {
+		if err := osthread.Pin(cpu); err != nil {
+			res <- err
+			return
+		}
+		s := new(session)
+		const n = 200_000
+		ns = math.Inf(1)
+		for i := 0; i < 7; i++ {
+			t0 := monoclock.Nanotime()
+			s.work(n)
+			ns = min(ns, float64(monoclock.Nanotime()-t0)/n)
+		}
+		res <- nil
+	})
+	if err := <-res; err != nil {
+		return 0, err
+	}
+	return ns, nil
+}
+
+// waitStart sleeps until the start word of role reaches round.
+func (s *session) waitStart(role int, round int32) {
+	w := &s.start[role]
+	for {
+		v := w.Load()
+		if v >= round || s.stop.Load() {
+			return
+		}
+		futex.Wait(&w.Int32, v, nil)
+	}
+}
+
+// release lets role start round. FUTEX_WAKE never blocks, so it goes
+// through RawSyscall (futex.WakeRaw): the RT thread that wakes keeps its
+// P. Through Syscall the runtime would see it in a system call while the
+// woken higher-priority thread preempts it, sysmon could retake its P, and
+// its return would then look for one under sched.lock, which a
+// SCHED_OTHER thread of the runtime on the other, loaded CPU may hold:
+// milliseconds inside low's critical section that no lock causes.
+func (s *session) release(role int, round int32) {
+	s.start[role].Store(round)
+	futex.WakeRaw(&s.start[role].Int32)
+}
+
+func (s *session) finish() {
+	s.done.Add(1)
+	futex.WakeRaw(&s.done.Int32)
+}
+
+// thread starts role's thread: locked to a new OS thread, pinned to the
+// measured CPU, at its SCHED_FIFO priority, looping over rounds. Every exit
+// puts it back to SCHED_OTHER first, and it exits locked, so the runtime
+// retires the thread rather than reuse it (osthread.Go).
+func (s *session) thread(role int, ready chan<- error) {
+	s.exited.Add(1)
+	osthread.Go(func() {
+		defer s.exited.Done()
+		tid := unix.Gettid()
+		s.tids[role].Store(int32(tid))
+		if err := osthread.Pin(s.cpu); err != nil {
+			ready <- fmt.Errorf("pinning %s to CPU %d: %w", roleNames[role], s.cpu, err)
+			return
+		}
+		defer func() { _ = setOther(0) }()
+		if err := setFIFO(0, prios[role]); err != nil {
+			ready <- fmt.Errorf("SCHED_FIFO %d for %s: %w", prios[role], roleNames[role], err)
+			return
+		}
+		ready <- nil
+		for round := int32(1); ; round++ {
+			s.waitStart(role, round)
+			if s.stop.Load() {
+				return
+			}
+			switch role {
+			case low:
+				s.lk.Lock(uint32(tid))
+				t0 := monoclock.Nanotime()
+				// high preempts us here (same CPU, higher priority).
+				s.release(high, round)
+				s.work(s.holdIters)
+				s.held.Store(monoclock.Nanotime() - t0)
+				s.lk.Unlock()
+			case high:
+				// medium cannot run before we block: it is below us on
+				// our CPU. Once we block, the kernel picks low (boosted to
+				// our priority by a PI lock) or medium (above low without
+				// one).
+				s.release(medium, round)
+				t0 := monoclock.Nanotime()
+				s.lk.Lock(uint32(tid))
+				s.wait.Store(monoclock.Nanotime() - t0)
+				s.lk.Unlock()
+			case medium:
+				before, _ := osthread.ThreadUsage()
+				end := monoclock.Nanotime() + s.medium.Nanoseconds()
+				for monoclock.Nanotime() < end && !s.abort.Load() {
+				}
+				after, _ := osthread.ThreadUsage()
+				s.switched.Store(after.Sub(before).Switches() > 0)
+			}
+			s.finish()
+		}
+	})
+}
+
+// errWatchdog is a round that did not finish in time.
+var errWatchdog = errors.New("watchdog")
+
+// measure runs one implementation: start the three threads, run the
+// rounds from a coordinator pinned to the watchdog CPU, and tear down.
+func (p *invPlan) measure(ctx context.Context, im impl) (sample, error) {
+	nsPerIter, err := calibrate(p.host.cpu)
+	if err != nil {
+		return sample{}, fmt.Errorf("calibrating the work on CPU %d: %w", p.host.cpu, err)
+	}
+	lk, err := im.newLock()
+	if err != nil {
+		return sample{}, err
+	}
+	s := &session{lk: lk, medium: p.o.Medium, cpu: p.host.cpu,
+		holdIters: max(1, int(float64(p.o.Hold.Nanoseconds())/nsPerIter))}
+	type result struct {
+		s   sample
+		err error
+	}
+	res := make(chan result, 1)
+	osthread.Go(func() {
+		var r result
+		defer func() { res <- r }()
+		if err := osthread.Pin(p.host.watchdogCPU); err != nil {
+			r.err = fmt.Errorf("pinning the watchdog to CPU %d: %w", p.host.watchdogCPU, err)
+			return
+		}
+		r.s, r.err = s.coordinate(ctx, p.o.Repeats, p.o.Medium+p.o.Hold)
+	})
+	r := <-res
+	if r.err == nil {
+		lk.Free()
+	}
+	return r.s, r.err
+}
+
+// coordinate starts the threads, runs the rounds and always tears down:
+// stop and abort, wake every thread, put every thread's TID back to
+// SCHED_OTHER from here (the threads do it themselves too; this covers a
+// thread stuck in a lock), and wait briefly for them to exit.
+func (s *session) coordinate(ctx context.Context, repeats int, roundLen time.Duration) (out sample, err error) {
+	defer func() {
+		s.stop.Store(true)
+		s.abort.Store(true)
+		for role := range nRoles {
+			s.release(role, math.MaxInt32)
+			if tid := s.tids[role].Load(); tid != 0 {
+				_ = setOther(int(tid))
+			}
+		}
+		exited := make(chan struct{})
+		go func() { s.exited.Wait(); close(exited) }()
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			if err == nil {
+				err = errors.New("the RT threads did not exit within 5 s of the end (put back to SCHED_OTHER)")
+			}
+		}
+	}()
+	ready := make(chan error, nRoles)
+	for role := range nRoles {
+		s.thread(role, ready)
+	}
+	for range nRoles {
+		if e := <-ready; e != nil && err == nil {
+			err = e
+		}
+	}
+	if err != nil {
+		if errors.Is(err, unix.EPERM) {
+			return out, driver.Bad("host", "inversion cannot run here: %v; the kernel refused SCHED_FIFO (RT group scheduling with no RT budget for this cgroup, or a seccomp profile?)", err)
+		}
+		return out, err
+	}
+	keep := []int{unix.Gettid()}
+	for role := range nRoles {
+		keep = append(keep, int(s.tids[role].Load()))
+	}
+	iso := isolate(s.cpu, keep)
+	defer iso.restore()
+	// A round lasts about medium + hold; the watchdog allows that twice
+	// plus half a second (a loaded machine) before it aborts the round.
+	timeout := 2*roundLen + 500*time.Millisecond
+	for round := int32(1); round <= int32(repeats); round++ {
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		s.done.Store(0)
+		s.release(low, round)
+		deadline := time.Now().Add(timeout)
+		for {
+			d := s.done.Load()
+			if d == nRoles {
+				break
+			}
+			if ctx.Err() != nil || time.Now().After(deadline) {
+				s.abort.Store(true)
+				if ctx.Err() != nil {
+					return out, ctx.Err()
+				}
+				return out, fmt.Errorf("%w: round %d did not finish in %v (%d of 3 threads done); aborted and put back to SCHED_OTHER", errWatchdog, round, timeout, d)
+			}
+			ts := unix.NsecToTimespec(int64(time.Millisecond))
+			futex.Wait(&s.done.Int32, d, &ts)
+		}
+		out.waits = append(out.waits, s.wait.Load())
+		out.held = append(out.held, s.held.Load())
+		if s.switched.Load() {
+			out.switched++
+		}
+		// Half the time off RT: the CPU's other tasks run, and the run
+		// stays far inside the RT throttling budget.
+		time.Sleep(roundLen)
+	}
+	return out, nil
+}

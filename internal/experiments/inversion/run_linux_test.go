@@ -1,0 +1,72 @@
+package inversion
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+// rtThreads lists the threads of this process not at SCHED_OTHER.
+func rtThreads(t *testing.T) []string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		tid, _ := strconv.Atoi(e.Name())
+		a, err := unix.SchedGetAttr(tid, 0)
+		if err == nil && a.Policy != schedOther {
+			out = append(out, e.Name()+" policy "+strconv.Itoa(int(a.Policy)))
+		}
+	}
+	return out
+}
+
+func runnable(t *testing.T) {
+	if w := hostWhy(false); w != "" {
+		t.Skip(w)
+	}
+}
+
+// TestRunRestores: a short run on this machine has the structure
+// expected, and leaves no thread of the process at RT priority, whether
+// it completes or is interrupted mid-run. No timing threshold: the figures
+// are not judged here.
+func TestRunRestores(t *testing.T) {
+	runnable(t)
+	o := Options{Impls: []string{"pi-futex", "std-futex"}, Hold: 20 * time.Microsecond, Medium: time.Millisecond, Repeats: 5}
+	exp, err := Run(context.Background(), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exp.Configs) != 2 || exp.Options[MCritical] != "20000" {
+		t.Fatalf("configs %d, options %v", len(exp.Configs), exp.Options)
+	}
+	for _, c := range exp.Configs {
+		if c.Summary[results.MSamples] != 5 || c.Summary[results.MMin] <= 0 {
+			t.Errorf("%s: %v", c.Key, c.Summary)
+		}
+	}
+	if rt := rtThreads(t); len(rt) > 0 {
+		t.Errorf("threads left at RT priority after the run: %v", rt)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	o.Repeats, o.Medium = 1000, 5*time.Millisecond
+	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+	if _, err := Run(ctx, o, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run returned %v, want context.Canceled", err)
+	}
+	if rt := rtThreads(t); len(rt) > 0 {
+		t.Errorf("threads left at RT priority after an interrupt: %v", rt)
+	}
+}
