@@ -91,7 +91,9 @@ func loop[M any, PM interface {
 	*M
 	locker
 }](locks []padded[M], t *thread, sp *spec, idx int, stop *stopFlag) {
-	if len(locks) == 1 && sp.pattern == cref.PatternLoop {
+	// pi-futex takes the general loop, which passes it its thread's TID
+	// (acquire, pi.go); loopOne's Lock would make a gettid call per lock.
+	if byTID, _ := threadTID[M, PM](); !byTID && len(locks) == 1 && sp.pattern == cref.PatternLoop {
 		if f, ok := concreteLoopOne(&locks[0]).(func(*padded[M], *thread, int, int, *stopFlag)); ok {
 			f(&locks[0], t, sp.workIn, sp.workBetween, stop)
 		} else {
