@@ -226,7 +226,7 @@ case "$status" in
 	fi
 	;;
 3)
-	first="**No baseline**: $(head -n 1 "$out/compare.md" | sed 's/^no baseline: no baseline: //'). Record one with \`parkbench run --record results\` on this machine class."
+	first="**No baseline**: $(head -n 1 "$out/compare.md" | sed 's/^no baseline: //'). Record one with \`parkbench run --record results\` on this machine class."
 	;;
 *) broken "compare failed (exit $status): $(cat "$out/compare.err")" ;;
 esac
