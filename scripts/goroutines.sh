@@ -22,9 +22,9 @@ go build -o "$work/parkbench" ./cmd/parkbench
 pb=$work/parkbench
 grep -m1 'model name' /proc/cpuinfo || true
 echo "load before latency: $(cut -d' ' -f1-3 /proc/loadavg)"
-"$pb" latency --impl=chan,cond,lot --participants=threads,goroutines --gomaxprocs=1,2 --quiet --format=json --out "$out/latency.json"
+"$pb" latency --impl=chan,cond,lot --participants=threads,goroutines --gomaxprocs=1,2 --quiet --format=json --out "$out/latency.json" >/dev/null
 echo "load before lock: $(cut -d' ' -f1-3 /proc/loadavg)"
-"$pb" lock --participants=goroutines --impl=sync,lot --threads=2,8 --quiet --format=json --out "$out/lock.json"
+"$pb" lock --participants=goroutines --impl=sync,lot --threads=2,8 --quiet --format=json --out "$out/lock.json" >/dev/null
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$pb" report --wide "$out/latency.json" "$out/lock.json"
 echo
