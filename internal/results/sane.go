@@ -11,8 +11,11 @@ import (
 // ctxsw_participants_extra is the participants' switches minus N; lock's
 // and selfwake's over_harness_ns is a row's cost minus the empty loop's,
 // each measured in its own rounds, so a row within the floor's noise of the
-// floor reads a few nanoseconds below it.
+// floor reads a few nanoseconds below it; latency's anatomy_sum_off (the
+// components' sum against the measured median) and anatomy_probe_effect
+// (traced rounds against untraced) are relative differences either way.
 var signedMetrics = map[string]map[string]bool{
+	"latency":  {"anatomy_sum_off": true, "anatomy_probe_effect": true},
 	"timeout":  {MMin: true, MMedian: true, MP99: true, MP999: true, MMax: true, MOvershootNs: true},
 	"herd":     {"ctxsw_participants_extra": true},
 	"lock":     {"over_harness_ns": true},

@@ -60,6 +60,15 @@ func TestDecodeRefusesImpossibleFigures(t *testing.T) {
 	if err := results.Validate(sf); err == nil {
 		t.Fatal("selfwake's negative ns_per_pair accepted")
 	}
+	// The anatomy's sum against the measured median, and its probe
+	// effect, are relative differences: a quiet run wrote -0.0034 and its
+	// own file was refused by report.
+	lf := resultstest.File(s, resultstest.Latency(s))
+	lf.Experiments[0].Configs[0].Summary["anatomy_sum_off"] = -0.0034
+	lf.Experiments[0].Configs[0].Summary["anatomy_probe_effect"] = -0.02
+	if err := results.Validate(lf); err != nil {
+		t.Fatalf("latency's negative anatomy_sum_off refused: %v", err)
+	}
 	// The documented sentinels stay valid.
 	f := resultstest.File(s, resultstest.Herd(s))
 	f.Experiments[0].Configs[0].Summary[results.MReturn] = -1
