@@ -36,7 +36,12 @@ const (
 	// MHarness is the harness floor of a Go row: ns per iteration of the
 	// same measured loop on one thread with an empty lock (Lock and
 	// Unlock return at once) and the row's work; MOverHarness is the
-	// row's wall ns per acquisition (1000 / total Mops) less that floor.
+	// row's wall ns per acquisition (1000 / total Mops) less what an empty
+	// lock would give at the row's thread count: the floor divided by the
+	// threads that can run at once, min(threads, CPUs) (the loops of an
+	// empty lock share nothing, so they scale to the CPUs; with work
+	// outside the lock the one-thread floor alone read 130 ns below zero
+	// at 2 threads).
 	MHarness     = "harness_ns"
 	MOverHarness = "over_harness_ns"
 	// Round-only metrics.
@@ -309,7 +314,7 @@ func harnessNotes(configs []*results.Config) []string {
 	if floor < 0 {
 		return nil
 	}
-	notes := []string{fmt.Sprintf("harness floor: the same loop on one thread with an empty lock (Lock and Unlock return at once) costs %.2f ns per iteration with no work (per work setting: harness_ns); each Go row's over harness is its wall ns per acquisition (1000 / total Mops) less its floor", floor)}
+	notes := []string{fmt.Sprintf("harness floor: the same loop on one thread with an empty lock (Lock and Unlock return at once) costs %.2f ns per iteration with no work (per work setting: harness_ns); each Go row's over harness is its wall ns per acquisition (1000 / total Mops) less its floor over min(threads, CPUs)", floor)}
 	if fastest > 0 && floor > harnessFraction*fastest {
 		notes = append(notes, fmt.Sprintf("the harness costs more than a fifth of the fastest lock's acquisition (%.2f ns against %.2f ns above it, %s): total Mops counts the harness too; read over harness", floor, fastest, fastestKey))
 	}
@@ -535,7 +540,7 @@ func config(im impl, g group, o Options, cal calib, raws []*raw, unc []float64, 
 		if len(floor) > 0 && m[MTotalMops] > 0 {
 			h := floor[min(i, len(floor)-1)]
 			m[MHarness] = h
-			m[MOverHarness] = 1e3/m[MTotalMops] - h
+			m[MOverHarness] = 1e3/m[MTotalMops] - h/float64(min(g.threads, runtime.NumCPU()))
 		}
 		r := results.Round{Metrics: m}
 		enc, err := results.EncodeHist(rw.waits)
