@@ -25,6 +25,7 @@
 # Needs cargo, go, valgrind and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/debian-cargo.sh
 base=${1:-}
 registry=/usr/share/cargo/registry
 die() { echo "fastpath-instructions: $*" >&2; exit 1; }
@@ -35,15 +36,8 @@ pl=$(ls -d "$registry"/parking_lot-0.12.* 2>/dev/null | sort -V | tail -1) || tr
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/rs/src" "$work/rs/.cargo"
-cat >"$work/rs/.cargo/config.toml" <<EOF
-[source.crates-io]
-replace-with = "debian"
-[source.debian]
-directory = "$registry"
-[net]
-offline = true
-EOF
+mkdir -p "$work/rs/src"
+debian_cargo_config "$work/rs" "$registry"
 cat >"$work/rs/Cargo.toml" <<EOF
 [package]
 name = "count"

@@ -21,6 +21,7 @@
 # pins every version. Nothing built is committed (rust/originals/.gitignore).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/debian-cargo.sh
 root=$(pwd)
 crate=$root/rust/originals
 registry=/usr/share/cargo/registry
@@ -73,18 +74,8 @@ if [ -n "$m" ]; then
 	[ -z "$m" ] || die "missing under $registry: $m (apt-get install $pkgs; Debian bookworm has exactly these versions)"
 fi
 
-# Cargo reads crates-io from the Debian directory, offline. Written each
-# run (it names a machine path, so it is not committed).
-mkdir -p "$crate/.cargo"
-cat >"$crate/.cargo/config.toml" <<EOF
-# Written by scripts/rust-originals.sh.
-[source.crates-io]
-replace-with = "debian"
-[source.debian]
-directory = "$registry"
-[net]
-offline = true
-EOF
+# Cargo reads crates-io from the Debian directory, offline.
+debian_cargo_config "$crate" "$registry"
 
 say "building with $(cargo -V), $(rustc -V) (offline, from $registry)"
 (cd "$crate" && cargo build --release --offline --locked --quiet) >&2 ||

@@ -22,6 +22,7 @@
 # mode, and nothing is kept. Needs cargo and go.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/debian-cargo.sh
 runs=${1:-3}
 base=${2:-}
 registry=/usr/share/cargo/registry
@@ -34,15 +35,8 @@ version=${crate##*-}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/bench/src" "$work/bench/.cargo"
-cat >"$work/bench/.cargo/config.toml" <<EOF
-[source.crates-io]
-replace-with = "debian"
-[source.debian]
-directory = "$registry"
-[net]
-offline = true
-EOF
+mkdir -p "$work/bench/src"
+debian_cargo_config "$work/bench" "$registry"
 cat >"$work/bench/Cargo.toml" <<EOF
 [package]
 name = "selfwake"
