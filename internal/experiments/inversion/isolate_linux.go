@@ -21,27 +21,46 @@ import (
 // section itself short. With every other thread of the process kept off
 // the CPU (and the Ms created later inheriting the template thread's
 // mask), only the three RT threads run Go code there.
+//
+// Invariant after restore: no thread of the process is left without cpu
+// because of the session. The Ms created during it inherited a moved mask
+// from their creator (that is the point above), so restore gives cpu back
+// to every thread it did not know at isolate time, not only to the ones it
+// moved; without that, the next run's survey, reading the affinity of
+// whichever thread it happens on, found one usable CPU and refused.
 type isolation struct {
+	cpu   int
 	saved map[int]unix.CPUSet
+	known map[int]bool // the threads there at isolate time, moved or not
+}
+
+// tids lists the process's threads (nil if /proc cannot be read).
+func tids() []int {
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil
+	}
+	out := make([]int, 0, len(ents))
+	for _, e := range ents {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, tid)
+		}
+	}
+	return out
 }
 
 // isolate moves every thread of the process except keep off cpu, where it
 // has another CPU to go to.
 func isolate(cpu int, keep []int) *isolation {
-	iso := &isolation{saved: map[int]unix.CPUSet{}}
-	ents, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return iso
-	}
-	skip := map[int]bool{}
+	iso := &isolation{cpu: cpu, saved: map[int]unix.CPUSet{}, known: map[int]bool{}}
 	for _, t := range keep {
-		skip[t] = true
+		iso.known[t] = true
 	}
-	for _, e := range ents {
-		tid, err := strconv.Atoi(e.Name())
-		if err != nil || skip[tid] {
+	for _, tid := range tids() {
+		if iso.known[tid] {
 			continue
 		}
+		iso.known[tid] = true
 		var set unix.CPUSet
 		if unix.SchedGetaffinity(tid, &set) != nil || !set.IsSet(cpu) || set.Count() < 2 {
 			continue
@@ -55,10 +74,22 @@ func isolate(cpu int, keep []int) *isolation {
 	return iso
 }
 
-// restore puts back every mask isolate changed (a thread that exited
-// meanwhile is gone: ESRCH is ignored).
+// restore puts back every mask isolate changed, and gives cpu back to
+// every thread born during the session (a thread that exited meanwhile is
+// gone: ESRCH is ignored).
 func (iso *isolation) restore() {
 	for tid, set := range iso.saved {
+		_ = unix.SchedSetaffinity(tid, &set)
+	}
+	for _, tid := range tids() {
+		if iso.known[tid] {
+			continue
+		}
+		var set unix.CPUSet
+		if unix.SchedGetaffinity(tid, &set) != nil || set.IsSet(iso.cpu) {
+			continue
+		}
+		set.Set(iso.cpu)
 		_ = unix.SchedSetaffinity(tid, &set)
 	}
 }
