@@ -43,6 +43,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // Options tune the verdicts.
@@ -97,12 +98,7 @@ func newStat(v []float64) Stat {
 	if len(v) == 0 {
 		return s
 	}
-	s.Min, s.Max = v[0], v[len(v)-1]
-	if n := len(v); n%2 == 1 {
-		s.Median = v[n/2]
-	} else {
-		s.Median = (v[n/2-1] + v[n/2]) / 2
-	}
+	s.Min, s.Max, s.Median = v[0], v[len(v)-1], stats.Median(v)
 	return s
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // Verdicts of a row: Pinpoint's three-way answer (same, different,
@@ -124,9 +126,9 @@ type test struct {
 // higher-is-better one.
 func tailWorse(t test) float64 {
 	if t.higher {
-		return quantile(t.base, 0.25)/quantile(t.new, 0.25) - 1
+		return stats.Quantile(t.base, 0.25)/stats.Quantile(t.new, 0.25) - 1
 	}
-	return quantile(t.new, 0.75)/quantile(t.base, 0.75) - 1
+	return stats.Quantile(t.new, 0.75)/stats.Quantile(t.base, 0.75) - 1
 }
 
 // judgeLook judges the tests of one look: U tests, Holm over them at
@@ -165,7 +167,9 @@ func judgeLook(tests []test, look int, last bool, opt Options, rng *rand.Rand) [
 //     (then it stays unknown, and does not fail the gate).
 func decide(t test, p, padj float64, look int, last bool, opt Options, rng *rand.Rand) Judgement {
 	j := Judgement{P: p, PAdj: padj, NBase: len(t.base), NNew: len(t.new), Look: look,
-		BaseMedian: median(t.base), NewMedian: median(t.new)}
+		// A side with no trial has a NaN median (stats), so a NaN ratio:
+		// the comparisons below are all false and the row stays unknown.
+		BaseMedian: stats.Median(t.base), NewMedian: stats.Median(t.new)}
 	j.Ratio = j.NewMedian / j.BaseMedian
 	j.Lo, j.Hi = ratioCI(t.base, t.new, opt.Confidence, opt.Resamples, rng)
 	worse, worstCI := j.Ratio-1, j.Hi-1

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // Part is one launch of a trial: a parkbench measuring command (the
@@ -500,7 +501,7 @@ func value(e *results.Experiment, r Row) (float64, error) {
 			}
 		}
 		if len(q) > 0 {
-			return median(q), nil
+			return stats.Median(q), nil // q is not empty
 		}
 	}
 	if d := f.Summary[r.Metric]; d > 0 {

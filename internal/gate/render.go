@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // Report is a gate run as the ab command writes it (--out, --format=json).
@@ -329,7 +330,7 @@ func rawLine(r *Report) string {
 		if len(f) != 3 {
 			continue
 		}
-		b, n, u := median(by[k].base), median(by[k].new), ""
+		b, n, u := stats.Median(by[k].base), stats.Median(by[k].new), "" // NaN (printed NaN) for a side with none
 		switch units[f[2]] {
 		case results.UnitMicros:
 			b, n, u = b/1000, n/1000, " µs"

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // Side is which binary a trial ran.
@@ -268,8 +270,8 @@ func geomeanTest(trials []*Trial, rows []Row) test {
 			}
 			v = append(v, x)
 		}
-		g := geomean(v)
-		if math.IsNaN(g) {
+		g := stats.Geomean(v)
+		if math.IsNaN(g) { // no rows, or a figure not above zero: no geomean
 			continue
 		}
 		if tr.Side == Base {

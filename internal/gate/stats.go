@@ -7,9 +7,9 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/aclements/go-moremath/stats"
+	mstats "github.com/aclements/go-moremath/stats"
 
-	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // uTest is the two-sided Mann-Whitney U test's p-value for base against
@@ -21,8 +21,8 @@ func uTest(base, new []float64) float64 {
 	if len(base) == 0 || len(new) == 0 {
 		return 1
 	}
-	r, err := stats.MannWhitneyUTest(base, new, stats.LocationDiffers)
-	if errors.Is(err, stats.ErrSamplesEqual) || err != nil {
+	r, err := mstats.MannWhitneyUTest(base, new, mstats.LocationDiffers)
+	if errors.Is(err, mstats.ErrSamplesEqual) || err != nil {
 		return 1
 	}
 	return math.Min(1, r.P)
@@ -37,7 +37,7 @@ func uTest(base, new []float64) float64 {
 // detectors include Levene's test for the same reason, Pinpoint adds
 // Kolmogorov-Smirnov (catapult pinpoint/models/compare/compare.py).
 func scaleTest(base, new []float64) float64 {
-	m := median(append(slices.Clone(base), new...))
+	m := stats.Median(append(slices.Clone(base), new...))
 	dev := func(v []float64) []float64 {
 		out := make([]float64, len(v))
 		for i, x := range v {
@@ -46,21 +46,6 @@ func scaleTest(base, new []float64) float64 {
 		return out
 	}
 	return uTest(dev(base), dev(new))
-}
-
-// quantile is the q-quantile of v (linear between order statistics).
-func quantile(v []float64, q float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(v)
-	sort.Float64s(s)
-	h := q * float64(len(s)-1)
-	lo := int(math.Floor(h))
-	if lo+1 >= len(s) {
-		return s[len(s)-1]
-	}
-	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
 }
 
 // holm returns Holm's step-down adjusted p-values: a hypothesis is
@@ -84,14 +69,6 @@ func holm(p []float64) []float64 {
 	return adj
 }
 
-// median of v (v unchanged, results.Median); NaN for none.
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	return results.Median(v)
-}
-
 // ratioCI is the percentile bootstrap interval, at level conf, of
 // median(new) / median(base): both samples resampled with replacement,
 // resamples times, with rng (the gate's seed, so a run can be redone).
@@ -108,8 +85,8 @@ func ratioCI(base, new []float64, conf float64, resamples int, rng *rand.Rand) (
 		for i := range nb {
 			nb[i] = new[rng.IntN(len(new))]
 		}
-		if d := median(bb); d > 0 {
-			rs = append(rs, median(nb)/d)
+		if d := stats.Median(bb); d > 0 {
+			rs = append(rs, stats.Median(nb)/d)
 		}
 	}
 	if len(rs) == 0 {
@@ -121,19 +98,4 @@ func ratioCI(base, new []float64, conf float64, resamples int, rng *rand.Rand) (
 		return rs[min(max(i, 0), len(rs)-1)]
 	}
 	return q((1 - conf) / 2), q(1 - (1-conf)/2)
-}
-
-// geomean of v; NaN when any value is not positive.
-func geomean(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	s := 0.0
-	for _, x := range v {
-		if !(x > 0) {
-			return math.NaN()
-		}
-		s += math.Log(x)
-	}
-	return math.Exp(s / float64(len(v)))
 }

@@ -3,6 +3,8 @@ package results
 import (
 	"fmt"
 	"slices"
+
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // Busy thresholds: a configuration's foreign share (Config.Foreign: the CPU
@@ -43,7 +45,7 @@ func LoadNote(f *File) string {
 		return ""
 	}
 	slices.Sort(fr)
-	med := Median(fr)
+	med := stats.Median(fr) // fr is not empty (returned above)
 	if med <= busyForeign {
 		return ""
 	}

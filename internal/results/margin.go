@@ -2,9 +2,10 @@ package results
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // A claim's verdict is decided on the median of a figure against a limit;
@@ -36,7 +37,7 @@ func (l Limit) Decide() (holds, near bool) {
 	if len(l.Rounds) == 0 {
 		return true, false
 	}
-	med := Median(l.Rounds)
+	med := stats.Median(l.Rounds)
 	holds = l.ok(med)
 	for _, v := range l.Rounds {
 		if l.ok(v) != holds {
@@ -79,21 +80,6 @@ func (l Limit) fmt(v float64) string {
 		return strconv.FormatFloat(100*v, 'f', 1, 64) + "%"
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
-}
-
-// Median is the median of vs (the mean of the middle two for an even
-// count); 0 for none. vs is not modified.
-func Median(vs []float64) float64 {
-	if len(vs) == 0 {
-		return 0
-	}
-	s := slices.Clone(vs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // Judge decides a claim's verdict on every limit (it holds when every one

@@ -10,6 +10,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // Options tune the detector.
@@ -84,7 +86,8 @@ func Detect(x []float64, o Options, rng *rand.Rand) []ChangePoint {
 		if i+1 < len(cps) {
 			hi = cps[i+1].Index
 		}
-		c.Before, c.After = median(x[lo:c.Index]), median(x[c.Index:hi])
+		// lo < c.Index < hi: a change point splits a segment in two non-empty parts.
+		c.Before, c.After = stats.Median(x[lo:c.Index]), stats.Median(x[c.Index:hi])
 		if c.Before != 0 && math.Abs(c.After/c.Before-1) >= o.MinChange {
 			out = append(out, c)
 		}
@@ -155,16 +158,4 @@ func bestSplit(x []float64, min int) (tau int, q float64) {
 		}
 	}
 	return tau, q
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -3,7 +3,7 @@
 // implementation catalogue (Catalog: one meaning of "all", one message for
 // an unknown name), the placements and their pinning, the switch of the
 // parking lot's parker, the foreign-CPU warning, the latency histogram and
-// the statistics over rounds (Median, NearestRank). It imports no
+// the summary of rounds (MedianOfRounds, over internal/stats). It imports no
 // experiment; every experiment package imports it (cmd -> experiments ->
 // experiments/<name> -> driver).
 //

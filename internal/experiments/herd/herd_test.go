@@ -13,6 +13,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 func tinyHerd() Options {
@@ -390,7 +391,7 @@ func TestHerdWaitersSleepOnceBeforeNotify(t *testing.T) {
 func TestHerdSerialNearLimit(t *testing.T) {
 	mk := func(ratios ...float64) *results.Config {
 		s := herdSum(20e3, 64*20e3+63*10e3+20e3, 10e3, 70, 90)
-		s[mSerial] = results.Median(ratios)
+		s[mSerial] = stats.Median(ratios)
 		c := fakeHerd("lot", 64, ModeAll, s)
 		for _, r := range ratios {
 			c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{mSerial: r, results.MReturn: 64}})

@@ -17,6 +17,7 @@ import (
 	"github.com/parkbench/parkbench/internal/probe"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/runenv"
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // Herd metric names beyond the shared ones.
@@ -414,7 +415,7 @@ func roundOf(raw *repeatResult, n int, hold time.Duration) results.Round {
 		m[results.MRequeued] = float64(raw.out.requeued)
 	}
 	if len(gaps) > 0 {
-		m[mHandoff] = driver.Median(gaps)
+		m[mHandoff] = stats.Median(gaps)
 		m[mHandoffMax] = slices.Max(gaps)
 		sum := 0.0
 		for _, g := range gaps {

@@ -9,6 +9,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/runenv"
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // Metric names beside results.MMin, MMedian, MP99, MMax, MSamples.
@@ -131,8 +132,8 @@ func buildConfig(im impl, o Options, s sample) (*results.Config, error) {
 	}
 	m := map[string]float64{
 		results.MMin:     float64(w[0]),
-		results.MMedian:  float64(driver.NearestRank(w, 0.5)),
-		results.MP99:     float64(driver.NearestRank(w, 0.99)),
+		results.MMedian:  stats.NearestRank(w, 0.5),
+		results.MP99:     stats.NearestRank(w, 0.99),
 		results.MMax:     float64(w[len(w)-1]),
 		results.MSamples: float64(len(w)),
 		MCritical:        float64(o.Hold.Nanoseconds()),
@@ -140,7 +141,7 @@ func buildConfig(im impl, o Options, s sample) (*results.Config, error) {
 		MMediumSwitched:  float64(s.switched),
 	}
 	if len(held) > 0 {
-		m[MHeld] = float64(driver.NearestRank(held, 0.5))
+		m[MHeld] = stats.NearestRank(held, 0.5)
 	}
 	c := &results.Config{
 		Key:     im.name,

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"slices"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/parkbench/parkbench/internal/anatomy"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/ktrace"
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // --anatomy (docs/anatomy.md): every measured round is paired with a traced
@@ -202,7 +202,9 @@ func (cr *configRun) finishAnatomy() {
 			plain = append(plain, v)
 		}
 	}
-	if tm, pm := median(a.traced), median(plain); tm > 0 && pm > 0 {
+	// The median of the rounds' medians (stats.Median); NaN for none, which
+	// fails the test below as 0 did: no probe effect without both sides.
+	if tm, pm := stats.Median(a.traced), stats.Median(plain); tm > 0 && pm > 0 {
 		cfg.Summary[anatomy.MTracedMedian] = tm
 		cfg.Summary[anatomy.MProbeEffect] = tm/pm - 1
 	}
@@ -217,13 +219,4 @@ func (cr *configRun) finishAnatomy() {
 	}
 	a.parts, a.measured = nil, nil
 	a.close()
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return driver.NearestRank(s, 0.5)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // cfg builds a latency config with a median and the figures the claims read.
@@ -314,7 +315,7 @@ func TestSchedShareNearLimit(t *testing.T) {
 		for i := range med {
 			c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{MMedianSlept: med[i], MP99Slept: p99[i]}})
 		}
-		c.Summary[MMedianSlept], c.Summary[MP99Slept] = results.Median(med), results.Median(p99)
+		c.Summary[MMedianSlept], c.Summary[MP99Slept] = stats.Median(med), stats.Median(p99)
 		return c
 	}
 	mk := func(p99 []float64) *results.Experiment {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // fidCfg is a synthetic configuration with one metric, per round and as
@@ -16,7 +17,7 @@ func fidCfg(impl, kind, placement, metric string, rounds ...float64) *results.Co
 	for _, v := range rounds {
 		c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{metric: v}})
 	}
-	c.Summary[metric] = results.Median(rounds)
+	c.Summary[metric] = stats.Median(rounds)
 	return c
 }
 

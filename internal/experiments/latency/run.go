@@ -20,6 +20,7 @@ import (
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/runenv"
 	"github.com/parkbench/parkbench/internal/schedacct"
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // PlanLatency validates o (an *driver.OptionError for bad input) and
@@ -429,8 +430,8 @@ func sleptMetrics(samples []int64, m map[string]float64) {
 	}
 	slices.Sort(slept)
 	m[MMinSlept] = slept[0]
-	m[MMedianSlept] = driver.NearestRank(slept, 0.50)
-	m[MP99Slept] = driver.NearestRank(slept, 0.99)
+	m[MMedianSlept] = stats.NearestRank(slept, 0.50)
+	m[MP99Slept] = stats.NearestRank(slept, 0.99)
 }
 
 // measureRound runs one round and turns its raw figures into metrics.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // Claim IDs.
@@ -180,7 +181,7 @@ func claimFair(configs []*results.Config, numCPU int, impl, id, statement string
 		}
 		limits = append(limits, l)
 		if ok, _ := l.Decide(); !ok {
-			ev = append(ev, fmt.Sprintf("%s: max wait %.2f ms (median over %d repeats) > bound %.2f ms", c.Key, results.Median(l.Rounds)/1e6, len(l.Rounds), bound/1e6))
+			ev = append(ev, fmt.Sprintf("%s: max wait %.2f ms (median over %d repeats) > bound %.2f ms", c.Key, stats.Median(l.Rounds)/1e6, len(l.Rounds), bound/1e6))
 		}
 	}
 	const rule = "rule: each repeat's largest sampled wait, the median over repeats against the bound"

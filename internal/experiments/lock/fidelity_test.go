@@ -6,6 +6,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // lockCfg is a synthetic zero-work loop configuration with its throughput
@@ -13,7 +14,7 @@ import (
 func lockCfg(impl, kind, threads string, mops ...float64) *results.Config {
 	c := &results.Config{Key: impl + "/in=0s/between=0s/locks=1/t=" + threads, Impl: impl, Kind: kind,
 		Params:  map[string]string{"pattern": "loop", "work_in": "0s", "work_between": "0s", "locks": "1", "threads": threads},
-		Summary: map[string]float64{MTotalMops: results.Median(mops)}}
+		Summary: map[string]float64{MTotalMops: stats.Median(mops)}}
 	for _, v := range mops {
 		c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{MTotalMops: v}})
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // goFairCfg is impl on goroutines at t goroutines whose repeats' largest
@@ -17,7 +18,7 @@ func goFairCfg(impl string, t string, waits ...float64) *results.Config {
 	for _, w := range waits {
 		c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{MWaitMax: w}})
 	}
-	c.Summary[MWaitMax] = results.Median(waits)
+	c.Summary[MWaitMax] = stats.Median(waits)
 	return c
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 func TestValidate(t *testing.T) {
@@ -344,7 +345,7 @@ func raceSafe(impls []impl) []string {
 // verdict is near its limit; repeats all over it fail clearly.
 func TestFairNearLimit(t *testing.T) {
 	repeats := func(waits ...float64) *results.Config {
-		c := cfg("sync", 2, 10, results.Median(waits))
+		c := cfg("sync", 2, 10, stats.Median(waits))
 		c.Rounds = nil
 		for _, w := range waits {
 			c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{MTotalMops: 10, MWaitMax: w}})

@@ -18,6 +18,7 @@ import (
 	"github.com/parkbench/parkbench/internal/probe"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/runenv"
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // Summary keys (the median over repeats of each repeat's figure).
@@ -183,9 +184,10 @@ func (p *mutexPlan) Run(ctx context.Context, progress driver.Progress) (*results
 	if cal.c > 0 {
 		exp.Options["work_unit_c_ns"] = strconv.FormatFloat(cal.c, 'f', 3, 64)
 	}
-	exp.Options["atomic_add_ns"] = strconv.FormatFloat(driver.Median(atomicNs), 'f', 2, 64)
+	// atomicNs has one figure per repeat (Repeats >= 1), never none.
+	exp.Options["atomic_add_ns"] = strconv.FormatFloat(stats.Median(atomicNs), 'f', 2, 64)
 	if len(cgoNs) > 0 {
-		exp.Options["cgo_call_ns"] = strconv.FormatFloat(driver.Median(cgoNs), 'f', 2, 64)
+		exp.Options["cgo_call_ns"] = strconv.FormatFloat(stats.Median(cgoNs), 'f', 2, 64)
 	}
 	exp.Notes = append(exp.Notes,
 		fmt.Sprintf("method: parking_lot benchmark/src/bin/mutex.rs: threads start together and loop { lock; work-in; unlock; work-between } for %v; per-thread acquisitions/s (avg, median = sorted[n/2], population stddev) per repeat, the summary is the median over %d repeats", o.Duration, o.Repeats),
@@ -620,7 +622,7 @@ func summarize(rounds []results.Round, keys []string) map[string]float64 {
 			}
 		}
 		if len(v) > 0 {
-			out[k] = driver.Median(v)
+			out[k] = stats.Median(v)
 		}
 	}
 	return out

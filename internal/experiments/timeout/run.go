@@ -15,6 +15,7 @@ import (
 	"github.com/parkbench/parkbench/internal/parkers"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/runenv"
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // Metric names of the timeout experiment (beside results.MMin and friends).
@@ -188,7 +189,7 @@ func overshootStatsOf(late []int64) overshootStats {
 	}
 	s := slices.Clone(late)
 	slices.Sort(s)
-	rank := func(q float64) int64 { return driver.NearestRank(s, q) }
+	rank := func(q float64) int64 { return int64(stats.NearestRank(s, q)) } // one of the samples: exact
 	st := overshootStats{min: s[0], median: rank(0.5), p99: rank(0.99), max: s[len(s)-1]}
 	for _, v := range s {
 		if v < 0 {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 func waker(impl, bench string, n int, perCall string, median float64) *results.Config {
@@ -114,7 +115,7 @@ func withRounds(c *results.Config, metric string, vs ...float64) *results.Config
 	for _, v := range vs {
 		c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{metric: v}})
 	}
-	c.Summary[metric] = results.Median(vs)
+	c.Summary[metric] = stats.Median(vs)
 	return c
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/osthread"
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // roundRobin pins thread i to the i-th allowed CPU modulo their number,
@@ -247,19 +249,21 @@ func fillWaker(cfg *results.Config, c cfgSpec, runs []runSample) error {
 		}
 		cfg.Rounds = append(cfg.Rounds, results.Round{Metrics: m})
 	}
+	// runs is not empty (a configuration runs at least one round) and each
+	// run has at least one waker's figure: all and calls have values.
 	mean, sem := meanSEM(all)
 	cfg.Summary = map[string]float64{
 		MWakerMean:   mean,
 		MWakerSEM:    sem,
-		MWakerMedian: driver.Median(all),
-		MWakerP99:    driver.NearestRank(sorted(all), 0.99),
+		MWakerMedian: stats.Median(all),
+		MWakerP99:    stats.NearestRank(slices.Sorted(slices.Values(all)), 0.99),
 		MPerThread:   mean / float64(c.n),
-		MCalls:       avg(calls),
+		MCalls:       stats.Mean(calls),
 		MCallMedian:  float64(hist.ValueAtQuantile(50)),
 		MCallP99:     float64(hist.ValueAtQuantile(99)),
 	}
 	if len(woken) == len(runs) {
-		cfg.Summary[MWoken] = avg(woken)
+		cfg.Summary[MWoken] = stats.Mean(woken) // every run counted its woken: not none
 	}
 	if len(cfg.Rounds) > 0 {
 		enc, err := results.EncodeHist(hist)

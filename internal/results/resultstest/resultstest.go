@@ -10,13 +10,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"strconv"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // Spec says what to build.
@@ -193,13 +193,7 @@ func Summarize(c *results.Config) {
 		}
 	}
 	for k, v := range vals {
-		sort.Float64s(v)
-		n := len(v)
-		if n%2 == 1 {
-			c.Summary[k] = v[n/2]
-		} else {
-			c.Summary[k] = (v[n/2-1] + v[n/2]) / 2
-		}
+		c.Summary[k] = stats.Median(v) // a key has a value in some round
 	}
 }
 
