@@ -85,7 +85,7 @@ type pingpong struct {
 	tid [2]int32
 }
 
-// now is monotonic ns since base (see nanotime: one CLOCK_MONOTONIC read).
+// now is monotonic ns since base (monoclock.Nanotime: one CLOCK_MONOTONIC read).
 func (pp *pingpong) now() int64 { return monoclock.Nanotime() - pp.base }
 
 // sideResult is what one participant measured in a round.

@@ -11,6 +11,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
 )
 
@@ -92,7 +93,7 @@ func runOnce(ctx context.Context, c cfgSpec, o Options, steps int) (map[string]f
 			go1(func() {
 				m.setup(&w.s)
 				hasWork := func() bool { return !w.q.empty() || stop.Load() }
-				seed := uint64(nanotime())
+				seed := uint64(monoclock.Nanotime())
 				onList := false // closed loop: on ms's list, no request taken since
 				readyN.Add(1)
 				<-start
@@ -105,12 +106,12 @@ func runOnce(ctx context.Context, c cfgSpec, o Options, steps int) (map[string]f
 						// The message thread took w off its list before it
 						// queued this request (closedLoop).
 						onList = false
-						s := nanotime()
+						s := monoclock.Nanotime()
 						if sleepNs > 0 {
 							osthread.Sleep(time.Duration(sleepNs))
 						}
 						seed = work(steps, seed)
-						e := nanotime()
+						e := monoclock.Nanotime()
 						if win.in(intended) {
 							record(w.req, e-intended)
 							record(w.svc, e-s)
@@ -138,7 +139,7 @@ func runOnce(ctx context.Context, c cfgSpec, o Options, steps int) (map[string]f
 						m.post(&ms.s)
 					}
 					if m.sleep(&w.s, hasWork) {
-						t := nanotime()
+						t := monoclock.Nanotime()
 						if st := w.s.stamp.Load(); win.in(st) {
 							record(w.wake, t-st)
 						}
@@ -169,7 +170,7 @@ func runOnce(ctx context.Context, c cfgSpec, o Options, steps int) (map[string]f
 	for readyN.Load() < int64(len(all)+len(msgs)) {
 		time.Sleep(50 * time.Microsecond)
 	}
-	t0 := nanotime()
+	t0 := monoclock.Nanotime()
 	win = window{start: t0 + int64(o.Warmup), end: t0 + int64(o.Warmup) + int64(o.Duration)}
 	close(start)
 	if roundStarted != nil {
@@ -182,8 +183,8 @@ func runOnce(ctx context.Context, c cfgSpec, o Options, steps int) (map[string]f
 	u0, _ := osthread.ProcessUsage()
 	sleepUntil(ctx, win.end)
 	u1, _ := osthread.ProcessUsage()
-	drainEnd := nanotime() + int64(o.Duration)
-	for !c.closed && ctx.Err() == nil && nanotime() < drainEnd && !allEmpty(all) {
+	drainEnd := monoclock.Nanotime() + int64(o.Duration)
+	for !c.closed && ctx.Err() == nil && monoclock.Nanotime() < drainEnd && !allEmpty(all) {
 		time.Sleep(time.Millisecond)
 	}
 	stop.Store(true)
@@ -263,7 +264,7 @@ func allEmpty(ws []*worker) bool {
 // sleepUntil sleeps until the clock reads t, or ctx is cancelled.
 func sleepUntil(ctx context.Context, t int64) {
 	for {
-		d := t - nanotime()
+		d := t - monoclock.Nanotime()
 		if d <= 0 || ctx.Err() != nil {
 			return
 		}
@@ -287,7 +288,7 @@ func (ms *messenger) push(w *worker) {
 // nanosleep with a 1 ns timer slack (a locked thread), or time.Sleep
 // (goroutines).
 func pace(t int64, thread bool) {
-	d := time.Duration(t - nanotime())
+	d := time.Duration(t - monoclock.Nanotime())
 	if d <= 0 {
 		return
 	}
@@ -306,7 +307,7 @@ func (ms *messenger) openLoop(m *mechanism, stop *atomic.Bool, win window, rate 
 	if rate <= 0 {
 		return
 	}
-	t0 := nanotime()
+	t0 := monoclock.Nanotime()
 	rr := 0
 	send := func(intended int64) {
 		w := ms.workers[rr%len(ms.workers)]
@@ -347,7 +348,7 @@ func (ms *messenger) closedLoop(m *mechanism, stop *atomic.Bool, win window) {
 		for w := ms.list.Swap(nil); w != nil; {
 			next := w.next
 			w.next = nil
-			if !w.q.push(nanotime()) {
+			if !w.q.push(monoclock.Nanotime()) {
 				ms.dropped++
 			}
 			m.post(&w.s)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/lot"
+	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/parkers"
 )
 
@@ -238,7 +239,7 @@ func (m *mechanism) post(s *slot) bool {
 	if s.state.Load() != sleepy {
 		return false
 	}
-	s.stamp.Store(nanotime())
+	s.stamp.Store(monoclock.Nanotime())
 	if !s.state.CompareAndSwap(sleepy, posted) {
 		return false
 	}
@@ -248,7 +249,7 @@ func (m *mechanism) post(s *slot) bool {
 
 // forcePost posts whatever the state, to release a sleeper at the end.
 func (m *mechanism) forcePost(s *slot) {
-	s.stamp.Store(nanotime())
+	s.stamp.Store(monoclock.Nanotime())
 	if s.state.Swap(posted) != posted {
 		m.wake(s)
 	}

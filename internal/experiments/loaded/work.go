@@ -6,9 +6,6 @@ import (
 	"github.com/parkbench/parkbench/internal/monoclock"
 )
 
-// nanotime is the experiments' monotonic clock, in ns.
-func nanotime() int64 { return monoclock.Nanotime() }
-
 // workSink keeps the work live and its input unknown to the compiler.
 var workSink uint64
 
@@ -33,9 +30,9 @@ func calibrate() float64 {
 	const n = 100_000
 	best := math.Inf(1)
 	for i := 0; i < 30; i++ {
-		t0 := nanotime()
+		t0 := monoclock.Nanotime()
 		workSink += work(n, workSink)
-		best = min(best, float64(nanotime()-t0)/n)
+		best = min(best, float64(monoclock.Nanotime()-t0)/n)
 	}
 	return best
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/machine"
+	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
 	"github.com/parkbench/parkbench/internal/results"
 )
@@ -86,18 +87,18 @@ func runHash(ctx context.Context, op *hashOp, n, futexes int, d time.Duration, c
 	for readyN.Load() < int64(n) {
 		time.Sleep(50 * time.Microsecond)
 	}
-	t0 := nanotime()
+	t0 := monoclock.Nanotime()
 	close(start)
 	// Sleep out the round in steps, so that SIGINT ends it within 50 ms.
 	for end := t0 + int64(d); ; {
-		left := end - nanotime()
+		left := end - monoclock.Nanotime()
 		if left <= 0 || ctx.Err() != nil {
 			break
 		}
 		time.Sleep(min(time.Duration(left), 50*time.Millisecond))
 	}
 	stop.Store(true)
-	res.elapsedNs = nanotime() - t0
+	res.elapsedNs = monoclock.Nanotime() - t0
 	wg.Wait()
 	res.unexpected = unexpct.Load()
 	if p := pinErr.Load(); p != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/futexsync"
 	"github.com/parkbench/parkbench/internal/lot"
+	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
 	"github.com/parkbench/parkbench/internal/results"
 )
@@ -135,7 +136,7 @@ func runPC(p pcPrims, items, capacity int, held bool, bound time.Duration) (pcRe
 		c0 := usage()
 		readyN.Add(1)
 		<-start
-		tStart = nanotime()
+		tStart = monoclock.Nanotime()
 		for i := 0; i < items; i++ {
 			p.lock()
 			for count == capacity && !abort {
@@ -173,7 +174,7 @@ func runPC(p pcPrims, items, capacity int, held bool, bound time.Duration) (pcRe
 			count--
 			notify(p.notifyNotFull)
 		}
-		tEnd = nanotime()
+		tEnd = monoclock.Nanotime()
 		csw[1] = usage() - c0
 	})
 	for readyN.Load() < 2 {

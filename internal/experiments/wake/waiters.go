@@ -47,10 +47,6 @@ type fireResult struct {
 	timedOut bool // the bound passed before every waiter was reached
 }
 
-// nanotime is the experiments' monotonic clock (vDSO CLOCK_MONOTONIC on
-// Linux), in ns.
-func nanotime() int64 { return monoclock.Nanotime() }
-
 // allAtOnce is k = 0 passed to the kernel: wake (or requeue) them all.
 func allAtOnce(k int) int {
 	if k <= 0 {
@@ -70,11 +66,11 @@ func allAtOnce(k int) int {
 func timedLoop(n, k int, call func(k int) int, per []int64, bound time.Duration) fireResult {
 	var res fireResult
 	unknown := false
-	t0 := nanotime()
+	t0 := monoclock.Nanotime()
 	prev := t0
 	for res.done < n {
 		r := call(k)
-		t := nanotime()
+		t := monoclock.Nanotime()
 		if res.calls < len(per) {
 			per[res.calls] = t - prev
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/stats"
@@ -197,9 +198,9 @@ func fireParallel(g group, n, m int) (fireResult, []int64) {
 			defer wg.Done()
 			readyN.Add(1)
 			<-start
-			t0 := nanotime()
+			t0 := monoclock.Nanotime()
 			woken[j] = g.wakeCall(k)
-			ns[j] = nanotime() - t0
+			ns[j] = monoclock.Nanotime() - t0
 		})
 	}
 	for readyN.Load() < int64(m) {
