@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,23 +29,42 @@ type Limit struct {
 	AtMost bool
 	// Unit formats the figures: "x" (a ratio), "ms", "µs", or "" (%.3g).
 	Unit string
+	// Noise, when set, is each round's measured noise: a half-width in the
+	// figure's units around Rounds[i] (a missing or zero entry: none). A
+	// round within its noise of the limit counts on both sides of it. It is
+	// for figures whose rounds agree with each other more than runs do: the
+	// rounds of one run share its conditions, and a control measured in the
+	// same rounds (two configurations that should not differ) shows how far
+	// those conditions alone move the figure. NoiseOf says what it is.
+	Noise   []float64
+	NoiseOf string
 }
 
 // Decide is l's verdict on the median of its rounds, and whether the
-// rounds straddle the limit (some on each side of it): near its limit.
-// With no rounds it holds vacuously and is not near.
+// rounds straddle the limit (some on each side of it, a round's noise
+// counted on both sides of its value): near its limit. With no rounds it
+// holds vacuously and is not near.
 func (l Limit) Decide() (holds, near bool) {
 	if len(l.Rounds) == 0 {
 		return true, false
 	}
 	med := stats.Median(l.Rounds)
 	holds = l.ok(med)
-	for _, v := range l.Rounds {
-		if l.ok(v) != holds {
+	for i, v := range l.Rounds {
+		n := l.noise(i)
+		if l.ok(v) != holds || l.ok(v-n) != holds || l.ok(v+n) != holds {
 			near = true
 		}
 	}
 	return holds, near
+}
+
+// noise is round i's half-width, 0 without one.
+func (l Limit) noise(i int) float64 {
+	if i < len(l.Noise) && l.Noise[i] > 0 {
+		return l.Noise[i]
+	}
+	return 0
 }
 
 func (l Limit) ok(v float64) bool {
@@ -54,18 +74,26 @@ func (l Limit) ok(v float64) bool {
 	return v >= l.Limit
 }
 
-// Describe is "lot/futex n=16: rounds 1.81, 2.12, 1.95x against 2x (at
-// least)": the figure, every round and the limit, for a claim's margin.
+// Describe is "lot/futex n=16: rounds 1.81x, 2.12x, 1.95x against at
+// least 2.00x": the figure, every round (with its noise, "0.87x ±0.26x",
+// and what the noise is) and the limit, for a claim's margin.
 func (l Limit) Describe() string {
 	vals := make([]string, len(l.Rounds))
 	for i, v := range l.Rounds {
 		vals[i] = l.fmt(v)
+		if n := l.noise(i); n > 0 {
+			vals[i] += " ±" + l.fmt(n)
+		}
 	}
 	side := "at least"
 	if l.AtMost {
 		side = "at most"
 	}
-	return fmt.Sprintf("%s: rounds %s against %s %s", l.Figure, strings.Join(vals, ", "), side, l.fmt(l.Limit))
+	s := fmt.Sprintf("%s: rounds %s against %s %s", l.Figure, strings.Join(vals, ", "), side, l.fmt(l.Limit))
+	if l.NoiseOf != "" && slices.ContainsFunc(l.Noise, func(n float64) bool { return n > 0 }) {
+		s += " (± " + l.NoiseOf + ")"
+	}
+	return s
 }
 
 func (l Limit) fmt(v float64) string {

@@ -80,3 +80,37 @@ func TestLoadNote(t *testing.T) {
 		t.Errorf("no foreign shares, load 0.5: %q", n)
 	}
 }
+
+// A round's noise counts on both sides of its value: rounds that agree
+// with each other but lie within their measured noise of the limit make
+// the verdict near it; the margin shows each round's noise and what it is.
+func TestJudgeNoise(t *testing.T) {
+	l := Limit{Figure: "f", Rounds: []float64{1.02, 0.93, 0.87}, Limit: 1.1, AtMost: true, Unit: "x"}
+	var c Claim
+	c.Judge(l)
+	if c.Verdict != Holds || c.Near {
+		t.Errorf("no noise, rounds clear of the limit: %+v", c)
+	}
+	l.Noise, l.NoiseOf = []float64{0, 0.1, 0.26}, "the control"
+	c = Claim{}
+	c.Judge(l)
+	if c.Verdict != Holds || !c.Near || c.Margin != "f: rounds 1.02x, 0.93x ±0.10x, 0.87x ±0.26x against at most 1.10x (± the control)" {
+		t.Errorf("noise reaching the limit: %+v", c)
+	}
+	// A failing figure within its noise of the limit is near; one whose
+	// noise does not reach it fails clearly.
+	c = Claim{}
+	c.Judge(Limit{Figure: "f", Rounds: []float64{1.7, 1.9}, Noise: []float64{0.7, 0.1}, Limit: 1.1, AtMost: true})
+	if c.Verdict != DoesNotHold || !c.Near {
+		t.Errorf("failing within its noise: %+v", c)
+	}
+	c = Claim{}
+	c.Judge(Limit{Figure: "f", Rounds: []float64{1.7, 1.9}, Noise: []float64{0.1, 0.1}, Limit: 1.1, AtMost: true})
+	if c.Verdict != DoesNotHold || c.Near {
+		t.Errorf("failing beyond its noise: %+v", c)
+	}
+	// Fewer noise entries than rounds: the others have none.
+	if _, near := (Limit{Rounds: []float64{2, 3}, Noise: []float64{0.1}, Limit: 1}).Decide(); near {
+		t.Error("a short Noise slice gave a round noise")
+	}
+}

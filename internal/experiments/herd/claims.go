@@ -11,6 +11,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // Tolerances of the herd claims, explicit so that a verdict can be checked
@@ -218,11 +219,14 @@ func claimSerial(cs []claimCfg, hold time.Duration) results.Claim {
 
 // herd-total-equal: at N >= 16, every implementation's median total is
 // within tol of futex-broadcast's (Rust std's), the study's parking_lot vs
-// std comparison extended to every implementation run.
+// std comparison extended to every implementation run. Judged repeat by
+// repeat (the median of the repeats' ratios, results.Claim.Judge): a
+// configuration whose repeats lie on both sides of a limit is near it.
 func claimEqual(cs []claimCfg) results.Claim {
 	cl := results.Claim{ID: "herd-total-equal",
 		Statement: fmt.Sprintf("total time is about equal across implementations: within %.0f%% of futex-broadcast's (std's) at N >= %d", 100*TotalTolerance, ClaimMinN)}
 	var bad, good []string
+	var limits []results.Limit
 	evaluated := 0
 	ns := map[int]bool{}
 	for _, h := range cs {
@@ -233,13 +237,17 @@ func claimEqual(cs []claimCfg) results.Claim {
 		if !ok {
 			continue
 		}
-		t, r := h.c.Summary[results.MTotalNs], ref.c.Summary[results.MTotalNs]
-		if r <= 0 {
+		rounds := results.RoundRatios(h.c, ref.c, results.MTotalNs)
+		if len(rounds) == 0 {
 			continue
 		}
 		evaluated++
 		ns[h.n] = true
-		ratio := t / r
+		fig := fmt.Sprintf("%s n=%d total/futex-broadcast's", h.impl, h.n)
+		limits = append(limits,
+			results.Limit{Figure: fig, Rounds: rounds, Limit: 1 + TotalTolerance, AtMost: true, Unit: "x"},
+			results.Limit{Figure: fig, Rounds: rounds, Limit: 1 - TotalTolerance, Unit: "x"})
+		ratio := stats.Median(rounds)
 		e := fmt.Sprintf("%s n=%d x%.2f", h.impl, h.n, ratio)
 		if math.Abs(ratio-1) > TotalTolerance {
 			bad = append(bad, e)
@@ -247,14 +255,17 @@ func claimEqual(cs []claimCfg) results.Claim {
 			good = append(good, e)
 		}
 	}
-	cl.Verdict = verdictOf(len(bad) == 0, evaluated > 0)
+	const rule = "rule: per configuration, the median over repeats of its total / futex-broadcast's"
 	switch {
 	case evaluated == 0:
+		cl.Verdict = results.NotEvaluated
 		cl.Evidence = fmt.Sprintf("needs futex-broadcast and another implementation at N >= %d", ClaimMinN)
 	case len(bad) == 0:
-		cl.Evidence = strings.Join(good, ", ")
+		cl.Judge(limits...)
+		cl.Evidence = rule + "; " + strings.Join(good, ", ")
 	default:
-		cl.Evidence = "outside: " + strings.Join(bad, ", ")
+		cl.Judge(limits...)
+		cl.Evidence = rule + "; outside: " + strings.Join(bad, ", ")
 		if len(good) > 0 {
 			cl.Evidence += "; within: " + strings.Join(good, ", ")
 		}

@@ -437,3 +437,34 @@ func TestNotifyDeprecatedAll(t *testing.T) {
 		t.Errorf("all,notify-all: %v, want a duplicate", err)
 	}
 }
+
+// herd-total-equal is judged repeat by repeat against futex-broadcast's
+// total: repeats on both sides of the 10% band are near it; repeats all
+// inside hold clearly, all outside fail clearly (the AMD EPYC quiet run:
+// sync n=64 x0.42).
+func TestHerdEqualNearLimit(t *testing.T) {
+	mk := func(impl string, totals ...float64) *results.Config {
+		s := herdSum(20e3, stats.Median(totals), 10e3, 70, 90)
+		c := fakeHerd(impl, 64, ModeAll, s)
+		for _, v := range totals {
+			c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{results.MTotalNs: v, results.MReturn: 64}})
+		}
+		return c
+	}
+	ref := []float64{100, 100, 100, 100, 100}
+	for _, tc := range []struct {
+		totals []float64
+		want   string
+		near   bool
+	}{
+		{[]float64{105, 98, 103, 101, 99}, results.Holds, false},
+		{[]float64{125, 98, 103, 101, 99}, results.Holds, true},
+		{[]float64{125, 118, 113, 101, 99}, results.DoesNotHold, true},
+		{[]float64{42, 45, 40, 44, 41}, results.DoesNotHold, false},
+	} {
+		c := claimByID(Claims([]*results.Config{mk("futex-broadcast", ref...), mk("lot", tc.totals...)}, 20*time.Microsecond), "herd-total-equal")
+		if c.Verdict != tc.want || c.Near != tc.near || !strings.Contains(c.Evidence, "rule: ") {
+			t.Errorf("totals %v: %s near=%v (%s), want %s near=%v", tc.totals, c.Verdict, c.Near, c.Evidence, tc.want, tc.near)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package latency
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/parkbench/parkbench/internal/parkers"
@@ -16,13 +17,20 @@ const (
 )
 
 const (
-	stmtSchedShare = "the Go scheduler's share of a wake is small: the scheduler-aware futex wait is within 1.10x of c-futex at the median and 1.15x at p99, on the waits that slept, for wakes across CPUs (futex-raw, the bypass, for scale)"
+	stmtSchedShare = "the Go scheduler's share of a wake is small: on the waits that slept, for wakes across CPUs, the scheduler-aware futex wait's median is within 1.10x of c-futex's, each round's ratio taken with that round's noise (how far futex-raw, the same wait bypassing the scheduler, sits from c-futex); p99 shown, not judged"
 	stmtSchedSteal = "the mechanism: a parked thread that never passes through the scheduler has its P stolen by sysmon (futex-plain, >= 0.002 steals per round trip; up to one per wait once waits outlast sysmon's 20 us tick), and the keep-alive Gosched removes them (futex, <= 1/10 of futex-plain's)"
 )
 
 const (
+	// schedMedianMax: the median ratio's limit. Issue 14's 1.15x at p99 is
+	// shown, not judged: the p99 ratio of two configurations over three
+	// rounds is decided by the run's conditions, not by the code. On the
+	// AMD EPYC f25m17 2-vCPU guest (3 Dec 2026, loads up to about 4) its
+	// median over the rounds ranged 0.02x-2.35x across 17 runs; the rounds of one
+	// run agreed: 1.22-1.70x in one default run, 0.54-0.91x in the next,
+	// minutes later (c-futex's own p99 61-64 µs, then 86-105 µs). No spread
+	// of one run's rounds covers that, so no verdict on it can be honest.
 	schedMedianMax = 1.10
-	schedP99Max    = 1.15
 	// plainStealsMin: clearly not zero (10 steals in a round of 5000
 	// trips). How many waits lose their P depends on how long they last
 	// against sysmon's tick: on a quiet 2-vCPU VM, round trips of ~10 µs,
@@ -77,17 +85,28 @@ func perPlacement(c results.Claim, lat *results.Experiment, missing string, chec
 	return c
 }
 
-// ClaimSchedShare: per placement with both futex and c-futex, the median and
-// p99 ratios of futex to c-futex, with futex-raw's and futex-plain's beside
-// them.
+// ClaimSchedShare: per placement with both futex and c-futex, futex's
+// median as a ratio to c-futex's, round by round, against 1.10x; the p99
+// ratio and futex-raw's and futex-plain's beside it, shown.
 //
-// Judged on the waits that slept (median_slept_ns, p99_slept_ns) where
-// both have them: a wait that finds its flag set records a short sample,
-// and the share of those (4-43% per configuration on the 2-vCPU KVM guest,
-// C's included) moves the overall figures by more than the scheduler's
-// share. And only where both wake across CPUs: on one CPU a wake is a
-// context switch of about 1 µs, of which the runtime's syscall exit
-// (about 0.1 µs) is a tenth; the ratio is shown there, not judged.
+// Judged on the waits that slept (median_slept_ns) where both have them: a
+// wait that finds its flag set records a short sample, and the share of
+// those (4-43% per configuration on the 2-vCPU KVM guest, C's included)
+// moves the overall figures by more than the scheduler's share. And only
+// where both wake across CPUs: on one CPU a wake is a context switch of
+// about 1 µs, of which the runtime's syscall exit (about 0.1 µs) is a
+// tenth; the ratio is shown there, not judged.
+//
+// Each round's ratio carries that round's noise: futex-raw (the same
+// futex wait on a Go thread, through RawSyscall, so without the scheduler)
+// against c-futex in the same round, its distance from 1. Two waits
+// without the scheduler differ only by the conditions of the round, and
+// on the AMD EPYC f25m17 guest those moved futex-raw/c-futex to 0.5-1.84x
+// in whole runs (futex/c-futex with it: 1.62-1.84x and 1.70-1.91x in one
+// run at load 1-4), while on the Intel f6m167 guest it read 1.02-1.03x. A
+// round within its noise of the limit makes the verdict near its limit;
+// without futex-raw the rounds' spread alone decides it, and the
+// evidence says the noise was not measured.
 func ClaimSchedShare(lat *results.Experiment) results.Claim {
 	c := results.Claim{ID: ClaimE12SchedShare, Statement: stmtSchedShare, Verdict: results.NotEvaluated}
 	return perPlacement(c, lat, "needs futex and c-futex at one placement, both waking across CPUs", func(p string) (bool, []results.Limit, string, string) {
@@ -95,21 +114,41 @@ func ClaimSchedShare(lat *results.Experiment) results.Claim {
 		if !ok {
 			return false, nil, "", ""
 		}
-		aware, ref := findConfig(lat, parkers.NameFutex, p), findConfig(lat, ImplCFutex, p)
+		aware, ref, raw := findConfig(lat, parkers.NameFutex, p), findConfig(lat, ImplCFutex, p), findConfig(lat, parkers.NameFutexRaw, p)
 		if !acrossCPUs(aware) || !acrossCPUs(ref) {
 			return false, nil, "not judged (one CPU for some or all wakes" + sameCPUNote(aware) + "): " + part, ""
 		}
-		which, mk, pk := "overall", results.MMedian, results.MP99
+		which, mk := "overall", results.MMedian
 		if sm, sp, ok := sleptRatios(aware, ref); ok {
-			med, p99, which, mk, pk = sm, sp, "slept waits", MMedianSlept, MP99Slept
+			med, p99, which, mk = sm, sp, "slept waits", MMedianSlept
 		}
-		limits := []results.Limit{
-			{Figure: "futex/c-futex median (" + which + ")", Rounds: results.RoundRatios(aware, ref, mk), Limit: schedMedianMax, AtMost: true, Unit: "x"},
-			{Figure: "futex/c-futex p99 (" + which + ")", Rounds: results.RoundRatios(aware, ref, pk), Limit: schedP99Max, AtMost: true, Unit: "x"},
+		lim := results.Limit{Figure: "futex/c-futex median (" + which + ")", Rounds: results.RoundRatios(aware, ref, mk), Limit: schedMedianMax, AtMost: true, Unit: "x"}
+		noise := "not measured (no futex-raw)"
+		if raw != nil {
+			if n := roundNoise(raw, ref, mk, len(lim.Rounds)); n != nil {
+				lim.Noise, lim.NoiseOf = n, "futex-raw/c-futex's distance from 1"
+				noise = "futex-raw/c-futex's distance from 1 per round"
+			}
 		}
-		why := fmt.Sprintf("futex / c-futex on the %s: median %.2fx, p99 %.2fx (limits %.2fx, %.2fx; rule: the median of the rounds' ratios)", which, med, p99, schedMedianMax, schedP99Max)
-		return true, limits, part, why
+		part += "; p99 shown, not judged; noise: " + noise
+		why := fmt.Sprintf("futex / c-futex median on the %s %.2fx (limit %.2fx; rule: the median of the rounds' ratios, each with its noise: %s); p99 %.2fx, not judged", which, med, schedMedianMax, noise, p99)
+		return true, []results.Limit{lim}, part, why
 	})
+}
+
+// roundNoise is |x/ref - 1| round by round for metric: how far a
+// configuration that should match ref sits from it in each round; nil
+// unless it has n rounds paired with ref's.
+func roundNoise(x, ref *results.Config, metric string, n int) []float64 {
+	r := results.RoundRatios(x, ref, metric)
+	if len(r) != n || len(x.Rounds) != len(ref.Rounds) {
+		return nil
+	}
+	out := make([]float64, n)
+	for i, v := range r {
+		out[i] = math.Abs(v - 1)
+	}
+	return out
 }
 
 // sleptRatios is aware's median and p99 over ref's, on the waits that

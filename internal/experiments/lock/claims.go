@@ -94,20 +94,29 @@ func claimFaster(configs []*results.Config) results.Claim {
 			}
 		}
 	}
-	sort.Strings(ev)
+	judgeGroups(&cl, limits, ev, evaluated, "needs lot with std-futex or c-pthread at 2 or more threads in the loop pattern",
+		"rule: per group, the median over repeats of lot's throughput over the other's, above 1",
+		"lot's total throughput is above the other's in all %d comparisons", "lot is not faster in %d of %d comparisons: %s")
+	return cl
+}
+
+// judgeGroups decides cl on limits (one per group, sorted by figure) and
+// writes its evidence: the rule, then holding's text (with the count) or
+// failing's (the failing count, the count and ev, the failing groups).
+// With no group evaluated it is not evaluated, for the reason missing.
+func judgeGroups(cl *results.Claim, limits []results.Limit, ev []string, evaluated int, missing, rule, holding, failing string) {
 	if evaluated == 0 {
-		cl.Verdict, cl.Evidence = results.NotEvaluated, "needs lot with std-futex or c-pthread at 2 or more threads in the loop pattern"
-		return cl
+		cl.Verdict, cl.Evidence = results.NotEvaluated, missing
+		return
 	}
+	sort.Strings(ev)
 	sort.SliceStable(limits, func(i, j int) bool { return limits[i].Figure < limits[j].Figure })
 	cl.Judge(limits...)
-	const rule = "rule: per group, the median over repeats of lot's throughput over the other's, above 1"
 	if cl.Verdict == results.Holds {
-		cl.Evidence = fmt.Sprintf("%s; lot's total throughput is above the other's in all %d comparisons", rule, evaluated)
+		cl.Evidence = rule + "; " + fmt.Sprintf(holding, evaluated)
 	} else {
-		cl.Evidence = fmt.Sprintf("%s; lot is not faster in %d of %d comparisons: %s", rule, len(ev), evaluated, strings.Join(ev, "; "))
+		cl.Evidence = rule + "; " + fmt.Sprintf(failing, len(ev), evaluated, strings.Join(ev, "; "))
 	}
-	return cl
 }
 
 func claimSpin(configs []*results.Config, numCPU int) results.Claim {
@@ -115,29 +124,26 @@ func claimSpin(configs []*results.Config, numCPU int) results.Claim {
 	over := func(c *results.Config) bool { return c.Params["pattern"] == "loop" && param(c, "threads") > numCPU }
 	lots := byGroup(configs, "lot", over)
 	var ev []string
-	evaluated, lost := 0, 0
+	var limits []results.Limit
+	evaluated := 0
 	for g, s := range byGroup(configs, "spin", over) {
 		l, ok := lots[g]
 		if !ok {
 			continue
 		}
 		evaluated++
-		sm, lm := s.Summary[MTotalMops], l.Summary[MTotalMops]
-		if sm < lm {
-			lost++
-		} else {
+		// spin/lot repeat by repeat, below 1 (the repeats of a group run
+		// back to back).
+		lim := results.Limit{Figure: strings.TrimPrefix(g, "/") + " spin/lot", Rounds: results.RoundRatios(s, l, MTotalMops), Limit: math.Nextafter(1, 0), AtMost: true, Unit: "x"}
+		limits = append(limits, lim)
+		if ok, _ := lim.Decide(); !ok {
+			sm, lm := s.Summary[MTotalMops], l.Summary[MTotalMops]
 			ev = append(ev, fmt.Sprintf("%s: spin %.2f vs lot %.2f Mops", strings.TrimPrefix(g, "/"), sm, lm))
 		}
 	}
-	sort.Strings(ev)
-	switch {
-	case evaluated == 0:
-		cl.Verdict, cl.Evidence = results.NotEvaluated, fmt.Sprintf("needs spin and lot above %d threads in the loop pattern", numCPU)
-	case lost == evaluated:
-		cl.Verdict, cl.Evidence = results.Holds, fmt.Sprintf("spin is slower than lot in all %d oversubscribed configurations", evaluated)
-	default:
-		cl.Verdict, cl.Evidence = results.DoesNotHold, fmt.Sprintf("spin is not slower in %d of %d: %s", len(ev), evaluated, strings.Join(ev, "; "))
-	}
+	judgeGroups(&cl, limits, ev, evaluated, fmt.Sprintf("needs spin and lot above %d threads in the loop pattern", numCPU),
+		"rule: per group, the median over repeats of spin's throughput over lot's, below 1",
+		"spin is slower than lot in all %d oversubscribed configurations", "spin is not slower in %d of %d: %s")
 	return cl
 }
 

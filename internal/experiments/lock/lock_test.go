@@ -398,3 +398,36 @@ func TestHarnessNotes(t *testing.T) {
 		t.Errorf("no floor measured: want no note, got %q", n)
 	}
 }
+
+// lock-spin-loses-oversubscribed is judged repeat by repeat (spin/lot
+// below 1): repeats on both sides of 1 are near it, all below hold
+// clearly, all above fail clearly.
+func TestSpinLosesNearLimit(t *testing.T) {
+	mk := func(impl string, mops ...float64) *results.Config {
+		c := cfg(impl, 4, stats.Median(mops), 0)
+		c.Rounds = nil
+		for _, m := range mops {
+			c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{MTotalMops: m}})
+		}
+		return c
+	}
+	for _, tc := range []struct {
+		spin []float64
+		want string
+		near bool
+	}{
+		{[]float64{5, 6}, results.Holds, false},
+		{[]float64{9, 10.5, 9.5}, results.Holds, true},
+		{[]float64{10.5, 11, 9.5}, results.DoesNotHold, true},
+		{[]float64{12, 13}, results.DoesNotHold, false},
+	} {
+		lot := mk("lot", 10, 10, 10)
+		if len(tc.spin) == 2 {
+			lot = mk("lot", 10, 10)
+		}
+		c := claimSpin([]*results.Config{lot, mk("spin", tc.spin...)}, 2)
+		if c.Verdict != tc.want || c.Near != tc.near || !strings.Contains(c.Evidence, "rule: ") {
+			t.Errorf("spin %v against lot 10: %s near=%v (%s), want %s near=%v", tc.spin, c.Verdict, c.Near, c.Evidence, tc.want, tc.near)
+		}
+	}
+}
