@@ -44,4 +44,5 @@ func (m *PIMutex) Lock()                          { panic(notLinux) }
 func (m *PIMutex) LockTID(tid uint32)             { panic(notLinux) }
 func (m *PIMutex) TryLockTID(tid uint32) bool     { panic(notLinux) }
 func (m *PIMutex) Unlock()                        { panic(notLinux) }
+func (m *PIMutex) UnlockTID(tid uint32)           { panic(notLinux) }
 func (m *PIMutex) Owner() (tid uint32, wait bool) { panic(notLinux) }

@@ -77,10 +77,27 @@ func (m *PIMutex) lockSlow(tid uint32) {
 
 // Unlock releases m. Only the owner may call it.
 func (m *PIMutex) Unlock() {
-	// The word holds our TID, with PIWaiters if the kernel queued a waiter.
-	if s := m.state.Load(); s&futex.PIWaiters == 0 && m.state.CompareAndSwap(s, 0) {
-		return
+	// The word holds our TID, with PIWaiters (the top bit) if the kernel
+	// queued a waiter: below PIWaiters means no waiter, and the CAS fails
+	// if the kernel set it since the load.
+	if s := m.state.Load(); s >= futex.PIWaiters || !m.state.CompareAndSwap(s, 0) {
+		m.unlockSlow()
 	}
+}
+
+// UnlockTID releases m, held by the calling thread whose TID is tid: one
+// CAS TID -> 0 (glibc's __pthread_mutex_unlock_full for a PI mutex), which
+// fails if the kernel set PIWaiters, and then FUTEX_UNLOCK_PI. Inlinable,
+// where Unlock's load and CAS are not.
+func (m *PIMutex) UnlockTID(tid uint32) {
+	if !m.state.CompareAndSwap(tid, 0) {
+		m.unlockSlow()
+	}
+}
+
+// unlockSlow is Unlock's kernel path (a function of its own, so Unlock's
+// fast path inlines into the caller's loop as std-futex's does; see UnlockTID).
+func (m *PIMutex) unlockSlow() {
 	// An atomic read-modify-write that changes nothing, as the release
 	// half of the handoff (see lockSlow): everything the owner wrote under
 	// the lock happens before the next owner's return from FUTEX_LOCK_PI.

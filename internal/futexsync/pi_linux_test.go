@@ -10,7 +10,8 @@ import (
 )
 
 // TestPIMutexExclusion: a non-atomic counter incremented under the PI mutex
-// by several locked threads (half through Lock, half through LockTID) ends
+// by several locked threads (half through Lock and Unlock, half through
+// LockTID and UnlockTID) ends
 // at the sum, and the word is 0 after the last unlock.
 func TestPIMutexExclusion(t *testing.T) {
 	var m PIMutex
@@ -34,7 +35,11 @@ func TestPIMutexExclusion(t *testing.T) {
 					t.Errorf("owner %d while TID %d holds the lock", owner, tid)
 				}
 				n++
-				m.Unlock()
+				if byTID {
+					m.UnlockTID(tid)
+				} else {
+					m.Unlock()
+				}
 			}
 		}(i%2 == 0)
 	}
@@ -51,8 +56,19 @@ func TestPIMutexExclusion(t *testing.T) {
 // word is the owner's TID and no system call is made; a second thread
 // blocking sets FUTEX_WAITERS (the kernel does), the owner's unlock then
 // goes through FUTEX_UNLOCK_PI, which writes the waiter's TID into the
-// word before the waiter returns from Lock.
+// word before the waiter returns from Lock. Both unlocks: Unlock (load,
+// CAS) and UnlockTID (CAS TID -> 0, which must fail on TID|FUTEX_WAITERS).
 func TestPIMutexHandoff(t *testing.T) {
+	for _, byTID := range []bool{false, true} {
+		name := "Unlock"
+		if byTID {
+			name = "UnlockTID"
+		}
+		t.Run(name, func(t *testing.T) { testPIMutexHandoff(t, byTID) })
+	}
+}
+
+func testPIMutexHandoff(t *testing.T, byTID bool) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var m PIMutex
@@ -89,7 +105,11 @@ func TestPIMutexHandoff(t *testing.T) {
 	if owner, _ := m.Owner(); owner != tid {
 		t.Fatalf("owner %d while waiting, want %d", owner, tid)
 	}
-	m.Unlock()
+	if byTID {
+		m.UnlockTID(tid)
+	} else {
+		m.Unlock()
+	}
 	if w := <-got; w&futex.PITidMask != wt {
 		t.Fatalf("word %#x in the waiter after the handoff, want its TID %d", w, wt)
 	}

@@ -91,15 +91,19 @@ func loop[M any, PM interface {
 	*M
 	locker
 }](locks []padded[M], t *thread, sp *spec, idx int, stop *stopFlag) {
-	// pi-futex takes the general loop, which passes it its thread's TID
-	// (acquire, pi.go); loopOne's Lock would make a gettid call per lock.
-	if byTID, _ := threadTID[M, PM](); !byTID && len(locks) == 1 && sp.pattern == cref.PatternLoop {
+	// pi-futex has its concrete loop too (loopOnePIMutex, which passes
+	// LockTID its thread's TID); the generic loopOne's Lock would make a
+	// gettid call per lock, so a TID lock without a concrete loop takes the
+	// general loop below (acquire, pi.go).
+	if len(locks) == 1 && sp.pattern == cref.PatternLoop {
 		if f, ok := concreteLoopOne(&locks[0]).(func(*padded[M], *thread, int, int, *stopFlag)); ok {
 			f(&locks[0], t, sp.workIn, sp.workBetween, stop)
-		} else {
-			loopOne[M, PM](&locks[0], t, sp.workIn, sp.workBetween, stop)
+			return
 		}
-		return
+		if byTID, _ := threadTID[M, PM](); !byTID {
+			loopOne[M, PM](&locks[0], t, sp.workIn, sp.workBetween, stop)
+			return
+		}
 	}
 	rng := sp.seed ^ uint64(idx+1)*0x9E3779B97F4A7C15
 	var value, local float64

@@ -9,6 +9,7 @@ import (
 	"github.com/parkbench/parkbench/internal/futexsync"
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/monoclock"
+	"github.com/parkbench/parkbench/internal/osthread"
 )
 
 // concreteLoopOne returns the monomorphised loopOne for the lock type of
@@ -24,6 +25,8 @@ func concreteLoopOne(p any) any {
 		return loopOneSyncMutex
 	case *padded[futexsync.Mutex]:
 		return loopOneStdFutex
+	case *padded[futexsync.PIMutex]:
+		return loopOnePIMutex
 	case *padded[pthreadLock]:
 		return loopOnePthread
 	case *padded[spinLock]:
@@ -129,6 +132,35 @@ func loopOneStdFutex(l *padded[futexsync.Mutex], t *thread, workIn, workBetween 
 			value = work(&l.value, value, workIn)
 		}
 		l.mu.Unlock()
+		if workBetween > 0 {
+			local, value = workLocal(local, value, workBetween)
+		}
+		n++
+	}
+	t.count = n
+	t.value = value + local
+}
+
+// loopOnePIMutex is loopOne over futexsync.PIMutex, its methods inlinable (LockTID
+// and UnlockTID with the thread's TID read once: the caller is locked to
+// its OS thread for the loop's life).
+func loopOnePIMutex(l *padded[futexsync.PIMutex], t *thread, workIn, workBetween int, stop *stopFlag) {
+	var value, local float64
+	var n int64
+	tid := uint32(osthread.Tid())
+	for !stop.Load() {
+		if n&(SampleEvery-1) == 0 {
+			t0 := monoclock.Nanotime()
+			l.mu.LockTID(tid)
+			driver.RecordAll(t.hist, monoclock.Nanotime()-t0)
+		} else {
+			l.mu.LockTID(tid)
+		}
+		l.n++
+		if workIn > 0 {
+			value = work(&l.value, value, workIn)
+		}
+		l.mu.UnlockTID(tid)
 		if workBetween > 0 {
 			local, value = workLocal(local, value, workBetween)
 		}
