@@ -38,7 +38,9 @@
 #                 "--profile=wake": the wake part's rows; docs/gate.md)
 #   --table       print the table from DIR/log.tsv and exit
 # Output: the table effect x false alarms x detections x gate time x load,
-# for all runs and for the runs whose load stayed at most 3.
+# for all runs and for the runs whose load stayed at most 3; then each
+# site's own row (e.g. futex's for --sites futex): how often the gate
+# called that row slower, same or unknown, and how often it was multimodal.
 set -eu
 set -o pipefail
 
@@ -129,8 +131,32 @@ table() {
 		}
 	}' "$log"
 }
+# site_rows: each injected site's own row (the row whose implementation
+# is the site), run by run from the kept JSON: how often the gate called it
+# slower (a detection on that row; in A/A runs a false alarm), same or
+# unknown, and how often it judged a multimodal side.
+site_rows() {
+	echo "the sites' own rows (--sites $sites), from $dir/runs/*.json"
+	printf '  %-8s %-8s %5s %7s %5s %8s %6s %11s\n' "effect" "row" "runs" "slower" "same" "unknown" "other" "multimodal"
+	for f in "$dir"/runs/*.json; do
+		[ -f "$f" ] || continue
+		k=$(basename "$f" .json)
+		jq -r --arg k "${k%-*}" --arg sites "$sites" '.rows[] | select(.impl as $i | ($sites | split(",") | index($i))) |
+			[$k, .impl, .verdict, ((.multimodal_base // false) or (.multimodal_new // false))] | @tsv' "$f"
+	done | awk -F'\t' '
+		{ key = $1 SUBSEP $2; if (!(key in n)) order[++k] = key; n[key]++
+		  if ($3 == "slower") sl[key]++; else if ($3 == "same") sa[key]++; else if ($3 == "unknown") un[key]++; else ot[key]++
+		  if ($4 == "true") mm[key]++ }
+		END {
+			for (i = 1; i <= k; i++) {
+				split(order[i], a, SUBSEP); eff = (a[1] == "aa") ? "A/A" : "+" substr(a[1], 2) "%"
+				printf "  %-8s %-8s %5d %7d %5d %8d %6d %11d\n", eff, a[2], n[order[i]], sl[order[i]], sa[order[i]], un[order[i]], ot[order[i]], mm[order[i]]
+			}
+		}'
+}
 if [ "$table_only" = 1 ]; then
 	table
+	site_rows
 	exit 0
 fi
 
@@ -215,3 +241,4 @@ while [ "$i" -le "$most" ]; do
 	i=$((i + 1))
 done
 table
+site_rows

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/parkbench/parkbench/internal/results"
 )
@@ -133,7 +134,7 @@ func lockDistribution(in []Input, exp, rest string, sel chosen, st *styler) (*pl
 			b.BoxStyle.Width = vg.Points(1.5)
 			label := c.Impl
 			if len(in) > 1 {
-				label = shortName(n.Name) + ":\n" + c.Impl
+				label = shortName(n.Name) + ": " + c.Impl
 			}
 			ticks = append(ticks, plot.Tick{Value: x, Label: label})
 			p.Add(b)
@@ -143,8 +144,30 @@ func lockDistribution(in []Input, exp, rest string, sel chosen, st *styler) (*pl
 		return nil, inputErrorf("%s: the %s experiment has no per-thread counts (rounds' khz_thread_* metrics)", in[0].Name, exp)
 	}
 	p.X.Tick.Marker = ticks
+	rotateIfCrowded(p, ticks)
 	p.X.Min, p.X.Max = -0.7, float64(len(ticks))-0.3
 	p.Y.Min, p.Y.Max = 0, hi*1.05
 	p.Y.Tick.Marker = linearTicks{}
 	return p, nil
+}
+
+// crowdedWidth is the narrowest a distribution panel's plotting area gets
+// at the default size (two panels side by side in 16 inches, beside the
+// legend): its tick labels are laid out for that width.
+const crowdedWidth = 300 // points
+
+// rotateIfCrowded turns p's x tick labels upright (reading bottom to top)
+// when, side by side, they would need more than crowdedWidth: a box per
+// implementation and file (lock with two files: 16 boxes) otherwise prints
+// its labels over each other.
+func rotateIfCrowded(p *plot.Plot, ticks plot.ConstantTicks) {
+	widest := vg.Length(0)
+	for _, t := range ticks {
+		widest = max(widest, p.X.Tick.Label.Rectangle(t.Label).Size().X)
+	}
+	if widest*vg.Length(len(ticks))*1.15 <= vg.Points(crowdedWidth) {
+		return
+	}
+	p.X.Tick.Label.Rotation = math.Pi / 2
+	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
 }

@@ -6,12 +6,22 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+
 	"github.com/parkbench/parkbench/internal/results"
 )
 
-func lockInput(name string, scale float64) Input {
+func lockInput(name string, scale float64) Input { return lockInputImpls(name, scale, 3) }
+
+// lockImpls are the implementations of a default lock run, in its order.
+var lockImpls = []string{"lot", "sync", "c-pthread", "std-futex", "spin", "pi-futex", "pthread-pi", "rust-parking_lot"}
+
+// lockInputImpls is a lock result of the first n of lockImpls at 1, 2 and 4
+// threads, two repeats each.
+func lockInputImpls(name string, scale float64, n int) Input {
 	e := &results.Experiment{Name: "lock"}
-	for i, impl := range []string{"lot", "sync", "c-pthread"} {
+	for i, impl := range lockImpls[:n] {
 		for _, t := range []int{1, 2, 4} {
 			c := &results.Config{Key: fmt.Sprintf("%s/in=0s/between=0s/locks=1/t=%d", impl, t), Impl: impl,
 				Summary: map[string]float64{"total_mops": scale * float64(10+i) / float64(t)}}
@@ -45,5 +55,38 @@ func TestLockPlot(t *testing.T) {
 	var ie *InputError
 	if _, err := Render([]Input{empty}, "svg", size); !errors.As(err, &ie) {
 		t.Errorf("empty lock experiment: %v, want an InputError", err)
+	}
+}
+
+// The distribution panel's labels never print over each other: a default
+// lock run's eight implementations from two files (16 boxes, "b:
+// rust-parking_lot" among them) stand upright; three from one file stay
+// level, where they fit side by side.
+func TestLockLabelsUpright(t *testing.T) {
+	all := chosen{keep: func(*results.Config) bool { return true }}
+	for _, tc := range []struct {
+		in      []Input
+		upright bool
+	}{
+		{[]Input{lockInputImpls("a.json", 1, 8), lockInputImpls("b.json", 2, 8)}, true},
+		{[]Input{lockInput("a.json", 1)}, false},
+	} {
+		p, err := lockDistribution(tc.in, "lock", "/in=0s/between=0s/locks=1", all, newStyler(tc.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if upright := p.X.Tick.Label.Rotation != 0; upright != tc.upright {
+			t.Errorf("%d files: labels upright %v, want %v", len(tc.in), upright, tc.upright)
+		}
+		if !tc.upright {
+			continue
+		}
+		// Upright, a label needs its line's height, not its width: the
+		// boxes' ticks are that far apart at crowdedWidth.
+		ticks := p.X.Tick.Marker.(plot.ConstantTicks)
+		h := p.X.Tick.Label.Font.Size * 1.2 // a line of text
+		if vg.Points(crowdedWidth)/vg.Length(len(ticks)) < h {
+			t.Errorf("%d upright labels %v tall each do not fit %v points", len(ticks), h, crowdedWidth)
+		}
 	}
 }

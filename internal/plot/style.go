@@ -3,9 +3,11 @@ package plot
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -30,6 +32,87 @@ var palette = []color.Color{
 	color.RGBA{0x44, 0x77, 0x33, 0xff}, // olive green
 	color.RGBA{0x33, 0x22, 0x88, 0xff}, // indigo
 	color.RGBA{0x99, 0x66, 0x33, 0xff}, // brown
+}
+
+// colorOf is label i's colour: the palette's, then, past it, colours
+// chosen to stay apart from every one before them, so that no two labels
+// of a figure share a colour (plot --config=cross-core draws 25 lines).
+func colorOf(i int) color.Color {
+	if i < len(palette) {
+		return palette[i]
+	}
+	extraMu.Lock()
+	defer extraMu.Unlock()
+	for len(extraColors) <= i-len(palette) {
+		extraColors = append(extraColors, farthestColor(append(slices.Clone(palette), extraColors...)))
+	}
+	return extraColors[i-len(palette)]
+}
+
+// extraColors are colorOf's colours past the palette, in order, grown
+// under extraMu (figures may be drawn concurrently); they depend only on
+// the palette, so every figure gives label i the same one.
+var (
+	extraMu     sync.Mutex
+	extraColors []color.Color
+)
+
+// farthestColor is the colour of a grid over hue, saturation and value
+// (dark enough to read as a line on white) farthest from all of taken
+// (farthest-point sampling: the next colour is the one whose nearest
+// taken colour is furthest away, by the weighted RGB distance below).
+func farthestColor(taken []color.Color) color.Color {
+	var best color.Color
+	bestD := -1.0
+	for h := 0; h < 360; h += 6 {
+		for _, sv := range [][2]float64{{0.9, 0.55}, {0.9, 0.8}, {0.55, 0.5}, {0.6, 0.75}, {0.35, 0.45}} {
+			c := hsv(float64(h), sv[0], sv[1])
+			d := math.Inf(1)
+			for _, t := range taken {
+				d = min(d, colorDistance(c, t))
+			}
+			if d > bestD {
+				best, bestD = c, d
+			}
+		}
+	}
+	return best
+}
+
+// colorDistance is the "redmean" weighted RGB distance, a cheap
+// approximation of perceived difference.
+func colorDistance(a, b color.Color) float64 {
+	ar, ag, ab, _ := a.RGBA()
+	br, bg, bb, _ := b.RGBA()
+	r1, g1, b1 := float64(ar>>8), float64(ag>>8), float64(ab>>8)
+	r2, g2, b2 := float64(br>>8), float64(bg>>8), float64(bb>>8)
+	rm := (r1 + r2) / 2
+	dr, dg, db := r1-r2, g1-g2, b1-b2
+	return math.Sqrt((2+rm/256)*dr*dr + 4*dg*dg + (2+(255-rm)/256)*db*db)
+}
+
+// hsv is the colour of hue h (degrees), saturation s and value v (0-1).
+func hsv(h, s, v float64) color.Color {
+	c := v * s
+	x := c * (1 - math.Abs(math.Mod(h/60, 2)-1))
+	var r, g, b float64
+	switch {
+	case h < 60:
+		r, g = c, x
+	case h < 120:
+		r, g = x, c
+	case h < 180:
+		g, b = c, x
+	case h < 240:
+		g, b = x, c
+	case h < 300:
+		r, b = x, c
+	default:
+		r, b = c, x
+	}
+	m := v - c
+	u := func(f float64) uint8 { return uint8(math.Round(255 * (f + m))) }
+	return color.RGBA{u(r), u(g), u(b), 0xff}
 }
 
 var dashes = [][]vg.Length{nil, {vg.Points(7), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)}}
@@ -68,20 +151,21 @@ func (s *styler) line(label, file string) draw.LineStyle {
 	i := s.index(label)
 	f := max(slices.Index(s.files, file), 0)
 	s.used[label] = true
-	// Past the palette, colours repeat with the next dash pattern (one
-	// file) or a dotted line (several files).
+	// Past the palette, the colours are new ones (colorOf), and with one
+	// file the next dash pattern marks them too; with several files the
+	// dash pattern is the file's.
 	d := f
 	if len(s.files) == 1 {
 		d = i / len(palette)
 	}
-	return draw.LineStyle{Color: palette[i%len(palette)], Width: vg.Points(2), Dashes: dashes[d%len(dashes)]}
+	return draw.LineStyle{Color: colorOf(i), Width: vg.Points(2), Dashes: dashes[d%len(dashes)]}
 }
 
 // glyph is the marker of label's series.
 func (s *styler) glyph(label string) draw.GlyphStyle {
 	i := s.index(label)
 	s.marks = true
-	return draw.GlyphStyle{Color: palette[i%len(palette)], Radius: vg.Points(4), Shape: glyphs[i%len(glyphs)]}
+	return draw.GlyphStyle{Color: colorOf(i), Radius: vg.Points(4), Shape: glyphs[i%len(glyphs)]}
 }
 
 // legend lists each label in its colour (and marker), then, when several

@@ -62,7 +62,14 @@ func renderHTML(w io.Writer, files []Named, o Options) error {
 				continue
 			}
 			in = append(in, plot.Input{Name: names[i], File: n.File})
-			sec.Files = append(sec.Files, htmlFileExperiment(names[i], e, o))
+			hf := htmlFileExperiment(names[i], e, o)
+			// Headed by the experiment and the machine, the file beneath:
+			// a file name ("suite-20261203T122006Z.json") says neither.
+			hf.Head = name
+			if slug := n.File.Machine.Slug; slug != "" {
+				hf.Head += " on " + slug
+			}
+			sec.Files = append(sec.Files, hf)
 		}
 		if slices.Contains(plot.Experiments(in[0].File), name) {
 			svg, err := plot.Render(in, "svg", plot.Options{Experiment: name})
@@ -136,6 +143,8 @@ type htmlExperiment struct {
 }
 
 type htmlFile struct {
+	// Head names the experiment and the machine; File is the file's name.
+	Head     string
 	File     string
 	Runtime  string
 	Preface  string
@@ -361,7 +370,8 @@ pre { background: var(--bg2); padding: .6rem; overflow-x: auto; font-size: .82re
 {{else if .PlotError}}<p class="muted">No plot: {{.PlotError}}</p>
 {{end}}<div class="files">
 {{range .Files}}<div class="file">
-<h3>{{.File}}</h3>
+<h3>{{.Head}}</h3>
+<p class="muted"><code>{{.File}}</code></p>
 <p class="runtime">{{.Runtime}}</p>
 {{if .Preface}}<p class="muted">{{.Preface}}</p>{{end}}
 {{if .Table.Header}}<div class="scroll"><table>

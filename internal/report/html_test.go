@@ -39,6 +39,18 @@ func TestHTML(t *testing.T) {
 			}
 		}
 	}
+	// Each file's part of an experiment is headed by the experiment and
+	// its machine, not by the file's name.
+	for _, n := range files {
+		for _, e := range n.File.Experiments {
+			if want := "<h3>" + e.Name + " on " + n.File.Machine.Slug + "</h3>"; !strings.Contains(page, want) {
+				t.Errorf("the page lacks the heading %q", want)
+			}
+		}
+		if strings.Contains(page, "<h3>"+baseName(n.Name)+"</h3>") {
+			t.Errorf("a part is headed by the file name %q", baseName(n.Name))
+		}
+	}
 	for _, want := range []string{`id="machines"`, `id="summary"`, `id="exp-latency"`, `id="exp-herd"`, `id="exp-timeout"`, "AMD EPYC 7763", "claims:", `class="verdict">HOLDS<`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
