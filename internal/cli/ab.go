@@ -13,6 +13,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/atomicfile"
 	"github.com/parkbench/parkbench/internal/gate"
+	"github.com/parkbench/parkbench/internal/verdict"
 )
 
 func init() { register(newABCmd) }
@@ -142,7 +143,7 @@ the trial, writes a result this build cannot read; the message names it),
 			if res.Regression {
 				var slow []string
 				for _, r := range append(res.Rows, res.Geomean) {
-					if r.Verdict == gate.Slower {
+					if r.Verdict == verdict.Slower {
 						slow = append(slow, fmt.Sprintf("%s %+.1f%%", r.Label(), 100*(r.Ratio-1)))
 					}
 				}

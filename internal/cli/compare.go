@@ -14,6 +14,7 @@ import (
 	"github.com/parkbench/parkbench/internal/compare"
 	"github.com/parkbench/parkbench/internal/report"
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/verdict"
 )
 
 func init() { register(newCompareCmd) }
@@ -141,7 +142,7 @@ common), 3 BASE is a directory without a result of NEW's machine class.`,
 			var slow []string
 			for _, r := range rs {
 				if r.Regressed() {
-					slow = append(slow, fmt.Sprintf("%s (%d slower)", r.New, r.Count(compare.Slower)))
+					slow = append(slow, fmt.Sprintf("%s (%d slower)", r.New, r.Count(verdict.Slower)))
 				}
 			}
 			if len(slow) > 0 {

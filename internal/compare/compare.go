@@ -44,6 +44,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/stats"
+	"github.com/parkbench/parkbench/internal/verdict"
 )
 
 // Options tune the verdicts.
@@ -60,14 +61,6 @@ type Options struct {
 
 // DefaultOptions are compare's defaults.
 var DefaultOptions = Options{Threshold: 0.10, Alpha: 0.05}
-
-// Verdicts.
-const (
-	Faster        = "faster"
-	Slower        = "slower"
-	NoChange      = "no change"
-	NotComparable = "not compared"
-)
 
 // Primary returns the figures compare judges for an experiment: the Judged
 // metrics of its description.
@@ -121,10 +114,10 @@ type Row struct {
 	NormRatio float64 `json:"norm_ratio,omitempty"`
 	// P is the U test's p-value over the rounds the verdict used; MinP the
 	// smallest p those round counts allow.
-	P       float64 `json:"p"`
-	MinP    float64 `json:"min_p"`
-	Verdict string  `json:"verdict"`
-	Reason  string  `json:"reason"`
+	P       float64         `json:"p"`
+	MinP    float64         `json:"min_p"`
+	Verdict verdict.Verdict `json:"verdict"`
+	Reason  string          `json:"reason"`
 }
 
 // Result is one new file judged against the base.
@@ -149,18 +142,12 @@ type Result struct {
 }
 
 // Count returns how many rows have the verdict v.
-func (r *Result) Count(v string) int {
-	n := 0
-	for _, row := range r.Rows {
-		if row.Verdict == v {
-			n++
-		}
-	}
-	return n
+func (r *Result) Count(v verdict.Verdict) int {
+	return verdict.Count(r.Rows, v, func(row Row) verdict.Verdict { return row.Verdict })
 }
 
 // Regressed reports whether any row is slower.
-func (r *Result) Regressed() bool { return r.Count(Slower) > 0 }
+func (r *Result) Regressed() bool { return r.Count(verdict.Slower) > 0 }
 
 // NothingInCommonError says two files share no experiment configuration.
 type NothingInCommonError struct {
@@ -336,7 +323,7 @@ func compareMetric(b, n side, m results.MetricSpec, cross bool, opt Options) (Ro
 			if bk != "" {
 				why = "different machines and " + bk + " (its floor) is missing from a run"
 			}
-			row.Verdict, row.Reason = NotComparable, why
+			row.Verdict, row.Reason = verdict.NotCompared, why
 			return row, true
 		}
 		nb, nn := newStat(fb), newStat(fn)
@@ -347,10 +334,10 @@ func compareMetric(b, n side, m results.MetricSpec, cross bool, opt Options) (Ro
 	row.Verdict, row.Reason, row.P, row.MinP = judge(judgeB, judgeN, r, opt)
 	if m.HigherIsBetter() {
 		switch row.Verdict {
-		case Faster:
-			row.Verdict = Slower
-		case Slower:
-			row.Verdict = Faster
+		case verdict.Faster:
+			row.Verdict = verdict.Slower
+		case verdict.Slower:
+			row.Verdict = verdict.Faster
 		}
 	}
 	if cross {
@@ -382,7 +369,7 @@ func MinP(n1, n2 int) float64 {
 	return math.Min(1, 2/c)
 }
 
-func judge(b, n Stat, r float64, opt Options) (verdict, reason string, p, minP float64) {
+func judge(b, n Stat, r float64, opt Options) (v verdict.Verdict, reason string, p, minP float64) {
 	p, minP = 1, MinP(b.N, n.N)
 	if b.N >= 2 && n.N >= 2 {
 		th := benchmath.DefaultThresholds
@@ -391,16 +378,16 @@ func judge(b, n Stat, r float64, opt Options) (verdict, reason string, p, minP f
 		p = c.P
 	}
 	change := r - 1
-	dir := Slower
+	dir := verdict.Slower
 	if change < 0 {
-		dir = Faster
+		dir = verdict.Faster
 	}
 	pct := fmt.Sprintf("%+.1f%%", 100*change)
 	if math.IsInf(r, 0) || math.IsNaN(r) {
-		return NotComparable, "the base figure is zero", p, minP
+		return verdict.NotCompared, "the base figure is zero", p, minP
 	}
 	if math.Abs(change) <= opt.Threshold {
-		return NoChange, fmt.Sprintf("%s is within the ±%g%% threshold", pct, 100*opt.Threshold), p, minP
+		return verdict.NoChange, fmt.Sprintf("%s is within the ±%g%% threshold", pct, 100*opt.Threshold), p, minP
 	}
 	if b.N < 2 || n.N < 2 {
 		return dir, fmt.Sprintf("%s beyond the threshold; one round on a side, so no noise estimate", pct), p, minP
@@ -410,12 +397,12 @@ func judge(b, n Stat, r float64, opt Options) (verdict, reason string, p, minP f
 		if p < opt.Alpha {
 			return dir, fmt.Sprintf("%s, p=%.3f < α=%g (n=%d+%d)", pct, p, opt.Alpha, b.N, n.N), p, minP
 		}
-		return NoChange, fmt.Sprintf("%s but p=%.2f ≥ α=%g (n=%d+%d): noise", pct, p, opt.Alpha, b.N, n.N), p, minP
+		return verdict.NoChange, fmt.Sprintf("%s but p=%.2f ≥ α=%g (n=%d+%d): noise", pct, p, opt.Alpha, b.N, n.N), p, minP
 	}
 	if apart {
 		return dir, fmt.Sprintf("%s, the rounds do not overlap (n=%d+%d: the U test cannot go below p=%.2f)", pct, b.N, n.N, minP), p, minP
 	}
-	return NoChange, fmt.Sprintf("%s but the rounds overlap (n=%d+%d): noise", pct, b.N, n.N), p, minP
+	return verdict.NoChange, fmt.Sprintf("%s but the rounds overlap (n=%d+%d): noise", pct, b.N, n.N), p, minP
 }
 
 // probeWarnings flags a floor that moved between runs on one machine class

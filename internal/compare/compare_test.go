@@ -10,6 +10,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/results/resultstest"
+	"github.com/parkbench/parkbench/internal/verdict"
 )
 
 func suite(s resultstest.Spec) *results.File {
@@ -26,8 +27,8 @@ func run(t *testing.T, base, nw *results.File) *Result {
 	return r
 }
 
-func verdicts(r *Result) map[string]int {
-	m := map[string]int{}
+func verdicts(r *Result) map[verdict.Verdict]int {
+	m := map[verdict.Verdict]int{}
 	for _, row := range r.Rows {
 		m[row.Verdict]++
 	}
@@ -38,8 +39,8 @@ func verdicts(r *Result) map[string]int {
 // ns/pair, herd times): a p99 from a few hundred synthetic samples is itself
 // noisy enough that 3+3 rounds separate by chance (1 in 10 per row), which
 // is the rule's documented limit, not what these tests check.
-func centreVerdicts(r *Result) map[string]int {
-	m := map[string]int{}
+func centreVerdicts(r *Result) map[verdict.Verdict]int {
+	m := map[verdict.Verdict]int{}
 	for _, row := range r.Rows {
 		if row.Metric != results.MP99 {
 			m[row.Verdict]++
@@ -56,13 +57,13 @@ func TestRegression(t *testing.T) {
 		t.Fatalf("no regression found: %v", verdicts(r))
 	}
 	for _, row := range r.Rows {
-		if row.Metric == results.MMedian && row.Verdict != Slower {
+		if row.Metric == results.MMedian && row.Verdict != verdict.Slower {
 			t.Errorf("%s %s median: %s (%s)", row.Experiment, row.Config, row.Verdict, row.Reason)
 		}
-		if row.Experiment == "latency" && row.Verdict == Slower && !strings.Contains(row.Reason, "cannot go below p=0.10") {
+		if row.Experiment == "latency" && row.Verdict == verdict.Slower && !strings.Contains(row.Reason, "cannot go below p=0.10") {
 			t.Errorf("3+3 rounds: reason %q does not say the U test is limited", row.Reason)
 		}
-		if row.Experiment == "herd" && row.Verdict == Slower && !strings.Contains(row.Reason, "p=0.008") {
+		if row.Experiment == "herd" && row.Verdict == verdict.Slower && !strings.Contains(row.Reason, "p=0.008") {
 			t.Errorf("5+5 repeats: reason %q does not give the U test's p", row.Reason)
 		}
 	}
@@ -84,7 +85,7 @@ func TestFaster(t *testing.T) {
 	}
 	for _, row := range r.Rows {
 		if row.Metric == results.MMedian || row.Metric == results.MNsPerPair || row.Metric == results.MFirstNs {
-			if row.Verdict != Faster {
+			if row.Verdict != verdict.Faster {
 				t.Errorf("%s %s %s: %s (%s)", row.Experiment, row.Config, row.Label, row.Verdict, row.Reason)
 			}
 		}
@@ -99,7 +100,7 @@ func TestNoiseIsNoChange(t *testing.T) {
 		nw := suite(resultstest.Spec{Spread: 0.25, Seed: seed, Scale: 1.05})
 		r := run(t, base, nw)
 		for _, row := range r.Rows {
-			if row.Verdict == NoChange {
+			if row.Verdict == verdict.NoChange {
 				continue
 			}
 			apart := row.New.Min > row.Base.Max || row.New.Max < row.Base.Min
@@ -111,7 +112,7 @@ func TestNoiseIsNoChange(t *testing.T) {
 	// Same figures, other samples (noise only): no change.
 	base = suite(resultstest.Spec{Spread: 0.03, Seed: 1})
 	same := suite(resultstest.Spec{Spread: 0.03, Seed: 3})
-	if v := centreVerdicts(run(t, base, same)); v[Slower]+v[Faster] != 0 {
+	if v := centreVerdicts(run(t, base, same)); v[verdict.Slower]+v[verdict.Faster] != 0 {
 		t.Errorf("noise only: %v", v)
 	}
 }
@@ -121,17 +122,17 @@ func TestOverlapRule(t *testing.T) {
 	b := newStat([]float64{100, 110, 140})
 	n := newStat([]float64{120, 130, 150})
 	v, reason, p, minP := judge(b, n, n.Median/b.Median, opt)
-	if v != NoChange || !strings.Contains(reason, "overlap") || p < 0.1 || math.Abs(minP-0.1) > 1e-9 {
+	if v != verdict.NoChange || !strings.Contains(reason, "overlap") || p < 0.1 || math.Abs(minP-0.1) > 1e-9 {
 		t.Fatalf("overlap: %s %q p=%v minP=%v", v, reason, p, minP)
 	}
 	n = newStat([]float64{150, 151, 152})
 	v, _, p, _ = judge(b, n, n.Median/b.Median, opt)
-	if v != Slower || math.Abs(p-0.1) > 1e-9 {
+	if v != verdict.Slower || math.Abs(p-0.1) > 1e-9 {
 		t.Fatalf("apart: %s p=%v", v, p)
 	}
 	// One round each: the threshold alone, and the reason says so.
 	v, reason, _, _ = judge(newStat([]float64{100}), newStat([]float64{130}), 1.3, opt)
-	if v != Slower || !strings.Contains(reason, "no noise estimate") {
+	if v != verdict.Slower || !strings.Contains(reason, "no noise estimate") {
 		t.Fatalf("single: %s %q", v, reason)
 	}
 	for _, c := range []struct {
@@ -157,14 +158,14 @@ func TestCrossMachineFloors(t *testing.T) {
 		t.Fatal("different machines not noticed")
 	}
 	v := centreVerdicts(r)
-	if v[Slower]+v[Faster] != 0 || v[NoChange] == 0 {
+	if v[verdict.Slower]+v[verdict.Faster] != 0 || v[verdict.NoChange] == 0 {
 		t.Fatalf("floor verdicts: %v", v)
 	}
 	for _, row := range r.Rows {
 		if row.Metric == results.MMedian && !strings.HasPrefix(row.Config, "c-futex/") && (row.NormBase == nil || row.Ratio > 0.6 || math.Abs(row.NormRatio-1) > 0.15) {
 			t.Fatalf("%s %s: raw %.2f floor ratio %.2f", row.Experiment, row.Config, row.Ratio, row.NormRatio)
 		}
-		if row.Config == "c-futex/cross-core" && row.Verdict != NotComparable {
+		if row.Config == "c-futex/cross-core" && row.Verdict != verdict.NotCompared {
 			t.Fatalf("the floor judged against itself: %s (%s)", row.Verdict, row.Reason)
 		}
 		if row.Experiment == "latency" && row.Config == "futex/cross-core" && row.NormBy != "c-futex/cross-core" {
@@ -184,7 +185,7 @@ func TestCrossMachineFloors(t *testing.T) {
 	}
 	// No floors: not compared, never a regression.
 	nf := suite(resultstest.Spec{Machine: other, Spread: 0.03, Seed: 2, Scale: 3})
-	if r := run(t, base, nf); r.Regressed() || r.Count(NotComparable) != len(r.Rows) {
+	if r := run(t, base, nf); r.Regressed() || r.Count(verdict.NotCompared) != len(r.Rows) {
 		t.Fatalf("without floors: %v", verdicts(r))
 	}
 }

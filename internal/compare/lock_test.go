@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/verdict"
 )
 
 // lockFile is a lock result with one configuration: rounds of total_mops
@@ -22,13 +23,13 @@ func lockFile(mops, p99 []float64) *results.File {
 func TestLockThroughputIsHigherBetter(t *testing.T) {
 	base := lockFile([]float64{10, 10.2, 9.9}, []float64{100, 101, 99})
 	up := lockFile([]float64{20, 20.5, 19.8}, []float64{300, 310, 305})
-	want := map[string]string{"total_mops": Faster, "wait_p99_ns": Slower, "uncontended_ns": NoChange}
+	want := map[string]verdict.Verdict{"total_mops": verdict.Faster, "wait_p99_ns": verdict.Slower, "uncontended_ns": verdict.NoChange}
 	for _, row := range run(t, base, up).Rows {
 		if row.Verdict != want[row.Metric] {
 			t.Errorf("base -> up: %s %s, want %s (%s)", row.Metric, row.Verdict, want[row.Metric], row.Reason)
 		}
 	}
-	want = map[string]string{"total_mops": Slower, "wait_p99_ns": Faster, "uncontended_ns": NoChange}
+	want = map[string]verdict.Verdict{"total_mops": verdict.Slower, "wait_p99_ns": verdict.Faster, "uncontended_ns": verdict.NoChange}
 	r := run(t, up, base)
 	for _, row := range r.Rows {
 		if row.Verdict != want[row.Metric] {
@@ -52,7 +53,7 @@ func TestRwlockThroughputIsHigherBetter(t *testing.T) {
 		return &results.File{Format: results.Format, Version: results.Version, Machine: results.Machine{Slug: "m"},
 			Experiments: []*results.Experiment{{Name: "rwlock", Configs: []*results.Config{c}}}}
 	}
-	want := map[string]string{"read_mops": Faster, "write_mops": Slower, "write_wait_max_ns": NoChange}
+	want := map[string]verdict.Verdict{"read_mops": verdict.Faster, "write_mops": verdict.Slower, "write_wait_max_ns": verdict.NoChange}
 	rows := run(t, file(10, 5), file(20, 1)).Rows
 	if len(rows) != len(want) {
 		t.Fatalf("%d rows, want %d", len(rows), len(want))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/textfmt"
+	"github.com/parkbench/parkbench/internal/verdict"
 )
 
 // Formats lists what Render accepts.
@@ -119,12 +120,8 @@ func renderText(w io.Writer, r *Result, md bool, o RenderOptions) error {
 	}
 	item("rule: " + rule)
 	item("cells: the median over the rounds ± half their range ((max − min) / 2), as a percentage of the median")
-	slower, faster := r.Count(Slower), r.Count(Faster)
-	summary := fmt.Sprintf("%d slower, %d faster, %d no change", slower, faster, r.Count(NoChange))
-	if n := r.Count(NotComparable); n > 0 {
-		summary += fmt.Sprintf(", %d not compared", n)
-	}
-	if slower > 0 {
+	summary := verdict.Tally(r.Count, []verdict.Verdict{verdict.Slower, verdict.Faster, verdict.NoChange}, []verdict.Verdict{verdict.NotCompared})
+	if r.Regressed() {
 		if md {
 			summary = "**REGRESSION: " + summary + "**"
 		} else {
@@ -184,10 +181,10 @@ func renderText(w io.Writer, r *Result, md bool, o RenderOptions) error {
 				}
 			}
 			pcell := "-"
-			if row.Base.N >= 2 && row.New.N >= 2 && row.Verdict != NotComparable {
+			if row.Base.N >= 2 && row.New.N >= 2 && row.Verdict != verdict.NotCompared {
 				pcell = fmt.Sprintf("%.3f", row.P)
 			}
-			cells = append(cells, pcell, verdictCell(row.Verdict, md), escape(row.Reason, md))
+			cells = append(cells, pcell, row.Verdict.Cell(md), escape(row.Reason, md))
 			t.Rows = append(t.Rows, cells)
 		}
 		// Markdown is read in a browser, which scrolls a wide table:
@@ -259,22 +256,6 @@ func escape(s string, md bool) string {
 		return strings.ReplaceAll(s, "|", `\|`)
 	}
 	return s
-}
-
-func verdictCell(v string, md bool) string {
-	switch v {
-	case Slower:
-		if md {
-			return "**slower** ❌"
-		}
-		return "SLOWER"
-	case Faster:
-		if md {
-			return "**faster** ✅"
-		}
-		return "faster"
-	}
-	return v
 }
 
 func ratioCell(r float64) string {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/verdict"
 )
 
 // The gate's statistics are tested on synthetic samples, never on timings:
@@ -178,11 +179,11 @@ func TestUnknownExtends(t *testing.T) {
 	if len(out.Trials) <= 2*opt.Trials || len(out.Trials) > 2*opt.MaxTrials {
 		t.Fatalf("%d trials: want more than %d, at most %d", len(out.Trials), 2*opt.Trials, 2*opt.MaxTrials)
 	}
-	if out.Count(Unknown) == 0 || out.Regression {
+	if out.Count(verdict.Unknown) == 0 || out.Regression {
 		t.Fatalf("verdicts %+v", out.Rows)
 	}
 	for _, r := range out.Rows {
-		if r.Verdict == Unknown && (r.NBase != opt.MaxTrials || r.Look != opt.Looks()) {
+		if r.Verdict == verdict.Unknown && (r.NBase != opt.MaxTrials || r.Look != opt.Looks()) {
 			t.Fatalf("%s unknown at n=%d look %d", r.Config, r.NBase, r.Look)
 		}
 	}
@@ -200,13 +201,13 @@ func TestHigherIsBetter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !out.Regression || out.Rows[0].Verdict != Slower {
+	if !out.Regression || out.Rows[0].Verdict != verdict.Slower {
 		t.Fatalf("throughput -20%%: %+v", out.Rows[0].Judgement)
 	}
 	// Up 20%: faster.
 	src = &synth{rng: rand.New(rand.NewPCG(3, 3)), sigma: 0.02, shift: map[string]float64{rows[0].ID(): 0.2}}
 	out, _ = Run(context.Background(), src, rows, opt, nil)
-	if out.Regression || out.Rows[0].Verdict != Faster {
+	if out.Regression || out.Rows[0].Verdict != verdict.Faster {
 		t.Fatalf("throughput +20%%: %+v", out.Rows[0].Judgement)
 	}
 }
@@ -256,7 +257,7 @@ func TestSpreadChange(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out.Rows[0].Verdict == Slower {
+		if out.Rows[0].Verdict == verdict.Slower {
 			found++
 		}
 	}

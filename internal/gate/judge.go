@@ -6,15 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/parkbench/parkbench/internal/stats"
-)
-
-// Verdicts of a row: Pinpoint's three-way answer (same, different,
-// unknown), with "different" split by direction.
-const (
-	Same    = "same"
-	Slower  = "slower" // a regression: fails the gate
-	Faster  = "faster"
-	Unknown = "unknown"
+	"github.com/parkbench/parkbench/internal/verdict"
 )
 
 // Options tune the gate's statistics and how many trials it runs.
@@ -109,9 +101,11 @@ type Judgement struct {
 	NBase  int     `json:"n_base"`
 	NNew   int     `json:"n_new"`
 	Look   int     `json:"look"`
-	// Verdict is Same, Slower, Faster or Unknown; Reason says why.
-	Verdict string `json:"verdict"`
-	Reason  string `json:"reason"`
+	// Verdict is Same, Slower, Faster or Unknown (verdict: Pinpoint's
+	// three-way answer, with "different" split by direction); Reason says
+	// why. Slower fails the gate.
+	Verdict verdict.Verdict `json:"verdict"`
+	Reason  string          `json:"reason"`
 }
 
 // test is one hypothesis of a look: a row (or the geomean) with its
@@ -184,22 +178,22 @@ func decide(t test, p, padj float64, look int, last bool, opt Options, rng *rand
 	n := fmt.Sprintf("n=%d+%d", j.NBase, j.NNew)
 	switch {
 	case math.IsNaN(j.Ratio) || math.IsInf(j.Ratio, 0):
-		j.Verdict, j.Reason = Unknown, "no ratio: a median is zero or missing"
+		j.Verdict, j.Reason = verdict.Unknown, "no ratio: a median is zero or missing"
 	case sig && worse >= opt.MinEffect:
-		j.Verdict, j.Reason = Slower, fmt.Sprintf("%s, p_adj=%.2g <= %.2g (%s)", pct, padj, opt.LookAlpha(), n)
+		j.Verdict, j.Reason = verdict.Slower, fmt.Sprintf("%s, p_adj=%.2g <= %.2g (%s)", pct, padj, opt.LookAlpha(), n)
 	case sig && worse <= -opt.MinEffect:
-		j.Verdict, j.Reason = Faster, fmt.Sprintf("%s, p_adj=%.2g <= %.2g (%s)", pct, padj, opt.LookAlpha(), n)
+		j.Verdict, j.Reason = verdict.Faster, fmt.Sprintf("%s, p_adj=%.2g <= %.2g (%s)", pct, padj, opt.LookAlpha(), n)
 	case sig && tailWorse(t) >= opt.MinEffect:
-		j.Verdict, j.Reason = Slower, fmt.Sprintf("median %s but the bad quartile %+.1f%%: the spread over trials changed (p_adj=%.2g, %s)",
+		j.Verdict, j.Reason = verdict.Slower, fmt.Sprintf("median %s but the bad quartile %+.1f%%: the spread over trials changed (p_adj=%.2g, %s)",
 			pct, 100*tailWorse(t), padj, n)
 	case sig:
-		j.Verdict, j.Reason = Same, fmt.Sprintf("%s: significant but within ±%g%% (%s)", pct, 100*opt.MinEffect, n)
+		j.Verdict, j.Reason = verdict.Same, fmt.Sprintf("%s: significant but within ±%g%% (%s)", pct, 100*opt.MinEffect, n)
 	case worstCI < opt.MinEffect && tailWorse(t) < opt.MinEffect:
-		j.Verdict, j.Reason = Same, fmt.Sprintf("%s, the interval excludes +%g%% (%s)", pct, 100*opt.MinEffect, n)
+		j.Verdict, j.Reason = verdict.Same, fmt.Sprintf("%s, the interval excludes +%g%% (%s)", pct, 100*opt.MinEffect, n)
 	case last:
-		j.Verdict, j.Reason = Unknown, fmt.Sprintf("%s, p_adj=%.2g: +%g%% not excluded after %s (no more trials)", pct, padj, 100*opt.MinEffect, n)
+		j.Verdict, j.Reason = verdict.Unknown, fmt.Sprintf("%s, p_adj=%.2g: +%g%% not excluded after %s (no more trials)", pct, padj, 100*opt.MinEffect, n)
 	default:
-		j.Verdict, j.Reason = Unknown, fmt.Sprintf("%s, p_adj=%.2g: +%g%% not excluded yet (%s): more trials", pct, padj, 100*opt.MinEffect, n)
+		j.Verdict, j.Reason = verdict.Unknown, fmt.Sprintf("%s, p_adj=%.2g: +%g%% not excluded yet (%s): more trials", pct, padj, 100*opt.MinEffect, n)
 	}
 	return j
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/stats"
+	"github.com/parkbench/parkbench/internal/verdict"
 )
 
 // Report is a gate run as the ab command writes it (--out, --format=json).
@@ -49,15 +50,10 @@ func (r *Report) Headline() string {
 	if r.Regression {
 		v = "REGRESSION"
 	}
-	var parts []string
-	for _, k := range []string{Slower, Faster, Same, Unknown} {
-		if n := r.Count(k); n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, k))
-		}
-	}
+	parts := verdict.Tally(r.Count, nil, []verdict.Verdict{verdict.Slower, verdict.Faster, verdict.Same, verdict.Unknown})
 	n := len(r.Trials)
 	return fmt.Sprintf("parkbench ab: %s: %d headline rows (%s), geomean %s; %d trials in %s",
-		v, len(r.Rows), strings.Join(parts, ", "), r.Geomean.Verdict, n, r.Duration.Round(time.Second))
+		v, len(r.Rows), parts, r.Geomean.Verdict, n, r.Duration.Round(time.Second))
 }
 
 // Render writes the report in format; text and markdown fit 120 columns
@@ -160,7 +156,7 @@ func renderText(w io.Writer, r *Report, md bool) {
 		}
 		cells = append(cells, []string{label, base, nw,
 			fmt.Sprintf("%s [%s, %s]", num(x.Ratio), num(x.Lo), num(x.Hi)), pval(x.PAdj),
-			fmt.Sprintf("%d+%d", x.NBase, x.NNew), verdictCell(x.Verdict, md)})
+			fmt.Sprintf("%d+%d", x.NBase, x.NNew), x.Verdict.Cell(md)})
 	}
 	table(w, header, cells, md)
 	p("\n")
@@ -174,7 +170,7 @@ func renderText(w io.Writer, r *Report, md bool) {
 		}
 	}
 	for _, x := range rows {
-		if x.Verdict != Same {
+		if x.Verdict != verdict.Same {
 			label := x.Label()
 			if x.Header == "geomean" {
 				label = x.Config
@@ -239,21 +235,6 @@ func pval(p float64) string {
 		return fmt.Sprintf("%.1e", p)
 	}
 	return fmt.Sprintf("%.3f", p)
-}
-
-func verdictCell(v string, md bool) string {
-	switch v {
-	case Slower:
-		if md {
-			return "**SLOWER** ❌"
-		}
-		return "SLOWER"
-	case Faster:
-		if md {
-			return "faster ✅"
-		}
-	}
-	return v
 }
 
 // table writes aligned columns (text) or a markdown table.

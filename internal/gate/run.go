@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/parkbench/parkbench/internal/stats"
+	"github.com/parkbench/parkbench/internal/verdict"
 )
 
 // Side is which binary a trial ran.
@@ -103,14 +104,8 @@ type Outcome struct {
 }
 
 // Count returns how many rows have verdict v.
-func (o *Outcome) Count(v string) int {
-	n := 0
-	for _, r := range o.Rows {
-		if r.Verdict == v {
-			n++
-		}
-	}
-	return n
+func (o *Outcome) Count(v verdict.Verdict) int {
+	return verdict.Count(o.Rows, v, func(r RowResult) verdict.Verdict { return r.Verdict })
 }
 
 // Progress hears of each finished trial.
@@ -187,7 +182,7 @@ func Run(ctx context.Context, src Source, rows []Row, opt Options, progress Prog
 		js := judgeLook(tests, look, last, opt, boot)
 		if look == 1 {
 			out.Geomean = RowResult{Row: Row{Config: fmt.Sprintf("geomean of %d rows", len(rows)), Header: "geomean"}, Judgement: js[len(js)-1]}
-			if out.Geomean.Verdict == Unknown {
+			if out.Geomean.Verdict == verdict.Unknown {
 				// The geomean is judged once, on the trials that measure
 				// every row; it is not extended.
 				out.Geomean.Reason = strings.Replace(out.Geomean.Reason, ": more trials", " (judged at the first look only)", 1)
@@ -196,14 +191,14 @@ func Run(ctx context.Context, src Source, rows []Row, opt Options, progress Prog
 		var still []int
 		for k, i := range pending {
 			results[i].Judgement = js[k]
-			if js[k].Verdict == Unknown {
+			if js[k].Verdict == verdict.Unknown {
 				still = append(still, i)
 			}
 		}
 		pending = still
-		failed := out.Geomean.Verdict == Slower
+		failed := out.Geomean.Verdict == verdict.Slower
 		for _, r := range results {
-			failed = failed || r.Verdict == Slower
+			failed = failed || r.Verdict == verdict.Slower
 		}
 		if failed && len(pending) > 0 && !last {
 			// The gate has failed whatever the unknown rows turn out to
@@ -232,7 +227,7 @@ func Run(ctx context.Context, src Source, rows []Row, opt Options, progress Prog
 		}
 	}
 	out.Rows = results
-	out.Regression = out.Geomean.Verdict == Slower || out.Count(Slower) > 0
+	out.Regression = out.Geomean.Verdict == verdict.Slower || out.Count(verdict.Slower) > 0
 	out.Duration = time.Since(start)
 	return out, nil
 }
