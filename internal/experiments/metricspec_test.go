@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/experiments/herd"
+	"github.com/parkbench/parkbench/internal/experiments/inversion"
 	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
@@ -26,7 +27,7 @@ func TestMetricsMatchLegacy(t *testing.T) {
 		lock.MHarness: true, lock.MOverHarness: true}
 	declared := map[string][]results.MetricSpec{
 		"latency": latency.LatencyMetrics, "selfwake": latency.SelfwakeMetrics, "herd": herd.Metrics,
-		"timeout": timeout.Metrics, "lock": lock.Metrics, "rwlock": lock.RwMetrics,
+		"timeout": timeout.Metrics, "lock": lock.Metrics, "rwlock": lock.RwMetrics, "inversion": inversion.Metrics,
 	}
 	for _, name := range results.LegacyNames() {
 		old, _ := results.Legacy(name)

@@ -283,6 +283,17 @@ var legacy = []struct {
 	{"stacks", []MetricSpec{}},
 }
 
+// unitInHeader: a header that ends in a unit in parentheses (the table
+// renderers append the spec's unit, so it would print twice).
+func unitInHeader(h string) bool {
+	for _, u := range []string{"(µs)", "(us)", "(ns)", "(ms)"} {
+		if strings.HasSuffix(h, u) {
+			return true
+		}
+	}
+	return false
+}
+
 // CheckSpecs checks a metric description: keys present and unique, a
 // direction, a known unit and plot kind, at most one main figure.
 func CheckSpecs(specs []MetricSpec) error {
@@ -302,6 +313,8 @@ func CheckSpecs(specs []MetricSpec) error {
 			return fmt.Errorf("metric %s: plot kind %q", m.Key, m.Plot.Kind)
 		case m.Headline && m.Diagnostic:
 			return fmt.Errorf("metric %s: a diagnostic cannot be a headline", m.Key)
+		case m.Unit != "" && unitInHeader(m.Header):
+			return fmt.Errorf("metric %s: header %q names its unit, which the renderer appends", m.Key, m.Header)
 		}
 		seen[m.Key] = true
 		if m.Main {

@@ -42,6 +42,7 @@ func TestMetricSpecs(t *testing.T) {
 		{{Key: "a", Better: Lower, Unit: "s"}},
 		{{Key: "a", Better: Lower, Main: true}, {Key: "b", Better: Lower, Main: true}},
 		{{Key: "a", Better: Lower, Plot: &PlotSpec{Kind: "pie"}}},
+		{{Key: "a", Header: "held (µs)", Better: Lower, Unit: UnitMicros}},
 	} {
 		if CheckSpecs(bad) == nil {
 			t.Errorf("CheckSpecs accepted %+v", bad)

@@ -36,8 +36,8 @@ var Metrics = []results.MetricSpec{
 		Plot:      &results.PlotSpec{Kind: results.PlotPercentile, Title: "priority inversion: high's wait for the lock by percentile", Axis: "wait (µs)"}},
 	{Key: results.MP99, Header: "p99 wait", Unit: results.UnitMicros, Better: results.Lower, Judged: true, Benchstat: "p99-wait-ns/op"},
 	{Key: results.MMax, Header: "max wait", Unit: results.UnitMicros, Better: results.Lower, Benchstat: "max-wait-ns/op"},
-	{Key: MHeld, Header: "held (µs)", Unit: results.UnitMicros, Better: results.Lower},
-	{Key: MCritical, Header: "cs (µs)", Unit: results.UnitMicros, Better: results.Lower},
+	{Key: MHeld, Header: "held", Unit: results.UnitMicros, Better: results.Lower},
+	{Key: MCritical, Header: "cs", Unit: results.UnitMicros, Better: results.Lower},
 	{Key: MMediumSwitched, Header: "med switched", Better: results.Lower},
 }
 
