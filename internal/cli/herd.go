@@ -29,7 +29,8 @@ Configuration keys are impl/placement/n=N/notify=MODE/lock-held=BOOL.`,
 		example: `  parkbench herd --quick
   parkbench herd --impl lot,futex-broadcast --waiters 64 --repeats 10
   parkbench herd --notify notify-all,one-loop --lock-held true,false -o herd.json
-  parkbench herd --waiters 1024 --impl lot,futex-requeue,pthread`,
+  parkbench herd --waiters 1024 --impl lot,futex-requeue,pthread
+  parkbench herd --impl lot,lot-wakeall,futex-broadcast --waiters 16 --anatomy`,
 		def:   herd.DefaultOptions,
 		quick: herd.QuickOptions,
 		plan:  herd.Plan,
@@ -42,6 +43,7 @@ Configuration keys are impl/placement/n=N/notify=MODE/lock-held=BOOL.`,
 			boolsFlag("lock-held", "LockHeld", "notify with the mutex held (true), released (false), or both (true,false)", func(o *O) *[]bool { return &o.LockHeld }),
 			intFlag("repeats", "Repeats", "repeats per configuration, fresh threads each", func(o *O) *int { return &o.Repeats }),
 			namesFlag("placement", "Placements", "unpinned, same-core, cross-core, a comma list, or all", func(o *O) *[]string { return &o.Placements }),
+			boolFlag("anatomy", "Anatomy", "trace every repeat (sched_switch of the waiters) and count per notify the waiters that slept again before holding the mutex (Linux, root; docs/anatomy.md)", func(o *O) *bool { return &o.Anatomy }),
 		},
 	}.command()
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -28,6 +29,10 @@ type Options struct {
 	// pages; 0: 4 MiB). A round's records should fit: the rings are read
 	// between rounds, so no reader runs beside the measured threads.
 	BytesPerCPU int
+	// Kinds are the events to open (nil: every one of Events). Fewer
+	// events cost the traced threads less (each record is written by the
+	// CPU that hit the tracepoint, inside the measured path).
+	Kinds []Kind
 }
 
 // Session is a set of opened tracepoints and their rings. Not safe for
@@ -160,7 +165,7 @@ func Open(o Options) (_ *Session, err error) {
 		leader := -1
 		for _, sp := range Events {
 			id, ok := ids[sp.Kind]
-			if !ok {
+			if !ok || o.Kinds != nil && !slices.Contains(o.Kinds, sp.Kind) {
 				continue
 			}
 			fd, err := openOne(uint64(id), cpu)

@@ -6,6 +6,7 @@ package ktrace
 type Options struct {
 	TIDs, CPUs  []int
 	BytesPerCPU int
+	Kinds       []Kind
 }
 
 // Session is never opened off Linux.

@@ -38,6 +38,11 @@ type Options struct {
 	// Placements: unpinned, same-core, cross-core, or "all" (empty: all),
 	// every placement this machine can pin.
 	Placements []string
+	// Anatomy traces every repeat of a thread implementation
+	// (sched_switch, the waiters' TIDs) and counts per notify the waiters
+	// that slept again before they held the mutex (anatomy.go,
+	// docs/anatomy.md). Linux only, as root.
+	Anatomy bool
 }
 
 // Herd notify modes and placements.
@@ -109,6 +114,11 @@ func plan(o Options) (*herdPlan, error) {
 	places, explicit, err := driver.ResolvePlacements("Placements", o.Placements)
 	if err != nil {
 		return nil, err
+	}
+	if o.Anatomy {
+		if err := driver.CheckAnatomy(); err != nil {
+			return nil, err
+		}
 	}
 	p := &herdPlan{o: o, Selection: sel}
 	p.o.Notify, p.Warnings = upgradeNotify(o.Notify, p.Warnings)

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/parkbench/parkbench/internal/anatomy"
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/futexsync"
 	"github.com/parkbench/parkbench/internal/monoclock"
@@ -23,6 +24,8 @@ type repeatSpec struct {
 	lockHeld    bool
 	notifierCPU int   // -1: unpinned
 	waiterCPUs  []int // nil: unpinned
+	// trace: --anatomy (anatomy.go), a thread implementation.
+	trace bool
 }
 
 // waiterState is one waiter's record of a repeat.
@@ -53,6 +56,10 @@ type repeatResult struct {
 	notifierCsw int64 // the notifier's RUSAGE_THREAD switches over the window; -1 unknown
 	waiters     []waiterState
 	sleepCheck  string // how "every waiter is asleep" was established
+	// trace is the herd count from the repeat's trace (--anatomy), with
+	// the records the rings lost over the window.
+	trace     *anatomy.HerdCount
+	traceLost uint64
 }
 
 // repeatError is a failed repeat: lost wakeup, waiters that never slept, a
@@ -258,6 +265,18 @@ func runRepeatGo(ctx context.Context, sp repeatSpec) (*repeatResult, error) {
 				}
 			}
 		}
+		// --anatomy: the events opened and enabled now, every waiter
+		// asleep (their TIDs filter the kernel's records); a failure
+		// still notifies, to release the waiters.
+		var ht *herdTrace
+		if setupErr == nil && sp.trace {
+			tids := make([]int, n)
+			for i := range tids {
+				tids[i] = int(slots[i].tid.Load())
+			}
+			ht, setupErr = startTrace(tids)
+		}
+		defer ht.stop()
 		// 3. Notify. Also on a failed set-up: it releases the waiters.
 		watchdog := time.NewTimer(repeatWatchdog(n, sp.hold))
 		defer watchdog.Stop()
@@ -289,6 +308,7 @@ func runRepeatGo(ctx context.Context, sp repeatSpec) (*repeatResult, error) {
 				sp.impl.name, n, left.Load(), n, repeatWatchdog(n, sp.hold))}}
 			return
 		}
+		ht.stop()
 		procPost, _ := osthread.ProcessUsage()
 		raw.procCsw = procPost.Switches() - procPre.Switches()
 		if locked {
@@ -312,6 +332,9 @@ func runRepeatGo(ctx context.Context, sp repeatSpec) (*repeatResult, error) {
 				w.involNotify = nc[1] - w.preInvol
 			}
 			raw.waiters[i] = w
+		}
+		if ht != nil {
+			raw.trace, raw.traceLost = traceCount(ht, raw), ht.lost
 		}
 		resc <- result{raw, nil}
 	}
@@ -380,10 +403,20 @@ func runRepeatC(ctx context.Context, sp repeatSpec) (*repeatResult, error) {
 	if setupErr == nil && ctx.Err() != nil {
 		setupErr = ctx.Err()
 	}
+	var ht *herdTrace
+	if setupErr == nil && sp.trace {
+		tids := make([]int, n)
+		for i := range tids {
+			tids[i] = h.Tid(i)
+		}
+		ht, setupErr = startTrace(tids)
+	}
+	defer ht.stop()
 	// The Go side blocks in one cgo call for the whole notify window; the
 	// C notifier measures it.
 	h.Fire()
 	ok := h.Wait(repeatWatchdog(n, sp.hold) + time.Second)
+	ht.stop()
 	if !ok {
 		return nil, &repeatError{fmt.Sprintf("herd: lost wakeup: pthread with N=%d: the C waiters had not all finished %v after the notify",
 			n, repeatWatchdog(n, sp.hold))}
@@ -408,5 +441,19 @@ func runRepeatC(ctx context.Context, sp repeatSpec) (*repeatResult, error) {
 		}
 		raw.waiters[i] = waiterState{acq: w.AcqNs, rel: w.RelNs, cpu: w.CPU, csw: w.Csw, invol: w.Invol, waitReturns: w.WaitReturns, acquisitions: w.Acquisitions}
 	}
+	if ht != nil {
+		raw.trace, raw.traceLost = traceCount(ht, raw), ht.lost
+	}
 	return raw, nil
+}
+
+// traceCount joins a repeat's trace with its clock readings (waiter i's
+// TID is the i-th of the trace's).
+func traceCount(ht *herdTrace, raw *repeatResult) *anatomy.HerdCount {
+	acq := make([]int64, len(raw.waiters))
+	for i, w := range raw.waiters {
+		acq[i] = w.acq
+	}
+	c := ht.count(raw.t0, acq)
+	return &c
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/parkbench/parkbench/internal/anatomy"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/probe"
@@ -185,6 +186,9 @@ func (p *herdPlan) Run(ctx context.Context, progress driver.Progress) (*results.
 		if im.name == "lot-wakeall" && slices.Contains(o.Notify, ModeOneLoop) {
 			exp.Warnings = append(exp.Warnings, "lot-wakeall skipped with --notify=one-loop: it has no notify_one of its own (N x notify_one would be lot's)")
 		}
+		if im.goroutines && o.Anatomy {
+			exp.Warnings = append(exp.Warnings, fmt.Sprintf("%s not traced by --anatomy: goroutines have no thread of their own to follow", im.label()))
+		}
 		if im.goroutines {
 			for _, pl := range p.placements {
 				if pl != driver.Unpinned {
@@ -235,7 +239,8 @@ func (p *herdPlan) Run(ctx context.Context, progress driver.Progress) (*results.
 					procs[k] = runtime.NumCPU()
 					runtime.GOMAXPROCS(procs[k])
 				}
-				sp := repeatSpec{impl: im, n: g.n, hold: o.Hold, oneLoop: g.oneLoop, lockHeld: g.lockHeld, notifierCPU: notifierCPU, waiterCPUs: waiterCPUs}
+				sp := repeatSpec{impl: im, n: g.n, hold: o.Hold, oneLoop: g.oneLoop, lockHeld: g.lockHeld, notifierCPU: notifierCPU, waiterCPUs: waiterCPUs,
+					trace: o.Anatomy && !im.goroutines}
 				if im.goroutines {
 					sp.notifierCPU, sp.waiterCPUs = -1, nil
 				}
@@ -287,6 +292,11 @@ func (p *herdPlan) Run(ctx context.Context, progress driver.Progress) (*results.
 	exp.Runtime = rt
 	exp.Configs = configs
 	exp.Claims = Claims(configs, o.Hold)
+	if o.Anatomy {
+		exp.Metrics = append(slices.Clone(Metrics), anatomy.HerdMetricSpecs()...)
+		exp.Claims = append(exp.Claims, TraceClaims(configs)...)
+		exp.Notes = append(exp.Notes, "--anatomy: every repeat of a thread implementation traced (sched_switch of the waiters, from right before the notify to the last release): its timings include the tracing's cost; slept again = waiters switched in after the notify that slept again before holding the mutex")
+	}
 	return exp, nil
 }
 
@@ -310,7 +320,7 @@ func (o Options) asMap(impls []implSpec) map[string]string {
 	for _, h := range o.LockHeld {
 		held = append(held, strconv.FormatBool(h))
 	}
-	return map[string]string{
+	m := map[string]string{
 		"impl":      strings.Join(names, ","),
 		"waiters":   strings.Join(ns, ","),
 		"hold":      o.Hold.String(),
@@ -319,6 +329,10 @@ func (o Options) asMap(impls []implSpec) map[string]string {
 		"repeats":   strconv.Itoa(o.Repeats),
 		"placement": strings.Join(o.Placements, ","),
 	}
+	if o.Anatomy {
+		m["anatomy"] = "true" // absent otherwise: runs without it record what they did before
+	}
+	return m
 }
 
 // checkRaw verifies one repeat's correctness: each waiter left its
@@ -448,6 +462,9 @@ func roundOf(raw *repeatResult, n int, hold time.Duration) results.Round {
 		}
 	}
 	m["waiters"] = float64(n)
+	if raw.trace != nil {
+		raw.trace.Metrics(m, raw.traceLost)
+	}
 	return results.Round{Metrics: m}
 }
 
@@ -485,6 +502,22 @@ func buildConfig(im implSpec, g configGroup, o Options, raws []*repeatResult, pr
 	}
 	if len(raws) > 0 {
 		c.Params["sleep_check"] = raws[0].sleepCheck
+	}
+	flagged, lost, why := 0, uint64(0), ""
+	for _, raw := range raws {
+		if raw.trace != nil {
+			flagged += raw.trace.Flagged
+			lost += raw.traceLost
+			if why == "" {
+				why = raw.trace.Why
+			}
+		}
+	}
+	if flagged > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("anatomy: %d of %d traced waiters not placed by the trace (e.g. %s): counted apart, not as \"did not sleep again\"", flagged, g.n*len(raws), why))
+	}
+	if lost > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("anatomy: the kernel dropped %d trace records (rings full): the waiters around them are not placed", lost))
 	}
 	hist := hdrhistogram.New(1, int64(10*time.Minute), 3)
 	for _, raw := range raws {

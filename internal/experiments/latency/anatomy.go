@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -21,18 +20,6 @@ import (
 // without --anatomy; each carries the anatomy of its traced twin, and the
 // summary carries the anatomy of every traced wake pooled. The rings are
 // read between rounds only: no reader runs beside the measured threads.
-
-// checkAnatomy refuses --anatomy where it cannot run: off Linux, or with
-// tracing unavailable (the reason and its fix in one line).
-func checkAnatomy() error {
-	if runtime.GOOS != "linux" {
-		return driver.Bad("Anatomy", "reads the Linux kernel's tracepoints (perf_event_open): not available on %s", runtime.GOOS)
-	}
-	if err := ktrace.Check(); err != nil {
-		return driver.Bad("Anatomy", "%v", err)
-	}
-	return nil
-}
 
 // anatomyRun is one configuration's tracing state.
 type anatomyRun struct {

@@ -188,7 +188,7 @@ func planLatency(o LatencyOptions) (*latencyPlan, error) {
 		if slices.Contains(participants, driver.Goroutines) {
 			return nil, driver.Bad("Anatomy", "follows the two participants' threads, which --participants=goroutines does not keep: use --participants=threads")
 		}
-		if err := checkAnatomy(); err != nil {
+		if err := driver.CheckAnatomy(); err != nil {
 			return nil, err
 		}
 	}
