@@ -84,7 +84,7 @@ the trial, writes a result this build cannot read; the message names it),
 			}
 			opt.MinEffect = me
 			if err := opt.Validate(); err != nil {
-				return usagef("invalid --%v", err)
+				return runErr(err, abFlags)
 			}
 			parts, ok := gate.Profiles[profile]
 			if !ok {
@@ -166,6 +166,10 @@ the trial, writes a result this build cannot read; the message names it),
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
 	return cmd
 }
+
+// abFlags names the flag of each gate.Options field a flag sets, for
+// Validate's errors (flagError).
+var abFlags = map[string]string{"Trials": "trials", "MaxTrials": "max-trials", "Step": "step", "Alpha": "alpha", "MinEffect": "min-effect"}
 
 // abErr maps the gate's errors to exit statuses: interrupted 130, a binary
 // that cannot serve 2 (naming it), a failed trial of the new binary 1 (a

@@ -2,11 +2,13 @@ package gate
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/parkbench/parkbench/internal/optionerr"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/verdict"
 )
@@ -213,15 +215,21 @@ func TestHigherIsBetter(t *testing.T) {
 }
 
 func TestOptionsValidate(t *testing.T) {
-	for _, o := range []Options{
-		{Trials: 3, MaxTrials: 3, Alpha: 0.01, Confidence: 0.95, Resamples: 100},
-		{Trials: 10, MaxTrials: 8, Alpha: 0.01, Confidence: 0.95, Resamples: 100},
-		{Trials: 10, MaxTrials: 20, Step: 3, Alpha: 0.01, Confidence: 0.95, Resamples: 100},
-		{Trials: 10, MaxTrials: 10, Alpha: 0, Confidence: 0.95, Resamples: 100},
-		{Trials: 10, MaxTrials: 10, Alpha: 0.01, MinEffect: -1, Confidence: 0.95, Resamples: 100},
+	for _, c := range []struct {
+		o     Options
+		field string
+	}{
+		{Options{Trials: 3, MaxTrials: 3, Alpha: 0.01, Confidence: 0.95, Resamples: 100}, "Trials"},
+		{Options{Trials: 10, MaxTrials: 8, Alpha: 0.01, Confidence: 0.95, Resamples: 100}, "MaxTrials"},
+		{Options{Trials: 10, MaxTrials: 20, Step: 3, Alpha: 0.01, Confidence: 0.95, Resamples: 100}, "Step"},
+		{Options{Trials: 10, MaxTrials: 10, Alpha: 0, Confidence: 0.95, Resamples: 100}, "Alpha"},
+		{Options{Trials: 10, MaxTrials: 10, Alpha: 0.01, MinEffect: -1, Confidence: 0.95, Resamples: 100}, "MinEffect"},
+		{Options{Trials: 10, MaxTrials: 10, Alpha: 0.01, Confidence: 1, Resamples: 100}, "Confidence"},
+		{Options{Trials: 10, MaxTrials: 10, Alpha: 0.01, Confidence: 0.95, Resamples: 99}, "Resamples"},
 	} {
-		if o.Validate() == nil {
-			t.Errorf("accepted %+v", o)
+		var oe *optionerr.Error
+		if err := c.o.Validate(); !errors.As(err, &oe) || oe.Field != c.field {
+			t.Errorf("%+v: %v, want an *optionerr.Error on %s", c.o, err, c.field)
 		}
 	}
 	if err := DefaultOptions.Validate(); err != nil {

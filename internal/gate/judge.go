@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/parkbench/parkbench/internal/optionerr"
 	"github.com/parkbench/parkbench/internal/stats"
 	"github.com/parkbench/parkbench/internal/verdict"
 )
@@ -48,33 +49,24 @@ func (o Options) Looks() int {
 // looks it takes (the union bound over looks).
 func (o Options) LookAlpha() float64 { return o.Alpha / float64(o.Looks()) }
 
-// OptionError is an invalid option; Option is its name as a flag would
-// spell it ("max-trials").
-type OptionError struct {
-	Option string
-	Value  any
-	Want   string
-}
-
-func (e *OptionError) Error() string { return fmt.Sprintf("%s %v: want %s", e.Option, e.Value, e.Want) }
-
-// Validate checks the options; errors are *OptionError.
+// Validate checks the options; errors are *optionerr.Error naming the
+// field (the experiments' convention: the command names its flag).
 func (o Options) Validate() error {
 	switch {
 	case o.Trials < 4 || o.Trials%2 != 0:
-		return &OptionError{"trials", o.Trials, "an even number, at least 4 (the U test needs 4+4 to reach p < 0.03)"}
+		return optionerr.Bad("Trials", "invalid trials %d: want an even number, at least 4 (the U test needs 4+4 to reach p < 0.03)", o.Trials)
 	case o.MaxTrials < o.Trials:
-		return &OptionError{"max-trials", o.MaxTrials, fmt.Sprintf("at least the trials (%d)", o.Trials)}
+		return optionerr.Bad("MaxTrials", "invalid max-trials %d: want at least the trials (%d)", o.MaxTrials, o.Trials)
 	case o.MaxTrials > o.Trials && (o.Step < 2 || o.Step%2 != 0):
-		return &OptionError{"step", o.Step, "an even number, at least 2"}
+		return optionerr.Bad("Step", "invalid step %d: want an even number, at least 2", o.Step)
 	case !(o.Alpha > 0 && o.Alpha < 0.5):
-		return &OptionError{"alpha", o.Alpha, "a level in (0, 0.5), such as 0.01"}
+		return optionerr.Bad("Alpha", "invalid alpha %v: want a level in (0, 0.5), such as 0.01", o.Alpha)
 	case !(o.MinEffect >= 0 && o.MinEffect < 1):
-		return &OptionError{"min-effect", o.MinEffect, "a fraction in [0, 1), such as 0.03"}
+		return optionerr.Bad("MinEffect", "invalid min-effect %v: want a fraction in [0, 1), such as 0.03", o.MinEffect)
 	case !(o.Confidence > 0.5 && o.Confidence < 1):
-		return &OptionError{"confidence", o.Confidence, "a level in (0.5, 1), such as 0.95"}
+		return optionerr.Bad("Confidence", "invalid confidence %v: want a level in (0.5, 1), such as 0.95", o.Confidence)
 	case o.Resamples < 100:
-		return &OptionError{"resamples", o.Resamples, "at least 100"}
+		return optionerr.Bad("Resamples", "invalid resamples %d: want at least 100", o.Resamples)
 	}
 	return nil
 }

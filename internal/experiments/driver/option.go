@@ -1,27 +1,17 @@
 package driver
 
 import (
-	"fmt"
 	"time"
+
+	"github.com/parkbench/parkbench/internal/optionerr"
 )
 
-// OptionError is bad input: an option out of range, an unknown or
-// unavailable implementation, a placement this machine cannot do. Field is
-// the name of the Options field at fault (e.g. "Impls", "LotParker"), so a
-// command can name its own flag; the message never names a flag. Commands
-// turn it into exit status 2.
-type OptionError struct {
-	Field string
-	Err   error
-}
-
-func (e *OptionError) Error() string { return e.Err.Error() }
-func (e *OptionError) Unwrap() error { return e.Err }
+// OptionError is bad input naming the Options field at fault
+// (optionerr.Error: the convention the gate keeps too).
+type OptionError = optionerr.Error
 
 // Bad returns an *OptionError for field.
-func Bad(field, format string, a ...any) error {
-	return &OptionError{Field: field, Err: fmt.Errorf(format, a...)}
-}
+func Bad(field, format string, a ...any) error { return optionerr.Bad(field, format, a...) }
 
 // CheckCount refuses v outside [lo, hi]: "invalid <what> <v>: must be
 // between lo and hi".
