@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -70,7 +71,9 @@ type session struct {
 	medium    time.Duration
 	cpu       int
 
+	arm   [nRoles]word // round number each thread may arm for (futex)
 	start [nRoles]word // round number each thread may start (futex)
+	armed word         // threads armed for the round (futex)
 	done  word         // threads finished with the round (futex)
 	stop  atomic.Bool  // leave at the next start word
 	abort atomic.Bool  // cut the hold and the spin short (watchdog, interrupt)
@@ -125,8 +128,10 @@ func calibrate(cpu int) (float64, error) {
 }
 
 // waitStart sleeps until the start word of role reaches round.
-func (s *session) waitStart(role int, round int32) {
-	w := &s.start[role]
+func (s *session) waitStart(role int, round int32) { s.waitWord(&s.start[role], round) }
+
+// waitWord sleeps until w reaches round (or the session stops).
+func (s *session) waitWord(w *word, round int32) {
 	for {
 		v := w.Load()
 		if v >= round || s.stop.Load() {
@@ -153,6 +158,34 @@ func (s *session) finish() {
 	futex.WakeRaw(&s.done.Int32)
 }
 
+// armRound is each thread's step before a round: runtime.Gosched, then
+// count itself armed. Why: the runtime's sysmon preempts a goroutine that
+// has run on one schedtick for 10 ms (runtime/proc.go retake,
+// forcePreemptNS), and a locked goroutine that only blocks in futex system
+// calls keeps its P through them (exitsyscall's fast path), so its
+// schedtick never moves: every 10 ms of wall time sysmon either preempts
+// it (running) or takes its P (in a system call). A preempted locked
+// goroutine sleeps until an M of the other, SCHED_OTHER CPU hands it a P
+// (stoplockedm/startlockedm), and a thread whose P was taken needs one
+// back on its way out of the system call. Traced with sched_switch and
+// sched_pi_setprio (pi-futex, 300 rounds, load 13): in 11 of 300 rounds
+// low, boosted to high's priority inside its critical section, woke two
+// runtime threads on CPU 0 and slept 0.5-3.9 ms while medium spun: the
+// PI lock's p99 wait was 1.87 ms for a 100 µs section. Gosched goes
+// through schedule(), which moves the schedtick, so sysmon's 10 ms start
+// at or after this point: a round's critical path (hold, PI wait) is far
+// shorter. The cost (a hand-off through another M) falls before the
+// round, outside every figure.
+func (s *session) armRound(role int, round int32) {
+	s.waitWord(&s.arm[role], round)
+	if s.stop.Load() {
+		return
+	}
+	runtime.Gosched()
+	s.armed.Add(1)
+	futex.WakeRaw(&s.armed.Int32)
+}
+
 // thread starts role's thread: locked to a new OS thread, pinned to the
 // measured CPU, at its SCHED_FIFO priority, looping over rounds. Every exit
 // puts it back to SCHED_OTHER first, and it exits locked, so the runtime
@@ -174,6 +207,7 @@ func (s *session) thread(role int, ready chan<- error) {
 		}
 		ready <- nil
 		for round := int32(1); ; round++ {
+			s.armRound(role, round)
 			s.waitStart(role, round)
 			if s.stop.Load() {
 				return
@@ -208,6 +242,27 @@ func (s *session) thread(role int, ready chan<- error) {
 			s.finish()
 		}
 	})
+}
+
+// await waits until all three threads counted themselves in w (armed or
+// done), checking the deadline and ctx every millisecond; past the
+// deadline it aborts the round.
+func (s *session) await(ctx context.Context, w *word, round int32, deadline time.Time, timeout time.Duration, what string) error {
+	for {
+		d := w.Load()
+		if d == nRoles {
+			return nil
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			s.abort.Store(true)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("%w: round %d did not finish in %v (%d of 3 threads %s); aborted and put back to SCHED_OTHER", errWatchdog, round, timeout, d, what)
+		}
+		ts := unix.NsecToTimespec(int64(time.Millisecond))
+		futex.Wait(&w.Int32, d, &ts)
+	}
 }
 
 // errWatchdog is a round that did not finish in time.
@@ -256,6 +311,8 @@ func (s *session) coordinate(ctx context.Context, repeats int, roundLen time.Dur
 		s.stop.Store(true)
 		s.abort.Store(true)
 		for role := range nRoles {
+			s.arm[role].Store(math.MaxInt32)
+			futex.WakeRaw(&s.arm[role].Int32)
 			s.release(role, math.MaxInt32)
 			if tid := s.tids[role].Load(); tid != 0 {
 				_ = setOther(int(tid))
@@ -300,22 +357,18 @@ func (s *session) coordinate(ctx context.Context, repeats int, roundLen time.Dur
 			return out, ctx.Err()
 		}
 		s.done.Store(0)
-		s.release(low, round)
+		s.armed.Store(0)
 		deadline := time.Now().Add(timeout)
-		for {
-			d := s.done.Load()
-			if d == nRoles {
-				break
-			}
-			if ctx.Err() != nil || time.Now().After(deadline) {
-				s.abort.Store(true)
-				if ctx.Err() != nil {
-					return out, ctx.Err()
-				}
-				return out, fmt.Errorf("%w: round %d did not finish in %v (%d of 3 threads done); aborted and put back to SCHED_OTHER", errWatchdog, round, timeout, d)
-			}
-			ts := unix.NsecToTimespec(int64(time.Millisecond))
-			futex.Wait(&s.done.Int32, d, &ts)
+		for role := range nRoles {
+			s.arm[role].Store(round)
+			futex.WakeRaw(&s.arm[role].Int32)
+		}
+		if err := s.await(ctx, &s.armed, round, deadline, timeout, "armed"); err != nil {
+			return out, err
+		}
+		s.release(low, round)
+		if err := s.await(ctx, &s.done, round, deadline, timeout, "done"); err != nil {
+			return out, err
 		}
 		out.waits = append(out.waits, s.wait.Load())
 		out.held = append(out.held, s.held.Load())
