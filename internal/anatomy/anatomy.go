@@ -101,8 +101,10 @@ type Parts struct {
 	// the idle task ran but had not entered a state).
 	IdleState int64
 	CPU       int
-	// Why names the flag's reason (flagged outcomes).
-	Why string
+	// Why names the flag's reason (flagged outcomes); code is its
+	// format, the reason without the figures (Summary counts by it).
+	Why  string
+	code string
 }
 
 // Total is the components' sum (t1 - t0 for a decomposed wake).
@@ -261,7 +263,7 @@ func (tr *Trace) firstIdleExit(cpu int, a, b int64) (int64, bool) {
 }
 
 func flag(o Outcome, format string, a ...any) Parts {
-	return Parts{Outcome: o, Why: fmt.Sprintf(format, a...), IdleState: -1, CPU: -1}
+	return Parts{Outcome: o, Why: fmt.Sprintf(format, a...), code: format, IdleState: -1, CPU: -1}
 }
 
 // Join decomposes one wake.
@@ -291,6 +293,17 @@ func (tr *Trace) Join(w Wake) Parts {
 		}
 	}
 	if waking == nil {
+		// The wakee on a CPU from before t0 to t1 (switched in before
+		// t0, no switch of it in [t0, t1]): it never slept in the
+		// kernel, whatever its wait returned (woken on its way into
+		// the sleep, before the kernel switched it out: the waker's
+		// try_to_wake_up found it running and traced no sched_waking).
+		// Counted as awake, not flagged.
+		sws := tr.sw[w.Wakee]
+		k := sort.Search(len(sws), func(k int) bool { return sws[k].t >= w.T0 })
+		if k > 0 && sws[k-1].in && (k == len(sws) || sws[k].t > w.T1) && !tr.lostIn(sws[k-1].t, w.T1) {
+			return Parts{Outcome: Awake, IdleState: -1, CPU: sws[k-1].cpu}
+		}
 		if other != 0 {
 			return flag(WrongTID, "tid %d was woken by tid %d, not by the waker %d", w.Wakee, other, w.Waker)
 		}

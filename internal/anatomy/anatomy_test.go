@@ -201,7 +201,7 @@ func TestSummarize(t *testing.T) {
 	if m[MLostRecords] != 7 || m[MFlagged] != 1 || m[MSumOff] != 24000.0/600-1 {
 		t.Fatalf("metrics %v", m)
 	}
-	if !strings.Contains(s.FlagLine(), "1 missing (e.g. x)") {
+	if !strings.Contains(s.FlagLine(), "1 missing (1: x)") {
 		t.Fatalf("flag line %q", s.FlagLine())
 	}
 	// Nothing decomposed: counts only, no component figure.
@@ -209,5 +209,40 @@ func TestSummarize(t *testing.T) {
 	Summarize([]Parts{{Outcome: NoSleep}}, nil).Metrics(m, 0)
 	if _, ok := m[MedianKey(Call)]; ok || m[MNoSleep] != 1 {
 		t.Fatalf("metrics of nothing decomposed: %v", m)
+	}
+}
+
+func TestFlagLineCountsEachReason(t *testing.T) {
+	tr := Index(nil, []int32{W, E})
+	var parts []Parts
+	for i := 0; i < 3; i++ {
+		parts = append(parts, tr.Join(Wake{Waker: W, Wakee: E, T0: int64(1000 * i), T1: int64(1000*i + 500)}))
+	}
+	parts = append(parts, flag(Missing, "cpu %d's state at the wake is not in the trace", 1))
+	got := Summarize(parts, nil).FlagLine()
+	want := "4 missing (3: no sched_waking of tid 20 by tid 10 between t0 and t1; 1: cpu 1's state at the wake is not in the trace)"
+	if got != want {
+		t.Fatalf("flag line\n%q, want\n%q", got, want)
+	}
+}
+
+func TestOnCPUThroughoutIsAwake(t *testing.T) {
+	// E switched in at 500 and still on its CPU at t1: whatever its wait
+	// returned, it never slept in the kernel, and no sched_waking came
+	// (try_to_wake_up found it running). Awake, not missing.
+	ev := []ktrace.Event{sleepOut(100, 0), switchIn(500, 0)}
+	if p := join(t, ev, Wake{Waker: W, Wakee: E, T0: T0, T1: 4000}); p.Outcome != Awake {
+		t.Fatalf("got %+v, want awake", p)
+	}
+	// Asleep at t0 and no wake: a record is missing.
+	ev = []ktrace.Event{sleepOut(100, 0), switchIn(3000, 0)}
+	if p := join(t, ev, Wake{Waker: W, Wakee: E, T0: T0, T1: 4000}); p.Outcome != Missing {
+		t.Fatalf("got %+v, want missing", p)
+	}
+	// On a CPU at t0 but switched out and in again before t1 with no
+	// sched_waking: a record is missing.
+	ev = []ktrace.Event{sleepOut(100, 0), switchIn(500, 0), sleepOut(1500, 0), switchIn(3000, 0)}
+	if p := join(t, ev, Wake{Waker: W, Wakee: E, T0: T0, T1: 4000}); p.Outcome != Missing {
+		t.Fatalf("got %+v, want missing", p)
 	}
 }

@@ -1,6 +1,7 @@
 package anatomy
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -44,8 +45,11 @@ func P99Key(c string) string    { return "anatomy_" + c + "_p99_ns" }
 // Summary is the anatomy of many wakes.
 type Summary struct {
 	Counts [nOutcomes]int
-	// Reasons: the first reason seen per flagged outcome, and how often.
-	Reasons map[Outcome]string
+	// Reasons: the first reason seen per flagged outcome; ByReason: how
+	// many wakes each reason (its wording without the figures) flagged,
+	// with its first example.
+	Reasons  map[Outcome]string
+	ByReason map[string]ReasonCount
 	// Median and P99 per component (Components order), over the
 	// decomposed wakes; MeasuredMedian over the wakes that slept.
 	Median, P99    [5]float64
@@ -89,7 +93,7 @@ func nearestRank(sorted []float64, q float64) float64 {
 // Summarize folds joined wakes; measured are the t1 - t0 of the wakes that
 // slept (whatever their outcome), for the check against the sum.
 func Summarize(parts []Parts, measured []int64) Summary {
-	s := Summary{Reasons: map[Outcome]string{}, IdleStates: map[int64]int{}}
+	s := Summary{Reasons: map[Outcome]string{}, ByReason: map[string]ReasonCount{}, IdleStates: map[int64]int{}}
 	var comp [5][]float64
 	var share, rq []float64
 	for _, p := range parts {
@@ -98,6 +102,12 @@ func Summarize(parts []Parts, measured []int64) Summary {
 			if _, ok := s.Reasons[p.Outcome]; !ok {
 				s.Reasons[p.Outcome] = p.Why
 			}
+			rc := s.ByReason[p.code]
+			if rc.N == 0 {
+				rc.Outcome, rc.Example = p.Outcome, p.Why
+			}
+			rc.N++
+			s.ByReason[p.code] = rc
 			continue
 		}
 		if !p.Outcome.Decomposed() {
@@ -160,14 +170,38 @@ func (s Summary) Metrics(m map[string]float64, lost uint64) {
 	}
 }
 
+// ReasonCount is how many wakes one reason flagged.
+type ReasonCount struct {
+	Outcome Outcome
+	N       int
+	Example string
+}
+
 // FlagLine says what was not decomposed and why, in one line ("" when
-// every wake was).
+// every wake was): per outcome its count, then each reason's count with
+// an example, most frequent first.
 func (s Summary) FlagLine() string {
 	var parts []string
 	for o := Missing; o < nOutcomes; o++ {
-		if n := s.Counts[o]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s (e.g. %s)", n, o, s.Reasons[o]))
+		n := s.Counts[o]
+		if n == 0 {
+			continue
 		}
+		var rs []ReasonCount
+		for _, rc := range s.ByReason {
+			if rc.Outcome == o {
+				rs = append(rs, rc)
+			}
+		}
+		slices.SortFunc(rs, func(a, b ReasonCount) int { return cmp.Or(b.N-a.N, strings.Compare(a.Example, b.Example)) })
+		var why []string
+		for _, rc := range rs {
+			why = append(why, fmt.Sprintf("%d: %s", rc.N, rc.Example))
+		}
+		if len(why) == 0 {
+			why = append(why, "e.g. "+s.Reasons[o])
+		}
+		parts = append(parts, fmt.Sprintf("%d %s (%s)", n, o, strings.Join(why, "; ")))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -64,8 +64,8 @@ type Spec struct {
 
 // Events is what Open opens, in Kind order.
 var Events = []Spec{
-	{FutexEnter, "syscalls", "sys_enter_futex", []string{"op"}, true},
-	{FutexExit, "syscalls", "sys_exit_futex", []string{"ret"}, true},
+	{FutexEnter, "syscalls", "sys_enter_futex", []string{"op"}, false},
+	{FutexExit, "syscalls", "sys_exit_futex", []string{"ret"}, false},
 	{Waking, "sched", "sched_waking", []string{"pid", "target_cpu"}, true},
 	{Wakeup, "sched", "sched_wakeup", []string{"pid", "target_cpu"}, false},
 	{Switch, "sched", "sched_switch", []string{"prev_pid", "next_pid", "prev_state"}, true},

@@ -42,6 +42,7 @@ type Session struct {
 	rings   []*ring
 	dec     *Decoder
 	lost    uint64
+	full    int
 	Notes   []string
 	enabled bool
 }
@@ -339,6 +340,10 @@ func (s *Session) ioctlAll(req uint, on bool) error {
 // full).
 func (s *Session) Lost() uint64 { return s.lost }
 
+// Full is the number of times a ring was found full when read (records
+// after its last one dropped, their count not known yet).
+func (s *Session) Full() int { return s.full }
+
 // Drain appends every record in the rings to dst, each ring in its own
 // order (one CPU's records are in time order), and frees the rings.
 func (s *Session) Drain(dst []Event) []Event {
@@ -347,6 +352,10 @@ func (s *Session) Drain(dst []Event) []Event {
 	}
 	return dst
 }
+
+// maxRecord bounds one sample record of these events (header, TID, TIME,
+// CPU, RAW of at most ~100 bytes for sched_switch).
+const maxRecord = 512
 
 const (
 	recordLost        = 2
@@ -358,6 +367,11 @@ func (s *Session) drainRing(r *ring, dst []Event) []Event {
 	head := atomic.LoadUint64(&r.page.Data_head) // acquire: records up to head are written
 	tail := r.page.Data_tail
 	n := uint64(len(r.data))
+	// A ring with less free space than a record is full: the kernel
+	// drops what comes next and writes its PERF_RECORD_LOST only once a
+	// record fits again, after this read. Mark the loss now, from the
+	// last record read to the end, so no wake after it is attributed.
+	full := n-(head-tail) < maxRecord
 	var buf []byte
 	for tail < head {
 		var hdr [8]byte
@@ -401,6 +415,10 @@ func (s *Session) drainRing(r *ring, dst []Event) []Event {
 			r.hold = len(dst)
 			dst = append(dst, Event{Kind: Lost, Time: r.last, A: int64(lost), B: 1<<63 - 1, CPU: int16(r.cpu)})
 		}
+	}
+	if full && r.hold < 0 {
+		s.full++
+		dst = append(dst, Event{Kind: Lost, Time: r.last, B: 1<<63 - 1, CPU: int16(r.cpu)})
 	}
 	atomic.StoreUint64(&r.page.Data_tail, head) // release: the kernel may reuse the space
 	return dst

@@ -27,5 +27,6 @@ func Open(Options) (*Session, error) { return nil, errNotLinux }
 func (s *Session) Enable() error           { return errNotLinux }
 func (s *Session) Disable() error          { return errNotLinux }
 func (s *Session) Lost() uint64            { return 0 }
+func (s *Session) Full() int               { return 0 }
 func (s *Session) Drain(d []Event) []Event { return d }
 func (s *Session) Close() error            { return nil }

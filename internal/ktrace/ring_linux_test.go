@@ -15,7 +15,7 @@ func TestDrainRing(t *testing.T) {
 	dec, _ := NewDecoder(map[Kind]uint16{Waking: 375}, map[Kind]map[string]Field{Waking: f})
 	s := &Session{dec: dec}
 	var page unix.PerfEventMmapPage
-	data := make([]byte, 256)
+	data := make([]byte, 1024)
 	r := &ring{cpu: 1, page: &page, data: data, hold: -1}
 
 	sample := func(tm int64, pid uint32) []byte {
@@ -53,6 +53,26 @@ func TestDrainRing(t *testing.T) {
 	}
 	if page.Data_tail != page.Data_head {
 		t.Fatal("tail not advanced")
+	}
+	if s.Full() != 0 {
+		t.Fatalf("a ring with room read as full")
+	}
+
+	// A ring read with less room than a record: full, the kernel dropped
+	// what came after its last record and has not said how many yet. A
+	// Lost event from that record to the end marks it.
+	small := make([]byte, 256)
+	r = &ring{cpu: 1, page: &page, data: small, hold: -1}
+	full := sample(5000, 13)
+	for len(full)+72 <= len(small) {
+		full = append(full, sample(5000+int64(len(full)), 13)...)
+	}
+	copy(small, full)
+	page.Data_tail, page.Data_head = 0, uint64(len(full))
+	ev = s.drainRing(r, nil)
+	last := ev[len(ev)-1]
+	if s.Full() != 1 || last.Kind != Lost || last.Time != ev[len(ev)-2].Time || last.B != 1<<63-1 {
+		t.Fatalf("full ring: %d full, last event %+v", s.Full(), last)
 	}
 }
 

@@ -30,6 +30,7 @@ type anatomyRun struct {
 	measured []int64 // t1 - t0 of the traced waits that slept, pooled
 	parts    []anatomy.Parts
 	lost     uint64
+	full     int       // rings found full when read (ktrace.Session.Full)
 	traced   []float64 // per traced round: its median
 	n        int
 	notes    []string // the session's
@@ -39,6 +40,13 @@ type anatomyRun struct {
 // ringBytes sizes a CPU's ring for a round of n round trips: about 1 KiB
 // of records per wake on each side's CPU (measured: ~12 records per wake).
 func ringBytes(n int) int { return min(max(2*n*1024, 1<<20), 256<<20) }
+
+// joinKinds are the events the join reads (internal/anatomy: Index, Join),
+// and only those: every record is written by the CPU that hit the
+// tracepoint, inside the measured wake. The syscall tracepoints
+// (sys_enter/exit_futex) are the costly ones: enabling any of them sends
+// every thread's every syscall through the kernel's slow syscall path.
+var joinKinds = []ktrace.Kind{ktrace.Waking, ktrace.Switch, ktrace.CPUIdle}
 
 // openAnatomy opens the tracepoints for the configuration's participants.
 func openAnatomy(r pairRunner, c latencyConfig) (*anatomyRun, error) {
@@ -53,7 +61,7 @@ func openAnatomy(r pairRunner, c latencyConfig) (*anatomyRun, error) {
 			cpus = append(cpus, c.cpus[1])
 		}
 	}
-	sess, err := ktrace.Open(ktrace.Options{TIDs: []int{int(tids[0]), int(tids[1])}, CPUs: cpus, BytesPerCPU: ringBytes(c.n)})
+	sess, err := ktrace.Open(ktrace.Options{TIDs: []int{int(tids[0]), int(tids[1])}, CPUs: cpus, BytesPerCPU: ringBytes(c.n), Kinds: joinKinds})
 	if err != nil {
 		if ktrace.IsUnavailable(err) {
 			return nil, driver.Bad("Anatomy", "%v", err)
@@ -114,6 +122,7 @@ func (cr *configRun) tracedRound(ctx context.Context, h *hdrhistogram.Histogram)
 	}
 	a.events = a.sess.Drain(a.events[:0])
 	lost := a.sess.Lost() - lost0
+	a.full = a.sess.Full()
 	a.lost += lost
 	if path := os.Getenv("PARKBENCH_ANATOMY_DUMP"); path != "" && !a.dumped {
 		// A developer's aid (docs/anatomy.md): the first traced round's
@@ -194,6 +203,9 @@ func (cr *configRun) finishAnatomy() {
 	if tm, pm := stats.Median(a.traced), stats.Median(plain); tm > 0 && pm > 0 {
 		cfg.Summary[anatomy.MTracedMedian] = tm
 		cfg.Summary[anatomy.MProbeEffect] = tm/pm - 1
+	}
+	if f := a.full; f > 0 {
+		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("anatomy: a ring was full when read %d times (records after it dropped): the wakes after its last record are flagged lost", f))
 	}
 	if a.lost > 0 {
 		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("anatomy: the kernel dropped %d trace records (rings full): the wakes around them are flagged, not decomposed", a.lost))
