@@ -232,41 +232,56 @@ func hash(key uintptr, bitsUsed uint) uint {
 	return uint((uint32(key) * 0x9E3779B9) >> ((32 - bitsUsed) & 31))
 }
 
-// lockBucket locks the bucket for key in the current table.
-//
-// The first try is inline in the caller (Park, UnparkOne): with no call
-// before the bucket's CAS, nothing live is stored to the stack before it
-// (on x86 a locked instruction waits for every earlier store to drain),
-// and the self-wake pair saves a call and a frame per lookup
-// (docs/findings.md, "The port's fast paths"). lockBucketSlow is the same
-// loop, from a contended or stale first try.
+// lockBucket locks the bucket for key in the current table: upstream's
+// lock_bucket (parking_lot core/src/parking_lot.rs:358), as a first try
+// (tryLockBucket) and upstream's loop after it (lockBucketSlow).
 func lockBucket(key unsafe.Pointer) *bucket {
-	t := getHashtable()
-	b := &t.entries[hash(uintptr(key), t.hashBits)]
-	// Window: table loaded, bucket not locked; a growth here makes the
-	// re-check fail and retry.
-	chaos.Point("lot.hashtable.beforelock")
-	held := b.mutex.state.CompareAndSwap(0, wlLockedBit)
-	// If nobody rehashed the table before we got the lock, we are good:
-	// the lock we hold prevents any rehash.
-	if held && hashtable.Load() == t {
+	b, current := tryLockBucket(key)
+	if current {
 		return b
 	}
-	return lockBucketSlow(key, b, held)
+	return lockBucketSlow(key, b)
 }
 
-// lockBucketSlow is lockBucket after a first try on b that failed: b was
-// taken (held false), or we took it and the table had changed since we
-// loaded it (held true).
-func lockBucketSlow(key unsafe.Pointer, b *bucket, held bool) *bucket {
-	if held {
-		b.mutex.unlock()
+// tryLockBucket is lock_bucket's first iteration: load the table, CAS the
+// key's bucket's lock, re-check the table. It returns the bucket it locked
+// (nil if the bucket was taken or there is no table yet) and whether the
+// table is still the current one (then the lock we hold prevents any
+// rehash, and we are done). A locked bucket of a stale table goes to
+// lockBucketSlow, which unlocks it.
+//
+// Go inlines it (cost under the budget of 80) where rustc inlines all of
+// lock_bucket: Park and UnparkOne call it directly, so the self-wake pair
+// makes no call and builds no frame before each bucket CAS, and nothing
+// live is stored to the stack before it (on x86 a locked instruction
+// waits for every earlier store to drain). docs/findings.md, "The port's
+// fast paths", counts it.
+func tryLockBucket(key unsafe.Pointer) (*bucket, bool) {
+	if t := hashtable.Load(); t != nil {
+		b := &t.entries[hash(uintptr(key), t.hashBits)]
+		// Window: table loaded, bucket not locked; a growth here makes the
+		// re-check fail and retry.
+		chaos.Point("lot.hashtable.beforelock")
+		if b.mutex.state.CompareAndSwap(0, wlLockedBit) {
+			return b, hashtable.Load() == t
+		}
+	}
+	return nil, false
+}
+
+// lockBucketSlow is lock_bucket's loop, after a first try that failed;
+// held is the bucket of a stale table that the first try locked, or nil.
+func lockBucketSlow(key unsafe.Pointer, held *bucket) *bucket {
+	if held != nil {
+		held.mutex.unlock()
 	}
 	for {
 		t := getHashtable()
-		b = &t.entries[hash(uintptr(key), t.hashBits)]
+		b := &t.entries[hash(uintptr(key), t.hashBits)]
 		chaos.Point("lot.hashtable.beforelock")
 		b.mutex.lock()
+		// If nobody rehashed the table before we got the lock, we are
+		// good: the lock we hold prevents any rehash.
 		if hashtable.Load() == t {
 			return b
 		}

@@ -206,37 +206,83 @@ func Park(key unsafe.Pointer, validate func() bool, beforeSleep func(),
 	// threads share), so we take it only once validate has passed: the
 	// ParkInvalid path never touches the free list. See doc.go, "When Park
 	// takes its ThreadData", for the invariants.
-	p := pool()
-	if p.threads.empty() {
-		// The pool looks empty: a new ThreadData is likely needed, and
-		// creating one may grow the table, which locks every bucket; so
-		// take it now, before we lock ours (upstream's order).
+	p := currentPool.Load()
+	if p == nil || p.threads.empty() {
+		// No pool yet, or it looks empty: a new ThreadData is likely
+		// needed, and creating one may grow the table, which locks every
+		// bucket; so take it now, before we lock ours (upstream's order).
 		return parkNewThreadData(p, key, validate, beforeSleep, timedOut, parkToken, deadline)
 	}
 
-	// Lock the bucket for the given key.
-	b := lockBucket(key)
+	// Lock the bucket for the given key (lockBucket, its first try inline:
+	// see tryLockBucket).
+	b, current := tryLockBucket(key)
+	if !current {
+		// The rest of Park, after lock_bucket's loop: out of line, so that
+		// nothing here is needed after a call but validate's, and Go
+		// stores Park's arguments to the stack after the bucket CAS, not
+		// before it.
+		return parkLockSlow(p, b, key, validate, beforeSleep, timedOut, parkToken, deadline)
+	}
 
 	// If the validation function fails, just return. Everything after a
 	// passed validate is out of line (parkValidated), so that this path,
 	// E12's self-wake, stores as little as it can between the bucket
-	// lock's two locked instructions (docs/findings.md, "selfwake").
-	if validate != nil && !callValidate(validate, b) {
-		b.mutex.unlock()
-		return ParkResult{Kind: ParkInvalid}
+	// lock's two locked instructions (docs/findings.md, "The port's fast
+	// paths").
+	//
+	// The guard: nothing is queued yet, so if validate panics it is
+	// enough to unlock b, and the panic goes on to our caller. It is a
+	// deferred closure over one stack word, cleared once validate
+	// returned, and it is Park's own (open-coded) defer, not a helper's:
+	// the helper's frame and call cost the pair 12 instructions
+	// (docs/findings.md, "The port's fast paths"). On every other way out
+	// of Park the closure only finds held nil.
+	if validate != nil {
+		held := b
+		defer func() {
+			if held != nil {
+				held.mutex.unlock()
+			}
+		}()
+		ok := validate()
+		held = nil
+		if !ok {
+			b.mutex.unlock()
+			return ParkResult{Kind: ParkInvalid}
+		}
 	}
 	return parkValidated(p, b, nil, key, beforeSleep, timedOut, parkToken, deadline)
 }
 
-// parkNewThreadData is Park when the pool looked empty: it takes (likely
-// creates) a ThreadData before it locks the bucket, as upstream does.
+// parkNewThreadData is Park when there was no pool yet (p nil) or it
+// looked empty: it takes (likely creates) a ThreadData before it locks the
+// bucket, as upstream does.
 func parkNewThreadData(p *backendPool, key unsafe.Pointer, validate func() bool, beforeSleep func(),
 	timedOut func(key unsafe.Pointer, wasLast bool), parkToken ParkToken, deadline time.Time) ParkResult {
+	if p == nil {
+		p = pool()
+	}
 	td := p.getThreadData()
-	b := lockBucket(key)
+	return parkLocked(p, lockBucket(key), td, key, validate, beforeSleep, timedOut, parkToken, deadline)
+}
+
+// parkLockSlow is Park after a first try at the bucket lock that failed:
+// held is the stale bucket it locked, or nil (see tryLockBucket).
+func parkLockSlow(p *backendPool, held *bucket, key unsafe.Pointer, validate func() bool, beforeSleep func(),
+	timedOut func(key unsafe.Pointer, wasLast bool), parkToken ParkToken, deadline time.Time) ParkResult {
+	return parkLocked(p, lockBucketSlow(key, held), nil, key, validate, beforeSleep, timedOut, parkToken, deadline)
+}
+
+// parkLocked is Park once b is locked, on the paths out of line: td is
+// the ThreadData taken before the lock, or nil.
+func parkLocked(p *backendPool, b *bucket, td *threadData, key unsafe.Pointer, validate func() bool, beforeSleep func(),
+	timedOut func(key unsafe.Pointer, wasLast bool), parkToken ParkToken, deadline time.Time) ParkResult {
 	if validate != nil && !callValidateTD(validate, b, td) {
 		b.mutex.unlock()
-		p.putThreadData(td)
+		if td != nil {
+			p.putThreadData(td)
+		}
 		return ParkResult{Kind: ParkInvalid}
 	}
 	return parkValidated(p, b, td, key, beforeSleep, timedOut, parkToken, deadline)
@@ -264,24 +310,6 @@ func parkValidated(p *backendPool, b *bucket, td *threadData, key unsafe.Pointer
 	return r
 }
 
-// callValidate runs Park's validate with b locked. Nothing is queued yet,
-// so if validate panics it is enough to unlock b; the panic then goes on
-// to Park's caller. The guard is a deferred closure over one stack word,
-// cleared once validate returned: on that path the closure only tests it
-// (docs/findings.md, "The port's fast paths", counts what each form of
-// the guard costs).
-func callValidate(validate func() bool, b *bucket) bool {
-	held := b
-	defer func() {
-		if held != nil {
-			held.mutex.unlock()
-		}
-	}()
-	ok := validate()
-	held = nil
-	return ok
-}
-
 // validateGuard unlocks b (and gives back td, if any) unless validate
 // returned (b cleared).
 type validateGuard struct {
@@ -298,8 +326,9 @@ func (g *validateGuard) release() {
 	}
 }
 
-// callValidateTD is callValidate with a ThreadData taken early, which a
-// panic gives back too.
+// callValidateTD runs Park's validate with b locked and td (if not nil)
+// taken early: if validate panics, nothing is queued yet, so the guard
+// unlocks b and gives td back, and the panic goes on to Park's caller.
 func callValidateTD(validate func() bool, b *bucket, td *threadData) bool {
 	g := validateGuard{b: b, td: td}
 	defer g.release()
@@ -504,22 +533,27 @@ func park(td *threadData, b *bucket, key unsafe.Pointer, beforeSleep func(),
 // and unlocked. The UnparkResult is also returned. A nil callback passes
 // DefaultUnparkToken.
 func UnparkOne(key unsafe.Pointer, callback func(UnparkResult) UnparkToken) UnparkResult {
-	// Lock the bucket for the given key.
-	b := lockBucket(key)
+	// Lock the bucket for the given key (lockBucket, its first try inline:
+	// see tryLockBucket).
+	b, current := tryLockBucket(key)
+	if !current {
+		b = lockBucketSlow(key, b)
+	}
 
 	// Find a thread with a matching key. The rest of the work is out of
 	// line (unparkOneFound, unparkNobody): with no call after the lock but
 	// the unlock, this path keeps the bucket in a register, and nothing is
 	// stored between the two locked instructions, which on x86 wait for
-	// every earlier store to drain (docs/findings.md, "selfwake").
+	// every earlier store to drain (docs/findings.md, "The port's fast
+	// paths").
 	var previous *threadData
 	link := &b.queueHead
-	for current := b.queueHead; current != nil; current = *link {
-		if current.loadKey() == key {
-			return unparkOneFound(key, callback, b, link, previous, current)
+	for td := b.queueHead; td != nil; td = *link {
+		if td.loadKey() == key {
+			return unparkOneFound(key, callback, b, link, previous, td)
 		}
-		link = &current.nextInQueue
-		previous = current
+		link = &td.nextInQueue
+		previous = td
 	}
 
 	// No thread with a matching key was found in the bucket.
