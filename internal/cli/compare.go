@@ -141,7 +141,7 @@ common), 3 BASE is a directory without a result of NEW's machine class.`,
 			}
 			var slow []string
 			for _, r := range rs {
-				if r.Regressed() {
+				if r.Failed() {
 					slow = append(slow, fmt.Sprintf("%s (%d slower)", r.New, r.Count(verdict.Slower)))
 				}
 			}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,6 +98,45 @@ func TestCompareCommand(t *testing.T) {
 	out, _, code = pb(t, "compare", "--format=json", base, same, slow)
 	if code != 1 || strings.Count(out, `"base": "`) != 2 {
 		t.Fatalf("several: exit %d", code)
+	}
+}
+
+// Across machine classes a slower figure is where the machines differ, not
+// a regression: exit 0, and the result line says so; within one class the
+// same file is a regression (exit 1).
+func TestCompareAcrossClassesExit(t *testing.T) {
+	dir := tempDir(t)
+	base, err := results.ReadFile(filepath.Join("..", "compare", "testdata", "anatomy-amd-f25m17.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slowFutex := func(other bool) string {
+		f, _ := results.ReadFile(filepath.Join("..", "compare", "testdata", "anatomy-amd-f25m17.json"))
+		if other {
+			f.Machine.CPUModel, f.Machine.CPUVendor, f.Machine.CPUFamily, f.Machine.CPUModelNumber = "Intel Xeon", "GenuineIntel", 6, 167
+			f.Machine.Slug = results.Slug(f.Machine)
+		}
+		for _, c := range f.Experiments[0].Configs {
+			if c.Impl != "futex" {
+				continue
+			}
+			c.Summary[results.MMedian] *= 2
+			for _, r := range c.Rounds {
+				r.Metrics[results.MMedian] *= 2
+			}
+		}
+		return writeResult(t, dir, fmt.Sprintf("slow-%v.json", other), f)
+	}
+	b := writeResult(t, dir, "base.json", base)
+	out, errs, code := pb(t, "compare", b, slowFutex(true))
+	out = strings.Join(strings.Fields(out), " ")
+	if code != 0 || strings.Contains(out, "REGRESSION") || !strings.Contains(out, "two machine classes, compared as machines, not code") ||
+		!strings.Contains(out, "SLOWER") {
+		t.Fatalf("across classes: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	out, _, code = pb(t, "compare", b, slowFutex(false))
+	if code != 1 || !strings.Contains(out, "REGRESSION") {
+		t.Fatalf("one class: exit %d\n%s", code, out)
 	}
 }
 

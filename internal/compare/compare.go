@@ -135,6 +135,9 @@ type Result struct {
 	OnlyBase []string `json:"only_base,omitempty"`
 	OnlyNew  []string `json:"only_new,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	// Components are the wake anatomies (latency --anatomy) of the
+	// configurations both sides traced: which part of a wake differs.
+	Components []ComponentDiff `json:"components,omitempty"`
 	// Load says which side was recorded under load (results.LoadNote),
 	// shown under the machines: its figures carry the other processes'
 	// noise, and a verdict against it says as much about them.
@@ -148,6 +151,12 @@ func (r *Result) Count(v verdict.Verdict) int {
 
 // Regressed reports whether any row is slower.
 func (r *Result) Regressed() bool { return r.Count(verdict.Slower) > 0 }
+
+// Failed reports whether the comparison fails (compare's exit 1): a row
+// slower, within one machine class. Across classes a comparison compares
+// machines, not code: its slower rows say where the machines differ, and
+// the exit status says only whether the files could be compared.
+func (r *Result) Failed() bool { return r.Regressed() && !r.CrossMachine }
 
 // NothingInCommonError says two files share no experiment configuration.
 type NothingInCommonError struct {
@@ -230,6 +239,9 @@ func Compare(baseName string, base *results.File, newName string, newFile *resul
 		}
 		common = append(common, k)
 		n := nm[k]
+		if d, ok := componentDiff(b, n, opt.Threshold); ok {
+			res.Components = append(res.Components, d)
+		}
 		for _, m := range Primary(n.exp) {
 			row, ok := compareMetric(b, n, m, res.CrossMachine || opt.Floors, opt)
 			if !ok {

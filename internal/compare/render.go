@@ -120,8 +120,20 @@ func renderText(w io.Writer, r *Result, md bool, o RenderOptions) error {
 	}
 	item("rule: " + rule)
 	item("cells: the median over the rounds ± half their range ((max − min) / 2), as a percentage of the median")
+	if len(r.Components) > 0 {
+		item(fmt.Sprintf("anatomy (latency --anatomy, component medians; a part moved when it changed by more than %g%% and 1 µs):", 100*r.Options.Threshold))
+		for _, d := range r.Components {
+			item("  " + d.Line(r.Options.Threshold))
+		}
+	}
 	summary := verdict.Tally(r.Count, []verdict.Verdict{verdict.Slower, verdict.Faster, verdict.NoChange}, []verdict.Verdict{verdict.NotCompared})
-	if r.Regressed() {
+	if r.CrossMachine {
+		// Two machine classes: the result speaks of the machines.
+		summary = "two machine classes, compared as machines, not code (exit 0 whatever moved): figures as ratios to their floors: " + summary
+		if cs := componentSummary(r.Components); cs != "" {
+			summary = cs + "; " + summary
+		}
+	} else if r.Regressed() {
 		if md {
 			summary = "**REGRESSION: " + summary + "**"
 		} else {
