@@ -117,8 +117,8 @@ func formatDuration(d time.Duration) string {
 
 // list builds a flag for a comma list of T. An empty list is refused
 // ("--impl is empty"); an item that does not read says which and what is
-// wanted.
-func list[O, T any](name, field, usage string, p func(*O) *[]T, format func(T) string, parse func(string) (T, error), want string) flagDef[O] {
+// wanted; two items that read as one value are refused (onceEach).
+func list[O any, T comparable](name, field, usage string, p func(*O) *[]T, format func(T) string, parse func(string) (T, error), want string) flagDef[O] {
 	return flagDef[O]{
 		name: name, fields: []string{field}, usage: usage, typ: "string",
 		get: func(o *O) string {
@@ -141,6 +141,9 @@ func list[O, T any](name, field, usage string, p func(*O) *[]T, format func(T) s
 				}
 				out = append(out, v)
 			}
+			if err := onceEach(name, items, out); err != nil {
+				return err
+			}
 			*p(o) = out
 			return nil
 		},
@@ -158,7 +161,11 @@ func namesFlag[O any](name, field, usage string, p func(*O) *[]string) flagDef[O
 func optionalNamesFlag[O any](name, field, usage string, p func(*O) *[]string) flagDef[O] {
 	f := namesFlag(name, field, usage, p)
 	f.set = func(o *O, s string) error {
-		*p(o) = splitList(s)
+		items := splitList(s)
+		if err := onceEach(name, items, items); err != nil {
+			return err
+		}
+		*p(o) = items
 		return nil
 	}
 	return f
@@ -279,6 +286,21 @@ func flagError(oe *driver.OptionError, fields map[string]string) error {
 		return fmt.Errorf("--%s: %w", f, oe)
 	}
 	return oe
+}
+
+// onceEach refuses a list flag whose items name one value twice, compared
+// as parsed (vals[i] is what items[i] reads as: 1ms and 1000us, or 01 and
+// 1, are one value): each value is one configuration, two equal ones would
+// share a key, and compare would silently collapse them.
+func onceEach[T comparable](name string, items []string, vals []T) error {
+	first, again, dup := driver.Repeat(vals)
+	switch {
+	case !dup:
+		return nil
+	case items[first] == items[again]:
+		return usagef("--%s names %s twice; each value is one configuration, give it once", name, items[first])
+	}
+	return usagef("--%s names one value twice (%s and %s); each value is one configuration, give it once", name, items[first], items[again])
 }
 
 // splitList parses a comma list flag value, dropping empty items.

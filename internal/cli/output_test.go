@@ -60,6 +60,10 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 		{[]string{"timeout", "--timerslack=default,default"}, "names default twice"},
 		{[]string{"herd", "--lock-held=true,t"}, "(true and t)"},
 		{[]string{"herd", "--notify=notify-all,notify-all"}, "names notify-all twice"},
+		{[]string{"herd", "--waiters=01,1"}, "(01 and 1)"},
+		{[]string{"lock", "--lot-parker=futex,futex"}, "names futex twice"},
+		{[]string{"plot", "--impl=futex,futex", fixturePath("v1-latency.json")}, "names futex twice"},
+		{[]string{"plot", "--config=n=64,n=64", fixturePath("v1-latency.json")}, "names n=64 twice"},
 	} {
 		var out, errb bytes.Buffer
 		code := executeTo(tc.args, &out, &errb)

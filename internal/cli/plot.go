@@ -53,6 +53,13 @@ leaves nothing behind.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			implList, configList := splitList(impls), splitList(configs)
+			if err := onceEach("impl", implList, implList); err != nil {
+				return err
+			}
+			if err := onceEach("config", configList, configList); err != nil {
+				return err
+			}
 			if out == "" {
 				return usagef("plot needs --out FILE with a %s extension", strings.Join(plot.Formats, " or "))
 			}
@@ -70,7 +77,7 @@ leaves nothing behind.`,
 			for i, f := range files {
 				in[i] = plot.Input{Name: f.Name, File: f.File}
 			}
-			if err := plot.WriteFile(out, in, plot.Options{Experiment: experiment, Impls: splitList(impls), Configs: splitList(configs)}); err != nil {
+			if err := plot.WriteFile(out, in, plot.Options{Experiment: experiment, Impls: implList, Configs: configList}); err != nil {
 				var ie *plot.InputError
 				if errors.As(err, &ie) {
 					return usageError{err}

@@ -134,3 +134,31 @@ func TestForeignWarning(t *testing.T) {
 		}
 	}
 }
+
+func TestRepeatDistinct(t *testing.T) {
+	for _, c := range []struct {
+		in           []int
+		first, again int
+		ok           bool
+		distinct     []int
+	}{
+		{nil, 0, 0, false, nil},
+		{[]int{4}, 0, 0, false, []int{4}},
+		{[]int{3, 1, 2}, 0, 0, false, []int{3, 1, 2}},
+		{[]int{2, 1, 2, 1}, 0, 2, true, []int{2, 1}},
+		{[]int{1, 2, 2}, 1, 2, true, []int{1, 2}},
+	} {
+		f, a, ok := Repeat(c.in)
+		if f != c.first || a != c.again || ok != c.ok {
+			t.Errorf("Repeat(%v) = %d, %d, %v; want %d, %d, %v", c.in, f, a, ok, c.first, c.again, c.ok)
+		}
+		if got := Distinct(c.in); !slices.Equal(got, c.distinct) {
+			t.Errorf("Distinct(%v) = %v, want %v", c.in, got, c.distinct)
+		}
+	}
+	type cfg struct{ key, v string }
+	got := DistinctBy([]cfg{{"a", "1"}, {"b", "2"}, {"a", "3"}}, func(c cfg) string { return c.key })
+	if len(got) != 2 || got[0].v != "1" || got[1].v != "2" {
+		t.Errorf("DistinctBy kept %v, want the first of each key", got)
+	}
+}

@@ -75,9 +75,7 @@ type RwOptions struct {
 // DefaultThreads is 1, 2, 4, NumCPU, 2 x NumCPU, deduplicated and sorted.
 func DefaultThreads() []int {
 	n := runtime.NumCPU()
-	t := []int{1, 2, 4, n, 2 * n}
-	slices.Sort(t)
-	return slices.Compact(t)
+	return driver.SortedDistinct([]int{1, 2, 4, n, 2 * n})
 }
 
 // DefaultOptions: the thread sweep, work 0 and 200 ns in and between, one
@@ -113,7 +111,7 @@ func DefaultRwOptions() RwOptions {
 	d := DefaultOptions()
 	return RwOptions{
 		Impls:       []string{driver.All},
-		Readers:     dedupSorted([]int{1, runtime.NumCPU(), 2 * runtime.NumCPU()}),
+		Readers:     driver.SortedDistinct([]int{1, runtime.NumCPU(), 2 * runtime.NumCPU()}),
 		Writers:     []int{1, 2},
 		WorkIn:      d.WorkIn,
 		WorkBetween: d.WorkBetween,
@@ -135,11 +133,6 @@ func QuickRwOptions() RwOptions {
 		Duration:    q.Duration,
 		Repeats:     q.Repeats,
 	}
-}
-
-func dedupSorted(v []int) []int {
-	slices.Sort(v)
-	return slices.Compact(v)
 }
 
 // Validate checks the options without measuring; errors are *OptionError

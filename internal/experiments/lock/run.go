@@ -400,24 +400,14 @@ func (o Options) groups() []group {
 	}
 	var out []group
 	for _, k := range o.Locks {
-		for _, in := range dedup(ins) {
-			for _, bt := range dedup(betweens) {
-				for _, n := range dedup(threads) {
+		for _, in := range driver.Distinct(ins) {
+			for _, bt := range driver.Distinct(betweens) {
+				for _, n := range driver.Distinct(threads) {
 					for _, pr := range driver.ProcsOrDefault(o.GOMAXPROCS) {
 						out = append(out, group{threads: n, locks: k, workIn: in, workBetween: bt, procs: pr})
 					}
 				}
 			}
-		}
-	}
-	return out
-}
-
-func dedup[T comparable](v []T) []T {
-	var out []T
-	for _, x := range v {
-		if !slices.Contains(out, x) {
-			out = append(out, x)
 		}
 	}
 	return out

@@ -60,10 +60,10 @@ type rwGroup struct {
 
 func (o RwOptions) rwGroups() []rwGroup {
 	var out []rwGroup
-	for _, in := range dedup(o.WorkIn) {
-		for _, bt := range dedup(o.WorkBetween) {
-			for _, w := range dedup(o.Writers) {
-				for _, r := range dedup(o.Readers) {
+	for _, in := range driver.Distinct(o.WorkIn) {
+		for _, bt := range driver.Distinct(o.WorkBetween) {
+			for _, w := range driver.Distinct(o.Writers) {
+				for _, r := range driver.Distinct(o.Readers) {
 					if r+w > 0 {
 						out = append(out, rwGroup{readers: r, writers: w, workIn: in, workBetween: bt})
 					}

@@ -93,7 +93,7 @@ type Options struct {
 func DefaultOptions() Options {
 	n := runtime.NumCPU()
 	return Options{
-		Threads:     dedup([]int{n, 16, 128}),
+		Threads:     driver.SortedDistinct([]int{n, 16, 128}),
 		HashThreads: upTo(n),
 		Wakes:       []int{1, 0},
 		Wakers:      []int{n},
@@ -114,7 +114,7 @@ func DefaultOptions() Options {
 // a 10 ms settle, hash 100 ms x 2, 20 000 items x 2.
 func QuickOptions() Options {
 	o := DefaultOptions()
-	o.Threads = dedup([]int{runtime.NumCPU(), 16})
+	o.Threads = driver.SortedDistinct([]int{runtime.NumCPU(), 16})
 	o.Runs = 3
 	o.Settle = 10 * time.Millisecond
 	o.HashTime = 100 * time.Millisecond
@@ -131,12 +131,6 @@ func upTo(n int) []int {
 		out = append(out, k)
 	}
 	return append(out, n)
-}
-
-func dedup(v []int) []int {
-	v = slices.Clone(v)
-	slices.Sort(v)
-	return slices.Compact(v)
 }
 
 // benches resolves Benches (empty: all), in run order.
@@ -351,31 +345,9 @@ func (o Options) configs(impls []implSpec, benches []string) (cfgs []cfgSpec, sk
 			}
 		}
 	}
-	return dedupCfgs(cfgs, o), dedupStrings(skipped)
-}
-
-func dedupCfgs(cs []cfgSpec, o Options) []cfgSpec {
-	seen := map[string]bool{}
-	var out []cfgSpec
-	for _, c := range cs {
-		if k := c.key(o); !seen[k] {
-			seen[k] = true
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func dedupStrings(v []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range v {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
+	// Two paths of the plan may reach one configuration (its key) or skip
+	// one implementation for one reason twice: each once.
+	return driver.DistinctBy(cfgs, func(c cfgSpec) string { return c.key(o) }), driver.Distinct(skipped)
 }
 
 // Validate checks o without measuring anything; errors are
