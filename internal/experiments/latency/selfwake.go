@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/parkbench/parkbench/internal/ext"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -211,6 +212,7 @@ func (p *selfwakePlan) Run(ctx context.Context, progress driver.Progress) (*resu
 		exp.Notes = append(exp.Notes, clockNote())
 	}
 	exp.Notes = append(exp.Notes, selfwakeHarnessNotes(exp.Configs)...)
+	exp.Notes = append(exp.Notes, selfwakeModeNotes(exp.Configs)...)
 	exp.Claims = append([]results.Claim{ClaimSelfwakeAtOnce(exp)}, SelfwakeFidelityClaims(exp)...)
 	return exp, nil
 }
@@ -353,6 +355,33 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 	}
 	cfg.Summary = driver.MedianOfRounds(perRound)
 	refuseBelowResolution(cfg, selfwakeTimeFigures, float64(o.Pairs), monoclock.Resolution(), monoclock.Source)
+	return nil
+}
+
+// selfwakeModeSpread is the ratio of lot's slowest round to its fastest
+// above which selfwake says the rounds ran in different modes.
+const selfwakeModeSpread = 1.2
+
+// selfwakeModeNotes flags lot's pair when its rounds disagree by more than
+// selfwakeModeSpread: on the AMD EPYC guest the pair runs at one of two or
+// three speeds (11.6 against 14.8 ns and more) that change over
+// milliseconds with the same bucket, key and stack addresses, while a
+// dependent multiply chain keeps its speed (docs/findings.md, "The port's
+// fast paths"); a figure from such a run is a mix of modes.
+func selfwakeModeNotes(configs []*results.Config) []string {
+	for _, c := range configs {
+		if c.Impl != ImplLot || len(c.Rounds) < 2 {
+			continue
+		}
+		lo, hi := math.Inf(1), 0.0
+		for _, r := range c.Rounds {
+			v := r.Metrics[results.MNsPerPair]
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		if lo > 0 && hi > selfwakeModeSpread*lo {
+			return []string{fmt.Sprintf("%s's rounds read %.2f to %.2f ns per pair (x%.2f): the pair ran at more than one speed during the run (a machine mode, not the port's placement: docs/findings.md, \"The port's fast paths\"); compare with an original measured in the same run", c.Key, lo, hi, hi/lo)}
+		}
+	}
 	return nil
 }
 

@@ -139,3 +139,24 @@ func TestSelfwakeHarnessNotes(t *testing.T) {
 		t.Errorf("no lot row: want no note, got %q", n)
 	}
 }
+
+// TestSelfwakeModeNotes: the note comes exactly when lot's slowest round is
+// more than 1.2 times its fastest.
+func TestSelfwakeModeNotes(t *testing.T) {
+	rows := func(rounds ...float64) []*results.Config {
+		lot := &results.Config{Key: ImplLot, Impl: ImplLot}
+		for _, v := range rounds {
+			lot.Rounds = append(lot.Rounds, results.Round{Metrics: map[string]float64{results.MNsPerPair: v}})
+		}
+		return []*results.Config{{Key: "std", Impl: "std", Rounds: []results.Round{{Metrics: map[string]float64{results.MNsPerPair: 5}}, {Metrics: map[string]float64{results.MNsPerPair: 50}}}}, lot}
+	}
+	if n := selfwakeModeNotes(rows(11.6, 14.8, 11.7)); len(n) != 1 || !strings.Contains(n[0], "11.60 to 14.80") {
+		t.Errorf("rounds 11.6, 14.8, 11.7: want the mode note, got %q", n)
+	}
+	if n := selfwakeModeNotes(rows(11.6, 13.9, 12.0)); n != nil {
+		t.Errorf("rounds within x1.2: want no note, got %q", n)
+	}
+	if n := selfwakeModeNotes(rows(14.8)); n != nil {
+		t.Errorf("one round: want no note, got %q", n)
+	}
+}
