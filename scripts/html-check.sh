@@ -29,7 +29,9 @@ fi
 "$browser" --version 2>/dev/null | head -1 || true
 
 go build -o "$out/parkbench" ./cmd/parkbench
-# Two machine classes side by side: a recorded suite and a fixture of another machine.
+# Two machine classes side by side: a recorded suite and a fixture of another machine;
+# and a recorded latency --anatomy run (its stacked bars of the wake's components).
 recorded=$(ls results/*/suite-*.json | head -1)
+anatomy=internal/compare/testdata/anatomy-amd-f25m17.json
 go run ./scripts/htmlcheck -parkbench "$out/parkbench" -chromium "$browser" -out "$out" \
-	"$recorded" internal/results/testdata/v1-suite.json
+	"$recorded" internal/results/testdata/v1-suite.json "$anatomy"

@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"html/template"
 	"strconv"
+	"strings"
 
 	"github.com/parkbench/parkbench/internal/anatomy"
 	"github.com/parkbench/parkbench/internal/results"
@@ -81,4 +83,67 @@ func renderAnatomy(p *page, e *results.Experiment, ks keyShortener) {
 		"(busy: schedule is the run-queue wait); probe: traced rounds' median against the untraced rounds' (interleaved)")
 	p.blank()
 	p.table(AnatomyTable(e, ks))
+}
+
+// htmlBar is one configuration's stacked bar of component medians.
+type htmlBar struct {
+	Config, Label, Total string
+	Parts                []htmlBarPart
+	Legend               []htmlBarPart // every component, drawn or not
+	sum                  float64
+}
+
+type htmlBarPart struct {
+	Name, Class, Title string
+	Style              template.CSS
+	ns                 float64
+}
+
+// anatomyBars are e's stacked bars, their widths set by scaleBars.
+func anatomyBars(e *results.Experiment, ks keyShortener) []htmlBar {
+	var out []htmlBar
+	for _, c := range e.Configs {
+		s := c.Summary
+		if _, ok := s[anatomy.MSumMedian]; !ok {
+			continue
+		}
+		b := htmlBar{Config: ks.key(c.Key)}
+		var label []string
+		for _, comp := range anatomy.Components {
+			v := s[anatomy.MedianKey(comp)]
+			p := htmlBarPart{Name: comp, Class: "c-" + comp, ns: v, Title: fmt.Sprintf("%s %.1f µs", comp, v/1000)}
+			b.Legend = append(b.Legend, p)
+			label = append(label, p.Title)
+			if v > 0 {
+				b.Parts = append(b.Parts, p)
+			}
+			b.sum += v
+		}
+		b.Total = fmt.Sprintf("%.1f µs", b.sum/1000)
+		b.Label = c.Key + ": " + strings.Join(label, ", ")
+		out = append(out, b)
+	}
+	return out
+}
+
+// scaleBars sets every bar's part widths on one scale: the largest sum of
+// any bar of the experiment, over every file (machine), is the full width.
+func scaleBars(files []htmlFile) {
+	top := 0.0
+	for _, f := range files {
+		for _, b := range f.Bars {
+			top = max(top, b.sum)
+		}
+	}
+	if top <= 0 {
+		return
+	}
+	for _, f := range files {
+		for i := range f.Bars {
+			for j := range f.Bars[i].Parts {
+				p := &f.Bars[i].Parts[j]
+				p.Style = template.CSS(fmt.Sprintf("width: %.2f%%", 100*p.ns/top))
+			}
+		}
+	}
 }

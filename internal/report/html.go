@@ -71,6 +71,7 @@ func renderHTML(w io.Writer, files []Named, o Options) error {
 			}
 			sec.Files = append(sec.Files, hf)
 		}
+		scaleBars(sec.Files)
 		if slices.Contains(plot.Experiments(in[0].File), name) {
 			svg, err := plot.Render(in, "svg", plot.Options{Experiment: name})
 			if err != nil {
@@ -154,9 +155,14 @@ type htmlFile struct {
 	Legend   []string
 	Pivots   []htmlPivot
 	Stacks   []htmlStack
-	Claims   []htmlClaim
-	Notes    []string
-	Warnings []string
+	// Anatomy is the wake anatomy's table and Bars its stacked bars, one
+	// per configuration (latency --anatomy).
+	Anatomy   htmlTable
+	Bars      []htmlBar
+	BarLegend []htmlBarPart
+	Claims    []htmlClaim
+	Notes     []string
+	Warnings  []string
 }
 
 type htmlTable struct {
@@ -259,6 +265,13 @@ func htmlFileExperiment(name string, e *results.Experiment, o Options) htmlFile 
 			hf.Pivots = append(hf.Pivots, htmlPivot{pv.Title, table(pv.Table)})
 		}
 	}
+	if hasAnatomy(e) {
+		hf.Anatomy = table(AnatomyTable(e, ks))
+		hf.Bars = anatomyBars(e, ks)
+		if len(hf.Bars) > 0 {
+			hf.BarLegend = hf.Bars[0].Legend
+		}
+	}
 	for _, c := range e.Claims {
 		hc := htmlClaim{ID: c.ID, Statement: c.Statement, Verdict: claimMark(c.Verdict, false), Evidence: c.Evidence}
 		if c.Near && c.Verdict != results.NotEvaluated {
@@ -334,6 +347,14 @@ figcaption { color: var(--muted); font-size: .85rem; }
 details { margin: .3rem 0; }
 summary { cursor: pointer; color: var(--muted); }
 pre { background: var(--bg2); padding: .6rem; overflow-x: auto; font-size: .82rem; }
+.barrow { display: grid; grid-template-columns: 12rem 1fr 5rem; gap: .6rem; align-items: center; margin: .2rem 0; }
+.barrow code { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.bar { display: flex; height: 1.1rem; background: var(--bg2); }
+.bar span { display: block; height: 100%; }
+.legend span { margin-right: .8rem; font-size: .85rem; }
+.legend i { display: inline-block; width: .8rem; height: .8rem; margin-right: .25rem; vertical-align: -.1rem; }
+.c-call { background: #0969da; } .c-idle_exit { background: #cf222e; } .c-schedule { background: #bf8700; }
+.c-return { background: #1a7f37; } .c-residual { background: #8250df; }
 </style>
 </head>
 <body>
@@ -388,6 +409,13 @@ pre { background: var(--bg2); padding: .6rem; overflow-x: auto; font-size: .82re
 {{range .Table.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>
 {{end}}{{range .Stacks}}<h4>{{.Head}}</h4><pre>{{.Text}}</pre>
+{{end}}{{if .Anatomy.Header}}<h4>Where a wake's time goes (anatomy, µs)</h4>
+<div class="anatomy">{{range .Bars}}<div class="barrow"><code>{{.Config}}</code><div class="bar" role="img" aria-label="{{.Label}}">{{range .Parts}}<span class="{{.Class}}" style="{{.Style}}" title="{{.Title}}"></span>{{end}}</div><span class="muted">{{.Total}}</span></div>
+{{end}}<p class="legend">{{range .BarLegend}}<span><i class="{{.Class}}"></i>{{.Name}}</span> {{end}}<span class="muted">each bar: the components' medians of one configuration, on one scale for every machine of this experiment</span></p></div>
+<div class="scroll"><table>
+<tr>{{range .Anatomy.Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Anatomy.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table></div>
 {{end}}{{if .Claims}}<h4>Claims</h4><ul class="claims">
 {{range .Claims}}<li class="{{.Class}}"><span class="verdict">{{.Verdict}}</span> <b>{{.ID}}</b>: {{.Statement}}{{if .Why}}<span class="why">why: {{.Why}}</span>{{end}}{{if .Margin}}<span class="why">near its limit: {{.Margin}}</span>{{end}}{{if .Evidence}}<details><summary>evidence</summary>{{.Evidence}}</details>{{end}}</li>
 {{end}}</ul>{{end}}

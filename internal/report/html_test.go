@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"encoding/base64"
 	"html"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/parkbench/parkbench/internal/anatomy"
+	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/results/resultstest"
 )
 
@@ -69,3 +73,55 @@ func TestHTML(t *testing.T) {
 }
 
 func baseName(p string) string { return p[strings.LastIndexAny(p, `/\`)+1:] }
+
+// TestHTMLAnatomyBars: a latency --anatomy result on two machines gets one
+// stacked bar per configuration per machine, on one scale (the largest sum
+// is the full width), and its anatomy table.
+func TestHTMLAnatomyBars(t *testing.T) {
+	read := func() *results.File {
+		f, err := results.ReadFile(filepath.Join("..", "compare", "testdata", "anatomy-amd-f25m17.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	a, b := read(), read()
+	b.Machine.CPUModel, b.Machine.CPUFamily, b.Machine.CPUModelNumber = "Intel Xeon", 6, 167
+	b.Machine.Slug = results.Slug(b.Machine)
+	for _, c := range b.Experiments[0].Configs {
+		c.Summary[anatomy.MedianKey(anatomy.IdleExit)] /= 4
+	}
+	var buf bytes.Buffer
+	if err := RenderFiles(&buf, []Named{{"a.json", a}, {"b.json", b}}, "html", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	bars := regexp.MustCompile(`<div class="bar" role="img" aria-label="([^"]*)">(.*?)</div>`).FindAllStringSubmatch(page, -1)
+	if len(bars) != 6 {
+		t.Fatalf("%d bars, want 3 configurations x 2 machines", len(bars))
+	}
+	widths := regexp.MustCompile(`width: ([0-9.]+)%`)
+	full := 0
+	for _, m := range bars {
+		sum := 0.0
+		for _, w := range widths.FindAllStringSubmatch(m[2], -1) {
+			v, _ := strconv.ParseFloat(w[1], 64)
+			sum += v
+		}
+		if sum > 100.01 || sum < 20 {
+			t.Errorf("bar %q spans %.2f%% of the width", m[1], sum)
+		}
+		if sum > 99.9 {
+			full++
+		}
+		if !strings.Contains(m[1], "idle_exit") {
+			t.Errorf("bar label %q does not name the components", m[1])
+		}
+	}
+	if full != 1 {
+		t.Errorf("%d bars at full width, want 1 (one scale for both machines: the largest sum)", full)
+	}
+	if !strings.Contains(page, "Where a wake") || strings.Count(page, "<th>idle_exit</th>") != 2 {
+		t.Errorf("the page lacks the anatomy heading or a table per machine")
+	}
+}

@@ -50,6 +50,11 @@ window.addEventListener("load", function () {
   var verdicts = Array.prototype.map.call(document.querySelectorAll("ul.claims .verdict"), function (v) {
     var r = v.getBoundingClientRect(); return { text: v.innerText, visible: r.width > 0 && r.height > 0 };
   });
+  var bars = Array.prototype.map.call(document.querySelectorAll(".anatomy .bar"), function (b) {
+    var r = b.getBoundingClientRect();
+    var parts = Array.prototype.map.call(b.querySelectorAll("span"), function (s) { return s.getBoundingClientRect().width; });
+    return { label: b.getAttribute("aria-label"), width: r.width, height: r.height, parts: parts };
+  });
   var out = document.createElement("pre");
   out.id = "pb-check";
   out.textContent = JSON.stringify({
@@ -60,6 +65,7 @@ window.addEventListener("load", function () {
     parts: parts,
     images: imgs,
     verdicts: verdicts,
+    bars: bars,
     scrollWidth: document.documentElement.scrollWidth,
     innerWidth: window.innerWidth
   });
@@ -85,6 +91,14 @@ type seen struct {
 		Text    string `json:"text"`
 		Visible bool   `json:"visible"`
 	} `json:"verdicts"`
+	// Bars are the anatomy's stacked bars (latency --anatomy): one per
+	// configuration per machine, each with its drawn parts' widths.
+	Bars []struct {
+		Label  string    `json:"label"`
+		Width  float64   `json:"width"`
+		Height float64   `json:"height"`
+		Parts  []float64 `json:"parts"`
+	} `json:"bars"`
 	ScrollWidth int `json:"scrollWidth"`
 	InnerWidth  int `json:"innerWidth"`
 }
@@ -126,6 +140,7 @@ func run(pb, chromium, dir string, files []string) error {
 
 	// What the page must show, from the files themselves.
 	var names, slugs, exps, plotted []string
+	anatomyConfigs := 0
 	for _, p := range files {
 		f, err := results.ReadFile(p)
 		if err != nil {
@@ -134,6 +149,11 @@ func run(pb, chromium, dir string, files []string) error {
 		names = append(names, filepath.Base(p))
 		slugs = append(slugs, f.Machine.Slug)
 		for _, e := range f.Experiments {
+			for _, c := range e.Configs {
+				if _, ok := c.Summary["anatomy_sum_median_ns"]; ok {
+					anatomyConfigs++
+				}
+			}
 			if !slices.Contains(exps, e.Name) {
 				exps = append(exps, e.Name)
 				// The first file holding an experiment decides
@@ -235,6 +255,18 @@ func run(pb, chromium, dir string, files []string) error {
 			fail("verdict %q (visible %v)", v.Text, v.Visible)
 		}
 	}
+	if len(s.Bars) != anatomyConfigs {
+		fail("%d anatomy bars drawn, want one per configuration with an anatomy: %d", len(s.Bars), anatomyConfigs)
+	}
+	for _, b := range s.Bars {
+		sum := 0.0
+		for _, w := range b.Parts {
+			sum += w
+		}
+		if b.Width < 100 || b.Height < 5 || len(b.Parts) == 0 || sum < 10 || sum > b.Width+1 {
+			fail("anatomy bar %q not drawn: %.0fx%.0f px, parts %v", b.Label, b.Width, b.Height, b.Parts)
+		}
+	}
 	if s.ScrollWidth > s.InnerWidth {
 		fail("the page is %d px wide in a %d px window: something does not scroll in its box", s.ScrollWidth, s.InnerWidth)
 	}
@@ -249,8 +281,8 @@ func run(pb, chromium, dir string, files []string) error {
 	if len(fails) > 0 {
 		return fmt.Errorf("%s, as the browser shows it:\n  %s", pagePath, strings.Join(fails, "\n  "))
 	}
-	fmt.Printf("htmlcheck: %s: %d files, machines %s, %d experiment sections, %d plots drawn (%s), %d verdicts, %d px wide in %d; screenshot %s\n",
-		pagePath, len(names), strings.Join(slugs, ", "), len(s.Sections), len(s.Images), strings.Join(plotted, ", "), len(s.Verdicts), s.ScrollWidth, s.InnerWidth, shot)
+	fmt.Printf("htmlcheck: %s: %d files, machines %s, %d experiment sections, %d plots drawn (%s), %d verdicts, %d anatomy bars, %d px wide in %d; screenshot %s\n",
+		pagePath, len(names), strings.Join(slugs, ", "), len(s.Sections), len(s.Images), strings.Join(plotted, ", "), len(s.Verdicts), len(s.Bars), s.ScrollWidth, s.InnerWidth, shot)
 	return nil
 }
 
