@@ -72,8 +72,36 @@ func AnatomyTable(e *results.Experiment, ks keyShortener) textfmt.Table {
 	return t
 }
 
+// HerdTraceTable is herd --anatomy's count per configuration: the medians
+// over repeats of the waiters that slept again after the notify, their
+// sleeps, their runnable switch-outs, and the waiters traced / not placed.
+func HerdTraceTable(e *results.Experiment, ks keyShortener) textfmt.Table {
+	t := textfmt.Table{Header: []string{"config", "slept again", "resleeps", "yield/preempt", "traced", "flagged"},
+		Priority: []int{keepColumn, keepColumn, keepColumn, otherColumn, otherColumn, otherColumn}}
+	keys := []string{anatomy.MHerdSleptAgain, anatomy.MHerdResleeps, anatomy.MHerdRunnable, anatomy.MHerdTraced, anatomy.MHerdFlagged}
+	for _, c := range e.Configs {
+		if _, ok := c.Summary[anatomy.MHerdSleptAgain]; !ok {
+			continue
+		}
+		row := []string{ks.key(c.Key)}
+		for _, k := range keys {
+			row = append(row, strconv.FormatFloat(c.Summary[k], 'f', -1, 64))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
 // renderAnatomy writes e's anatomy table, if it has one.
 func renderAnatomy(p *page, e *results.Experiment, ks keyShortener) {
+	if ht := HerdTraceTable(e, ks); len(ht.Rows) > 0 {
+		p.blank()
+		p.item("herd --anatomy, from the trace (sched_switch; docs/anatomy.md): per notify, median over repeats, the waiters " +
+			"switched in after the notify that slept again before holding the mutex (slept again; resleeps: their sleeps), " +
+			"their runnable switch-outs (yield or preemption), and the waiters traced / not placed by the trace")
+		p.blank()
+		p.table(ht)
+	}
 	if !hasAnatomy(e) {
 		return
 	}
