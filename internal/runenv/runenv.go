@@ -82,3 +82,32 @@ func threadParker() string {
 	}
 	return name
 }
+
+// Tally gathers the sessions of one experiment run for its recorded
+// runtime: the settings of the session with the most GOMAXPROCS and the GC
+// cycles of them all.
+type Tally struct {
+	widest   results.Runtime
+	gcCycles uint32
+}
+
+// End reads e's settings, restores e and counts the session in t; it
+// returns the session's own settings (a configuration records its
+// GOMAXPROCS).
+func (t *Tally) End(e *Env) results.Runtime {
+	rt := e.Runtime()
+	e.Restore()
+	t.gcCycles += rt.GCCycles
+	if rt.GOMAXPROCS > t.widest.GOMAXPROCS {
+		t.widest = rt
+	}
+	return rt
+}
+
+// Runtime is the run's runtime: the widest session's settings with every
+// session's GC cycles, the syscalls made in syscallMode.
+func (t *Tally) Runtime(syscallMode string) results.Runtime {
+	rt := t.widest
+	rt.GCCycles, rt.SyscallMode = t.gcCycles, syscallMode
+	return rt
+}

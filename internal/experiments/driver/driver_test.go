@@ -162,3 +162,22 @@ func TestRepeatDistinct(t *testing.T) {
 		t.Errorf("DistinctBy kept %v, want the first of each key", got)
 	}
 }
+
+func TestSetForeign(t *testing.T) {
+	for _, c := range []struct {
+		f       *results.Foreign
+		kept    bool
+		warning bool
+	}{
+		{nil, false, false},
+		{&results.Foreign{Fraction: -1}, false, false},
+		{&results.Foreign{Fraction: 0.01}, true, false},
+		{&results.Foreign{Fraction: 0.5}, true, true},
+	} {
+		cfg := &results.Config{}
+		SetForeign(cfg, c.f)
+		if (cfg.Foreign != nil) != c.kept || (len(cfg.Warnings) > 0) != c.warning {
+			t.Errorf("SetForeign(%+v): foreign %v, warnings %q", c.f, cfg.Foreign, cfg.Warnings)
+		}
+	}
+}

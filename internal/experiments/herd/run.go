@@ -206,8 +206,7 @@ func (p *herdPlan) Run(ctx context.Context, progress driver.Progress) (*results.
 		exp.Notes = append(exp.Notes, "lot and lot-wakeall park through the "+im.Name+" thread parker")
 	}
 
-	var rt results.Runtime
-	var gcCycles uint32
+	var tally runenv.Tally
 	done := 0
 	var configs []*results.Config
 	for _, g := range groups {
@@ -262,15 +261,7 @@ func (p *herdPlan) Run(ctx context.Context, progress driver.Progress) (*results.
 			}
 		}
 		foreign := fg.Stop()
-		if foreign != nil && foreign.Fraction < 0 {
-			foreign = nil // not measurable over so short a window
-		}
-		grt := env.Runtime()
-		env.Restore()
-		gcCycles += grt.GCCycles
-		if grt.GOMAXPROCS > rt.GOMAXPROCS {
-			rt = grt
-		}
+		tally.End(env)
 		if runErr != nil {
 			return nil, runErr
 		}
@@ -280,16 +271,13 @@ func (p *herdPlan) Run(ctx context.Context, progress driver.Progress) (*results.
 				return nil, err
 			}
 			c.Probe = pr
-			c.Foreign = foreign
-			driver.WarnForeign(c)
+			driver.SetForeign(c, foreign)
 			cfgs[k] = c
 		}
 		configs = append(configs, cfgs...)
 	}
 	progress.Report(total, total, "")
-	rt.GCCycles = gcCycles
-	rt.SyscallMode = "syscall"
-	exp.Runtime = rt
+	exp.Runtime = tally.Runtime("syscall")
 	exp.Configs = configs
 	exp.Claims = Claims(configs, o.Hold)
 	if o.Anatomy {

@@ -70,8 +70,7 @@ func (p *loadedPlan) Run(ctx context.Context, progress driver.Progress) (*result
 	if b := lot.CurrentBackend(); b.Name != "" {
 		exp.Notes = append(exp.Notes, "lot parks through the "+b.Name+" thread parker")
 	}
-	var rt results.Runtime
-	var gcCycles uint32
+	var tally runenv.Tally
 	done := 0
 	total := len(p.cfgs) * o.Rounds
 	for start := 0; start < len(p.cfgs); {
@@ -103,16 +102,11 @@ func (p *loadedPlan) Run(ctx context.Context, progress driver.Progress) (*result
 					env = runenv.Enter(threads)
 				}
 				m, h, err := runOnce(ctx, c, o, steps)
-				grt := env.Runtime()
-				env.Restore()
+				grt := tally.End(env)
 				done++
 				if err != nil {
 					fg.Stop()
 					return nil, err
-				}
-				gcCycles += grt.GCCycles
-				if grt.GOMAXPROCS > rt.GOMAXPROCS {
-					rt = grt
 				}
 				cfgs[k].Params["gomaxprocs"] = strconv.Itoa(grt.GOMAXPROCS)
 				cfgs[k].Rounds = append(cfgs[k].Rounds, results.Round{Metrics: m})
@@ -125,10 +119,7 @@ func (p *loadedPlan) Run(ctx context.Context, progress driver.Progress) (*result
 		foreign := fg.Stop()
 		for k, cfg := range cfgs {
 			cfg.Probe = pr
-			if foreign != nil && foreign.Fraction >= 0 {
-				cfg.Foreign = foreign
-				driver.WarnForeign(cfg)
-			}
+			driver.SetForeign(cfg, foreign)
 			cfg.Summary = driver.MedianOfRounds(vals[k])
 			if enc, err := results.EncodeHist(hists[k]); err == nil && hists[k].TotalCount() > 0 {
 				cfg.Rounds[0].Histogram = enc
@@ -144,9 +135,7 @@ func (p *loadedPlan) Run(ctx context.Context, progress driver.Progress) (*result
 		start = end
 	}
 	progress.Report(total, total, "")
-	rt.GCCycles = gcCycles
-	rt.SyscallMode = "syscall"
-	exp.Runtime = rt
+	exp.Runtime = tally.Runtime("syscall")
 	exp.Claims = Claims(exp.Configs)
 	exp.Notes = append(exp.Notes, CollapseNotes(exp.Configs)...)
 	return exp, nil

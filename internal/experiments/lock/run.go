@@ -352,16 +352,12 @@ func sweep[G, R any](ctx context.Context, exp *results.Experiment, env *runenv.E
 			}
 		}
 		foreign := fg.Stop()
-		if foreign != nil && foreign.Fraction < 0 {
-			foreign = nil
-		}
 		for k, im := range impls {
 			c, err := build(im, g, raws[k])
 			if err != nil {
 				return err
 			}
-			c.Foreign = foreign
-			driver.WarnForeign(c)
+			driver.SetForeign(c, foreign)
 			exp.Configs = append(exp.Configs, c)
 		}
 	}

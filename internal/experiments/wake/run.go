@@ -77,8 +77,7 @@ func (p *wakePlan) Run(ctx context.Context, progress driver.Progress) (*results.
 		exp.Notes = append(exp.Notes, "the CPU affinity cannot be read on "+runtime.GOOS+": every thread runs unpinned (perf pins the waiters round-robin)")
 	}
 
-	var rt results.Runtime
-	var gcCycles uint32
+	var tally runenv.Tally
 	// Progress counts rounds: each configuration's rounds run round-robin
 	// with its group's, so a label per configuration would only show the
 	// last of each group.
@@ -115,30 +114,20 @@ func (p *wakePlan) Run(ctx context.Context, progress driver.Progress) (*results.
 			err = runWakerGroup(ctx, group, o, records, report)
 		}
 		foreign := fg.Stop()
-		grt := env.Runtime()
-		env.Restore()
-		gcCycles += grt.GCCycles
-		if grt.GOMAXPROCS > rt.GOMAXPROCS {
-			rt = grt
-		}
+		grt := tally.End(env)
 		if err != nil {
 			return nil, err
 		}
 		for _, cfg := range records {
 			cfg.Probe = pr
-			if foreign != nil && foreign.Fraction >= 0 {
-				cfg.Foreign = foreign
-				driver.WarnForeign(cfg)
-			}
+			driver.SetForeign(cfg, foreign)
 			cfg.Params["gomaxprocs"] = strconv.Itoa(grt.GOMAXPROCS)
 			exp.Configs = append(exp.Configs, cfg)
 		}
 		start = end
 	}
 	progress.Report(steps, steps, "")
-	rt.GCCycles = gcCycles
-	rt.SyscallMode = "syscall"
-	exp.Runtime = rt
+	exp.Runtime = tally.Runtime("syscall")
 	exp.Claims = Claims(exp.Configs, runtime.NumCPU())
 	return exp, nil
 }
