@@ -85,6 +85,14 @@ cases=(
 	"keyedevent.pml|fail|-DBUG_KE_PARKED_AT_PREPARE"
 	"keyedevent.pml|fail|-DBUG_KE_TIMEOUT_NO_TAKE"
 	"keyedevent.pml|fail|-DBUG_KE_RELEASE_ALWAYS"
+	"pifutex.pml|pass|"
+	"pifutex.pml|pass|-DUNLOCK_LOAD"
+	"pifutex.pml|pass|-DN=2 -DROUNDS=3"
+	"pifutex.pml|fail|-DBUG_PI_PLAIN_UNLOCK"
+	"pifutex.pml|fail|-DBUG_PI_PLAIN_UNLOCK -DNO_WORD_CHECK"
+	"pifutex.pml|fail|-DBUG_PI_UNLOCK_IGNORES_WAITERS -DNO_WORD_CHECK"
+	"pifutex.pml|fail|-DBUG_PI_KERNEL_SPLIT -DNO_WORD_CHECK"
+	"pifutex.pml|fail|-DBUG_PI_NONATOMIC_FASTPATH -DNO_WORD_CHECK"
 )
 if [ "${MODELS_DEEP:-0}" = 1 ]; then
 	cases+=(
@@ -95,6 +103,8 @@ if [ "${MODELS_DEEP:-0}" = 1 ]; then
 		"rwlock.pml|pass|-DMAXTO=2"
 		"rwlock.pml|pass|-DMISUSE -DMAXTO=2"
 		"keyedevent.pml|pass|-DROUNDS=4 -DMAXTO=3"
+		"pifutex.pml|pass|-DROUNDS=3"
+		"pifutex.pml|pass|-DROUNDS=3 -DUNLOCK_LOAD"
 	)
 fi
 

@@ -30,6 +30,9 @@ import (
 // PIWaiters in the word, atomically with its check that the lock is held;
 // from then on the owner's CAS TID -> 0 fails (the word is TID|PIWaiters)
 // and its unlock enters the kernel, which finds the queued waiter.
+// models/pifutex.pml checks this protocol with spin (mutual exclusion, no
+// waiter asleep for ever), and that a plain-store unlock, a fast-path
+// unlock that ignores PIWaiters, or a non-atomic fast path break it.
 //
 // The kernel checks ownership by TID: the goroutine must stay on its OS
 // thread (runtime.LockOSThread) from Lock to Unlock, as every parkbench
