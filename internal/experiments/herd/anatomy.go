@@ -80,10 +80,12 @@ func (t *herdTrace) count(t0 int64, acq []int64) anatomy.HerdCount {
 const ClaimTraceResleep = "E6-trace-resleep"
 
 const stmtTraceResleep = "with a broadcast notify_all (futex-broadcast: std's; pthread: glibc's) woken waiters go back to sleep on the mutex " +
-	"before they hold it; with parking_lot's requeue (lot) none does: observed in the trace (sched_switch), not inferred from counts"
+	"before they hold it; with parking_lot's requeue (lot) none does (medians over repeats): observed in the trace (sched_switch), not inferred from counts"
 
-// TraceMinN: with fewer waiters there is no one for a broadcast to herd.
-const TraceMinN = 4
+// TraceMinN: the claim is judged at N >= ClaimMinN, as the other herd
+// claims: with a few waiters the order in which two CPUs run them decides
+// whether any finds the mutex taken.
+const TraceMinN = ClaimMinN
 
 var (
 	// lot-wakeall broadcasts too, but its waiters reach lot's mutex,
@@ -95,8 +97,13 @@ var (
 
 // TraceClaims evaluates ClaimTraceResleep on notify-all configurations at
 // N >= TraceMinN whose repeats were traced. Rule: for each broadcast
-// configuration, the median over repeats of waiters that slept again is at
-// least 1; for each lot configuration it is 0 in every repeat. A repeat
+// configuration with the mutex held at the notify (the study's E6), the
+// median over repeats of waiters that slept again is at least 1; for each
+// lot configuration it is 0 (a median, as every herd claim: one repeat's
+// stray sleep on a loaded machine, a preempted thread's way back, is listed
+// in the evidence, not the rule). A broadcast with the mutex
+// released is listed, not judged: its woken waiters find the mutex free
+// whenever they run one after another (one CPU free for them). A repeat
 // where the trace placed fewer than half the waiters is not judged.
 func TraceClaims(configs []*results.Config) []results.Claim {
 	cl := results.Claim{ID: ClaimTraceResleep, Statement: stmtTraceResleep, Verdict: results.NotEvaluated}
@@ -140,6 +147,8 @@ func TraceClaims(configs []*results.Config) []results.Claim {
 			line += fmt.Sprintf(", %d repeats not judged", skipped)
 		}
 		switch {
+		case slices.Contains(broadcastImpls, c.Impl) && c.Params["lock_held"] != "true":
+			line += " (mutex released at the notify: listed, not judged)"
 		case slices.Contains(broadcastImpls, c.Impl):
 			nb++
 			if med < 1 {
@@ -147,13 +156,13 @@ func TraceClaims(configs []*results.Config) []results.Claim {
 			}
 		case slices.Contains(requeueImpls, c.Impl):
 			nr++
-			if mx := slices.Max(slept); mx > 0 {
-				failing = append(failing, fmt.Sprintf("%s: requeue, but %s waiters slept again in a repeat", c.Key, fmtCount(mx)))
+			if med > 0 {
+				failing = append(failing, fmt.Sprintf("%s: requeue, but a median %s waiters slept again", c.Key, fmtCount(med)))
 			}
 		}
 		ev = append(ev, line)
 	}
-	rule := fmt.Sprintf("rule: notify-all at N >= %d, per repeat the waiters switched in after the notify that switched out asleep (S/D) before holding the mutex; broadcast (%s): median >= 1; requeue (%s): 0 in every repeat",
+	rule := fmt.Sprintf("rule: notify-all at N >= %d, per repeat the waiters switched in after the notify that switched out asleep (S/D) before holding the mutex; broadcast (%s) with the mutex held at the notify: median >= 1; requeue (%s): median 0",
 		TraceMinN, strings.Join(broadcastImpls, ", "), strings.Join(requeueImpls, ", "))
 	cl.Evidence = rule + "; " + strings.Join(ev, "; ")
 	switch {
