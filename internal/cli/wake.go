@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/parkbench/parkbench/internal/experiments/wake"
-	"github.com/parkbench/parkbench/internal/report"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -44,7 +43,7 @@ impl/condvar/capacity=C/held=BOOL.`,
 		quick: wake.QuickOptions,
 		plan:  wake.Plan,
 		renderers: map[string]func(io.Writer, *results.File) error{
-			report.FormatPerf: report.RenderPerf,
+			wake.FormatPerf: wake.RenderPerf,
 		},
 		flags: flagTable[O]{
 			namesFlag("impl", "Impls", "implementations: a name, a comma list, or all available ("+strings.Join(wake.ImplNames(), ", ")+"); a bench runs those that have it", func(o *O) *[]string { return &o.Impls }),

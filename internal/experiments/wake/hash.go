@@ -151,7 +151,7 @@ func runHashGroup(ctx context.Context, group []cfgSpec, o Options, records []*re
 				m[MNsPerOp] = 1e9 / mean
 			}
 			for i, v := range per {
-				m[fmt.Sprintf("ops_per_sec_thread_%03d", i)] = v
+				m[threadOpsKey(i)] = v
 			}
 			cfg.Rounds = append(cfg.Rounds, results.Round{Metrics: m})
 			vals[k] = append(vals[k], m)
@@ -163,10 +163,17 @@ func runHashGroup(ctx context.Context, group []cfgSpec, o Options, records []*re
 	for k, cfg := range records {
 		cfg.Summary = driver.MedianOfRounds(vals[k])
 		for key := range cfg.Summary {
-			if strings.HasPrefix(key, "ops_per_sec_thread_") || key == mElapsed {
+			if strings.HasPrefix(key, mThreadOps) || key == mElapsed {
 				delete(cfg.Summary, key)
 			}
 		}
 	}
 	return nil
 }
+
+// mThreadOps prefixes a hash round's per-thread operations per second
+// (ops_per_sec_thread_000, ...): perf's "[thread %2d] ... ops/sec" lines.
+const mThreadOps = "ops_per_sec_thread_"
+
+// threadOpsKey is thread i's key in a hash round's metrics.
+func threadOpsKey(i int) string { return fmt.Sprintf("%s%03d", mThreadOps, i) }

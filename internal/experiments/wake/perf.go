@@ -1,4 +1,4 @@
-package report
+package wake
 
 import (
 	"errors"
@@ -14,8 +14,8 @@ import (
 // FormatPerf is `parkbench wake --format=perf`: each configuration of a
 // wake experiment as perf bench futex prints it (perf 6.1's lines:
 // tools/perf/bench/futex-wake.c, futex-wake-parallel.c, futex-requeue.c,
-// futex-hash.c), so that the two outputs diff line by line. Keys of
-// internal/experiments/wake (report does not import it).
+// futex-hash.c), so that the two outputs diff line by line. The command
+// offers it beside report's formats (internal/cli/wake.go).
 const FormatPerf = "perf"
 
 // ErrNoWake is RenderPerf's error for a file without a wake experiment.
@@ -64,7 +64,7 @@ func perfConfig(w io.Writer, c *results.Config) error {
 		perCall = c.Params["n"]
 	}
 	switch bench {
-	case "wake", "wake-parallel", "requeue", "hash":
+	case BenchWake, BenchParallel, BenchRequeue, BenchHash:
 		p("# Running 'futex/%s' benchmark:\n", bench)
 		p("# parkbench: impl=%s config=%s\n", c.Impl, c.Key)
 	default:
@@ -72,33 +72,33 @@ func perfConfig(w io.Writer, c *results.Config) error {
 		return nil
 	}
 	woken := func(r results.Round) int {
-		if v, ok := r.Metrics["woken"]; ok {
+		if v, ok := r.Metrics[MWoken]; ok {
 			return int(v)
 		}
 		return n
 	}
 	switch bench {
-	case "wake":
+	case BenchWake:
 		p("Run summary [PID %s]: blocking on %d threads (at [%s] futex 0x0), waking up %s at a time.\n\n", pid, n, scope, perCall)
 		for i, r := range c.Rounds {
-			p("[Run %d]: Wokeup %d of %d threads in %.4f ms\n", i+1, woken(r), n, ms(r.Metrics["waker_ns"]))
+			p("[Run %d]: Wokeup %d of %d threads in %.4f ms\n", i+1, woken(r), n, ms(r.Metrics[mWakerNs]))
 		}
-		p("Wokeup %d of %d threads in %.4f ms (+-%.2f%%)\n", summaryWoken(c, n), n, ms(c.Summary["waker_mean_ns"]), c.Summary["waker_sem_pct"])
-	case "wake-parallel":
+		p("Wokeup %d of %d threads in %.4f ms (+-%.2f%%)\n", summaryWoken(c, n), n, ms(c.Summary[MWakerMean]), c.Summary[MWakerSEM])
+	case BenchParallel:
 		m, _ := strconv.Atoi(c.Params["wakers"])
 		p("Run summary [PID %s]: blocking on %d threads (at [%s] futex 0x0), %d threads waking up %s at a time.\n\n", pid, n, scope, m, c.Params["per_call"])
 		per := n / max(m, 1)
 		for i, r := range c.Rounds {
-			p("[Run %d]: Avg per-thread latency (waking %d/%d threads) in %.4f ms (+-%.2f%%)\n", i+1, per, n, ms(r.Metrics["waker_ns"]), r.Metrics["waker_sem_pct"])
+			p("[Run %d]: Avg per-thread latency (waking %d/%d threads) in %.4f ms (+-%.2f%%)\n", i+1, per, n, ms(r.Metrics[mWakerNs]), r.Metrics[MWakerSEM])
 		}
-		p("Avg per-thread latency (waking %d/%d threads) in %.4f ms (+-%.2f%%)\n", per, n, ms(c.Summary["waker_mean_ns"]), c.Summary["waker_sem_pct"])
-	case "requeue":
+		p("Avg per-thread latency (waking %d/%d threads) in %.4f ms (+-%.2f%%)\n", per, n, ms(c.Summary[MWakerMean]), c.Summary[MWakerSEM])
+	case BenchRequeue:
 		p("Run summary [PID %s]: Requeuing %d threads (from [%s] 0x0 to 0x0), %s at a time.\n\n", pid, n, scope, perCall)
 		for i, r := range c.Rounds {
-			p("[Run %d]: Requeued %d of %d threads in %.4f ms\n", i+1, woken(r), n, ms(r.Metrics["waker_ns"]))
+			p("[Run %d]: Requeued %d of %d threads in %.4f ms\n", i+1, woken(r), n, ms(r.Metrics[mWakerNs]))
 		}
-		p("Requeued %d of %d threads in %.4f ms (+-%.2f%%)\n", summaryWoken(c, n), n, ms(c.Summary["waker_mean_ns"]), c.Summary["waker_sem_pct"])
-	case "hash":
+		p("Requeued %d of %d threads in %.4f ms (+-%.2f%%)\n", summaryWoken(c, n), n, ms(c.Summary[MWakerMean]), c.Summary[MWakerSEM])
+	case BenchHash:
 		futexes := c.Params["futexes"]
 		asked := 0
 		if d, err := time.ParseDuration(c.Params["hash_time"]); err == nil {
@@ -108,12 +108,12 @@ func perfConfig(w io.Writer, c *results.Config) error {
 			if i > 0 {
 				p("# Running 'futex/%s' benchmark:\n# parkbench: impl=%s config=%s round %d\n", bench, c.Impl, c.Key, i+1)
 			}
-			secs := int(r.Metrics["elapsed_ns"] / 1e9)
+			secs := int(r.Metrics[mElapsed] / 1e9)
 			p("Run summary [PID %s]: %d threads, each operating on %s [%s] futexes for %d secs.\n\n", pid, n, futexes, scope, asked)
 			for t := 0; t < n; t++ {
-				p("[thread %2d] futexes: 0x0 ... 0x0 [ %d ops/sec ]\n", t, int64(r.Metrics[fmt.Sprintf("ops_per_sec_thread_%03d", t)]))
+				p("[thread %2d] futexes: 0x0 ... 0x0 [ %d ops/sec ]\n", t, int64(r.Metrics[threadOpsKey(t)]))
 			}
-			p("\nAveraged %d operations/sec (+- %.2f%%), total secs = %d\n", int64(r.Metrics["ops_per_sec"]), r.Metrics["ops_sem_pct"], secs)
+			p("\nAveraged %d operations/sec (+- %.2f%%), total secs = %d\n", int64(r.Metrics[MOpsPerSec]), r.Metrics[MOpsSEM], secs)
 		}
 	}
 	_, err := fmt.Fprintln(w)
@@ -121,7 +121,7 @@ func perfConfig(w io.Writer, c *results.Config) error {
 }
 
 func summaryWoken(c *results.Config, n int) int {
-	if v, ok := c.Summary["woken"]; ok {
+	if v, ok := c.Summary[MWoken]; ok {
 		return int(v)
 	}
 	return n
@@ -131,5 +131,5 @@ func summaryWoken(c *results.Config, n int) int {
 // condvar producer/consumer).
 func perfOther(c *results.Config) string {
 	return fmt.Sprintf("%.0f items/s, %.1f ns/item, %.3f switches/item, %.3f waits/item",
-		c.Summary["items_per_sec"], c.Summary["ns_per_item"], c.Summary["ctxsw_per_item"], c.Summary["waits_per_item"])
+		c.Summary[MItemsPerSec], c.Summary[MNsPerItem], c.Summary[MCswPerItem], c.Summary[MWaitPerItem])
 }
