@@ -11,13 +11,10 @@ import (
 	"github.com/parkbench/parkbench/internal/textfmt"
 )
 
-// stacksDetailOrder is the display order of the stacks experiment's Detail
-// keys (stacks.DetailKeys); "what" goes in the heading.
-var stacksDetailOrder = []string{"tid", "state", "wchan", "syscall", "futex_op", "futex_addr", "futex_val", "futex_timeout",
-	"matches", "memory", "kernel_stack", "goroutine", "goroutine_wait", "go_stack", "threads", "summary", "goroutines"}
-
-// renderStacks prints each configuration's Detail as an aligned block;
-// multi-line values continue under their first line, long ones wrap there.
+// renderStacks prints each configuration's Detail as an aligned block, in
+// the experiment's DetailOrder ("what" in the heading; keys it does not
+// name after it, alphabetically); multi-line values continue under their
+// first line, long ones wrap there.
 func renderStacks(p *page, e *results.Experiment) {
 	for _, c := range e.Configs {
 		head := c.Key
@@ -33,14 +30,14 @@ func renderStacks(p *page, e *results.Experiment) {
 			p.write(textfmt.Wrap(head, textfmt.Columns, "", "    ") + "\n")
 		}
 		var keys []string
-		for _, k := range stacksDetailOrder {
-			if _, ok := c.Detail[k]; ok {
+		for _, k := range e.DetailOrder {
+			if _, ok := c.Detail[k]; ok && k != "what" {
 				keys = append(keys, k)
 			}
 		}
 		var rest []string
 		for k := range c.Detail {
-			if k != "what" && !slices.Contains(stacksDetailOrder, k) {
+			if k != "what" && !slices.Contains(e.DetailOrder, k) {
 				rest = append(rest, k)
 			}
 		}

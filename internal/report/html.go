@@ -249,7 +249,7 @@ func htmlFileExperiment(name string, e *results.Experiment, o Options) htmlFile 
 	if specs, ok := e.Specs(); ok && len(specs) == 0 {
 		for _, c := range e.Configs {
 			var b strings.Builder
-			renderStacks(&page{w: &b}, &results.Experiment{Configs: []*results.Config{c}})
+			renderStacks(&page{w: &b}, &results.Experiment{Configs: []*results.Config{c}, DetailOrder: e.DetailOrder})
 			head, body, _ := strings.Cut(b.String(), "\n")
 			hf.Stacks = append(hf.Stacks, htmlStack{Head: head, Text: strings.TrimRight(body, "\n")})
 		}

@@ -85,6 +85,11 @@ type Experiment struct {
 	// Metrics describes the experiment's figures (metrics.go); files
 	// written before it existed fall back to Legacy (use Specs).
 	Metrics []MetricSpec `json:"metrics,omitempty"`
+	// DetailOrder is the display order of the configurations' Detail keys
+	// (stacks: what, tid, state, wchan, ...), as the experiment knows it;
+	// keys it leaves out follow in alphabetical order, as do all of a file
+	// written before it existed.
+	DetailOrder []string `json:"detail_order,omitempty"`
 }
 
 // Runtime records the Go runtime settings of the measured window.

@@ -11,10 +11,12 @@ import (
 	"github.com/parkbench/parkbench/internal/procfs"
 )
 
-// Detail keys of a stacks configuration, in display order.
+// DetailKeys are the Detail keys of a stacks configuration in display
+// order (the result carries them: Experiment.DetailOrder); "what" heads a
+// block, "summary" and "goroutines" are the Go runtime's row.
 var DetailKeys = []string{
 	"what", "tid", "state", "wchan", "syscall", "futex_op", "futex_addr", "futex_val", "futex_timeout",
-	"matches", "memory", "kernel_stack", "goroutine", "goroutine_wait", "go_stack", "threads",
+	"matches", "memory", "kernel_stack", "goroutine", "goroutine_wait", "go_stack", "threads", "summary", "goroutines",
 }
 
 // goroutineDump is one goroutine of a runtime.Stack(all) dump.

@@ -228,7 +228,8 @@ func (p *stacksPlan) Run(ctx context.Context, progress driver.Progress) (*result
 		names = append(names, m.Name)
 	}
 	exp := &results.Experiment{
-		Name: "stacks",
+		Name:        "stacks",
+		DetailOrder: DetailKeys,
 		Options: map[string]string{
 			"mechanisms":     strings.Join(names, ","),
 			"settle_timeout": o.SettleTimeout.String(),
