@@ -56,6 +56,7 @@ func (of *outputFlags) render(w io.Writer, f *results.File, view report.Options)
 // addViewFlags adds --wide and -v/--verbose (what the table and markdown
 // formats show; the JSON always has everything).
 func addViewFlags(cmd *cobra.Command, o *report.Options) {
+	o.Preferred = plotLines()
 	cmd.Flags().BoolVar(&o.Wide, "wide", false, "tables: every column (the probe and diagnostic ones too), however wide; the JSON has them all")
 	cmd.Flags().BoolVarP(&o.Verbose, "verbose", "v", false, "claims: add the evidence and the options (always in the JSON)")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/parkbench/parkbench/internal/atomicfile"
+	"github.com/parkbench/parkbench/internal/gate"
 	"github.com/parkbench/parkbench/internal/plot"
 )
 
@@ -77,7 +78,7 @@ leaves nothing behind.`,
 			for i, f := range files {
 				in[i] = plot.Input{Name: f.Name, File: f.File}
 			}
-			if err := plot.WriteFile(out, in, plot.Options{Experiment: experiment, Impls: implList, Configs: configList}); err != nil {
+			if err := plot.WriteFile(out, in, plot.Options{Experiment: experiment, Impls: implList, Configs: configList, Preferred: plotLines()}); err != nil {
 				var ie *plot.InputError
 				if errors.As(err, &ie) {
 					return usageError{err}
@@ -96,4 +97,15 @@ leaves nothing behind.`,
 	cmd.Flags().StringVar(&configs, "config", "", "draw the configurations whose key has every part of one `KEY[,KEY...]` (futex/cross-core, cross-core, wake/w=1, n=64) or matches it as a glob (lot/*)")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "do not say which file was written")
 	return cmd
+}
+
+// plotLines are the lines a crowded panel draws by default, per
+// experiment: the A/B gate's rows (its headline profile), so that a plot
+// shows what the gate judges.
+func plotLines() map[string][]string {
+	m := map[string][]string{}
+	for _, p := range gate.DefaultProfile {
+		m[p.Experiment] = append(m[p.Experiment], p.Impls...)
+	}
+	return m
 }

@@ -14,9 +14,10 @@
 // drawn a line style per file, each file named with its machine, so that
 // two files read as a comparison. Options.Impls and Options.Configs choose
 // what is drawn; without them a figure with many configurations draws the
-// headline ones (the A/B gate's rows of the experiment and their floors,
-// internal/gate) or, for an experiment the gate does not judge, the
-// floors and a few implementations spread over the range of the figure.
+// headline ones (Options.Preferred: the implementations the caller names
+// for the experiment, and their floors) or, for an experiment without
+// them, the floors and a few implementations spread over the range of the
+// figure.
 // The image format follows the output file's extension (.svg, .png).
 package plot
 
@@ -47,6 +48,11 @@ type Options struct {
 	// glob (path.Match: lot/*). Given both, a configuration must pass
 	// both. Neither: the default selection (the package comment).
 	Impls, Configs []string
+	// Preferred names, per experiment, the implementations a crowded panel
+	// draws by default when its figure is a headline one, with their
+	// floors (the caller's choice: the command passes the A/B gate's
+	// rows); an experiment without them gets the floors and a spread.
+	Preferred map[string][]string
 	// Width and Height of the image; 0 picks a default (taller when the
 	// legend needs it).
 	Width, Height vg.Length

@@ -48,11 +48,11 @@ func svgOf(t *testing.T, in []Input, opt Options) []string {
 }
 
 // TestDefaultSelection: with more implementations than a panel draws, the
-// default is the gate's headline rows of the experiment and their floor,
-// and the title says how many configurations that is and how to get the
-// others.
+// default is the caller's preferred rows of the experiment (here the
+// gate's) and their floor, and the title says how many configurations
+// that is and how to get the others.
 func TestDefaultSelection(t *testing.T) {
-	texts := svgOf(t, []Input{manyImpls(8)}, Options{})
+	texts := svgOf(t, []Input{manyImpls(8)}, Options{Preferred: map[string][]string{"latency": {"futex", "lot", "std"}}})
 	for _, want := range []string{"futex", "lot", "std", "c-futex"} {
 		if !slices.Contains(texts, want) {
 			t.Errorf("the headline %s is not drawn: %q", want, texts)

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/parkbench/parkbench/internal/gate"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -135,7 +134,7 @@ func selection(in []Input, exp string, m results.MetricSpec, opt Options) (chose
 	if len(impls) <= mostLines {
 		return chosen{keep: func(*results.Config) bool { return true }}, nil
 	}
-	pick := headlineImpls(in, exp, m, impls)
+	pick := headlineImpls(in, exp, m, impls, opt.Preferred[exp])
 	keep := func(c *results.Config) bool { return slices.Contains(pick, c.Impl) }
 	shown := 0
 	for _, n := range in {
@@ -170,12 +169,12 @@ func matchConfig(pats []string, key string) bool {
 }
 
 // headlineImpls is the default choice among many implementations: the
-// A/B gate's rows of this experiment when its figure is a headline one
-// (internal/gate.DefaultProfile), with their floors; otherwise the floors
+// preferred ones when the figure is a headline one (Options.Preferred),
+// with their floors; otherwise the floors
 // of the figure and implementations spread over its range (the fastest,
 // the slowest and evenly between, by the median over their
 // configurations), mostLines in all.
-func headlineImpls(in []Input, exp string, m results.MetricSpec, impls []string) []string {
+func headlineImpls(in []Input, exp string, m results.MetricSpec, impls, preferred []string) []string {
 	var pick []string
 	add := func(i string) {
 		if i != "" && slices.Contains(impls, i) && !slices.Contains(pick, i) {
@@ -183,13 +182,8 @@ func headlineImpls(in []Input, exp string, m results.MetricSpec, impls []string)
 		}
 	}
 	if m.Headline {
-		for _, part := range gate.DefaultProfile {
-			if part.Experiment != exp {
-				continue
-			}
-			for _, i := range part.Impls {
-				add(i)
-			}
+		for _, i := range preferred {
+			add(i)
 		}
 		for _, i := range slices.Clone(pick) {
 			add(m.FloorImpl(i))

@@ -73,7 +73,7 @@ func renderHTML(w io.Writer, files []Named, o Options) error {
 		}
 		scaleBars(sec.Files)
 		if slices.Contains(plot.Experiments(in[0].File), name) {
-			svg, err := plot.Render(in, "svg", plot.Options{Experiment: name})
+			svg, err := plot.Render(in, "svg", plot.Options{Experiment: name, Preferred: o.Preferred})
 			if err != nil {
 				sec.PlotError = err.Error()
 			} else {

@@ -38,6 +38,9 @@ type Options struct {
 	// claims tally and main figure, and each claim that does not hold with
 	// its reason): what a quiet run prints.
 	Summary bool
+	// Preferred are the lines html's plots draw first in a crowded panel
+	// (plot.Options.Preferred).
+	Preferred map[string][]string
 }
 
 // Full is every column and every claim's evidence.
