@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/parkbench/parkbench/internal/compare"
-	"github.com/parkbench/parkbench/internal/report"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/verdict"
 )
@@ -90,8 +89,8 @@ common), 3 BASE is a directory without a result of NEW's machine class.`,
 			if !(alpha > 0 && alpha < 1) {
 				return usagef("invalid --alpha %v: want a significance level between 0 and 1, such as 0.05", alpha)
 			}
-			var files []report.Named
-			var bases []report.Named
+			var files []results.Named
+			var bases []results.Named
 			if st, err := os.Stat(args[0]); err == nil && st.IsDir() {
 				if files, err = readResults(args[1:]); err != nil {
 					return err
@@ -111,7 +110,7 @@ common), 3 BASE is a directory without a result of NEW's machine class.`,
 						return usagef("%s: %v", args[0], err)
 					}
 					fmt.Fprintf(cmd.OutOrStdout(), "baseline%s: %s (%s)\n", of, b.Path, b.Why)
-					bases = append(bases, report.Named{Name: b.Path, File: b.File})
+					bases = append(bases, results.Named{Name: b.Path, File: b.File})
 				}
 			} else {
 				if files, err = readResults(args); err != nil {
@@ -126,7 +125,7 @@ common), 3 BASE is a directory without a result of NEW's machine class.`,
 			var rs []*compare.Result
 			for i, n := range files {
 				base := bases[i]
-				r, err := compare.Compare(base.Name, base.File, n.Name, n.File, opt)
+				r, err := compare.Compare(base, n, opt)
 				if err != nil {
 					var nc *compare.NothingInCommonError
 					if errors.As(err, &nc) {

@@ -70,13 +70,9 @@ leaves nothing behind.`,
 			if err := atomicfile.Check(out); err != nil {
 				return usagef("--out: %v", err)
 			}
-			files, err := readResults(args)
+			in, err := readResults(args)
 			if err != nil {
 				return err
-			}
-			in := make([]plot.Input, len(files))
-			for i, f := range files {
-				in[i] = plot.Input{Name: f.Name, File: f.File}
 			}
 			if err := plot.WriteFile(out, in, plot.Options{Experiment: experiment, Impls: implList, Configs: configList, Preferred: plotLines()}); err != nil {
 				var ie *plot.InputError

@@ -15,14 +15,14 @@ func init() { register(newReportCmd) }
 // readResults reads result files for report, compare and plot; any file
 // that cannot be read or is not a parkbench result of a known version is
 // bad input (exit 2), with an error naming the file.
-func readResults(paths []string) ([]report.Named, error) {
-	var out []report.Named
+func readResults(paths []string) ([]results.Named, error) {
+	var out []results.Named
 	for _, p := range paths {
 		f, err := results.ReadFile(p)
 		if err != nil {
 			return nil, usageError{err}
 		}
-		out = append(out, report.Named{Name: p, File: f})
+		out = append(out, results.Named{Name: p, File: f})
 	}
 	return out, nil
 }

@@ -184,9 +184,10 @@ func CrossMachine(a, b results.Machine) bool {
 	return !same
 }
 
-// Compare judges newFile against base; the names are what the output and
-// errors call them (file paths).
-func Compare(baseName string, base *results.File, newName string, newFile *results.File, opt Options) (*Result, error) {
+// Compare judges newSide against baseSide; their names are what the
+// output and errors call them (file paths).
+func Compare(baseSide, newSide results.Named, opt Options) (*Result, error) {
+	baseName, base, newName, newFile := baseSide.Name, baseSide.File, newSide.Name, newSide.File
 	if opt.Threshold < 0 || opt.Threshold >= 10 || math.IsNaN(opt.Threshold) {
 		return nil, fmt.Errorf("threshold %v: want a fraction such as 0.10", opt.Threshold)
 	}

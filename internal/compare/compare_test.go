@@ -20,7 +20,7 @@ func suite(s resultstest.Spec) *results.File {
 
 func run(t *testing.T, base, nw *results.File) *Result {
 	t.Helper()
-	r, err := Compare("base.json", base, "new.json", nw, DefaultOptions)
+	r, err := Compare(results.Named{Name: "base.json", File: base}, results.Named{Name: "new.json", File: nw}, DefaultOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestNothingInCommon(t *testing.T) {
 	s := resultstest.Spec{Samples: 100}
 	lat := resultstest.File(s, resultstest.Latency(s))
 	herd := resultstest.File(s, resultstest.Herd(s))
-	_, err := Compare("base.json", lat, "new.json", herd, DefaultOptions)
+	_, err := Compare(results.Named{Name: "base.json", File: lat}, results.Named{Name: "new.json", File: herd}, DefaultOptions)
 	var nc *NothingInCommonError
 	if !errors.As(err, &nc) || !strings.Contains(err.Error(), "new.json has nothing in common with base.json") || !strings.Contains(err.Error(), "herd lot/n=1") {
 		t.Fatalf("got %v", err)
@@ -206,10 +206,10 @@ func TestNothingInCommon(t *testing.T) {
 	}
 	// Empty experiments, unknown experiments.
 	empty := resultstest.File(s)
-	if _, err := Compare("a", lat, "b", empty, DefaultOptions); err == nil {
+	if _, err := Compare(results.Named{Name: "a", File: lat}, results.Named{Name: "b", File: empty}, DefaultOptions); err == nil {
 		t.Fatal("empty file compared")
 	}
-	if _, err := Compare("a", lat, "b", lat, Options{Threshold: -1, Alpha: 0.05}); err == nil {
+	if _, err := Compare(results.Named{Name: "a", File: lat}, results.Named{Name: "b", File: lat}, Options{Threshold: -1, Alpha: 0.05}); err == nil {
 		t.Fatal("bad threshold accepted")
 	}
 }

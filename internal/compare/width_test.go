@@ -33,7 +33,7 @@ func TestDefaultWidth(t *testing.T) {
 			if i == j {
 				continue
 			}
-			r, err := Compare(paths[i], files[i], paths[j], files[j], DefaultOptions)
+			r, err := Compare(results.Named{Name: paths[i], File: files[i]}, results.Named{Name: paths[j], File: files[j]}, DefaultOptions)
 			if err != nil {
 				continue // nothing in common
 			}

@@ -33,7 +33,7 @@ func lockGroup(c *results.Config) (rest string, threads int, ok bool) {
 // the per-thread distribution (a box per implementation of the per-thread
 // acquisitions/s of every repeat) at the largest thread count of the first
 // setting.
-func lockFigure(in []Input, exp string, m results.MetricSpec, sel chosen, st *styler) (*figure, error) {
+func lockFigure(in []results.Named, exp string, m results.MetricSpec, sel chosen, st *styler) (*figure, error) {
 	type key struct{ file, impl, rest string }
 	var order []key
 	series := map[key]plotter.XYs{}
@@ -95,7 +95,7 @@ func lockFigure(in []Input, exp string, m results.MetricSpec, sel chosen, st *st
 // lockDistribution is one box per implementation (and file): the
 // per-thread acquisitions/s (kHz) of every repeat of the configurations
 // with setting rest at their largest thread count.
-func lockDistribution(in []Input, exp, rest string, sel chosen, st *styler) (*plot.Plot, error) {
+func lockDistribution(in []results.Named, exp, rest string, sel chosen, st *styler) (*plot.Plot, error) {
 	maxT := 0
 	for _, n := range in {
 		for _, c := range find(n.File, exp).Configs {

@@ -12,14 +12,14 @@ import (
 	"github.com/parkbench/parkbench/internal/results"
 )
 
-func lockInput(name string, scale float64) Input { return lockInputImpls(name, scale, 3) }
+func lockInput(name string, scale float64) results.Named { return lockInputImpls(name, scale, 3) }
 
 // lockImpls are the implementations of a default lock run, in its order.
 var lockImpls = []string{"lot", "sync", "c-pthread", "std-futex", "spin", "pi-futex", "pthread-pi", "rust-parking_lot"}
 
 // lockInputImpls is a lock result of the first n of lockImpls at 1, 2 and 4
 // threads, two repeats each.
-func lockInputImpls(name string, scale float64, n int) Input {
+func lockInputImpls(name string, scale float64, n int) results.Named {
 	e := &results.Experiment{Name: "lock"}
 	for i, impl := range lockImpls[:n] {
 		for _, t := range []int{1, 2, 4} {
@@ -35,12 +35,12 @@ func lockInputImpls(name string, scale float64, n int) Input {
 			e.Configs = append(e.Configs, c)
 		}
 	}
-	return Input{name, &results.File{Machine: results.Machine{Slug: "m", CPUModel: "Test CPU", LogicalCPUs: 2}, Experiments: []*results.Experiment{e}}}
+	return results.Named{Name: name, File: &results.File{Machine: results.Machine{Slug: "m", CPUModel: "Test CPU", LogicalCPUs: 2}, Experiments: []*results.Experiment{e}}}
 }
 
 func TestLockPlot(t *testing.T) {
 	_, size := outDir(t)
-	for _, in := range [][]Input{{lockInput("a.json", 1)}, {lockInput("a.json", 1), lockInput("b.json", 2)}} {
+	for _, in := range [][]results.Named{{lockInput("a.json", 1)}, {lockInput("a.json", 1), lockInput("b.json", 2)}} {
 		for _, f := range []string{"svg", "png"} {
 			b, err := Render(in, f, size)
 			if err != nil || len(b) == 0 {
@@ -51,9 +51,9 @@ func TestLockPlot(t *testing.T) {
 			}
 		}
 	}
-	empty := Input{"e.json", &results.File{Experiments: []*results.Experiment{{Name: "lock"}}}}
+	empty := results.Named{Name: "e.json", File: &results.File{Experiments: []*results.Experiment{{Name: "lock"}}}}
 	var ie *InputError
-	if _, err := Render([]Input{empty}, "svg", size); !errors.As(err, &ie) {
+	if _, err := Render([]results.Named{empty}, "svg", size); !errors.As(err, &ie) {
 		t.Errorf("empty lock experiment: %v, want an InputError", err)
 	}
 }
@@ -65,11 +65,11 @@ func TestLockPlot(t *testing.T) {
 func TestLockLabelsUpright(t *testing.T) {
 	all := chosen{keep: func(*results.Config) bool { return true }}
 	for _, tc := range []struct {
-		in      []Input
+		in      []results.Named
 		upright bool
 	}{
-		{[]Input{lockInputImpls("a.json", 1, 8), lockInputImpls("b.json", 2, 8)}, true},
-		{[]Input{lockInput("a.json", 1)}, false},
+		{[]results.Named{lockInputImpls("a.json", 1, 8), lockInputImpls("b.json", 2, 8)}, true},
+		{[]results.Named{lockInput("a.json", 1)}, false},
 	} {
 		p, err := lockDistribution(tc.in, "lock", "/in=0s/between=0s/locks=1", all, newStyler(tc.in))
 		if err != nil {

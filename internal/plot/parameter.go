@@ -24,7 +24,7 @@ import (
 // panel per figure and setting, a colour per implementation, and only the
 // first figure when that makes more than mostPanelsParam panels (the
 // title says so; --config picks a setting, which draws every figure).
-func paramFigure(in []Input, exp string, specs []results.MetricSpec, sel chosen, st *styler) (*figure, error) {
+func paramFigure(in []results.Named, exp string, specs []results.MetricSpec, sel chosen, st *styler) (*figure, error) {
 	var figs []results.MetricSpec
 	for _, m := range specs {
 		if m.Plot.Kind == results.PlotParam {

@@ -16,7 +16,7 @@ const mostPanels = 12
 // percentileFigure draws the configurations' latency by percentile: one
 // panel per variant (placement, settings), one line per implementation
 // (a colour each, the same in every panel) and file (a dash pattern each).
-func percentileFigure(in []Input, exp string, m results.MetricSpec, sel chosen, st *styler) (*figure, error) {
+func percentileFigure(in []results.Named, exp string, m results.MetricSpec, sel chosen, st *styler) (*figure, error) {
 	type series struct {
 		pts   plotter.XYs
 		label string

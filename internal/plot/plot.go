@@ -32,12 +32,6 @@ import (
 	"github.com/parkbench/parkbench/internal/results"
 )
 
-// Input is one result file to plot and the name it was read from.
-type Input struct {
-	Name string
-	File *results.File
-}
-
 // Options choose what to draw.
 type Options struct {
 	// Experiment to plot; "" picks the file's only plottable experiment.
@@ -96,7 +90,7 @@ func (e *InputError) Unwrap() error { return e.Err }
 func inputErrorf(format string, a ...any) error { return &InputError{fmt.Errorf(format, a...)} }
 
 // Render draws the inputs into an image of the given format ("svg", "png").
-func Render(in []Input, format string, opt Options) ([]byte, error) {
+func Render(in []results.Named, format string, opt Options) ([]byte, error) {
 	if len(in) == 0 {
 		return nil, inputErrorf("no result files to plot")
 	}
@@ -135,7 +129,7 @@ func Render(in []Input, format string, opt Options) ([]byte, error) {
 
 // WriteFile renders and writes path atomically (temporary file, rename), so
 // a failed or interrupted plot leaves no half-written image.
-func WriteFile(path string, in []Input, opt Options) error {
+func WriteFile(path string, in []results.Named, opt Options) error {
 	format, err := Format(path)
 	if err != nil {
 		return &InputError{err}

@@ -24,36 +24,36 @@ func outDir(t *testing.T) (string, Options) {
 	return t.TempDir(), Options{Width: 5 * vg.Inch, Height: 3 * vg.Inch}
 }
 
-func fixture(t *testing.T, name string) Input {
+func fixture(t *testing.T, name string) results.Named {
 	p := filepath.Join("..", "results", "testdata", name)
 	f, err := results.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Input{p, f}
+	return results.Named{Name: p, File: f}
 }
 
 func TestPlots(t *testing.T) {
 	dir, size := outDir(t)
 	other := resultstest.Machine("AMD EPYC 7763 64-Core Processor", 4)
 	s := resultstest.Spec{Machine: other, Scale: 0.6, Spread: 0.05, Seed: 9, Samples: 1000}
-	otherHerd := Input{"other/herd.json", resultstest.File(s, resultstest.Herd(s))}
-	otherLat := Input{"other/latency.json", resultstest.File(s, resultstest.Latency(s))}
+	otherHerd := results.Named{Name: "other/herd.json", File: resultstest.File(s, resultstest.Herd(s))}
+	otherLat := results.Named{Name: "other/latency.json", File: resultstest.File(s, resultstest.Latency(s))}
 	for _, c := range []struct {
 		out string
-		in  []Input
+		in  []results.Named
 		exp string
 	}{
-		{"latency.png", []Input{fixture(t, "v1-latency.json")}, ""},
-		{"latency.svg", []Input{fixture(t, "v1-latency.json")}, ""},
-		{"timeout.png", []Input{fixture(t, "v1-timeout.json")}, ""},
-		{"herd.png", []Input{fixture(t, "v1-herd.json")}, ""},
-		{"herd.svg", []Input{fixture(t, "v1-herd.json")}, ""},
-		{"suite-latency.svg", []Input{fixture(t, "v1-suite.json")}, "latency"},
-		{"two-herd.png", []Input{fixture(t, "v1-herd.json"), otherHerd}, ""},
-		{"two-latency.svg", []Input{fixture(t, "v1-latency.json"), otherLat}, ""},
-		{"real-herd.svg", []Input{fixture(t, "v1-run-quick.json")}, "herd"},
-		{"real-latency.svg", []Input{fixture(t, "v1-run-quick.json")}, "latency"},
+		{"latency.png", []results.Named{fixture(t, "v1-latency.json")}, ""},
+		{"latency.svg", []results.Named{fixture(t, "v1-latency.json")}, ""},
+		{"timeout.png", []results.Named{fixture(t, "v1-timeout.json")}, ""},
+		{"herd.png", []results.Named{fixture(t, "v1-herd.json")}, ""},
+		{"herd.svg", []results.Named{fixture(t, "v1-herd.json")}, ""},
+		{"suite-latency.svg", []results.Named{fixture(t, "v1-suite.json")}, "latency"},
+		{"two-herd.png", []results.Named{fixture(t, "v1-herd.json"), otherHerd}, ""},
+		{"two-latency.svg", []results.Named{fixture(t, "v1-latency.json"), otherLat}, ""},
+		{"real-herd.svg", []results.Named{fixture(t, "v1-run-quick.json")}, "herd"},
+		{"real-latency.svg", []results.Named{fixture(t, "v1-run-quick.json")}, "latency"},
 	} {
 		p := filepath.Join(dir, c.out)
 		opt := size
@@ -91,17 +91,17 @@ func TestBadInput(t *testing.T) {
 	corrupt.File.Experiments[0].Configs[0].Rounds[0].Histogram = "HISTFAAAACR4nJNpmSzMwMDAxAABzFCaEUzOmNZg"
 	for _, c := range []struct {
 		out  string
-		in   []Input
+		in   []results.Named
 		exp  string
 		want string
 	}{
-		{"x.jpg", []Input{lat}, "", `unknown image format ".jpg"`},
-		{"x", []Input{lat}, "", "unknown image format"},
-		{"x.png", []Input{suite}, "", "holds several experiments (latency, herd): choose one with --experiment"},
-		{"x.png", []Input{lat}, "herd", "no herd experiment"},
-		{"x.png", []Input{lat}, "stacks", `cannot plot experiment "stacks"`},
-		{"x.png", []Input{{"sw.json", noHist}}, "", "nothing to plot"},
-		{"x.png", []Input{corrupt}, "", "corrupt histogram"},
+		{"x.jpg", []results.Named{lat}, "", `unknown image format ".jpg"`},
+		{"x", []results.Named{lat}, "", "unknown image format"},
+		{"x.png", []results.Named{suite}, "", "holds several experiments (latency, herd): choose one with --experiment"},
+		{"x.png", []results.Named{lat}, "herd", "no herd experiment"},
+		{"x.png", []results.Named{lat}, "stacks", `cannot plot experiment "stacks"`},
+		{"x.png", []results.Named{{Name: "sw.json", File: noHist}}, "", "nothing to plot"},
+		{"x.png", []results.Named{corrupt}, "", "corrupt histogram"},
 		{"x.png", nil, "", "no result files"},
 	} {
 		err := WriteFile(filepath.Join(dir, c.out), c.in, Options{Experiment: c.exp})

@@ -15,7 +15,7 @@ import (
 
 // manyImpls is a latency result with the implementations of the A/B
 // gate's profile, their C floor and extra ones, at two placements.
-func manyImpls(extra int) Input {
+func manyImpls(extra int) results.Named {
 	s := resultstest.Spec{Samples: 200, Seed: 5, Floors: true}
 	e := resultstest.Latency(s)
 	base := slices.Clone(e.Configs)
@@ -34,11 +34,11 @@ func manyImpls(extra int) Input {
 			e.Configs = append(e.Configs, &cc)
 		}
 	}
-	return Input{"many.json", resultstest.File(s, e)}
+	return results.Named{Name: "many.json", File: resultstest.File(s, e)}
 }
 
 // legendTexts are the SVG's texts right of the panels: the legend.
-func svgOf(t *testing.T, in []Input, opt Options) []string {
+func svgOf(t *testing.T, in []results.Named, opt Options) []string {
 	t.Helper()
 	b, err := Render(in, "svg", opt)
 	if err != nil {
@@ -52,7 +52,7 @@ func svgOf(t *testing.T, in []Input, opt Options) []string {
 // gate's) and their floor, and the title says how many configurations
 // that is and how to get the others.
 func TestDefaultSelection(t *testing.T) {
-	texts := svgOf(t, []Input{manyImpls(8)}, Options{Preferred: map[string][]string{"latency": {"futex", "lot", "std"}}})
+	texts := svgOf(t, []results.Named{manyImpls(8)}, Options{Preferred: map[string][]string{"latency": {"futex", "lot", "std"}}})
 	for _, want := range []string{"futex", "lot", "std", "c-futex"} {
 		if !slices.Contains(texts, want) {
 			t.Errorf("the headline %s is not drawn: %q", want, texts)
@@ -67,7 +67,7 @@ func TestDefaultSelection(t *testing.T) {
 		t.Errorf("the title does not say what was left out: %q", texts)
 	}
 	// Few implementations: every one.
-	texts = svgOf(t, []Input{fixture(t, "v1-latency.json")}, Options{})
+	texts = svgOf(t, []results.Named{fixture(t, "v1-latency.json")}, Options{})
 	for _, want := range []string{"futex", "pthread", "std", "channel"} {
 		if !slices.Contains(texts, want) {
 			t.Errorf("%s left out of a small result: %q", want, texts)
@@ -78,7 +78,7 @@ func TestDefaultSelection(t *testing.T) {
 // TestFilters: --impl and --config choose the lines and the panels; a
 // filter that matches nothing is bad input naming the implementations.
 func TestFilters(t *testing.T) {
-	in := []Input{manyImpls(8)}
+	in := []results.Named{manyImpls(8)}
 	texts := svgOf(t, in, Options{Impls: []string{"extra-3", "pthread"}, Configs: []string{"same-core"}})
 	if !slices.Contains(texts, "extra-3") || !slices.Contains(texts, "pthread") || slices.Contains(texts, "futex") {
 		t.Errorf("--impl: %q", texts)
@@ -101,7 +101,7 @@ func TestFilters(t *testing.T) {
 // image taller, and with several files each file is named with its
 // machine.
 func TestLegendNeverCut(t *testing.T) {
-	b, err := Render([]Input{manyImpls(40)}, "png", Options{Impls: []string{"all"}})
+	b, err := Render([]results.Named{manyImpls(40)}, "png", Options{Impls: []string{"all"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestLegendNeverCut(t *testing.T) {
 	}
 	other := resultstest.Machine("AMD EPYC 7763 64-Core Processor", 4)
 	s := resultstest.Spec{Machine: other, Scale: 0.6, Seed: 9, Samples: 300}
-	texts := svgOf(t, []Input{fixture(t, "v1-latency.json"), {"other/new.json", resultstest.File(s, resultstest.Latency(s))}}, Options{})
+	texts := svgOf(t, []results.Named{fixture(t, "v1-latency.json"), {Name: "other/new.json", File: resultstest.File(s, resultstest.Latency(s))}}, Options{})
 	for _, want := range []string{"v1-latency", "new", "    Intel Xeon Platinum 8375C @ 2.90GHz, 2 CPUs", "    AMD EPYC 7763 64-Core, 4 CPUs"} {
 		if !slices.Contains(texts, want) {
 			t.Errorf("two files: the legend lacks %q: %q", want, texts)
@@ -139,7 +139,7 @@ func TestParamFacets(t *testing.T) {
 			e.Configs = append(e.Configs, &cc)
 		}
 	}
-	in := []Input{{"herd.json", resultstest.File(s, e)}}
+	in := []results.Named{{Name: "herd.json", File: resultstest.File(s, e)}}
 	texts := svgOf(t, in, Options{})
 	for _, set := range settings {
 		if !slices.Contains(texts, "set="+set) {

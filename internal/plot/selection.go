@@ -34,7 +34,7 @@ func canPlot(f *results.File, name string) bool {
 }
 
 // chooseExperiment returns the experiment to draw from all inputs.
-func chooseExperiment(in []Input, want string) (string, error) {
+func chooseExperiment(in []results.Named, want string) (string, error) {
 	if want != "" {
 		if !canPlot(in[0].File, want) {
 			return "", inputErrorf("cannot plot experiment %q: plots exist for %s", want, strings.Join(Plottable, ", "))
@@ -105,7 +105,7 @@ const mostLines = 8
 // selection decides which configurations to draw: the options' filters,
 // or by default every one when a panel would draw at most mostLines
 // implementations, else the headline ones.
-func selection(in []Input, exp string, m results.MetricSpec, opt Options) (chosen, error) {
+func selection(in []results.Named, exp string, m results.MetricSpec, opt Options) (chosen, error) {
 	var impls []string // every implementation, in order
 	total := 0
 	for _, n := range in {
@@ -174,7 +174,7 @@ func matchConfig(pats []string, key string) bool {
 // of the figure and implementations spread over its range (the fastest,
 // the slowest and evenly between, by the median over their
 // configurations), mostLines in all.
-func headlineImpls(in []Input, exp string, m results.MetricSpec, impls, preferred []string) []string {
+func headlineImpls(in []results.Named, exp string, m results.MetricSpec, impls, preferred []string) []string {
 	var pick []string
 	add := func(i string) {
 		if i != "" && slices.Contains(impls, i) && !slices.Contains(pick, i) {

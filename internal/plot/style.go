@@ -129,7 +129,7 @@ type styler struct {
 	marks  bool // the series have markers
 }
 
-func newStyler(in []Input) *styler {
+func newStyler(in []results.Named) *styler {
 	s := &styler{used: map[string]bool{}}
 	for _, n := range in {
 		s.files = append(s.files, n.Name)
@@ -170,7 +170,7 @@ func (s *styler) glyph(label string) draw.GlyphStyle {
 
 // legend lists each label in its colour (and marker), then, when several
 // files are drawn, each file's line style with its name and machine.
-func (s *styler) legend(in []Input) *plot.Legend {
+func (s *styler) legend(in []results.Named) *plot.Legend {
 	l := newLegend()
 	for _, lb := range s.labels {
 		if !s.used[lb] {
@@ -222,7 +222,7 @@ func machineName(m results.Machine) string {
 	return fmt.Sprintf("%s, %d CPUs", strings.Join(strings.Fields(cpu), " "), m.LogicalCPUs)
 }
 
-func title(in []Input, what string) string {
+func title(in []results.Named, what string) string {
 	var ms []string
 	for _, n := range in {
 		d := machineName(n.File.Machine)

@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"github.com/parkbench/parkbench/internal/results"
 	"html"
 	"image/color"
 	"math"
@@ -30,7 +31,7 @@ func TestSVGSeriesAndLabels(t *testing.T) {
 		{"v1-herd.json", []string{"herd: against waiters N", "notify_all -> first waiter holds the lock", "notify_all -> last waiter released", "waiters N", "first waiter (µs)", "total (µs)", "64"}},
 	} {
 		in := fixture(t, c.fixture)
-		b, err := Render([]Input{in}, "svg", Options{})
+		b, err := Render([]results.Named{in}, "svg", Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,7 +21,7 @@ import (
 // and warnings, the files side by side where the window is wide enough.
 // Nothing is fetched: the style is inline and each plot an SVG in a data:
 // URI (an <img>, so that nothing in a result file can run as script).
-func renderHTML(w io.Writer, files []Named, o Options) error {
+func renderHTML(w io.Writer, files []results.Named, o Options) error {
 	page := htmlPage{Title: "parkbench report"}
 	var names []string
 	for i, n := range files {
@@ -55,13 +55,13 @@ func renderHTML(w io.Writer, files []Named, o Options) error {
 	}
 	for _, name := range exps {
 		sec := htmlExperiment{Name: name, ID: "exp-" + anchor(name)}
-		var in []plot.Input
+		var in []results.Named
 		for i, n := range files {
 			e := find(n.File, name)
 			if e == nil {
 				continue
 			}
-			in = append(in, plot.Input{Name: names[i], File: n.File})
+			in = append(in, results.Named{Name: names[i], File: n.File})
 			hf := htmlFileExperiment(names[i], e, o)
 			// Headed by the experiment and the machine, the file beneath:
 			// a file name ("suite-20261203T122006Z.json") says neither.
@@ -86,7 +86,7 @@ func renderHTML(w io.Writer, files []Named, o Options) error {
 	return htmlTemplate.Execute(w, page)
 }
 
-func fileNames(in []plot.Input) []string {
+func fileNames(in []results.Named) []string {
 	var out []string
 	for _, n := range in {
 		out = append(out, n.Name)
@@ -189,7 +189,7 @@ type htmlClaim struct {
 func table(t textfmt.Table) htmlTable { return htmlTable{t.Header, t.Rows} }
 
 // machineRows are the machines of files side by side, one row per fact.
-func machineRows(files []Named) []htmlRow {
+func machineRows(files []results.Named) []htmlRow {
 	facts := []struct {
 		label string
 		get   func(f *results.File) string

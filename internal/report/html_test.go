@@ -24,7 +24,7 @@ func TestHTML(t *testing.T) {
 	other := resultstest.Spec{Machine: resultstest.Machine("AMD EPYC 7763 64-Core Processor", 4), Seed: 4, Samples: 200}
 	f := resultstest.Suite(other)
 	f.Experiments[0].Notes = []string{`<script>alert("x")</script>`}
-	files = append(files, Named{"other.json", f})
+	files = append(files, results.Named{Name: "other.json", File: f})
 	var buf bytes.Buffer
 	if err := RenderFiles(&buf, files, "html", Options{}); err != nil {
 		t.Fatal(err)
@@ -92,7 +92,7 @@ func TestHTMLAnatomyBars(t *testing.T) {
 		c.Summary[anatomy.MedianKey(anatomy.IdleExit)] /= 4
 	}
 	var buf bytes.Buffer
-	if err := RenderFiles(&buf, []Named{{"a.json", a}, {"b.json", b}}, "html", Options{}); err != nil {
+	if err := RenderFiles(&buf, []results.Named{{Name: "a.json", File: a}, {Name: "b.json", File: b}}, "html", Options{}); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()

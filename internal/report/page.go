@@ -75,7 +75,7 @@ func (p *page) table(t textfmt.Table) []string {
 	return dropped
 }
 
-func renderText(w io.Writer, n Named, md bool, o Options) error {
+func renderText(w io.Writer, n results.Named, md bool, o Options) error {
 	f := n.File
 	p := &page{w: w, md: md, wide: o.Wide}
 	if o.Summary {

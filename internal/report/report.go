@@ -19,12 +19,6 @@ import (
 // Formats lists what Render accepts.
 var Formats = []string{"table", "markdown", "html", "csv", "json", "benchstat"}
 
-// Named is a result file with the name it was read from.
-type Named struct {
-	Name string
-	File *results.File
-}
-
 // Options select how much the text formats (table, markdown) show. The
 // other formats always carry everything.
 type Options struct {
@@ -48,13 +42,13 @@ var Full = Options{Wide: true, Verbose: true}
 
 // Render writes f in format.
 func Render(w io.Writer, f *results.File, format string, o Options) error {
-	return RenderFiles(w, []Named{{File: f}}, format, o)
+	return RenderFiles(w, []results.Named{{File: f}}, format, o)
 }
 
 // RenderFiles writes several files in format: one after the other for the
 // text formats and benchstat, one CSV with a file column, and for json the
 // file itself (one) or an array of files (several).
-func RenderFiles(w io.Writer, files []Named, format string, o Options) error {
+func RenderFiles(w io.Writer, files []results.Named, format string, o Options) error {
 	switch format {
 	case "json":
 		if len(files) == 1 {
@@ -103,8 +97,8 @@ func RenderFiles(w io.Writer, files []Named, format string, o Options) error {
 // besidePort is files with each experiment's rows of parking_lot's own
 // right after lot's (results.BesidePort), for the tables; the files
 // themselves are not modified.
-func besidePort(files []Named) []Named {
-	out := make([]Named, len(files))
+func besidePort(files []results.Named) []results.Named {
+	out := make([]results.Named, len(files))
 	for i, n := range files {
 		f := *n.File
 		f.Experiments = make([]*results.Experiment, len(n.File.Experiments))
@@ -113,7 +107,7 @@ func besidePort(files []Named) []Named {
 			x.Configs = results.BesidePort(e.Configs)
 			f.Experiments[j] = &x
 		}
-		out[i] = Named{Name: n.Name, File: &f}
+		out[i] = results.Named{Name: n.Name, File: &f}
 	}
 	return out
 }
@@ -268,7 +262,7 @@ func sortedPairs(m map[string]string) string {
 	return b.String()
 }
 
-func renderCSV(w io.Writer, files []Named) error {
+func renderCSV(w io.Writer, files []results.Named) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"file", "machine", "experiment", "config", "impl", "placement", "metric", "value"})
 	for _, n := range files {

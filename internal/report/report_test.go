@@ -15,16 +15,16 @@ import (
 	"github.com/parkbench/parkbench/internal/results/resultstest"
 )
 
-func fixtures(t *testing.T) []Named {
+func fixtures(t *testing.T) []results.Named {
 	t.Helper()
-	var out []Named
+	var out []results.Named
 	for _, n := range []string{"v1-latency.json", "v1-herd.json", "v1-timeout.json", "v1-suite.json", "v1-run-quick.json"} {
 		p := filepath.Join("..", "results", "testdata", n)
 		f, err := results.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, Named{p, f})
+		out = append(out, results.Named{Name: p, File: f})
 	}
 	return out
 }
@@ -52,7 +52,7 @@ func TestTextShowsEverything(t *testing.T) {
 	f.Experiments[0].Configs[0].Warnings = []string{"2 waits did not sleep"}
 	for _, md := range []bool{false, true} {
 		var buf bytes.Buffer
-		if err := renderText(&buf, Named{"x.json", f}, md, Full); err != nil {
+		if err := renderText(&buf, results.Named{Name: "x.json", File: f}, md, Full); err != nil {
 			t.Fatal(err)
 		}
 		out := buf.String()

@@ -25,12 +25,12 @@ func TestDefaultWidth(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		files = append(files, Named{p, f})
+		files = append(files, results.Named{Name: p, File: f})
 	}
 	for _, n := range files {
 		for _, o := range []Options{{}, {Verbose: true}} {
 			var buf bytes.Buffer
-			if err := RenderFiles(&buf, []Named{n}, "table", o); err != nil {
+			if err := RenderFiles(&buf, []results.Named{n}, "table", o); err != nil {
 				t.Fatal(err)
 			}
 			for i, l := range strings.Split(buf.String(), "\n") {

@@ -221,3 +221,10 @@ const (
 	MRequeued    = "requeued"
 	MOvershootNs = "overshoot_ns" // timeout: how late past the deadline
 )
+
+// Named is a result file with the name it was read from (its path, or
+// the name a caller gives it): what report, compare and plot take.
+type Named struct {
+	Name string
+	File *File
+}
