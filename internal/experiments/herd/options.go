@@ -20,29 +20,29 @@ type Options struct {
 	// NumCPU as sync), or both (goroutines.go).
 	Participants []string
 	// Waiters is the sweep of N.
-	Waiters []int
+	Waiters []int `opt:"waiters"`
 	// Hold is how long each waiter holds the mutex (busy-waiting on the
 	// monotonic clock) once it has it.
-	Hold time.Duration
+	Hold time.Duration `opt:"hold"`
 	// Notify lists the notify modes: "notify-all" (one notify_all) and/or
 	// "one-loop" (N x notify_one). "all", notify-all's name before it was
 	// renamed (every other list reads "all" as every value), is accepted
 	// with a warning for one release (ModeAllDeprecated).
-	Notify []string
+	Notify []string `opt:"notify"`
 	// LockHeld lists whether the notifier holds the mutex while notifying
 	// (true: parking_lot's RequeueAll branch; false: UnparkOneRequeueRest).
-	LockHeld []bool
+	LockHeld []bool `opt:"lock-held"`
 	// Repeats is the number of repeats per configuration, each with fresh
 	// threads.
-	Repeats int
+	Repeats int `opt:"repeats"`
 	// Placements: unpinned, same-core, cross-core, or "all" (empty: all),
 	// every placement this machine can pin.
-	Placements []string
+	Placements []string `opt:"placement"`
 	// Anatomy traces every repeat of a thread implementation
 	// (sched_switch, the waiters' TIDs) and counts per notify the waiters
 	// that slept again before they held the mutex (anatomy.go,
 	// docs/anatomy.md). Linux only, as root.
-	Anatomy bool
+	Anatomy bool `opt:"anatomy,omitempty"`
 }
 
 // Herd notify modes and placements.

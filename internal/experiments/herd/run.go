@@ -297,29 +297,15 @@ func configKey(impl string, g configGroup) string {
 	return fmt.Sprintf("%s/%s/notify=%s/lock-held=%v/n=%d", impl, g.placement, nm, g.lockHeld, g.n)
 }
 
+// asMap is the options' echo (their opt tags) with the implementations
+// planned.
 func (o Options) asMap(impls []implSpec) map[string]string {
-	var names, ns, held []string
+	var names []string
 	for _, im := range impls {
 		names = append(names, im.label())
 	}
-	for _, n := range o.Waiters {
-		ns = append(ns, strconv.Itoa(n))
-	}
-	for _, h := range o.LockHeld {
-		held = append(held, strconv.FormatBool(h))
-	}
-	m := map[string]string{
-		"impl":      strings.Join(names, ","),
-		"waiters":   strings.Join(ns, ","),
-		"hold":      o.Hold.String(),
-		"notify":    strings.Join(o.Notify, ","),
-		"lock-held": strings.Join(held, ","),
-		"repeats":   strconv.Itoa(o.Repeats),
-		"placement": strings.Join(o.Placements, ","),
-	}
-	if o.Anatomy {
-		m["anatomy"] = "true" // absent otherwise: runs without it record what they did before
-	}
+	m := driver.Echo(o)
+	m["impl"] = strings.Join(names, ",")
 	return m
 }
 

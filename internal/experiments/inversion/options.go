@@ -27,17 +27,17 @@ const (
 // flag.
 type Options struct {
 	// Impls (--impl): locks; empty means every one available.
-	Impls []string
+	Impls []string `opt:"impl"`
 	// Hold (--hold): low's critical section, busy work calibrated to this
 	// long on the measured CPU.
-	Hold time.Duration
+	Hold time.Duration `opt:"hold"`
 	// Medium (--medium): medium's spin, bounded by MaxMedium.
-	Medium time.Duration
+	Medium time.Duration `opt:"medium"`
 	// Repeats (--repeats): rounds per lock; the figure is over all.
-	Repeats int
+	Repeats int `opt:"repeats"`
 	// Force (--force): run even with fewer than two usable CPUs (no CPU
 	// for the watchdog) or with RT throttling off.
-	Force bool
+	Force bool `opt:"force"`
 }
 
 // DefaultOptions: every lock, 100 µs critical section, 10 ms medium spin,

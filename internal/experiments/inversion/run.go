@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
@@ -57,19 +56,13 @@ type sample struct {
 func (p *invPlan) Run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
 	o := p.o
 	exp := &results.Experiment{
-		Name:    "inversion",
-		Metrics: Metrics,
-		Options: map[string]string{
-			"impl":       strings.Join(o.Impls, ","),
-			"hold":       o.Hold.String(),
-			"medium":     o.Medium.String(),
-			"repeats":    fmt.Sprint(o.Repeats),
-			MCritical:    fmt.Sprint(o.Hold.Nanoseconds()),
-			"priorities": fmt.Sprintf("low=%d,medium=%d,high=%d (SCHED_FIFO)", PrioLow, PrioMedium, PrioHigh),
-			"force":      fmt.Sprint(o.Force),
-		},
+		Name:     "inversion",
+		Metrics:  Metrics,
+		Options:  driver.Echo(o),
 		Warnings: slices.Clone(p.Warnings),
 	}
+	exp.Options[MCritical] = fmt.Sprint(o.Hold.Nanoseconds())
+	exp.Options["priorities"] = fmt.Sprintf("low=%d,medium=%d,high=%d (SCHED_FIFO)", PrioLow, PrioMedium, PrioHigh)
 	for k, v := range p.host.options() {
 		exp.Options[k] = v
 	}

@@ -2,8 +2,6 @@ package latency
 
 import (
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -242,14 +240,6 @@ func participantsOrDefault(p []string) []string {
 		return []string{driver.Threads}
 	}
 	return p
-}
-
-func joinInts(v []int) string {
-	s := make([]string, 0, len(v))
-	for _, n := range v {
-		s = append(s, strconv.Itoa(n))
-	}
-	return strings.Join(s, ",")
 }
 
 // The goroutine-level figures (every row has the runtime/metrics ones;

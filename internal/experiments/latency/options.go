@@ -3,7 +3,6 @@ package latency
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -22,36 +21,38 @@ const (
 // LatencyOptions configures E12, the ping-pong wake latency.
 type LatencyOptions struct {
 	// Impls are implementation names (see ImplNames), or "all".
-	Impls []string
+	Impls []string `opt:"impls,empty=all"`
 	// Placements are unpinned, cross-core, same-core, or "all".
-	Placements []string
+	Placements []string `opt:"placements,empty=all"`
 	// Warmup round trips run before a configuration's rounds, not
 	// recorded; Iterations round trips are measured per round. Both apply
 	// to gap 0.
-	Warmup, Iterations int
+	Warmup     int `opt:"warmup"`
+	Iterations int `opt:"iterations"`
 	// Rounds per configuration (the summary is the median of rounds).
-	Rounds int
+	Rounds int `opt:"rounds"`
 	// Gaps: one configuration per value; before every wake the waker
 	// sleeps this long (nanosleep on its thread), so the woken side's CPU
 	// can go idle first: wake from idle, as cyclictest's timer wakeups.
 	// Empty means {0}.
-	Gaps []time.Duration
+	Gaps []time.Duration `opt:"gaps,empty=0s"`
 	// GapWarmup and GapIterations replace Warmup and Iterations for
 	// gap > 0: each trip then takes at least 2 gaps, so fewer keep a run
 	// short (defaults 100 and 2000).
-	GapWarmup, GapIterations int
+	GapWarmup     int `opt:"gap_warmup"`
+	GapIterations int `opt:"gap_iterations"`
 	// LotParker is the parker backend under impl lot ("": the lot's
 	// current one, normally the platform default).
-	LotParker string
+	LotParker string `opt:"lot_parker"`
 	// Interleave runs the rounds round-robin across configurations (all
 	// participants started first) instead of one configuration after the
 	// other; see runInterleaved. For ratios between implementations on a
 	// noisy or virtualised host.
-	Interleave bool
+	Interleave bool `opt:"interleave"`
 	// GOMAXPROCS: one configuration per value (1..driver.MaxProcs),
 	// set before the configuration's first round and put back after its
 	// last; empty: runenv's choice (participants + 2, at least the CPUs).
-	GOMAXPROCS []int
+	GOMAXPROCS []int `opt:"gomaxprocs"`
 	// Participants: threads (goroutines locked to their OS threads, the
 	// default), goroutines (plain goroutines, unlocked and unpinned), or
 	// both (goroutines.go).
@@ -59,11 +60,11 @@ type LatencyOptions struct {
 	// SchedCounts runs one extra, traced round per configuration and
 	// records the scheduler's P steals, lost Ps, preemptions and
 	// Goscheds per round trip (sched.go).
-	SchedCounts bool
+	SchedCounts bool `opt:"sched_counts"`
 	// Anatomy pairs every round with a round traced through the kernel's
 	// tracepoints and splits each traced wake into its parts
 	// (internal/anatomy, docs/anatomy.md). Linux only, as root.
-	Anatomy bool
+	Anatomy bool `opt:"anatomy,omitempty"`
 }
 
 // DefaultLatencyOptions is the study's method: every implementation, every
@@ -278,41 +279,12 @@ func hasImpl(plan []latencyConfig, names ...string) bool {
 	return false
 }
 
-// optionsMap records every option as strings (Experiment.Options).
+// optionsMap records every option as strings (Experiment.Options): the
+// echo of their opt tags (anatomy only when on: runs without it record
+// what they did before) and the participants with their default.
 func (o LatencyOptions) optionsMap() map[string]string {
-	gaps := make([]string, 0, len(o.Gaps))
-	for _, g := range o.Gaps {
-		gaps = append(gaps, g.String())
-	}
-	if len(gaps) == 0 {
-		gaps = []string{"0s"}
-	}
-	impls := o.Impls
-	if len(impls) == 0 {
-		impls = []string{ImplAll}
-	}
-	places := o.Placements
-	if len(places) == 0 {
-		places = []string{driver.All}
-	}
-	m := map[string]string{
-		"impls":          strings.Join(impls, ","),
-		"placements":     strings.Join(places, ","),
-		"warmup":         strconv.Itoa(o.Warmup),
-		"iterations":     strconv.Itoa(o.Iterations),
-		"rounds":         strconv.Itoa(o.Rounds),
-		"gaps":           strings.Join(gaps, ","),
-		"gap_warmup":     strconv.Itoa(o.GapWarmup),
-		"gap_iterations": strconv.Itoa(o.GapIterations),
-		"lot_parker":     o.LotParker,
-		"interleave":     strconv.FormatBool(o.Interleave),
-		"gomaxprocs":     joinInts(o.GOMAXPROCS),
-		"participants":   strings.Join(participantsOrDefault(o.Participants), ","),
-		"sched_counts":   strconv.FormatBool(o.SchedCounts),
-	}
-	if o.Anatomy {
-		m["anatomy"] = "true" // absent otherwise: runs without it record what they did before
-	}
+	m := driver.Echo(o)
+	m["participants"] = strings.Join(participantsOrDefault(o.Participants), ",")
 	return m
 }
 
@@ -320,11 +292,13 @@ func (o LatencyOptions) optionsMap() map[string]string {
 type SelfwakeOptions struct {
 	// Impls are implementation names (as latency's; "all" adds the
 	// syscall reference row).
-	Impls []string
+	Impls []string `opt:"impls"`
 	// Pairs per sample (timed together), Samples per round, Rounds.
-	Pairs, Samples, Rounds int
+	Pairs   int `opt:"pairs"`
+	Samples int `opt:"samples"`
+	Rounds  int `opt:"rounds"`
 	// LotParker is the parker under impl lot ("": current).
-	LotParker string
+	LotParker string `opt:"lot_parker"`
 	// Participants: threads (the default), goroutines (a plain goroutine
 	// wakes itself: chan, cond, lot and the syscall row), or both.
 	Participants []string

@@ -140,19 +140,13 @@ func (p *selfwakePlan) Run(ctx context.Context, progress driver.Progress) (*resu
 	o, plan, lotBackend := p.o, p.impls, p.lot
 	var err error
 	exp := &results.Experiment{
-		Name:    "selfwake",
-		Metrics: SelfwakeMetrics,
-		Options: map[string]string{
-			"impls":        strings.Join(o.Impls, ","),
-			"participants": strings.Join(participantsOrDefault(o.Participants), ","),
-			"pairs":        strconv.Itoa(o.Pairs),
-			"samples":      strconv.Itoa(o.Samples),
-			"rounds":       strconv.Itoa(o.Rounds),
-			"lot_parker":   o.LotParker,
-		},
+		Name:     "selfwake",
+		Metrics:  SelfwakeMetrics,
+		Options:  driver.Echo(o),
 		Warnings: p.warnings,
 		Notes:    p.notes,
 	}
+	exp.Options["participants"] = strings.Join(participantsOrDefault(o.Participants), ",")
 	env := runenv.Enter(1)
 	defer env.Restore()
 	cpu := probe.DefaultCPUs()[0]

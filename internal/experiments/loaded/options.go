@@ -46,7 +46,7 @@ type Options struct {
 	Impls []string
 	// MessageThreads (--message-threads, schbench -m): message threads,
 	// each with its own workers.
-	MessageThreads int
+	MessageThreads int `opt:"message_threads"`
 	// Workers (--workers, schbench -t): workers per message thread at
 	// the 1x point; 0 is NumCPU / MessageThreads (at least 1), so that
 	// the workers are as many as the CPUs (schbench: num_cpus each).
@@ -54,33 +54,34 @@ type Options struct {
 	// Work (--work, schbench -F/-n): the calibrated CPU work of one
 	// request, as iterations of a dependent multiply-add loop timed once
 	// per run.
-	Work time.Duration
+	Work time.Duration `opt:"work"`
 	// Sleep (--sleep, schbench -s): a nanosleep inside each request
 	// before its work (schbench's usleep(100), "simulated networking");
 	// 0 by default: the request is CPU work only (schbench -C without the
 	// sleep).
-	Sleep time.Duration
+	Sleep time.Duration `opt:"sleep"`
 	// Loads (--loads): the open-loop rate sweep, in percent of the
 	// nominal capacity NumCPU / Work (one CPU-second of work per CPU per
 	// second); the first is the unloaded reference of the collapse figure.
-	Loads []int
+	Loads []int `opt:"loads"`
 	// Closed (--closed): also run the closed loop, schbench's default
 	// mode: each worker asks its message thread for the next request as
 	// soon as it finished one.
-	Closed bool
+	Closed bool `opt:"closed"`
 	// Multiples (--oversubscribe): the oversubscription sweep, workers =
 	// multiple x the 1x workers, at OversubLoad (--oversub-load, percent).
-	Multiples   []int
-	OversubLoad int
+	Multiples   []int `opt:"oversubscribe"`
+	OversubLoad int   `opt:"oversub_load"`
 	// Arrival (--arrival): uniform (wrk2) or burst (schbench -R).
-	Arrival string
+	Arrival string `opt:"arrival"`
 	// Warmup (--warmup, schbench -w) and Duration (--duration, schbench
 	// -r) of each configuration: requests are sent during both, and only
 	// those of the measured window count.
-	Warmup, Duration time.Duration
+	Warmup   time.Duration `opt:"warmup"`
+	Duration time.Duration `opt:"duration"`
 	// Rounds (--rounds): runs per configuration, the summary is their
 	// median.
-	Rounds int
+	Rounds int `opt:"rounds"`
 }
 
 // DefaultWorkers is the 1x workers per message thread.

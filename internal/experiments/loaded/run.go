@@ -180,30 +180,15 @@ func arrivalNote(a string) string {
 	return "uniform, wrk2's: evenly spaced intended start times; a late message thread sends the overdue requests at once and their latency counts from their intended start"
 }
 
+// asMap is the options' echo (their opt tags) with the mechanisms planned
+// and the workers per message thread (0: the CPUs' share).
 func (o Options) asMap(mechs []mechanism) map[string]string {
-	var names, loads, mults []string
+	var names []string
 	for _, m := range mechs {
 		names = append(names, m.name)
 	}
-	for _, l := range o.Loads {
-		loads = append(loads, strconv.Itoa(l))
-	}
-	for _, k := range o.Multiples {
-		mults = append(mults, strconv.Itoa(k))
-	}
-	return map[string]string{
-		"impl":            strings.Join(names, ","),
-		"message_threads": strconv.Itoa(o.MessageThreads),
-		"workers":         strconv.Itoa(o.workers()),
-		"work":            o.Work.String(),
-		"sleep":           o.Sleep.String(),
-		"loads":           strings.Join(loads, ","),
-		"closed":          strconv.FormatBool(o.Closed),
-		"oversubscribe":   strings.Join(mults, ","),
-		"oversub_load":    strconv.Itoa(o.OversubLoad),
-		"arrival":         o.Arrival,
-		"warmup":          o.Warmup.String(),
-		"duration":        o.Duration.String(),
-		"rounds":          strconv.Itoa(o.Rounds),
-	}
+	m := driver.Echo(o)
+	m["impl"] = strings.Join(names, ",")
+	m["workers"] = strconv.Itoa(o.workers())
+	return m
 }

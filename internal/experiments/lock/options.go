@@ -26,28 +26,29 @@ type Options struct {
 	Impls []string
 	// LotParkers (--lot-parker): run lot over each of these parkers too,
 	// as impl lot@PARKER.
-	LotParkers []string
+	LotParkers []string `opt:"lot-parker,omitempty"`
 	// Participants (--participants): threads (goroutines locked to their
 	// threads, the default), goroutines (plain goroutines), or both
 	// (goroutines.go).
 	Participants []string
 	// GOMAXPROCS (--gomaxprocs): one configuration per value; empty:
 	// the run's (runenv: threads + 2, at least the CPUs).
-	GOMAXPROCS []int
+	GOMAXPROCS []int `opt:"gomaxprocs"`
 	// Threads (--threads): the thread-count sweep.
-	Threads []int
+	Threads []int `opt:"threads"`
 	// WorkIn (--work-in) and WorkBetween (--work-between): the work inside
 	// the lock and between acquisitions, in calibrated time.
-	WorkIn, WorkBetween []time.Duration
+	WorkIn      []time.Duration `opt:"work-in"`
+	WorkBetween []time.Duration `opt:"work-between"`
 	// Locks (--locks): 1, or K locks each acquisition picks among at random.
-	Locks []int
+	Locks []int `opt:"locks"`
 	// Duration (--duration) of one timed run; Repeats (--repeats) runs per
 	// configuration, the figures are their median.
-	Duration time.Duration
-	Repeats  int
+	Duration time.Duration `opt:"duration"`
+	Repeats  int           `opt:"repeats"`
 	// HoldSleep (--hold-sleep) > 0 is WebKit's LockFairnessTest: sleep
 	// that long while holding the lock instead of the work-in.
-	HoldSleep time.Duration
+	HoldSleep time.Duration `opt:"hold-sleep,omitempty"`
 	// Skew (--lockskew) is golang/go#13086's pattern with two threads:
 	// one holds the lock while sleeping SkewSleep and relocks at once, the
 	// other sleeps SkewSleep and then locks briefly.
@@ -62,14 +63,16 @@ type RwOptions struct {
 	Impls []string
 	// Readers (--readers) and Writers (--writers): the thread counts of
 	// each class, swept, on one rwlock.
-	Readers, Writers []int
+	Readers []int `opt:"readers"`
+	Writers []int `opt:"writers"`
 	// WorkIn (--work-in) and WorkBetween (--work-between): the work inside
 	// the lock and between acquisitions, for both classes, as rwlock.rs.
-	WorkIn, WorkBetween []time.Duration
+	WorkIn      []time.Duration `opt:"work-in"`
+	WorkBetween []time.Duration `opt:"work-between"`
 	// Duration (--duration) of one timed run; Repeats (--repeats) runs per
 	// configuration.
-	Duration time.Duration
-	Repeats  int
+	Duration time.Duration `opt:"duration"`
+	Repeats  int           `opt:"repeats"`
 }
 
 // DefaultThreads is 1, 2, 4, NumCPU, 2 x NumCPU, deduplicated and sorted.

@@ -425,32 +425,28 @@ func key(impl string, g group, o Options) string {
 	return fmt.Sprintf("%s/t=%d", k, g.threads)
 }
 
+// asMap is the options' echo (their opt tags) with what the plan decided:
+// the implementations, the participants, the pattern and what it
+// replaces.
 func (o Options) asMap(impls []impl) map[string]string {
-	m := map[string]string{
-		"impl":         implNames(impls),
-		"participants": strings.Join(o.participants(), ","),
-		"gomaxprocs":   joinInts(o.GOMAXPROCS),
-		"threads":      joinInts(o.Threads),
-		"work-in":      joinDurations(o.WorkIn),
-		"work-between": joinDurations(o.WorkBetween),
-		"locks":        joinInts(o.Locks),
-		"duration":     o.Duration.String(),
-		"repeats":      strconv.Itoa(o.Repeats),
-		"sample_every": strconv.Itoa(SampleEvery),
-		"pattern":      [...]string{"loop", "hold-sleep", "lockskew"}[o.pattern()],
-	}
+	m := driver.Echo(o)
+	m["impl"] = implNames(impls)
+	m["participants"] = strings.Join(o.participants(), ",")
+	m["sample_every"] = strconv.Itoa(SampleEvery)
+	m["pattern"] = o.patternName()
 	if o.HoldSleep > 0 {
-		m["hold-sleep"] = o.HoldSleep.String()
 		m["work-in"] = "none (sleeps while holding)"
 	}
 	if o.Skew {
 		m["lockskew_sleep"] = o.SkewSleep.String()
 		m["threads"], m["work-in"], m["work-between"] = "2", "none (sleeps while holding)", "none"
 	}
-	if len(o.LotParkers) > 0 {
-		m["lot-parker"] = strings.Join(o.LotParkers, ",")
-	}
 	return m
+}
+
+// patternName is the loop's pattern as the options and params read it.
+func (o Options) patternName() string {
+	return [...]string{"loop", "hold-sleep", "lockskew"}[o.pattern()]
 }
 
 func implNames(impls []impl) string {
@@ -459,22 +455,6 @@ func implNames(impls []impl) string {
 		names = append(names, im.label())
 	}
 	return strings.Join(names, ",")
-}
-
-func joinInts(v []int) string {
-	var s []string
-	for _, n := range v {
-		s = append(s, strconv.Itoa(n))
-	}
-	return strings.Join(s, ",")
-}
-
-func joinDurations(v []time.Duration) string {
-	var s []string
-	for _, d := range v {
-		s = append(s, d.String())
-	}
-	return strings.Join(s, ",")
 }
 
 // config builds one configuration from its repeats.
@@ -505,7 +485,7 @@ func config(im impl, g group, o Options, cal calib, raws []*raw, unc []float64, 
 			"participants":       participants(im),
 			"gomaxprocs":         strconv.Itoa(procsOf(g)),
 			"thread_kind":        threads,
-			"pattern":            o.asMap(nil)["pattern"],
+			"pattern":            o.patternName(),
 		},
 	}
 	if h := o.holdSleep(); h > 0 {

@@ -120,18 +120,14 @@ func (p *rwPlan) Run(ctx context.Context, progress driver.Progress) (*results.Ex
 	return exp, nil
 }
 
+// asMap is the options' echo (their opt tags) with the implementations
+// planned and the fixed sampling and pattern.
 func (o RwOptions) asMap(impls []impl) map[string]string {
-	return map[string]string{
-		"impl":         implNames(impls),
-		"readers":      joinInts(o.Readers),
-		"writers":      joinInts(o.Writers),
-		"work-in":      joinDurations(o.WorkIn),
-		"work-between": joinDurations(o.WorkBetween),
-		"duration":     o.Duration.String(),
-		"repeats":      strconv.Itoa(o.Repeats),
-		"sample_every": strconv.Itoa(SampleEvery),
-		"pattern":      "rwlock",
-	}
+	m := driver.Echo(o)
+	m["impl"] = implNames(impls)
+	m["sample_every"] = strconv.Itoa(SampleEvery)
+	m["pattern"] = "rwlock"
+	return m
 }
 
 func rwConfig(im impl, g rwGroup, raws []*rwRaw) *results.Config {

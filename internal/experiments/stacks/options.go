@@ -11,9 +11,9 @@ type Options struct {
 	// Mechanisms to block; empty or "all" means every one available.
 	Mechanisms []string
 	// SettleTimeout bounds the wait for all blocked threads to be asleep.
-	SettleTimeout time.Duration
+	SettleTimeout time.Duration `opt:"settle_timeout"`
 	// GoFrames is how many Go frames to keep per goroutine.
-	GoFrames int
+	GoFrames int `opt:"go_frames"`
 }
 
 // DefaultOptions blocks every mechanism.

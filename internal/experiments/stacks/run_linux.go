@@ -230,12 +230,9 @@ func (p *stacksPlan) Run(ctx context.Context, progress driver.Progress) (*result
 	exp := &results.Experiment{
 		Name:        "stacks",
 		DetailOrder: DetailKeys,
-		Options: map[string]string{
-			"mechanisms":     strings.Join(names, ","),
-			"settle_timeout": o.SettleTimeout.String(),
-			"go_frames":      fmt.Sprint(o.GoFrames),
-		},
+		Options:     driver.Echo(o),
 	}
+	exp.Options["mechanisms"] = strings.Join(names, ",")
 	if driver.Interrupted(ctx) {
 		return nil, ctx.Err()
 	}

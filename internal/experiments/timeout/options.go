@@ -13,19 +13,19 @@ type Options struct {
 	// Impls are the mechanisms to measure (see ImplNames; "lot" is the
 	// three lot-* ones); empty or "all" means every one available here
 	// (unavailable ones are skipped with a warning).
-	Impls []string
+	Impls []string `opt:"impl"`
 	// Deadlines are the timeouts, each in (0, 10 s].
-	Deadlines []time.Duration
+	Deadlines []time.Duration `opt:"deadlines"`
 	// Samples is the number of measured waits per deadline, in [1, 1e6].
-	Samples int
+	Samples int `opt:"samples"`
 	// Warmup waits per configuration, not recorded.
-	Warmup int
+	Warmup int `opt:"warmup"`
 	// Slacks are the timer slacks to run under; 0 means "default" (leave
 	// the thread's slack as it is, and record it).
-	Slacks []time.Duration
+	Slacks []time.Duration `opt:"timerslack,zero=default"`
 	// LotParker is the parker backend under the lot-* mechanisms ("":
 	// the lot's current one, the platform default).
-	LotParker string
+	LotParker string `opt:"lot_parker,omitempty"`
 }
 
 // DefaultOptions is the full sweep.

@@ -64,19 +64,10 @@ func (p *timeoutPlan) Run(ctx context.Context, progress driver.Progress) (exp *r
 func (p *timeoutPlan) measure(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
 	o, impls, warns := p.o, p.Items, p.Warnings
 	exp := &results.Experiment{
-		Name:    "timeout",
-		Metrics: Metrics,
-		Options: map[string]string{
-			"impl":       strings.Join(o.Impls, ","),
-			"deadlines":  joinDurations(o.Deadlines),
-			"samples":    fmt.Sprint(o.Samples),
-			"warmup":     fmt.Sprint(o.Warmup),
-			"timerslack": joinSlacks(o.Slacks),
-		},
+		Name:     "timeout",
+		Metrics:  Metrics,
+		Options:  driver.Echo(o),
 		Warnings: warns,
-	}
-	if o.LotParker != "" {
-		exp.Options["lot_parker"] = o.LotParker
 	}
 	env := runenv.Enter(1)
 	defer env.Restore()
@@ -259,22 +250,6 @@ func copyMetrics(m map[string]float64) map[string]float64 {
 		out[k] = v
 	}
 	return out
-}
-
-func joinDurations(ds []time.Duration) string {
-	var s []string
-	for _, d := range ds {
-		s = append(s, d.String())
-	}
-	return strings.Join(s, ",")
-}
-
-func joinSlacks(ss []time.Duration) string {
-	var s []string
-	for _, d := range ss {
-		s = append(s, SlackLabel(d))
-	}
-	return strings.Join(s, ",")
 }
 
 // notesFor puts the pthread clock modes side by side and says what the

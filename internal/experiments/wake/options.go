@@ -45,44 +45,44 @@ type Options struct {
 	Benches []string
 	// Threads (--threads, perf -t): the waiters of wake, wake-parallel and
 	// requeue, swept.
-	Threads []int
+	Threads []int `opt:"threads,zero=all"`
 	// HashThreads (--hash-threads, perf hash -t): the hash bench's
 	// threads, swept; by default 1 to NumCPU (powers of two and NumCPU):
 	// whether a table stays flat as threads are added.
-	HashThreads []int
+	HashThreads []int `opt:"hash_threads,zero=all"`
 	// Wakes (--wakes, perf wake -w): threads woken per call, swept; 0 is
 	// all at once.
-	Wakes []int
+	Wakes []int `opt:"wakes,zero=all"`
 	// Wakers (--wakers, perf wake-parallel -w): parallel wakers, swept;
 	// each wakes Threads/Wakers with one call (it must divide).
-	Wakers []int
+	Wakers []int `opt:"wakers,zero=all"`
 	// Requeues (--requeues, perf requeue -q): threads moved per call,
 	// swept; 0 is all at once (perf -B).
-	Requeues []int
+	Requeues []int `opt:"requeues,zero=all"`
 	// Runs (--runs, perf bench -r): runs per configuration, fresh threads
 	// each; the figures are over runs, perf's mean and (+-) and a median
 	// and p99.
-	Runs int
+	Runs int `opt:"runs"`
 	// Settle (--settle): how long the waker sleeps between seeing every
 	// waiter asleep and the timed wake; perf's usleep(100000)
 	// (tools/perf/bench/futex-wake.c:199). Long enough for the waiters'
 	// CPUs to go idle, which is what a wake then pays for.
-	Settle time.Duration
+	Settle time.Duration `opt:"settle"`
 	// Futexes (--futexes, perf hash -f): futex words (keys) per thread.
-	Futexes int
+	Futexes int `opt:"futexes"`
 	// HashTime (--hash-time, perf hash -r): how long each hash round runs.
-	HashTime time.Duration
+	HashTime time.Duration `opt:"hash_time"`
 	// HashRounds (--hash-rounds): hash rounds per configuration (perf runs
 	// one; more give compare its rounds).
-	HashRounds int
+	HashRounds int `opt:"hash_rounds"`
 	// Items (--items): items per producer/consumer round; Capacity
 	// (--capacity) the bounded queue's size; NotifyHeld (--notify-held)
 	// notifies with the mutex held (the Rust documentation's examples) or
 	// after unlocking; PCRounds (--pc-rounds) rounds per configuration.
-	Items      int
-	Capacity   int
-	NotifyHeld bool
-	PCRounds   int
+	Items      int  `opt:"items"`
+	Capacity   int  `opt:"capacity"`
+	NotifyHeld bool `opt:"notify_held"`
+	PCRounds   int  `opt:"pc_rounds"`
 }
 
 // DefaultOptions is perf's method: waiters = online CPUs (perf's default)

@@ -164,34 +164,15 @@ func newConfig(c cfgSpec, o Options) *results.Config {
 	return cfg
 }
 
+// asMap is the options' echo (their opt tags: a count of 0 reads "all",
+// as kName) with the implementations and benches planned.
 func (o Options) asMap(impls []implSpec, benches []string) map[string]string {
 	var names []string
 	for _, im := range impls {
 		names = append(names, im.name)
 	}
-	ints := func(v []int) string {
-		var s []string
-		for _, x := range v {
-			s = append(s, kName(x))
-		}
-		return strings.Join(s, ",")
-	}
-	return map[string]string{
-		"impl":         strings.Join(names, ","),
-		"bench":        strings.Join(benches, ","),
-		"threads":      ints(o.Threads),
-		"hash_threads": ints(o.HashThreads),
-		"wakes":        ints(o.Wakes),
-		"wakers":       ints(o.Wakers),
-		"requeues":     ints(o.Requeues),
-		"runs":         strconv.Itoa(o.Runs),
-		"settle":       o.Settle.String(),
-		"futexes":      strconv.Itoa(o.Futexes),
-		"hash_time":    o.HashTime.String(),
-		"hash_rounds":  strconv.Itoa(o.HashRounds),
-		"items":        strconv.Itoa(o.Items),
-		"capacity":     strconv.Itoa(o.Capacity),
-		"notify_held":  strconv.FormatBool(o.NotifyHeld),
-		"pc_rounds":    strconv.Itoa(o.PCRounds),
-	}
+	m := driver.Echo(o)
+	m["impl"] = strings.Join(names, ",")
+	m["bench"] = strings.Join(benches, ",")
+	return m
 }
