@@ -55,7 +55,10 @@ func TestRunStacks(t *testing.T) {
 			t.Errorf("%s: goroutine wait %q", name, d["goroutine_wait"])
 		}
 	}
-	if !strings.Contains(byName[StackLotMutex]["go_stack"], "lot.(*Mutex).lockSlow") || !strings.Contains(byName[StackLotCondvar]["go_stack"], "lot.(*Condvar).Wait") {
+	// The top GoFrames (10) frames: the condvar's wait shows as its
+	// innermost Condvar method (waitUntilInternal since lot's park path
+	// has its slow lock out of line), not necessarily Wait itself.
+	if !strings.Contains(byName[StackLotMutex]["go_stack"], "lot.(*Mutex).lockSlow") || !strings.Contains(byName[StackLotCondvar]["go_stack"], "lot.(*Condvar).") {
 		t.Errorf("lot go stacks: %q / %q", byName[StackLotMutex]["go_stack"], byName[StackLotCondvar]["go_stack"])
 	}
 	if _, err := parkers.Lookup(parkers.NamePthread); err == nil {
