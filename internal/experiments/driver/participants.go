@@ -132,3 +132,56 @@ func ForParticipants[T any](c Catalog[T], participants string, threadsOnly func(
 	}
 	return c
 }
+
+// ResolveByParticipants resolves names once per kind of participants the
+// options ask for (ResolveParticipants on field "Participants", so in
+// ParticipantKinds' order: threads first), each kind over the catalog it
+// allows (ForParticipants), and joins the selections. mark turns each
+// chosen item of kind part into the item that runs, or leaves it out
+// (false); parts are all the kinds asked for. The goroutine kind's
+// threads-only warnings are collapsed into one line; the notes of each
+// kind are kept; Explicit is the last kind's.
+func ResolveByParticipants[T any](participants, names []string, c Catalog[T], threadsOnly func(T) string, mark func(parts []string, part string, it T) (T, bool)) (Selection[T], error) {
+	parts, err := ResolveParticipants("Participants", participants)
+	if err != nil {
+		return Selection[T]{}, err
+	}
+	var out Selection[T]
+	for _, part := range parts {
+		sel, err := ForParticipants(c, part, threadsOnly).Resolve("Impls", names)
+		if err != nil {
+			return out, err
+		}
+		for _, it := range sel.Items {
+			if it, ok := mark(parts, part, it); ok {
+				out.Items = append(out.Items, it)
+			}
+		}
+		if part == Goroutines {
+			out.Warnings = append(out.Warnings, CollapseThreadsOnly(sel.Warnings)...)
+		} else {
+			out.Warnings = append(out.Warnings, sel.Warnings...)
+		}
+		out.Notes = append(out.Notes, sel.Notes...)
+		out.Explicit = sel.Explicit
+	}
+	return out, nil
+}
+
+// KeyName is an implementation's name as a configuration key names it:
+// name, or name/goroutines when it runs on plain goroutines.
+func KeyName(name string, goroutines bool) string {
+	if goroutines {
+		return name + "/" + Goroutines
+	}
+	return name
+}
+
+// KindOf is the kind of participants an implementation runs on:
+// Goroutines or Threads.
+func KindOf(goroutines bool) string {
+	if goroutines {
+		return Goroutines
+	}
+	return Threads
+}

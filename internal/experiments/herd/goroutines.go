@@ -1,6 +1,8 @@
 package herd
 
 import (
+	"slices"
+
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 )
 
@@ -29,51 +31,20 @@ func herdThreadsOnly(im implSpec) string {
 // sync runs once: under threads when threads are asked for (as it always
 // has), else under goroutines.
 func resolveParticipants(o Options) (driver.Selection[implSpec], error) {
-	parts, err := driver.ResolveParticipants("Participants", o.Participants)
-	if err != nil {
-		return driver.Selection[implSpec]{}, err
-	}
-	var out driver.Selection[implSpec]
-	withThreads := false
-	for _, part := range parts {
-		sel, err := driver.ForParticipants(catalog(), part, herdThreadsOnly).Resolve("Impls", o.Impls)
-		if err != nil {
-			return out, err
+	return driver.ResolveByParticipants(o.Participants, o.Impls, catalog(), herdThreadsOnly, func(parts []string, part string, im implSpec) (implSpec, bool) {
+		switch {
+		case part == driver.Threads:
+			return im, true
+		case im.goroutines && slices.Contains(parts, driver.Threads):
+			return im, false // sync: already in under threads, it is goroutines anyway
+		case !im.goroutines:
+			im.goroutines, im.onGoroutines = true, true
 		}
-		if part == driver.Threads {
-			withThreads = true
-			out.Items = append(out.Items, sel.Items...)
-			out.Warnings, out.Notes = append(out.Warnings, sel.Warnings...), append(out.Notes, sel.Notes...)
-			out.Explicit = sel.Explicit
-			continue
-		}
-		for _, im := range sel.Items {
-			if im.goroutines && withThreads {
-				continue // sync: already in, it is goroutines anyway
-			}
-			if !im.goroutines {
-				im.goroutines, im.onGoroutines = true, true
-			}
-			out.Items = append(out.Items, im)
-		}
-		out.Warnings = append(out.Warnings, driver.CollapseThreadsOnly(sel.Warnings)...)
-		out.Notes = append(out.Notes, sel.Notes...)
-		out.Explicit = sel.Explicit
-	}
-	return out, nil
+		return im, true
+	})
 }
 
 // label is the implementation as a key names it.
-func (im implSpec) label() string {
-	if im.onGoroutines {
-		return im.name + "/" + driver.Goroutines
-	}
-	return im.name
-}
+func (im implSpec) label() string { return driver.KeyName(im.name, im.onGoroutines) }
 
-func participantsOf(im implSpec) string {
-	if im.goroutines {
-		return driver.Goroutines
-	}
-	return driver.Threads
-}
+func participantsOf(im implSpec) string { return driver.KindOf(im.goroutines) }

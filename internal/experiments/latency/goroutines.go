@@ -301,12 +301,7 @@ func wakeShares(w schedacct.Wakes, n int) map[string]float64 {
 }
 
 // participants is a selfwake row's participants.
-func (im selfwakeImpl) participants() string {
-	if im.goroutines {
-		return driver.Goroutines
-	}
-	return driver.Threads
-}
+func (im selfwakeImpl) participants() string { return driver.KindOf(im.goroutines) }
 
 func participantsParam(p string) string {
 	if p == "" {

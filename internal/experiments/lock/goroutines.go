@@ -37,29 +37,10 @@ func lockThreadsOnly(im impl) string {
 // participants: the goroutine ones are copies marked goroutines, keyed
 // impl/goroutines/....
 func resolveParticipants(o Options) (driver.Selection[impl], error) {
-	parts, err := driver.ResolveParticipants("Participants", o.Participants)
-	if err != nil {
-		return driver.Selection[impl]{}, err
-	}
-	var out driver.Selection[impl]
-	for _, part := range parts {
-		sel, err := driver.ForParticipants(catalog(), part, lockThreadsOnly).Resolve("Impls", o.Impls)
-		if err != nil {
-			return out, err
-		}
-		for _, im := range sel.Items {
-			im.goroutines = part == driver.Goroutines
-			out.Items = append(out.Items, im)
-		}
-		if part == driver.Goroutines {
-			out.Warnings = append(out.Warnings, driver.CollapseThreadsOnly(sel.Warnings)...)
-		} else {
-			out.Warnings = append(out.Warnings, sel.Warnings...)
-		}
-		out.Notes = append(out.Notes, sel.Notes...)
-		out.Explicit = sel.Explicit
-	}
-	return out, nil
+	return driver.ResolveByParticipants(o.Participants, o.Impls, catalog(), lockThreadsOnly, func(_ []string, part string, im impl) (impl, bool) {
+		im.goroutines = part == driver.Goroutines
+		return im, true
+	})
 }
 
 // participants are the participants the options ask for (threads when
@@ -72,19 +53,9 @@ func (o Options) participants() []string {
 }
 
 // label is the implementation as a key names it: impl, or impl/goroutines.
-func (im impl) label() string {
-	if im.goroutines {
-		return im.name + "/" + driver.Goroutines
-	}
-	return im.name
-}
+func (im impl) label() string { return driver.KeyName(im.name, im.goroutines) }
 
-func participants(im impl) string {
-	if im.goroutines {
-		return driver.Goroutines
-	}
-	return driver.Threads
-}
+func participants(im impl) string { return driver.KindOf(im.goroutines) }
 
 // procsOf is the GOMAXPROCS a group ran under (read after the run: the
 // run's own when the group has none).
