@@ -2,6 +2,7 @@ package inversion
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
@@ -89,4 +90,18 @@ func fieldOf(err error) string {
 		return oe.Field
 	}
 	return ""
+}
+
+// TestClaimNamesSteal: a PI figure measured while the host stole the CPU
+// says so in the evidence, and the steal does not change the verdict.
+func TestClaimNamesSteal(t *testing.T) {
+	bad := cfg("pi-futex", true, 110e3, 900e3, 100e3, 10e6)
+	bad.Summary[MSteal] = 70e6
+	c := Claims([]*results.Config{bad})[0]
+	if c.Verdict != results.DoesNotHold || !strings.Contains(c.Evidence, "the host stole 70 ms") {
+		t.Fatalf("verdict %s, evidence %q: want does-not-hold naming 70 ms of steal", c.Verdict, c.Evidence)
+	}
+	if c := Claims([]*results.Config{cfg("pi-futex", true, 110e3, 250e3, 100e3, 10e6)})[0]; strings.Contains(c.Evidence, "stole") {
+		t.Fatalf("no steal measured, evidence %q names one", c.Evidence)
+	}
 }

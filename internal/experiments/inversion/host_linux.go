@@ -21,6 +21,38 @@ type host struct {
 	forced           []string // the refusals --force overrode
 }
 
+// userHZ is /proc/stat's tick: USER_HZ, 100 on every Linux ABI Go runs on.
+const userHZ = 100
+
+// cpuSteal is the steal time of CPU cpu so far (what the hypervisor took
+// from this vCPU), from /proc/stat; ok false if it cannot be read.
+func cpuSteal(cpu int) (ns int64, ok bool) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, false
+	}
+	return stealFromStat(string(b), cpu)
+}
+
+// stealFromStat reads CPU cpu's steal (the 8th figure of its "cpuN" line:
+// user nice system idle iowait irq softirq steal, in USER_HZ ticks) from a
+// /proc/stat text, in ns.
+func stealFromStat(stat string, cpu int) (int64, bool) {
+	name := "cpu" + strconv.Itoa(cpu)
+	for _, line := range strings.Split(stat, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 9 || f[0] != name {
+			continue
+		}
+		ticks, err := strconv.ParseInt(f[8], 10, 64)
+		if err != nil || ticks < 0 {
+			return 0, false
+		}
+		return ticks * (1e9 / userHZ), true
+	}
+	return 0, false
+}
+
 // capSysNice is CAP_SYS_NICE's bit in /proc/self/status CapEff.
 const capSysNice = 23
 

@@ -24,6 +24,10 @@ const (
 	// switched out during its spin (a Go preemption or anything else that
 	// took the CPU from an RT thread): those rounds' inversion is shorter.
 	MMediumSwitched = "medium_switched_rounds"
+	// MSteal is the time the host took the measured CPU away during the
+	// implementation's rounds (steal in /proc/stat, in ns; its unit is a
+	// clock tick, 10 ms): what the guest cannot see in its traces.
+	MSteal = "cpu_steal_ns"
 )
 
 // Metrics describes inversion's figures (results.MetricSpec): high's wait
@@ -38,6 +42,7 @@ var Metrics = []results.MetricSpec{
 	{Key: MHeld, Header: "held", Unit: results.UnitMicros, Better: results.Lower},
 	{Key: MCritical, Header: "cs", Unit: results.UnitMicros, Better: results.Lower},
 	{Key: MMediumSwitched, Header: "med switched", Better: results.Lower},
+	{Key: MSteal, Header: "steal", Unit: results.UnitMicros, Better: results.Lower, Diagnostic: true},
 }
 
 // Run measures every implementation.
@@ -50,6 +55,7 @@ type sample struct {
 	waits    []int64 // high's wait per round, ns
 	held     []int64 // low's critical section per round, ns
 	switched int     // rounds in which medium was switched out
+	steal    int64   // host steal on the measured CPU over the rounds, ns (-1: unknown)
 }
 
 // Run runs the plan.
@@ -134,6 +140,9 @@ func buildConfig(im impl, o Options, s sample) (*results.Config, error) {
 		MCritical:        float64(o.Hold.Nanoseconds()),
 		MMediumNs:        float64(o.Medium.Nanoseconds()),
 		MMediumSwitched:  float64(s.switched),
+	}
+	if s.steal >= 0 {
+		m[MSteal] = float64(s.steal)
 	}
 	if len(held) > 0 {
 		m[MHeld] = stats.NearestRank(held, 0.5)

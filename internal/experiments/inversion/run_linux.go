@@ -175,7 +175,9 @@ func (s *session) finish() {
 // through schedule(), which moves the schedtick, so sysmon's 10 ms start
 // at or after this point: a round's critical path (hold, PI wait) is far
 // shorter. The cost (a hand-off through another M) falls before the
-// round, outside every figure.
+// round, outside every figure. Low starts the round itself when all three
+// are armed, not the coordinator: the coordinator runs on the other,
+// loaded CPU, and its own wake-up could take milliseconds of that window.
 func (s *session) armRound(role int, round int32) {
 	s.waitWord(&s.arm[role], round)
 	if s.stop.Load() {
@@ -208,7 +210,11 @@ func (s *session) thread(role int, ready chan<- error) {
 		ready <- nil
 		for round := int32(1); ; round++ {
 			s.armRound(role, round)
-			s.waitStart(role, round)
+			if role == low {
+				s.waitWord(&s.armed, nRoles) // the round starts when all three are armed
+			} else {
+				s.waitStart(role, round)
+			}
 			if s.stop.Load() {
 				return
 			}
@@ -244,10 +250,9 @@ func (s *session) thread(role int, ready chan<- error) {
 	})
 }
 
-// await waits until all three threads counted themselves in w (armed or
-// done), checking the deadline and ctx every millisecond; past the
+// await waits until all three threads counted themselves in w, checking the deadline and ctx every millisecond; past the
 // deadline it aborts the round.
-func (s *session) await(ctx context.Context, w *word, round int32, deadline time.Time, timeout time.Duration, what string) error {
+func (s *session) await(ctx context.Context, w *word, round int32, deadline time.Time, timeout time.Duration) error {
 	for {
 		d := w.Load()
 		if d == nRoles {
@@ -258,7 +263,7 @@ func (s *session) await(ctx context.Context, w *word, round int32, deadline time
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return fmt.Errorf("%w: round %d did not finish in %v (%d of 3 threads %s); aborted and put back to SCHED_OTHER", errWatchdog, round, timeout, d, what)
+			return fmt.Errorf("%w: round %d did not finish in %v (%d of 3 threads done); aborted and put back to SCHED_OTHER", errWatchdog, round, timeout, d)
 		}
 		ts := unix.NsecToTimespec(int64(time.Millisecond))
 		futex.Wait(&w.Int32, d, &ts)
@@ -286,6 +291,7 @@ func (p *invPlan) measure(ctx context.Context, im impl) (sample, error) {
 		err error
 	}
 	res := make(chan result, 1)
+	before, okBefore := cpuSteal(p.host.cpu)
 	osthread.Go(func() {
 		var r result
 		defer func() { res <- r }()
@@ -299,6 +305,10 @@ func (p *invPlan) measure(ctx context.Context, im impl) (sample, error) {
 	if r.err == nil {
 		lk.Free()
 	}
+	r.s.steal = -1
+	if after, ok := cpuSteal(p.host.cpu); ok && okBefore && after >= before {
+		r.s.steal = after - before
+	}
 	return r.s, r.err
 }
 
@@ -310,6 +320,8 @@ func (s *session) coordinate(ctx context.Context, repeats int, roundLen time.Dur
 	defer func() {
 		s.stop.Store(true)
 		s.abort.Store(true)
+		s.armed.Store(math.MaxInt32)
+		futex.WakeRaw(&s.armed.Int32)
 		for role := range nRoles {
 			s.arm[role].Store(math.MaxInt32)
 			futex.WakeRaw(&s.arm[role].Int32)
@@ -363,11 +375,8 @@ func (s *session) coordinate(ctx context.Context, repeats int, roundLen time.Dur
 			s.arm[role].Store(round)
 			futex.WakeRaw(&s.arm[role].Int32)
 		}
-		if err := s.await(ctx, &s.armed, round, deadline, timeout, "armed"); err != nil {
-			return out, err
-		}
-		s.release(low, round)
-		if err := s.await(ctx, &s.done, round, deadline, timeout, "done"); err != nil {
+		// low starts the round when the three are armed (armRound)
+		if err := s.await(ctx, &s.done, round, deadline, timeout); err != nil {
 			return out, err
 		}
 		out.waits = append(out.waits, s.wait.Load())
