@@ -82,13 +82,7 @@ func claimAnatomyIdle(lat *results.Experiment) results.Claim {
 		cl.Why = cl.Evidence
 		return cl
 	}
-	cl.Evidence = "rule: at gap 0, idle_exit's median is the largest component median; " + strings.Join(ev, "; ")
-	if len(failing) > 0 {
-		cl.Verdict, cl.Why = results.DoesNotHold, strings.Join(failing, "; ")
-		return cl
-	}
-	cl.Verdict = results.Holds
-	return cl
+	return conclude(cl, "rule: at gap 0, idle_exit's median is the largest component median; ", ev, failing)
 }
 
 func claimAnatomyGap(lat *results.Experiment) results.Claim {
@@ -129,7 +123,14 @@ func claimAnatomyGap(lat *results.Experiment) results.Claim {
 		cl.Evidence = "needs --gap with two or more values and the target CPU idle at the wakes (e.g. --gap=0,50us,1ms --placement=cross-core)"
 		return cl
 	}
-	cl.Evidence = "rule: per implementation, the median idle_exit share at the largest gap exceeds the smallest gap's; " + strings.Join(ev, "; ")
+	return conclude(cl, "rule: per implementation, the median idle_exit share at the largest gap exceeds the smallest gap's; ", ev, failing)
+}
+
+// conclude ends a claim that judged something: its evidence is rule and
+// then ev; it holds unless a part failed, and then the failing parts are
+// why.
+func conclude(cl results.Claim, rule string, ev, failing []string) results.Claim {
+	cl.Evidence = rule + strings.Join(ev, "; ")
 	if len(failing) > 0 {
 		cl.Verdict, cl.Why = results.DoesNotHold, strings.Join(failing, "; ")
 		return cl
