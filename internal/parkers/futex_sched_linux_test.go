@@ -3,8 +3,10 @@
 package parkers
 
 import (
+	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,18 +93,25 @@ func onThreadCountsOf(t *testing.T, name string, newParker func() ThreadParker, 
 // every wait; with it (futex) none is stolen, because a P with idle Ps
 // beside it is only retaken after 10 ms in one syscall.
 func TestFutexKeepAliveStopsSteals(t *testing.T) {
-	plain := onThreadCounts(t, NameFutexPlain, 4).lostP
-	kept := onThreadCounts(t, NameFutex, 4).lostP
 	// Natively 92-147 of the 150 waits lose their P; under qemu-user,
-	// whose emulated threads run sysmon's ticks at another pace, 13-136.
-	// What is asserted is the mechanism: clearly some without the
-	// keep-alive, a quarter of that or less (in practice 0) with it.
-	if plain < schedWaits/30 {
-		t.Errorf("futex-plain: %d of %d waits lost their P, want >= %d (sysmon's retake of a P whose schedtick is still)", plain, schedWaits, schedWaits/30)
+	// whose emulated threads run sysmon's ticks at another pace, 13-136
+	// (and, on a host at load 16, once fewer than 5). What is asserted is
+	// the mechanism: clearly some without the keep-alive, a quarter of
+	// that or less (in practice 0) with it. The counts come from the
+	// scheduler's pace, so a pair that cannot show the difference (too
+	// few steals without the keep-alive) is measured again, up to three
+	// times; a keep-alive that lets Ps be stolen fails every attempt.
+	var tries []string
+	for attempt := 0; attempt < 3; attempt++ {
+		plain := onThreadCounts(t, NameFutexPlain, 4).lostP
+		kept := onThreadCounts(t, NameFutex, 4).lostP
+		if plain >= schedWaits/30 && kept <= schedWaits/20 && kept*4 <= plain {
+			return
+		}
+		tries = append(tries, fmt.Sprintf("futex-plain %d, futex %d", plain, kept))
 	}
-	if kept > schedWaits/20 || kept*4 > plain {
-		t.Errorf("futex: %d of %d waits lost their P, want <= %d and under a quarter of futex-plain's %d", kept, schedWaits, schedWaits/20, plain)
-	}
+	t.Errorf("waits of %d that lost their P, per attempt: %s; want futex-plain >= %d (sysmon's retake of a P whose schedtick is still) and futex <= %d and under a quarter of futex-plain's",
+		schedWaits, strings.Join(tries, "; "), schedWaits/30, schedWaits/20)
 }
 
 // TestFutexRawKeepAliveStopsPreemption: a raw wait leaves the goroutine
