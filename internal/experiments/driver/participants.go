@@ -4,6 +4,9 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
+
+	"github.com/parkbench/parkbench/internal/osthread"
 )
 
 // Participants: what runs an experiment's sides.
@@ -184,4 +187,17 @@ func KindOf(goroutines bool) string {
 		return Goroutines
 	}
 	return Threads
+}
+
+// Start runs f as a participant of the kind asked for, counted in wg: on a
+// plain goroutine (goroutines), else on an OS thread of its own
+// (osthread.Go, which retires the thread after f).
+func Start(wg *sync.WaitGroup, goroutines bool, f func()) {
+	wg.Add(1)
+	body := func() { defer wg.Done(); f() }
+	if goroutines {
+		go body()
+	} else {
+		osthread.Go(body)
+	}
 }

@@ -64,15 +64,7 @@ func runOnce(ctx context.Context, c cfgSpec, o Options, steps int) (map[string]f
 		wg     sync.WaitGroup
 		pinErr atomic.Pointer[error]
 	)
-	go1 := func(f func()) {
-		wg.Add(1)
-		body := func() { defer wg.Done(); f() }
-		if m.goroutines {
-			go body()
-		} else {
-			osthread.Go(body)
-		}
-	}
+	go1 := func(f func()) { driver.Start(&wg, m.goroutines, f) }
 	msgs := make([]*messenger, o.MessageThreads)
 	var all []*worker
 	for i := range msgs {

@@ -115,15 +115,7 @@ func runPC(p pcPrims, items, capacity int, held bool, bound time.Duration) (pcRe
 			f()
 		}
 	}
-	run := func(f func()) {
-		wg.Add(1)
-		body := func() { defer wg.Done(); f() }
-		if p.goroutines {
-			go body()
-		} else {
-			osthread.Go(body)
-		}
-	}
+	run := func(f func()) { driver.Start(&wg, p.goroutines, f) }
 	usage := func() int64 {
 		if p.goroutines {
 			return 0
