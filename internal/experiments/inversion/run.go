@@ -3,6 +3,7 @@ package inversion
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
@@ -153,18 +154,10 @@ func buildConfig(im impl, o Options, s sample) (*results.Config, error) {
 		Kind:    im.kind,
 		Params:  map[string]string{"pi": fmt.Sprint(im.pi), "hold": o.Hold.String(), "medium": o.Medium.String()},
 		Rounds:  []results.Round{{Metrics: m, Histogram: enc}},
-		Summary: maps(m),
+		Summary: maps.Clone(m), // m is not nil: a copy, not an alias of round 0
 	}
 	if s.switched > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("medium was switched out during its spin in %d of %d rounds", s.switched, len(w)))
 	}
 	return c, nil
-}
-
-func maps(m map[string]float64) map[string]float64 {
-	out := make(map[string]float64, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }

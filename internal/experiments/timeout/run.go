@@ -3,6 +3,7 @@ package timeout
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -233,7 +234,7 @@ func buildConfig(ti mechanism, d, slack time.Duration, s configSample) (*results
 		Kind:    ti.kind,
 		Params:  params,
 		Rounds:  []results.Round{{Metrics: m, Histogram: string(enc)}},
-		Summary: copyMetrics(m),
+		Summary: maps.Clone(m), // m is not nil: a copy, not an alias of round 0
 	}
 	if st.early > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d waits returned before the deadline (earliest %d ns early)", st.early, len(s.late), -st.min))
@@ -242,14 +243,6 @@ func buildConfig(ti mechanism, d, slack time.Duration, s configSample) (*results
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d waits reported a wake although nobody woke them", s.spurious, len(s.late)))
 	}
 	return c, nil
-}
-
-func copyMetrics(m map[string]float64) map[string]float64 {
-	out := make(map[string]float64, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // notesFor puts the pthread clock modes side by side and says what the
