@@ -42,6 +42,11 @@ func goGroup(f func(n int, cpus []int) group) func(int, []int) (group, error) {
 	return func(n int, cpus []int) (group, error) { return f(n, cpus), nil }
 }
 
+// cWaiters is a newGroup of C waiter threads waiting in kind's call.
+func cWaiters(kind cref.WakeKind) func(int, []int) (group, error) {
+	return func(n int, cpus []int) (group, error) { return newCGroup(kind, n, cpus) }
+}
+
 // allImpls are the implementations in --impl order.
 var allImpls = []implSpec{
 	{
@@ -73,9 +78,7 @@ var allImpls = []implSpec{
 		unavailable: cref.WakeAvailable,
 		wakeK:       anyK,
 		requeueK:    anyK,
-		newGroup: func(n int, cpus []int) (group, error) {
-			return newCGroup(cref.WaitFutex, n, cpus)
-		},
+		newGroup:    cWaiters(cref.WaitFutex),
 	},
 	{
 		name:     "lot",
@@ -113,9 +116,7 @@ var allImpls = []implSpec{
 		unavailable: cref.WakeAvailable,
 		wakeK:       oneOrAll,
 		pc:          cPC,
-		newGroup: func(n int, cpus []int) (group, error) {
-			return newCGroup(cref.WaitCond, n, cpus)
-		},
+		newGroup:    cWaiters(cref.WaitCond),
 	},
 	{
 		name:     "sync",
