@@ -25,25 +25,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 iters=${1:-10000}
 rounds=${2:-3}
-if [ "$(id -u)" != 0 ]; then
-	echo "anatomy-check: needs root (perf record -a on tracepoints, and --anatomy)" >&2
-	exit 2
-fi
-command -v perf >/dev/null || { echo "anatomy-check: perf is not installed (apt-get install linux-perf)" >&2; exit 2; }
 command -v jq >/dev/null || { echo "anatomy-check: jq is not installed (apt-get install jq)" >&2; exit 2; }
-work=$(mktemp -d)
-mounted=
-cleanup() {
-	rm -rf "$work"
-	if [ -n "$mounted" ]; then umount /sys/kernel/tracing || true; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-if [ ! -e /sys/kernel/tracing/events ]; then
-	mount -t tracefs nodev /sys/kernel/tracing
-	mounted=1
-fi
-go build -o "$work/parkbench" ./cmd/parkbench
+# shellcheck source=scripts/perf-work.sh
+. scripts/perf-work.sh
+perf_work anatomy-check
 cfg=(latency --impl=c-futex --placement=cross-core --iterations="$iters" --rounds="$rounds" --quiet)
 
 echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs; load before: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -112,7 +112,7 @@ func notes(o Options) []string {
 			"medium spins %v; all three pinned to one CPU, a watchdog on another; wait = high's lock call, timed by high", PrioLow, o.Hold, PrioHigh, PrioMedium, o.Medium),
 		"with priority inheritance the kernel runs low at high's priority until it unlocks, so the wait is the rest of the critical section; without it medium runs first and the wait includes its spin",
 		"Go runtime: GC off for the run, the three threads locked to their OS threads (exiting locked retires them), SCHED_RESET_ON_FORK set; " +
-			"each thread calls runtime.Gosched before its round, so sysmon's 10 ms preemption clock starts there and cannot take a P inside the critical section; " +
+			"each thread calls runtime.Gosched before its round (medium, high, then low, who starts it), so sysmon's 10 ms preemption clock starts there, not inside the critical section; " +
 			"medium's spin is Go code, which sysmon may still preempt near its end (med switched counts those rounds)",
 		"what the guest cannot see: the host may take the measured vCPU away (steal time); a PI round with no guest-visible event on the CPU but a longer section is that",
 	}

@@ -71,13 +71,13 @@ type session struct {
 	medium    time.Duration
 	cpu       int
 
-	arm   [nRoles]word // round number each thread may arm for (futex)
-	start [nRoles]word // round number each thread may start (futex)
-	armed word         // threads armed for the round (futex)
-	done  word         // threads finished with the round (futex)
-	stop  atomic.Bool  // leave at the next start word
-	abort atomic.Bool  // cut the hold and the spin short (watchdog, interrupt)
-	tids  [nRoles]atomic.Int32
+	arm     [nRoles]word // round number each thread may arm for (futex)
+	start   [nRoles]word // round number each thread may start (futex)
+	done    word         // threads finished with the round (futex)
+	started atomic.Int32 // the round low has started (the watchdog's clock)
+	stop    atomic.Bool  // leave at the next start word
+	abort   atomic.Bool  // cut the hold and the spin short (watchdog, interrupt)
+	tids    [nRoles]atomic.Int32
 
 	wait, held atomic.Int64 // this round's figures, from high and low
 	switched   atomic.Bool  // medium was switched out during its spin
@@ -158,11 +158,15 @@ func (s *session) finish() {
 	futex.WakeRaw(&s.done.Int32)
 }
 
+// armNext is the arm chain: medium arms first, then high, then low, who
+// starts the round.
+var armNext = [nRoles]int{medium: high, high: low, low: -1}
+
 // armRound is each thread's step before a round: runtime.Gosched, then
-// count itself armed. Why: the runtime's sysmon preempts a goroutine that
-// has run on one schedtick for 10 ms (runtime/proc.go retake,
-// forcePreemptNS), and a locked goroutine that only blocks in futex system
-// calls keeps its P through them (exitsyscall's fast path), so its
+// pass the arm on (armNext). Why: the runtime's sysmon preempts a
+// goroutine that has run on one schedtick for 10 ms (runtime/proc.go
+// retake, forcePreemptNS), and a locked goroutine that only blocks in futex
+// system calls keeps its P through them (exitsyscall's fast path), so its
 // schedtick never moves: every 10 ms of wall time sysmon either preempts
 // it (running) or takes its P (in a system call). A preempted locked
 // goroutine sleeps until an M of the other, SCHED_OTHER CPU hands it a P
@@ -173,19 +177,22 @@ func (s *session) finish() {
 // runtime threads on CPU 0 and slept 0.5-3.9 ms while medium spun: the
 // PI lock's p99 wait was 1.87 ms for a 100 µs section. Gosched goes
 // through schedule(), which moves the schedtick, so sysmon's 10 ms start
-// at or after this point: a round's critical path (hold, PI wait) is far
-// shorter. The cost (a hand-off through another M) falls before the
-// round, outside every figure. Low starts the round itself when all three
-// are armed, not the coordinator: the coordinator runs on the other,
-// loaded CPU, and its own wake-up could take milliseconds of that window.
+// at or after this point. The cost (a hand-off through another M, which
+// on a loaded machine can take milliseconds) falls before the round,
+// outside every figure; the chain orders the hand-offs so that the
+// threads on the critical path arm last (low right before its section,
+// high before low), and low starts the round itself: no wake-up of the
+// coordinator, on the loaded CPU, sits inside anyone's window.
 func (s *session) armRound(role int, round int32) {
 	s.waitWord(&s.arm[role], round)
 	if s.stop.Load() {
 		return
 	}
 	runtime.Gosched()
-	s.armed.Add(1)
-	futex.WakeRaw(&s.armed.Int32)
+	if next := armNext[role]; next >= 0 {
+		s.arm[next].Store(round)
+		futex.WakeRaw(&s.arm[next].Int32)
+	}
 }
 
 // thread starts role's thread: locked to a new OS thread, pinned to the
@@ -210,9 +217,7 @@ func (s *session) thread(role int, ready chan<- error) {
 		ready <- nil
 		for round := int32(1); ; round++ {
 			s.armRound(role, round)
-			if role == low {
-				s.waitWord(&s.armed, nRoles) // the round starts when all three are armed
-			} else {
+			if role != low { // low starts the round when it is armed
 				s.waitStart(role, round)
 			}
 			if s.stop.Load() {
@@ -220,6 +225,7 @@ func (s *session) thread(role int, ready chan<- error) {
 			}
 			switch role {
 			case low:
+				s.started.Store(round)
 				s.lk.Lock(uint32(tid))
 				t0 := monoclock.Nanotime()
 				// high preempts us here (same CPU, higher priority).
@@ -250,23 +256,44 @@ func (s *session) thread(role int, ready chan<- error) {
 	})
 }
 
-// await waits until all three threads counted themselves in w, checking the deadline and ctx every millisecond; past the
-// deadline it aborts the round.
-func (s *session) await(ctx context.Context, w *word, round int32, deadline time.Time, timeout time.Duration) error {
+// armTimeout bounds the arm phase (three Gosched hand-offs, each through
+// a runtime thread of the other CPU, which a loaded machine may keep
+// waiting for tens of milliseconds). Nothing spins at RT priority then:
+// the RT threads are asleep or handing off.
+const armTimeout = 5 * time.Second
+
+// awaitRound waits until the three threads are done with round, checking
+// ctx and the watchdog every millisecond: the arm phase gets armTimeout,
+// the round itself (from low's start, s.started) timeout; past either it
+// aborts the round.
+func (s *session) awaitRound(ctx context.Context, round int32, timeout time.Duration) error {
+	armDeadline := time.Now().Add(armTimeout)
+	var roundDeadline time.Time
 	for {
-		d := w.Load()
+		d := s.done.Load()
 		if d == nRoles {
 			return nil
 		}
-		if ctx.Err() != nil || time.Now().After(deadline) {
+		now := time.Now()
+		if roundDeadline.IsZero() && s.started.Load() >= round {
+			roundDeadline = now.Add(timeout)
+		}
+		late := ""
+		switch {
+		case roundDeadline.IsZero() && now.After(armDeadline):
+			late = fmt.Sprintf("was not armed in %v (a Gosched hand-off never came back)", armTimeout)
+		case !roundDeadline.IsZero() && now.After(roundDeadline):
+			late = fmt.Sprintf("did not finish in %v (%d of 3 threads done)", timeout, d)
+		}
+		if ctx.Err() != nil || late != "" {
 			s.abort.Store(true)
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return fmt.Errorf("%w: round %d did not finish in %v (%d of 3 threads done); aborted and put back to SCHED_OTHER", errWatchdog, round, timeout, d)
+			return fmt.Errorf("%w: round %d %s; aborted and put back to SCHED_OTHER", errWatchdog, round, late)
 		}
 		ts := unix.NsecToTimespec(int64(time.Millisecond))
-		futex.Wait(&w.Int32, d, &ts)
+		futex.Wait(&s.done.Int32, d, &ts)
 	}
 }
 
@@ -320,8 +347,6 @@ func (s *session) coordinate(ctx context.Context, repeats int, roundLen time.Dur
 	defer func() {
 		s.stop.Store(true)
 		s.abort.Store(true)
-		s.armed.Store(math.MaxInt32)
-		futex.WakeRaw(&s.armed.Int32)
 		for role := range nRoles {
 			s.arm[role].Store(math.MaxInt32)
 			futex.WakeRaw(&s.arm[role].Int32)
@@ -369,14 +394,10 @@ func (s *session) coordinate(ctx context.Context, repeats int, roundLen time.Dur
 			return out, ctx.Err()
 		}
 		s.done.Store(0)
-		s.armed.Store(0)
-		deadline := time.Now().Add(timeout)
-		for role := range nRoles {
-			s.arm[role].Store(round)
-			futex.WakeRaw(&s.arm[role].Int32)
-		}
-		// low starts the round when the three are armed (armRound)
-		if err := s.await(ctx, &s.done, round, deadline, timeout); err != nil {
+		// medium arms, then high, then low, who starts the round (armRound)
+		s.arm[medium].Store(round)
+		futex.WakeRaw(&s.arm[medium].Int32)
+		if err := s.awaitRound(ctx, round, timeout); err != nil {
 			return out, err
 		}
 		out.waits = append(out.waits, s.wait.Load())
