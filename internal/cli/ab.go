@@ -13,6 +13,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/atomicfile"
 	"github.com/parkbench/parkbench/internal/gate"
+	"github.com/parkbench/parkbench/internal/textfmt"
 	"github.com/parkbench/parkbench/internal/verdict"
 )
 
@@ -34,15 +35,15 @@ func newABCmd() *cobra.Command {
 revision's and the new one's) on this machine, interleaved, and judge each
 headline figure with a test that has a known false-alarm rate.
 
-Each trial runs the headline profile in one binary, each part its own
-process launch (--profile all, the default, runs both parts; latency or
-wake one). The latency part: E12 latency of futex, lot and std, pinned
-cross-core, with the C floor c-futex in the same process, 30 interleaved
-rounds of 250 round trips; the judged figure is each row's median wake
-latency as a ratio to c-futex in the same rounds, so what the machine does
-to both cancels. The wake part, the waker's side (parkbench wake): the
-median over 30 runs of the time futex, lot and std take to wake 16
-sleeping waiters with one call, judged as it is. Trials run in
+Each trial runs the --profile in one binary, each part its own process
+launch (the profiles, then the parts):
+
+` + profileTable() + `
+
+A part's rows are its implementations; a part judged against a floor
+measures the figure's floor (the C implementation) in the same launch and
+judges each row as a ratio to it in the same rounds, so what the machine
+does to both cancels; a raw part judges the figure as it is. Trials run in
 blocks ABBA or BAAB (chosen at random, --seed recorded), --trials a side;
 rows whose verdict is still unknown get --step more a side, up to
 --max-trials.
@@ -86,9 +87,9 @@ the trial, writes a result this build cannot read; the message names it),
 			if err := opt.Validate(); err != nil {
 				return runErr(err, abFlags)
 			}
-			parts, ok := gate.Profiles[profile]
-			if !ok {
-				return usagef("invalid --profile %q: valid profiles are %s", profile, strings.Join(gate.ProfileNames, ", "))
+			i := slices.IndexFunc(gate.Profiles, func(p gate.Profile) bool { return p.Name == profile })
+			if i < 0 {
+				return usagef("invalid --profile %q: valid profiles are %s", profile, strings.Join(gate.ProfileNames(), ", "))
 			}
 			if timeout <= 0 {
 				return usagef("invalid --trial-timeout %v: want a positive duration such as 2m", timeout)
@@ -105,7 +106,7 @@ the trial, writes a result this build cannot read; the message names it),
 			}
 			ctx, stop := signalContext()
 			defer stop()
-			src := &gate.ProcessSource{Bins: map[gate.Side]string{gate.Base: args[0], gate.New: args[1]}, Profile: parts, Timeout: timeout}
+			src := &gate.ProcessSource{Bins: map[gate.Side]string{gate.Base: args[0], gate.New: args[1]}, Profile: gate.Profiles[i].Parts, Timeout: timeout}
 			started := time.Now().UTC()
 			load0 := gate.LoadAvg()
 			rows, err := src.Prepare(ctx)
@@ -161,7 +162,7 @@ the trial, writes a result this build cannot read; the message names it),
 	f.Uint64Var(&seed, "seed", 0, "seed of the trial order and the bootstrap (default: from the clock; recorded)")
 	f.DurationVar(&timeout, "trial-timeout", 2*time.Minute, "longest one launch may take (a lost wakeup hangs it)")
 	f.StringVar(&format, "format", "text", "output on stdout: "+strings.Join(gate.Formats, "|"))
-	f.StringVar(&profile, "profile", "all", "what a trial measures: "+strings.Join(gate.ProfileNames, "|")+" (latency: E12 wake latency; wake: the waker's side)")
+	f.StringVar(&profile, "profile", "all", "what a trial measures: "+strings.Join(gate.ProfileNames(), "|")+" (see above)")
 	f.StringVarP(&out, "out", "o", "", "also write the whole run (every trial) as JSON to `FILE`")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
 	return cmd
@@ -198,4 +199,24 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return atomicfile.Write(path, append(data, '\n'))
+}
+
+// profileTable lists the gate's profiles and parts for ab's help: each
+// profile with its summary, each part with its rows, its command line and
+// how it is judged.
+func profileTable() string {
+	var lines []string
+	for _, p := range gate.Profiles {
+		lines = append(lines, textfmt.Wrap(p.Summary, textfmt.Columns, fmt.Sprintf("  %-8s ", p.Name), strings.Repeat(" ", 11)))
+	}
+	lines = append(lines, "")
+	for _, part := range gate.DefaultProfile {
+		judged := "against its floor"
+		if part.Raw {
+			judged = "raw"
+		}
+		s := fmt.Sprintf("rows %s, judged %s: parkbench %s", strings.Join(part.Impls, ", "), judged, strings.Join(part.Args(part.Impls), " "))
+		lines = append(lines, textfmt.Wrap(s, textfmt.Columns, fmt.Sprintf("  %-8s ", part.Experiment), strings.Repeat(" ", 11)))
+	}
+	return strings.Join(lines, "\n")
 }

@@ -316,9 +316,9 @@ func TestProfilePartsFloors(t *testing.T) {
 	if v, err := value(e, Row{Experiment: "wake", Config: "lot/wake/n=16/w=all", Metric: "m"}); err != nil || v != 48e3 {
 		t.Errorf("raw value %v, %v; want 48000", v, err)
 	}
-	for _, name := range ProfileNames {
-		if len(Profiles[name]) == 0 {
-			t.Errorf("profile %s has no part", name)
+	for _, p := range Profiles {
+		if len(p.Parts) == 0 {
+			t.Errorf("profile %s has no part", p.Name)
 		}
 	}
 }

@@ -60,15 +60,29 @@ var WakePart = Part{
 	Raw:        true,
 }
 
-// Profiles are the gate's profiles by name (ab --profile).
-var Profiles = map[string][]Part{
-	"latency": {LatencyPart},
-	"wake":    {WakePart},
-	"all":     DefaultProfile,
+// Profile is what a trial measures (ab --profile): its parts, each one
+// launch of a binary per trial.
+type Profile struct {
+	Name, Summary string
+	Parts         []Part
 }
 
-// ProfileNames lists Profiles' names in help order.
-var ProfileNames = []string{"latency", "wake", "all"}
+// Profiles are the gate's profiles in help order (ab's help is generated
+// from them).
+var Profiles = []Profile{
+	{"latency", "the latency part alone", []Part{LatencyPart}},
+	{"wake", "the wake part alone", []Part{WakePart}},
+	{"all", "both parts, one launch of each per trial (the default)", DefaultProfile},
+}
+
+// ProfileNames lists Profiles' names in order.
+func ProfileNames() []string {
+	var out []string
+	for _, p := range Profiles {
+		out = append(out, p.Name)
+	}
+	return out
+}
 
 // Args is the command line of a part measuring impls (the rows' and
 // their floors'), its output one result file on stdout.
