@@ -41,10 +41,13 @@ func newCompareCmd() *cobra.Command {
 		Use:   "compare BASE NEW...",
 		Short: "Judge new runs against a base run; exit 1 on a regression",
 		Long: `Compare each NEW result file with BASE, per experiment and configuration, on
-the experiment's primary figures (latency: median and p99; selfwake: ns per
-pair; herd: first waiter and total; timeout: median and p99 lateness): the
-medians over rounds with their spread, the ratio new/base, the Mann-Whitney
-U test over the rounds, and a verdict.
+the figures its metric description judges (the floor: what a figure is
+divided by across machine classes):
+
+` + judgedTable() + `
+
+Per figure: the medians over rounds with their spread, the ratio new/base,
+the Mann-Whitney U test over the rounds, and a verdict.
 
 A change counts (faster or slower) only if it exceeds --threshold AND
 stands out of the noise the rounds show: p < --alpha where the round counts
@@ -54,10 +57,9 @@ rounds pure noise separates the ranges 1 time in 10 per row: use more rounds,
 or a noise-tolerant gate, before failing builds on it.
 
 Files from different machine classes are flagged, and judged on each figure
-as a ratio to its floor in the same run (latency: c-futex at the same
-placement; selfwake: the syscall row; herd: the C pthread herd; lock:
-c-pthread); figures without a floor are shown, not judged. The regression
-gate is 'parkbench ab' (a same-run A/B), not this.
+as a ratio to its floor in the same run (the floor's configuration at the
+same placement and parameters); figures without a floor are shown, not
+judged. The regression gate is 'parkbench ab' (a same-run A/B), not this.
 
 Each NEW file is compared with BASE on its own (rounds are not pooled across
 files: each run's noise is judged separately).

@@ -14,6 +14,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/plot"
 	"github.com/parkbench/parkbench/internal/report"
+	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/textfmt"
 )
 
@@ -142,12 +143,12 @@ func registerCompletions(c *cobra.Command) {
 }
 
 // plotExperiments are the experiment names plot's --experiment may be
-// given: those of the registry (plot says which of a file's it can draw)
-// and those it draws from files without a metric description.
+// given: those of the registry whose metric description has a plot, and
+// those plot draws from files without a metric description.
 func plotExperiments() []string {
 	var names []string
 	for _, e := range experiments.Registry {
-		if e.Impls != nil && !strings.Contains(e.Name, " ") {
+		if len(plotTitles(e.Metrics)) > 0 {
 			names = append(names, e.Name)
 		}
 	}
@@ -180,3 +181,58 @@ func completeFrom(vs []string, list bool) cobra.CompletionFunc {
 
 // platform is this build's GOOS/GOARCH, for the version line.
 func platform() string { return runtime.GOOS + "/" + runtime.GOARCH }
+
+// plotTitles are the titles of the figures a metric description plots.
+func plotTitles(specs []results.MetricSpec) []string {
+	var out []string
+	for _, m := range specs {
+		if m.Plot != nil {
+			out = append(out, m.Plot.Title)
+		}
+	}
+	return out
+}
+
+// registryTable is one line per registry experiment for which line says
+// something ("" leaves it out), wrapped under its column: the lists in
+// plot's and compare's help.
+func registryTable(line func(experiments.Entry) string) string {
+	w := 0
+	for _, e := range experiments.Registry {
+		if line(e) != "" {
+			w = max(w, len(e.Name))
+		}
+	}
+	var lines []string
+	for _, e := range experiments.Registry {
+		if s := line(e); s != "" {
+			first := fmt.Sprintf("  %-*s  ", w, e.Name)
+			lines = append(lines, textfmt.Wrap(s, textfmt.Columns, first, strings.Repeat(" ", len(first))))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// plotTable lists, per experiment, the figures plot draws of it.
+func plotTable() string {
+	return registryTable(func(e experiments.Entry) string { return strings.Join(plotTitles(e.Metrics), "; ") })
+}
+
+// judgedTable lists, per experiment, the figures compare judges and the
+// floor each is divided by across machine classes.
+func judgedTable() string {
+	return registryTable(func(e experiments.Entry) string {
+		var figs []string
+		for _, m := range e.Metrics {
+			if !m.Judged {
+				continue
+			}
+			f := m.Header
+			if m.Floor != "" {
+				f += " (floor " + m.Floor + ")"
+			}
+			figs = append(figs, f)
+		}
+		return strings.Join(figs, ", ")
+	})
+}

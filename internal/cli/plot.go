@@ -19,20 +19,20 @@ func newPlotCmd() *cobra.Command {
 	var quiet bool
 	cmd := &cobra.Command{
 		Use:   "plot FILE... --out IMAGE.svg|IMAGE.png",
-		Short: "Draw latency percentile distributions, herd times against N, or lock throughput against threads",
+		Short: "Draw result files: each experiment's figures as its metric description says, one image",
 		Long: `Draw result files into an SVG or PNG image (the format follows --out's
-extension):
+extension), each experiment as its metric description says:
 
-  latency, timeout  the latency percentile distribution, HdrHistogram style:
-                    x is the percentile on a log scale of 1/(1-p) (0%, 90%,
-                    99%, 99.9%, ...), y the latency in µs (log scale when the
-                    range is wide); one panel per placement or setting, one
-                    line per implementation, its rounds' histograms merged.
-  herd              first-waiter and total time against N, two panels, one
-                    line (colour and marker) per implementation.
-  lock              total Mops against threads (one line per implementation
-                    and setting) and the per-thread acquisitions/s at the
-                    largest thread count (a box per implementation).
+` + plotTable() + `
+
+A figure by percentile is the distribution HdrHistogram style: x is the
+percentile on a log scale of 1/(1-p) (0%, 90%, 99%, 99.9%, ...), y the
+latency in µs (log scale when the range is wide); one panel per placement
+or setting, one line per implementation, its rounds' histograms merged. A
+figure against a parameter (N, the load) has one panel per figure, one line
+(colour and marker) per implementation. Throughput against threads has one
+line per implementation and setting, and beside it the per-thread
+acquisitions/s at the largest thread count (a box per implementation).
 
 One legend, right of the panels, never over a line: a colour per
 implementation and, when several FILEs are drawn, a line style per file
@@ -88,7 +88,7 @@ leaves nothing behind.`,
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "image to write: `FILE`.svg or FILE.png")
-	cmd.Flags().StringVar(&experiment, "experiment", "", "experiment to draw when a file holds several: "+strings.Join(plot.Plottable, "|"))
+	cmd.Flags().StringVar(&experiment, "experiment", "", "experiment to draw when a file holds several: "+strings.Join(plotExperiments(), "|"))
 	cmd.Flags().StringVar(&impls, "impl", "", "draw these implementations: `NAME`, a comma list, or all (default: every one when a panel has at most 8, else the headline ones)")
 	cmd.Flags().StringVar(&configs, "config", "", "draw the configurations whose key has every part of one `KEY[,KEY...]` (futex/cross-core, cross-core, wake/w=1, n=64) or matches it as a glob (lot/*)")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "do not say which file was written")

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/textfmt"
 )
 
 func init() { register(newRunCmd) }
@@ -20,7 +22,7 @@ func init() { register(newRunCmd) }
 func runFlags() flagTable[experiments.SuiteOptions] {
 	type O = experiments.SuiteOptions
 	return flagTable[O]{
-		scalar("rounds", "Rounds", "rounds per configuration in every experiment (latency and selfwake rounds, herd, lock and rwlock repeats): more rounds buy precision with time; unset, each keeps its own (latency's shown)", "int",
+		scalar("rounds", "Rounds", "rounds per configuration in every experiment ("+suiteRounds()+"): more rounds buy precision with time; unset, each keeps its own (latency's shown)", "int",
 			(*O).Rounds, (*O).SetRounds, strconv.Itoa, parseInt).also("Repeats", func(*O) {}),
 		scalar("iterations", "Iterations", "measured samples per round where a round has a count: latency round trips, selfwake samples (herd's and lock's rounds have none); unset, each keeps its own (latency's shown)", "int",
 			(*O).Iterations, (*O).SetIterations, strconv.Itoa, parseInt).also("GapIterations", func(*O) {}).also("Samples", func(*O) {}),
@@ -37,22 +39,18 @@ func newRunCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
-		Short: "Run the suite: E12 latency and selfwake, E6 herd, the contended lock and rwlock, with the study's defaults",
-		Long: `Run the suite with the study's method: latency (E12: every implementation,
-every placement, 1000 warm-up + 10 000 round trips, 3 rounds), selfwake (the
-E12 reverse check), herd (E6: N = 1, 4, 16, 64, 5 repeats), lock's quick
-sweep (the contended mutex, parking_lot's benchmark: 2 and 2 x NumCPU
-threads; 'parkbench lock' runs the full sweep) and one small rwlock
-configuration (NumCPU readers, one writer). The claims are evaluated from
-the numbers just measured, including the reverse check, which needs latency
-and selfwake from the same run. A few minutes on two vCPUs; --quick takes
-under a minute.
---rounds and --iterations buy precision with time: --rounds sets the
-rounds per configuration of every experiment (latency's and selfwake's
-rounds, herd's, lock's and rwlock's repeats: each is one sample of the
-configuration's figures, what compare judges); --iterations the measured
-samples in one round where a round has a count (latency's round trips,
-selfwake's samples; herd and lock have none). Either beats --quick.
+		Short: "Run the suite: " + strings.Join(experiments.SuiteNames(), ", ") + ", with the study's defaults",
+		Long: `Run the suite with the study's method, one experiment after the other
+(each flag's default is the experiment's; its own command runs more):
+
+` + suiteTable() + `
+
+The claims are evaluated from the numbers just measured, including the
+reverse check, which needs latency and selfwake from the same run. A few
+minutes on two vCPUs; --quick takes under a minute.
+` + textfmt.Wrap("--rounds and --iterations buy precision with time: --rounds sets the rounds per configuration of every experiment ("+
+			suiteRounds()+": each is one sample of the configuration's figures, what compare judges); --iterations the measured samples "+
+			"in one round where a round has a count (latency's round trips, selfwake's samples). Either beats --quick.", longColumns, "", "") + `
 All experiments go into one result file (--out, or --record DIR to file it
 under DIR/<machine>/suite-<UTC time>.json, never overwriting).`,
 		Example: `  parkbench run --quick
@@ -129,4 +127,33 @@ func originalsLoaded(f *results.File) bool {
 		}
 	}
 	return false
+}
+
+// longColumns is the width of a generated paragraph of a command's long
+// help, as its hand-wrapped ones.
+const longColumns = 76
+
+// suiteTable lists the suite's parts for run's help, each summary wrapped
+// under its column.
+func suiteTable() string {
+	w := 0
+	for _, p := range experiments.SuiteParts {
+		w = max(w, len(p.Name))
+	}
+	var lines []string
+	for _, p := range experiments.SuiteParts {
+		first := fmt.Sprintf("  %-*s  ", w, p.Name)
+		lines = append(lines, textfmt.Wrap(p.Summary, textfmt.Columns, first, strings.Repeat(" ", len(first))))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// suiteRounds says what --rounds sets in each part of the suite:
+// "latency's rounds, selfwake's rounds, herd's repeats, ...".
+func suiteRounds() string {
+	var s []string
+	for _, p := range experiments.SuiteParts {
+		s = append(s, p.Name+"'s "+p.Rounds)
+	}
+	return strings.Join(s, ", ")
 }

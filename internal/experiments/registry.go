@@ -1,6 +1,8 @@
 package experiments
 
 import (
+	"strings"
+
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
 	"github.com/parkbench/parkbench/internal/experiments/inversion"
@@ -10,6 +12,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
 	"github.com/parkbench/parkbench/internal/experiments/wake"
+	"github.com/parkbench/parkbench/internal/results"
 )
 
 // Entry is one experiment for `parkbench list`: its command, a one-line
@@ -20,19 +23,22 @@ type Entry struct {
 	Impls func() []driver.ImplInfo
 	// Flag is the flag that names implementations ("" means --impl).
 	Flag string
+	// Metrics is the experiment's metric description (what its results
+	// carry): the help of plot and compare is generated from it.
+	Metrics []results.MetricSpec
 }
 
 // Registry lists the experiments in display order, the suite last.
 var Registry = []Entry{
-	{Name: "latency", Summary: "E12: ping-pong one-way wake latency per parker (median, p99 from HDR histograms, 3 rounds)", Impls: latency.Impls},
-	{Name: "selfwake", Summary: "E12 reverse check: a thread wakes itself then waits; ns per pair", Impls: latency.SelfwakeImpls},
-	{Name: "herd", Summary: "E6: notify_all with N waiters; requeue onto the mutex vs the thundering herd", Impls: herd.Impls},
-	{Name: "timeout", Summary: "how late each park-until returns after its deadline, with timer slack", Impls: timeout.Impls},
-	{Name: "lock", Summary: "a contended lock: throughput per thread, fairness, CPU, every lock side by side (parking_lot's mutex benchmark)", Impls: lock.Impls},
-	{Name: "rwlock", Summary: "parking_lot's rwlock benchmark: readers and writers on one rwlock, throughput and fairness per class", Impls: lock.RwImpls},
-	{Name: "wake", Summary: "the waker's side, perf bench futex's method: wake, wake-parallel, requeue, hash; parking_lot #448's condvar producer/consumer", Impls: wake.Impls},
-	{Name: "loaded", Summary: "wake latency under load, schbench's method: open-loop requests, wakeup and request latency p50..p99.9, the collapse table", Impls: loaded.Impls},
+	{Name: "latency", Summary: "E12: ping-pong one-way wake latency per parker (median, p99 from HDR histograms, 3 rounds)", Impls: latency.Impls, Metrics: latency.LatencyMetrics},
+	{Name: "selfwake", Summary: "E12 reverse check: a thread wakes itself then waits; ns per pair", Impls: latency.SelfwakeImpls, Metrics: latency.SelfwakeMetrics},
+	{Name: "herd", Summary: "E6: notify_all with N waiters; requeue onto the mutex vs the thundering herd", Impls: herd.Impls, Metrics: herd.Metrics},
+	{Name: "timeout", Summary: "how late each park-until returns after its deadline, with timer slack", Impls: timeout.Impls, Metrics: timeout.Metrics},
+	{Name: "lock", Summary: "a contended lock: throughput per thread, fairness, CPU, every lock side by side (parking_lot's mutex benchmark)", Impls: lock.Impls, Metrics: lock.Metrics},
+	{Name: "rwlock", Summary: "parking_lot's rwlock benchmark: readers and writers on one rwlock, throughput and fairness per class", Impls: lock.RwImpls, Metrics: lock.RwMetrics},
+	{Name: "wake", Summary: "the waker's side, perf bench futex's method: wake, wake-parallel, requeue, hash; parking_lot #448's condvar producer/consumer", Impls: wake.Impls, Metrics: wake.Metrics},
+	{Name: "loaded", Summary: "wake latency under load, schbench's method: open-loop requests, wakeup and request latency p50..p99.9, the collapse table", Impls: loaded.Impls, Metrics: loaded.Metrics},
 	{Name: "stacks", Summary: "where each mechanism's blocked thread sleeps (wchan, syscall, kernel stack)", Impls: stacks.Impls, Flag: "--mech"},
-	{Name: "inversion", Summary: "priority inversion under SCHED_FIFO (pi_stress's scenario): high's wait for a lock low holds while medium spins, with and without priority inheritance; Linux, root; not in run", Impls: inversion.Impls},
-	{Name: "run", Summary: "the suite: latency, selfwake, herd, lock, a small rwlock run, and quick sweeps of wake and loaded (--quick: under a minute)"},
+	{Name: "inversion", Summary: "priority inversion under SCHED_FIFO (pi_stress's scenario): high's wait for a lock low holds while medium spins, with and without priority inheritance; Linux, root; not in run", Impls: inversion.Impls, Metrics: inversion.Metrics},
+	{Name: "run", Summary: "the suite: " + strings.Join(SuiteNames(), ", ") + ", one after the other (--quick: under a minute)"},
 }

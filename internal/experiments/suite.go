@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"cmp"
 	"context"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
@@ -98,27 +97,58 @@ func (o SuiteOptions) Validate() error {
 // Suite is a planned suite: calling it measures every experiment in turn.
 type Suite func(ctx context.Context, progress driver.Progress) ([]*results.Experiment, error)
 
+// SuitePart is one experiment of the suite, in run order: what run's help
+// and the registry say of it (generated from this list) and how it plans.
+type SuitePart struct {
+	// Name is the experiment's; Summary what the suite runs of it; Rounds
+	// what --rounds (SetRounds) sets in it.
+	Name, Summary, Rounds string
+	plan                  func(SuiteOptions) (driver.Plan, error)
+}
+
+// SuiteParts are the suite's experiments in run order. A new experiment
+// joins the suite here, in SuiteOptions and in SetRounds.
+var SuiteParts = []SuitePart{
+	{"latency", "E12 wake latency: every implementation, every placement, threads and goroutines", "rounds",
+		func(o SuiteOptions) (driver.Plan, error) { return latency.PlanLatency(o.Latency) }},
+	{"selfwake", "E12's reverse check: a thread wakes itself, then waits", "rounds",
+		func(o SuiteOptions) (driver.Plan, error) { return latency.PlanSelfwake(o.Selfwake) }},
+	{"herd", "E6: notify_all with N waiters", "repeats",
+		func(o SuiteOptions) (driver.Plan, error) { return herd.Plan(o.Herd) }},
+	{"lock", "the contended mutex (parking_lot's benchmark), its quick sweep: 2 and 2 x NumCPU threads; 'parkbench lock' runs the full one", "repeats",
+		func(o SuiteOptions) (driver.Plan, error) { return lock.Plan(o.Lock) }},
+	{"rwlock", "one small rwlock configuration: NumCPU readers, one writer", "repeats",
+		func(o SuiteOptions) (driver.Plan, error) { return lock.PlanRw(o.RwLock) }},
+	{"wake", "the waker's side (perf bench futex's method), a quick sweep", "runs, hash and condvar rounds",
+		func(o SuiteOptions) (driver.Plan, error) { return wake.Plan(o.Wake) }},
+	{"loaded", "wake latency under load (schbench's method), a quick sweep", "rounds",
+		func(o SuiteOptions) (driver.Plan, error) { return loaded.Plan(o.Loaded) }},
+}
+
+// SuiteNames are the names of SuiteParts, in run order.
+func SuiteNames() []string {
+	var names []string
+	for _, p := range SuiteParts {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
 // PlanSuite validates every experiment's options, once, before anything is
 // measured, and returns the run; bad options are the first experiment's
 // error, in run order.
 func PlanSuite(o SuiteOptions) (Suite, error) {
-	lat, err1 := latency.PlanLatency(o.Latency)
-	self, err2 := latency.PlanSelfwake(o.Selfwake)
-	h, err3 := herd.Plan(o.Herd)
-	l, err4 := lock.Plan(o.Lock)
-	rw, err5 := lock.PlanRw(o.RwLock)
-	wk, err6 := wake.Plan(o.Wake)
-	ld, err7 := loaded.Plan(o.Loaded)
-	if err := cmp.Or(err1, err2, err3, err4, err5, err6, err7); err != nil {
-		return nil, err
+	plans := make([]driver.Plan, len(SuiteParts))
+	for i, p := range SuiteParts {
+		var err error
+		if plans[i], err = p.plan(o); err != nil {
+			return nil, err
+		}
 	}
 	return func(ctx context.Context, progress driver.Progress) ([]*results.Experiment, error) {
 		var out []*results.Experiment
-		for _, s := range []struct {
-			name string
-			run  driver.Plan
-		}{{"latency", lat}, {"selfwake", self}, {"herd", h}, {"lock", l}, {"rwlock", rw}, {"wake", wk}, {"loaded", ld}} {
-			exp, err := s.run(ctx, progress.Stage(s.name))
+		for i, run := range plans {
+			exp, err := run(ctx, progress.Stage(SuiteParts[i].Name))
 			if err != nil {
 				return nil, err
 			}
@@ -131,8 +161,7 @@ func PlanSuite(o SuiteOptions) (Suite, error) {
 	}, nil
 }
 
-// RunSuite runs the suite: E12 latency, its reverse check selfwake, E6
-// herd, the contended lock and the rwlock, wake and loaded, in that order.
+// RunSuite runs the suite: SuiteParts in their order.
 func RunSuite(ctx context.Context, o SuiteOptions, progress driver.Progress) ([]*results.Experiment, error) {
 	s, err := PlanSuite(o)
 	if err != nil {

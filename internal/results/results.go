@@ -71,8 +71,8 @@ type Machine struct {
 // settings it ran under, one Config per implementation x placement x
 // parameter, and the claims evaluated from the numbers.
 type Experiment struct {
-	// Name is the subcommand: latency, selfwake, herd, timeout, stacks,
-	// lock (lock --rwlock: rwlock).
+	// Name is the experiment's, its command's (internal/experiments/
+	// registry.go lists them).
 	Name     string            `json:"name"`
 	Options  map[string]string `json:"options"`
 	Runtime  Runtime           `json:"runtime"`

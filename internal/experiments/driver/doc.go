@@ -9,12 +9,15 @@
 //
 // # Adding an experiment
 //
-// An experiment is one package internal/experiments/<name> (see latency, herd,
-// lock, timeout, stacks), cut alike:
+// An experiment is one package internal/experiments/<name> (every one is
+// in internal/experiments/registry.go), cut alike:
 //
 //	doc.go      the package doc: what it measures and how, naming every
 //	            experiment the package holds (latency and lock hold two)
+//	metricspec.go  its metric description (results.MetricSpec): how report,
+//	            compare, plot, benchstat and the gate read its figures
 //	options.go  type Options struct{ ... }       // every knob, with doc comments
+//	            // and an opt:"key" tag on each the result echoes (Echo)
 //	            func DefaultOptions() Options     // the study's method
 //	            func QuickOptions() Options       // a short run (--quick)
 //	            func (o Options) Validate() error // Check(plan(o))
@@ -37,12 +40,16 @@
 // from its flag table (internal/cli/flags.go).
 //
 // Then: an entry in internal/experiments/registry.go (so that `parkbench
-// list` shows it and its implementations; Flag when its names are not
-// given by --impl), and one command file, internal/cli/<package>.go: the
-// command's texts, DefaultOptions/QuickOptions/Plan, and its flag table
-// (one line per flag: name, Options field, usage, the field). Nothing else
-// in cmd changes: the flags' defaults, --quick and the error-to-flag map
-// come from the table.
+// list` shows it and its implementations, and the help of plot and compare
+// its figures; Flag when its names are not given by --impl), one command
+// file, internal/cli/<name>.go: the command's texts,
+// DefaultOptions/QuickOptions/Plan, and its flag table (one line per flag:
+// name, Options field, usage, the field); and, if it joins `parkbench run`,
+// a part in internal/experiments/suite.go (SuiteParts, SuiteOptions,
+// SetRounds), from which run's help is generated. Nothing else changes:
+// the flags' defaults, --quick and the error-to-flag map come from the
+// table; a format of its own (wake's perf) is a renderer in its package
+// that its command offers.
 package driver
 
 import "context"
