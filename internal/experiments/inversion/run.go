@@ -56,6 +56,7 @@ type sample struct {
 	waits    []int64 // high's wait per round, ns
 	held     []int64 // low's critical section per round, ns
 	switched int     // rounds in which medium was switched out
+	slowArms int     // rounds whose low's arm hand-off took longer than slowArm
 	steal    int64   // host steal on the measured CPU over the rounds, ns (-1: unknown)
 }
 
@@ -155,6 +156,10 @@ func buildConfig(im impl, o Options, s sample) (*results.Config, error) {
 		Params:  map[string]string{"pi": fmt.Sprint(im.pi), "hold": o.Hold.String(), "medium": o.Medium.String()},
 		Rounds:  []results.Round{{Metrics: m, Histogram: enc}},
 		Summary: maps.Clone(m), // m is not nil: a copy, not an alias of round 0
+	}
+	if s.slowArms > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("low's arm hand-off (runtime.Gosched through the other CPU) took over 5 ms after high's in %d of %d rounds: "+
+			"sysmon's 10 ms may have run out inside them (a P taken from high or low: the runtime's delay, not the lock's; a loaded machine)", s.slowArms, len(w)))
 	}
 	if s.switched > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("medium was switched out during its spin in %d of %d rounds", s.switched, len(w)))

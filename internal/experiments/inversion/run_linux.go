@@ -75,6 +75,8 @@ type session struct {
 	start   [nRoles]word // round number each thread may start (futex)
 	done    word         // threads finished with the round (futex)
 	started atomic.Int32 // the round low has started (the watchdog's clock)
+	startAt atomic.Int64 // when low started it (monoclock ns): the arm chain's end
+	highAt  atomic.Int64 // when high's Gosched returned (monoclock ns)
 	stop    atomic.Bool  // leave at the next start word
 	abort   atomic.Bool  // cut the hold and the spin short (watchdog, interrupt)
 	tids    [nRoles]atomic.Int32
@@ -189,6 +191,9 @@ func (s *session) armRound(role int, round int32) {
 		return
 	}
 	runtime.Gosched()
+	if role == high {
+		s.highAt.Store(monoclock.Nanotime())
+	}
 	if next := armNext[role]; next >= 0 {
 		s.arm[next].Store(round)
 		futex.WakeRaw(&s.arm[next].Int32)
@@ -225,6 +230,7 @@ func (s *session) thread(role int, ready chan<- error) {
 			}
 			switch role {
 			case low:
+				s.startAt.Store(monoclock.Nanotime())
 				s.started.Store(round)
 				s.lk.Lock(uint32(tid))
 				t0 := monoclock.Nanotime()
@@ -255,6 +261,12 @@ func (s *session) thread(role int, ready chan<- error) {
 		}
 	})
 }
+
+// slowArm: high's window (from its Gosched to the end of its wait) holds
+// low's Gosched hand-off; one longer than this leaves less than half of
+// sysmon's 10 ms to the round: such rounds are counted (sample.slowArms)
+// and warned about.
+const slowArm = 5 * time.Millisecond
 
 // armTimeout bounds the arm phase (three Gosched hand-offs, each through
 // a runtime thread of the other CPU, which a loaded machine may keep
@@ -399,6 +411,9 @@ func (s *session) coordinate(ctx context.Context, repeats int, roundLen time.Dur
 		futex.WakeRaw(&s.arm[medium].Int32)
 		if err := s.awaitRound(ctx, round, timeout); err != nil {
 			return out, err
+		}
+		if s.startAt.Load()-s.highAt.Load() > slowArm.Nanoseconds() {
+			out.slowArms++
 		}
 		out.waits = append(out.waits, s.wait.Load())
 		out.held = append(out.held, s.held.Load())
