@@ -153,6 +153,12 @@ type Trace struct {
 	wk   map[int32][]wk
 	cpu  map[int][]cpuEv
 	lost []window
+	// idleTraced: the CPUs whose idle loop left a record (a cpu_idle, or
+	// a switch from the idle task). A guest kernel may trace neither on
+	// a CPU (seen on the AMD EPYC f25m17 guest's CPU 1, by perf stat as
+	// well, docs/anatomy.md); a wake onto such a CPU has no switch-in to
+	// find, and the flag says why.
+	idleTraced map[int]bool
 	// Events kept (participants' and the CPUs'), for the herd count.
 	events []ktrace.Event
 }
@@ -171,7 +177,7 @@ func Index(events []ktrace.Event, tids []int32) *Trace {
 	for _, t := range tids {
 		want[t] = true
 	}
-	tr := &Trace{sw: map[int32][]sw{}, wk: map[int32][]wk{}, cpu: map[int][]cpuEv{}}
+	tr := &Trace{sw: map[int32][]sw{}, wk: map[int32][]wk{}, cpu: map[int][]cpuEv{}, idleTraced: map[int]bool{}}
 	for _, e := range ev {
 		cpu := int(e.CPU)
 		switch e.Kind {
@@ -186,6 +192,9 @@ func Index(events []ktrace.Event, tids []int32) *Trace {
 			}
 		case ktrace.Switch:
 			prev, next := int32(e.A), int32(e.B)
+			if prev == 0 {
+				tr.idleTraced[cpu] = true
+			}
 			if want[prev] {
 				tr.sw[prev] = append(tr.sw[prev], sw{t: e.Time, cpu: cpu, state: e.C, sleeping: taskSleeping(e.C)})
 			}
@@ -202,6 +211,7 @@ func Index(events []ktrace.Event, tids []int32) *Trace {
 				continue
 			}
 		case ktrace.CPUIdle:
+			tr.idleTraced[cpu] = true
 			c := cpuEv{t: e.Time, kind: cpuEnter, state: e.A}
 			if e.A == ktrace.IdleExit {
 				c.kind = cpuExit
@@ -334,6 +344,9 @@ func (tr *Trace) Join(w Wake) Parts {
 	}
 	// The switch-in that ends the sleep.
 	if j >= len(sws) || !sws[j].in || sws[j].t > w.T1 {
+		if !tr.idleTraced[last.cpu] {
+			return flag(Missing, "no sched_switch to tid %d between its wake and t1: its cpu %d traced no idle loop (no cpu_idle, no switch from the idle task: this kernel does not trace it there)", w.Wakee, last.cpu)
+		}
 		return flag(Missing, "no sched_switch to tid %d between its wake and t1", w.Wakee)
 	}
 	in := sws[j]

@@ -135,6 +135,9 @@ func TestFlagged(t *testing.T) {
 	}{
 		{"no waking", without(idleStream(), func(e ktrace.Event) bool { return e.Kind == ktrace.Waking }), wake, Missing, "no sched_waking"},
 		{"no switch-in", without(idleStream(), func(e ktrace.Event) bool { return e.Kind == ktrace.Switch && e.B == E }), wake, Missing, "no sched_switch to"},
+		{"the wakee's cpu traces no idle loop", without(idleStream(), func(e ktrace.Event) bool {
+			return e.Kind == ktrace.CPUIdle || (e.Kind == ktrace.Switch && e.B == E)
+		}), wake, Missing, "cpu 1 traced no idle loop"},
 		{"no idle exit", without(idleStream(), func(e ktrace.Event) bool { return e.Kind == ktrace.CPUIdle && e.A == ktrace.IdleExit }), wake, Missing, "no cpu_idle exit"},
 		{"no sleep before", without(idleStream(), func(e ktrace.Event) bool { return e.Kind == ktrace.Switch && e.A == E }), wake, Missing, "before its wake"},
 		{"wrong tid", append(without(idleStream(), func(e ktrace.Event) bool { return e.Kind == ktrace.Waking }), waking(1500, 30)), wake, WrongTID, "by tid 30"},
