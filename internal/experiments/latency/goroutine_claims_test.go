@@ -137,7 +137,15 @@ func TestRunLatencyGoroutines(t *testing.T) {
 		if c.Params["participants"] != driver.Goroutines || !strings.Contains(c.Key, "/goroutines/procs="+c.Params["gomaxprocs"]) {
 			t.Errorf("%s: params %v", c.Key, c.Params)
 		}
-		if _, traced := c.Summary[MWakesPerRT]; traced == (c.Impl == ImplLot) {
+		// lot's wakes are futex wakes of the M: the trace sees none. The
+		// others' go through the scheduler, except that sync.Mutex (under
+		// mutex-sema and rwmutex-sema) spins before it parks when
+		// GOMAXPROCS > 1 (golang/go src/sync/mutex.go lockSlow,
+		// runtime_canSpin), and a run this short may hand over by the
+		// spin alone: a traced round with no wake at all (CI saw one).
+		_, traced := c.Summary[MWakesPerRT]
+		mayNotPark := (c.Impl == ImplMutexSema || c.Impl == ImplRWMutexSema) && c.Params["gomaxprocs"] != "1"
+		if c.Impl == ImplLot && traced || c.Impl != ImplLot && !traced && !mayNotPark {
 			t.Errorf("%s: traced wakes %v (lot's are futex wakes: none; the others' all)", c.Key, traced)
 		}
 	}
