@@ -3,8 +3,10 @@
 // Main; the public package bench calls it too, after registering a Go
 // program's implementations, so that program gets the same commands.
 //
-// Each command file registers its constructor from init (register); a new
-// command is one file here (see internal/experiments/driver's doc).
+// Each command file registers its constructor from init (register); the
+// experiments' commands are experiments.go, one constructor each, with
+// their texts in help/<command>.txt (see internal/experiments/driver's
+// doc for what a new experiment adds).
 package cli
 
 import "io"

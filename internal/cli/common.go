@@ -272,11 +272,11 @@ func measure(cmd *cobra.Command, of *outputFlags, fields map[string]string, plan
 }
 
 // experimentCmd is a measuring command of one experiment with Options O:
-// its texts, its flag table, its defaults and its plan.
+// its name, its defaults and its plan; command adds its flags. Its texts
+// (the one-line summary, the long help, the examples) are help/<use>.txt.
 type experimentCmd[O any] struct {
-	use, short, long, example string
-	flags                     flagTable[O]
-	def                       func() O
+	use string
+	def func() O
 	// quick, if set, gives --quick (QuickOptions).
 	quick func() O
 	plan  func(O) (driver.Plan, error)
@@ -287,10 +287,10 @@ type experimentCmd[O any] struct {
 // quickUsage is every --quick flag's help: the values are each flag's.
 const quickUsage = "a short run: each flag at its --quick value (see its help); a flag given explicitly beats --quick"
 
-// command builds the cobra command: the table's flags with their
-// defaults, --quick, the output flags; running it reads the options (an
-// explicit flag beats --quick) and measures.
-func (e experimentCmd[O]) command() *cobra.Command {
+// command builds the cobra command: the texts of help/<use>.txt, the
+// flags with their defaults, --quick, the output flags; running it reads
+// the options (an explicit flag beats --quick) and measures.
+func (e experimentCmd[O]) command(flags ...flagDef[O]) *cobra.Command {
 	var (
 		of      = outputFlags{renderers: e.renderers}
 		isQuick bool
@@ -301,22 +301,24 @@ func (e experimentCmd[O]) command() *cobra.Command {
 		q := e.quick()
 		quick = &q
 	}
+	table := flagTable[O](flags)
+	t := commandTexts(e.use)
 	cmd := &cobra.Command{
-		Use: e.use, Short: e.short, Long: e.long, Example: e.example,
+		Use: e.use, Short: t.short, Long: t.long, Example: t.example,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := of.check(); err != nil {
 				return err
 			}
-			o, err := e.flags.options(cmd.Flags(), def, quick, isQuick)
+			o, err := table.options(cmd.Flags(), def, quick, isQuick)
 			if err != nil {
 				return err
 			}
-			_, err = measure(cmd, &of, e.flags.fields(), func() (experiments.Suite, error) { return single(e.plan(o)) }, nil)
+			_, err = measure(cmd, &of, table.fields(), func() (experiments.Suite, error) { return single(e.plan(o)) }, nil)
 			return err
 		},
 	}
-	e.flags.register(cmd.Flags(), def, quick)
+	table.register(cmd.Flags(), def, quick)
 	if quick != nil {
 		cmd.Flags().BoolVar(&isQuick, "quick", false, quickUsage)
 	}

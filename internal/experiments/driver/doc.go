@@ -41,10 +41,12 @@
 //
 // Then: an entry in internal/experiments/registry.go (so that `parkbench
 // list` shows it and its implementations, and the help of plot and compare
-// its figures; Flag when its names are not given by --impl), one command
-// file, internal/cli/<name>.go: the command's texts,
-// DefaultOptions/QuickOptions/Plan, and its flag table (one line per flag:
-// name, Options field, usage, the field); and, if it joins `parkbench run`,
+// its figures; Flag when its names are not given by --impl), its command
+// in internal/cli/experiments.go (a constructor: its
+// DefaultOptions/QuickOptions/Plan and its flag table, one line per flag:
+// name, Options field, usage, the field) with its texts beside it in
+// internal/cli/help/<name>.txt (prose: the summary, the long help, the
+// examples); and, if it joins `parkbench run`,
 // a part in internal/experiments/suite.go (SuiteParts, SuiteOptions,
 // SetRounds), from which run's help is generated. Nothing else changes:
 // the flags' defaults, --quick and the error-to-flag map come from the

@@ -15,7 +15,7 @@ import (
 // wake experiment as perf bench futex prints it (perf 6.1's lines:
 // tools/perf/bench/futex-wake.c, futex-wake-parallel.c, futex-requeue.c,
 // futex-hash.c), so that the two outputs diff line by line. The command
-// offers it beside report's formats (internal/cli/wake.go).
+// offers it beside report's formats (internal/cli/experiments.go).
 const FormatPerf = "perf"
 
 // ErrNoWake is RenderPerf's error for a file without a wake experiment.
