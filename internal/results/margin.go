@@ -38,12 +38,19 @@ type Limit struct {
 	// those conditions alone move the figure. NoiseOf says what it is.
 	Noise   []float64
 	NoiseOf string
+	// MinRounds, when set, is the rounds the figure needs before its
+	// spread shows: with fewer (but some), the verdict is near its limit
+	// whatever its value. One round of a figure that swings between runs
+	// shows nothing of the swing (loaded's p99 ratio read 1.74x, then
+	// 0.62x, in two default runs of one round each on the AMD EPYC
+	// guest). Describe names the rounds it had and needed.
+	MinRounds int
 }
 
 // Decide is l's verdict on the median of its rounds, and whether the
 // rounds straddle the limit (some on each side of it, a round's noise
-// counted on both sides of its value): near its limit. With no rounds it
-// holds vacuously and is not near.
+// counted on both sides of its value), or are fewer than MinRounds:
+// near its limit. With no rounds it holds vacuously and is not near.
 func (l Limit) Decide() (holds, near bool) {
 	if len(l.Rounds) == 0 {
 		return true, false
@@ -56,8 +63,11 @@ func (l Limit) Decide() (holds, near bool) {
 			near = true
 		}
 	}
-	return holds, near
+	return holds, near || l.tooFew()
 }
+
+// tooFew: l has rounds, fewer than it needs to show their spread.
+func (l Limit) tooFew() bool { return len(l.Rounds) > 0 && len(l.Rounds) < l.MinRounds }
 
 // noise is round i's half-width, 0 without one.
 func (l Limit) noise(i int) float64 {
@@ -92,6 +102,9 @@ func (l Limit) Describe() string {
 	s := fmt.Sprintf("%s: rounds %s against %s %s", l.Figure, strings.Join(vals, ", "), side, l.fmt(l.Limit))
 	if l.NoiseOf != "" && slices.ContainsFunc(l.Noise, func(n float64) bool { return n > 0 }) {
 		s += " (± " + l.NoiseOf + ")"
+	}
+	if l.tooFew() {
+		s += fmt.Sprintf(" (%d of the %d rounds it needs to show its spread)", len(l.Rounds), l.MinRounds)
 	}
 	return s
 }

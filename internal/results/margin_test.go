@@ -1,6 +1,7 @@
 package results
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -112,5 +113,41 @@ func TestJudgeNoise(t *testing.T) {
 	// Fewer noise entries than rounds: the others have none.
 	if _, near := (Limit{Rounds: []float64{2, 3}, Noise: []float64{0.1}, Limit: 1}).Decide(); near {
 		t.Error("a short Noise slice gave a round noise")
+	}
+}
+
+// A figure with fewer rounds than it needs to show its spread is near its
+// limit however far its rounds sit from it (loaded's p99 ratio, one round
+// per default run: 1.74x, then 0.62x); with the rounds it needs, all on
+// one side, it is clear.
+func TestJudgeTooFewRounds(t *testing.T) {
+	for _, tc := range []struct {
+		rounds      []float64
+		holds, near bool
+	}{
+		{[]float64{1.74}, true, true},
+		{[]float64{0.62}, false, true},
+		{[]float64{1.74, 1.9}, true, true},
+		{[]float64{1.74, 1.9, 1.6}, true, false},
+		{[]float64{0.62, 0.7, 0.5}, false, false},
+		{[]float64{0.62, 1.74, 0.5}, false, true},
+	} {
+		l := Limit{Figure: "4x spin-park/futex p99", Rounds: tc.rounds, Limit: 1, Unit: "x", MinRounds: 3}
+		var c Claim
+		c.Judge(l)
+		if (c.Verdict == Holds) != tc.holds || c.Near != tc.near {
+			t.Errorf("rounds %v: %s near=%v, want holds=%v near=%v", tc.rounds, c.Verdict, c.Near, tc.holds, tc.near)
+		}
+		few := len(tc.rounds) < 3
+		if d := l.Describe(); strings.Contains(d, "rounds it needs to show its spread") != few {
+			t.Errorf("rounds %v: describe %q", tc.rounds, d)
+		}
+		if few && !strings.Contains(c.Margin, fmt.Sprintf("(%d of the 3 rounds it needs", len(tc.rounds))) {
+			t.Errorf("rounds %v: margin %q names no rounds needed", tc.rounds, c.Margin)
+		}
+	}
+	var c Claim
+	if c.Judge(Limit{Figure: "none", MinRounds: 3}); c.Verdict != Holds || c.Near {
+		t.Errorf("no rounds: vacuous hold, not near: %+v", c)
 	}
 }

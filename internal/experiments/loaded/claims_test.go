@@ -142,3 +142,101 @@ func TestSpinBeforeParkSaturated(t *testing.T) {
 		t.Errorf("futex saturated at 2x, spin-park at 4x: %q, want not evaluated", v)
 	}
 }
+
+// inRounds makes one configuration list of sweeps measured round by
+// round (each sweep one round, the same configurations in the same order):
+// each configuration's rounds are its figures in those sweeps, its summary
+// the first's.
+func inRounds(sweeps ...[]*results.Config) []*results.Config {
+	out := sweeps[0]
+	for i, c := range out {
+		for _, s := range sweeps {
+			c.Rounds = append(c.Rounds, results.Round{Metrics: s[i].Summary})
+		}
+	}
+	return out
+}
+
+func claimFor(cfgs []*results.Config, id string) results.Claim {
+	for _, cl := range Claims(cfgs) {
+		if cl.ID == id {
+			return cl
+		}
+	}
+	return results.Claim{}
+}
+
+// loaded-spin-before-park-oversubscribed is judged on spin-park's p99
+// over futex's round by round: one round (the default suite's) is near
+// its limit whichever way it falls, as the two default runs on the AMD
+// EPYC guest fell (1.74x, then 0.62x); three rounds on one side are clear,
+// three that straddle 1 are near.
+func TestSpinBeforeParkRounds(t *testing.T) {
+	at4x := func(park4 float64) []*results.Config {
+		return append(sweep("futex", [3]float64{50, 60, 70}, [2]float64{100, 100}), sweep("spin-park", [3]float64{50, 60, 70}, [2]float64{150, park4})...)
+	}
+	for _, tc := range []struct {
+		park4 []float64 // spin-park's p99 at 4x per round, futex's 100
+		want  string
+		near  bool
+	}{
+		{[]float64{174}, results.Holds, true},
+		{[]float64{62}, results.DoesNotHold, true},
+		{[]float64{174, 150, 200}, results.Holds, false},
+		{[]float64{62, 80, 70}, results.DoesNotHold, false},
+		{[]float64{174, 62, 120}, results.Holds, true},
+		{[]float64{174, 62, 80}, results.DoesNotHold, true},
+	} {
+		var rounds [][]*results.Config
+		for _, p := range tc.park4 {
+			rounds = append(rounds, at4x(p))
+		}
+		cl := claimFor(inRounds(rounds...), ClaimSpinBeforePk)
+		if cl.Verdict != tc.want || cl.Near != tc.near {
+			t.Errorf("spin-park %v against futex 100 at 4x: %s near=%v, want %s near=%v (%s)", tc.park4, cl.Verdict, cl.Near, tc.want, tc.near, cl.Margin)
+		}
+		if !strings.Contains(cl.Evidence, "rule: per multiple, the median over rounds") {
+			t.Errorf("no rule in %q", cl.Evidence)
+		}
+		if few := len(tc.park4) < minRounds; few != strings.Contains(cl.Margin, "rounds it needs to show its spread") {
+			t.Errorf("spin-park %v: margin %q", tc.park4, cl.Margin)
+		}
+	}
+}
+
+// loaded-spin-collapses-first is decided round by round: one round is
+// near its limit (the default runs: spin first, then pthread first on its
+// largest of 19 wakeups); three rounds that agree are clear, rounds that
+// disagree are near.
+func TestSpinFirstRounds(t *testing.T) {
+	first := func() []*results.Config { // spin collapses at 50%, futex at 90%
+		return append(sweep("futex", [3]float64{50, 60, 600}, [2]float64{70, 80}), sweep("spin", [3]float64{5, 100, 200}, [2]float64{300, 400})...)
+	}
+	late := func() []*results.Config { // futex collapses at 50%, spin at 90%
+		return append(sweep("futex", [3]float64{50, 600, 600}, [2]float64{70, 80}), sweep("spin", [3]float64{5, 10, 200}, [2]float64{30, 40})...)
+	}
+	for _, tc := range []struct {
+		name   string
+		rounds [][]*results.Config
+		want   string
+		near   bool
+	}{
+		{"one round, spin first", [][]*results.Config{first()}, results.Holds, true},
+		{"one round, futex first", [][]*results.Config{late()}, results.DoesNotHold, true},
+		{"three rounds, spin first", [][]*results.Config{first(), first(), first()}, results.Holds, false},
+		{"three rounds, futex first", [][]*results.Config{late(), late(), late()}, results.DoesNotHold, false},
+		{"two of three spin first", [][]*results.Config{first(), late(), first()}, results.Holds, true},
+		{"one of three spin first", [][]*results.Config{late(), first(), late()}, results.DoesNotHold, true},
+	} {
+		cl := claimFor(inRounds(tc.rounds...), ClaimSpinFirst)
+		if cl.Verdict != tc.want || cl.Near != tc.near {
+			t.Errorf("%s: %s near=%v, want %s near=%v (%s)", tc.name, cl.Verdict, cl.Near, tc.want, tc.near, cl.Margin)
+		}
+		if !strings.Contains(cl.Evidence, "rule: per round, spin's collapse") {
+			t.Errorf("%s: no rule in %q", tc.name, cl.Evidence)
+		}
+		if len(tc.rounds) > 1 && !strings.Contains(cl.Evidence, "degrades first per round: ") {
+			t.Errorf("%s: no per-round account in %q", tc.name, cl.Evidence)
+		}
+	}
+}
