@@ -69,15 +69,10 @@ the trial, writes a result this build cannot read; the message names it),
 130 interrupted (nothing written).`,
 		Example: `  parkbench ab /tmp/base/parkbench ./parkbench
   scripts/ci-bench.sh --base=HEAD^     # builds both revisions, then runs ab`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 2 {
-				return usagef("ab needs BASE_BIN and NEW_BIN, two parkbench binaries (see 'parkbench ab --help')")
-			}
-			return nil
-		},
+		Args: wantArgs(2, 2, "BASE_BIN and NEW_BIN, two parkbench binaries"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !slices.Contains(gate.Formats, format) {
-				return usagef("invalid --format %q: valid formats are %s", format, strings.Join(gate.Formats, ", "))
+			if err := checkFormat(format, gate.Formats); err != nil {
+				return err
 			}
 			me, err := parsePercent("min-effect", minEffect)
 			if err != nil {

@@ -74,12 +74,31 @@ func addOutputFlags(cmd *cobra.Command, of *outputFlags) {
 const quietUsage = "print little: no progress, and with --format table or markdown only the summary (each experiment's claims and " +
 	"main figure, every claim that does not hold with its reason); json, csv and benchstat are unchanged"
 
+// wantArgs accepts min to max arguments (max < 0: any number from min) and
+// refuses others (exit 2): "CMD needs NEED (see 'parkbench CMD --help')".
+func wantArgs(min, max int, need string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < min || max >= 0 && len(args) > max {
+			return usagef("%s needs %s (see '%s --help')", cmd.Name(), need, cmd.CommandPath())
+		}
+		return nil
+	}
+}
+
+// checkFormat refuses a --format that is not one of valid (exit 2).
+func checkFormat(format string, valid []string) error {
+	if !slices.Contains(valid, format) {
+		return usagef("invalid --format %q: valid formats are %s", format, strings.Join(valid, ", "))
+	}
+	return nil
+}
+
 // check validates the output flags before anything is measured: a bad
 // --out (a directory, a missing or read-only directory) fails now, in a
 // second, not after the whole run.
 func (of *outputFlags) check() error {
-	if !slices.Contains(of.formats(), of.format) {
-		return usagef("invalid --format %q: valid formats are %s", of.format, strings.Join(of.formats(), ", "))
+	if err := checkFormat(of.format, of.formats()); err != nil {
+		return err
 	}
 	if of.out != "" && of.out != "-" {
 		if err := atomicfile.Check(of.out); err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -74,15 +73,10 @@ input (unreadable or foreign file, unknown format version, nothing in
 common), 3 BASE is a directory without a result of NEW's machine class.`,
 		Example: `  parkbench compare results/linux-amd64-2cpu-xeon-kvm/suite-20261201T101500Z.json out/suite.json
   parkbench compare --threshold=5% --format=markdown base.json new.json >> "$GITHUB_STEP_SUMMARY"`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) < 2 {
-				return usagef("compare needs a BASE file and at least one NEW file (see 'parkbench compare --help')")
-			}
-			return nil
-		},
+		Args: wantArgs(2, -1, "a BASE file and at least one NEW file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !slices.Contains(compare.Formats, format) {
-				return usagef("invalid --format %q: valid formats are %s", format, strings.Join(compare.Formats, ", "))
+			if err := checkFormat(format, compare.Formats); err != nil {
+				return err
 			}
 			th, err := parsePercent("threshold", threshold)
 			if err != nil {

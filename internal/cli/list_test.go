@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -31,46 +32,24 @@ var accepts = map[string]struct {
 		o.Placements = []string{"unpinned"}
 		return o.Validate()
 	}, latency.ImplNames},
-	"selfwake": {func(n string) error {
-		o := latency.QuickSelfwakeOptions()
-		o.Impls = []string{n}
+	"selfwake": {withImpl(latency.QuickSelfwakeOptions, "Impls"), latency.SelfwakeImplNames},
+	"herd":     {withImpl(herd.QuickOptions, "Impls"), herd.ImplNames},
+	"timeout":  {withImpl(timeout.QuickOptions, "Impls"), timeout.ImplNames},
+	"lock":     {withImpl(lock.QuickOptions, "Impls"), lock.ImplNames},
+	"rwlock":   {withImpl(lock.QuickRwOptions, "Impls"), lock.RwImplNames},
+	"wake":     {withImpl(wake.QuickOptions, "Impls"), wake.ImplNames},
+	"loaded":   {withImpl(loaded.QuickOptions, "Impls"), loaded.ImplNames},
+	"stacks":   {withImpl(stacks.DefaultOptions, "Mechanisms"), stacks.ImplNames},
+}
+
+// withImpl is an experiment's check of one name: its options from opts
+// with the list field (Impls, stacks' Mechanisms) set to the name alone.
+func withImpl[O interface{ Validate() error }](opts func() O, field string) func(string) error {
+	return func(n string) error {
+		o := opts()
+		reflect.ValueOf(&o).Elem().FieldByName(field).Set(reflect.ValueOf([]string{n}))
 		return o.Validate()
-	}, latency.SelfwakeImplNames},
-	"herd": {func(n string) error {
-		o := herd.QuickOptions()
-		o.Impls = []string{n}
-		return o.Validate()
-	}, herd.ImplNames},
-	"timeout": {func(n string) error {
-		o := timeout.QuickOptions()
-		o.Impls = []string{n}
-		return o.Validate()
-	}, timeout.ImplNames},
-	"lock": {func(n string) error {
-		o := lock.QuickOptions()
-		o.Impls = []string{n}
-		return o.Validate()
-	}, lock.ImplNames},
-	"rwlock": {func(n string) error {
-		o := lock.QuickRwOptions()
-		o.Impls = []string{n}
-		return o.Validate()
-	}, lock.RwImplNames},
-	"wake": {func(n string) error {
-		o := wake.QuickOptions()
-		o.Impls = []string{n}
-		return o.Validate()
-	}, wake.ImplNames},
-	"loaded": {func(n string) error {
-		o := loaded.QuickOptions()
-		o.Impls = []string{n}
-		return o.Validate()
-	}, loaded.ImplNames},
-	"stacks": {func(n string) error {
-		o := stacks.DefaultOptions()
-		o.Mechanisms = []string{n}
-		return o.Validate()
-	}, stacks.ImplNames},
+	}
 }
 
 // TestListMatchesAccepted: every name `parkbench list` shows is accepted by

@@ -47,12 +47,7 @@ leaves nothing behind.`,
   parkbench plot --experiment=herd out/suite.json --out herd.svg
   parkbench plot --experiment=latency base.json new.json --config=cross-core --out cmp.png
   parkbench plot out/latency.json --impl=futex,lot,c-futex,spin,c-spin --out some.svg`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usagef("plot needs at least one result FILE (see 'parkbench plot --help')")
-			}
-			return nil
-		},
+		Args: wantArgs(1, -1, "at least one result FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			implList, configList := splitList(impls), splitList(configs)
 			if err := onceEach("impl", implList, implList); err != nil {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -56,15 +55,10 @@ that benchstat sees the rounds as repeated runs:
 		Example: `  parkbench report results/linux-amd64-2cpu-*/suite-*.json
   parkbench report --format=html base.json new.json > report.html
   parkbench report --format=markdown out/suite.json >> "$GITHUB_STEP_SUMMARY"`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usagef("report needs at least one result FILE (see 'parkbench report --help')")
-			}
-			return nil
-		},
+		Args: wantArgs(1, -1, "at least one result FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !slices.Contains(report.Formats, format) {
-				return usagef("invalid --format %q: valid formats are %s", format, strings.Join(report.Formats, ", "))
+			if err := checkFormat(format, report.Formats); err != nil {
+				return err
 			}
 			files, err := readResults(args)
 			if err != nil {

@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"math"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -36,15 +35,10 @@ detector's error rates on synthetic series are in docs/gate.md.
 Exit status: 0 (moved or not), 2 bad input (DIR missing, bad flags).`,
 		Example: `  parkbench trend results
   parkbench trend --machine=linux-amd64-2cpu-intel-xeon results`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usagef("trend needs one DIR of recorded results (see 'parkbench trend --help')")
-			}
-			return nil
-		},
+		Args: wantArgs(1, 1, "one DIR of recorded results"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !slices.Contains([]string{"text", "json"}, format) {
-				return usagef("invalid --format %q: valid formats are text, json", format)
+			if err := checkFormat(format, []string{"text", "json"}); err != nil {
+				return err
 			}
 			mc, err := parsePercent("min-change", minChange)
 			if err != nil {
