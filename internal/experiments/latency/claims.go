@@ -226,12 +226,7 @@ func ClaimSameOrder(lat *results.Experiment) results.Claim {
 		}
 		parts = append(parts, fmt.Sprintf("%s: %d impls, fastest %s %s, slowest %s %s, ratio %.2f", g.label(), len(sl), lo.impl, fmtNs(lo.v), hi.impl, fmtNs(hi.v), ratio))
 	}
-	if left := leftOut(lat); left != "" {
-		parts = append(parts, left)
-	}
-	if sp := spunNote(lat); sp != "" {
-		parts = append(parts, sp)
-	}
+	parts = withNotes(parts, leftOut(lat), spunNote(lat))
 	if n == 0 {
 		c.Evidence = "fewer than two sleeping thread-level implementations at any placement and regime"
 		if left := leftOut(lat); left != "" {
@@ -281,12 +276,7 @@ func ClaimSpinFloor(lat *results.Experiment) results.Claim {
 		}
 		parts = append(parts, part)
 	}
-	if left := oneCPUOut(lat); left != "" {
-		parts = append(parts, left)
-	}
-	if sp := spunNote(lat); sp != "" {
-		parts = append(parts, sp)
-	}
+	parts = withNotes(parts, oneCPUOut(lat), spunNote(lat))
 	if n == 0 {
 		c.Evidence = "no placement with both a busy-wait and a sleeping implementation waking across CPUs"
 		return c
@@ -567,4 +557,15 @@ func fmtNs(v float64) string {
 		return fmt.Sprintf("%.2f µs", v/1000)
 	}
 	return fmt.Sprintf("%.0f ns", v)
+}
+
+// withNotes appends to parts each note that says something (a note is ""
+// when it has nothing to say).
+func withNotes(parts []string, notes ...string) []string {
+	for _, n := range notes {
+		if n != "" {
+			parts = append(parts, n)
+		}
+	}
+	return parts
 }

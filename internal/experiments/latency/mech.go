@@ -38,6 +38,25 @@ func blocked(c parkers.WaitCounter) uint64 {
 	return b
 }
 
+// sides are the two sides' parkers of a mechanism (P: a ThreadParker or a
+// TokenParker) and their wait counters: what threadMech and tokenMech share
+// outside their waits. The waits (the protocol, on the measured path) are
+// each mechanism's own methods, which read p and wc as plain fields: no call
+// goes through the type parameter.
+type sides[P any] struct {
+	pp  *pingpong
+	new func() P
+	p   [2]P
+	wc  [2]parkers.WaitCounter
+}
+
+func (m *sides[P]) setup(me int) {
+	m.p[me] = m.new()
+	m.wc[me] = blockedCount(m.p[me])
+}
+
+func (m *sides[P]) immediate() uint64 { return waitCounts(m.p[0]) + waitCounts(m.p[1]) }
+
 // threadMech drives a parkers.ThreadParker (parking_lot's ThreadParkerT)
 // directly with the flag, the way the lot drives it with its queue:
 //
@@ -61,17 +80,7 @@ func blocked(c parkers.WaitCounter) uint64 {
 // A stale FUTEX_WAKE that lands on a later FUTEX_WAIT is the backend's own
 // spurious return, which its Park loop absorbs. So a stale unpark costs an
 // extra turn of the loop, never a lost or a false wake.
-type threadMech struct {
-	pp  *pingpong
-	new func() parkers.ThreadParker
-	p   [2]parkers.ThreadParker
-	wc  [2]parkers.WaitCounter
-}
-
-func (m *threadMech) setup(me int) {
-	m.p[me] = m.new()
-	m.wc[me] = blockedCount(m.p[me])
-}
+type threadMech struct{ sides[parkers.ThreadParker] }
 
 func (m *threadMech) wait(me int) bool {
 	f := &m.pp.slots[me].flag
@@ -91,8 +100,6 @@ func (m *threadMech) wait(me int) bool {
 
 func (m *threadMech) wake(peer int) { m.p[peer].UnparkLock().Unpark() }
 
-func (m *threadMech) immediate() uint64 { return waitCounts(m.p[0]) + waitCounts(m.p[1]) }
-
 // tokenMech drives a parkers.TokenParker (crossbeam, std, and the Go-native
 // channel and sync.Cond):
 //
@@ -106,17 +113,7 @@ func (m *threadMech) immediate() uint64 { return waitCounts(m.p[0]) + waitCounts
 // (it saw the flag first) makes the next trip's first Park return at once
 // with the flag 0; the loop parks again. Tokens do not accumulate, so at
 // most one such extra turn per trip.
-type tokenMech struct {
-	pp  *pingpong
-	new func() parkers.TokenParker
-	p   [2]parkers.TokenParker
-	wc  [2]parkers.WaitCounter
-}
-
-func (m *tokenMech) setup(me int) {
-	m.p[me] = m.new()
-	m.wc[me] = blockedCount(m.p[me])
-}
+type tokenMech struct{ sides[parkers.TokenParker] }
 
 func (m *tokenMech) wait(me int) bool {
 	f := &m.pp.slots[me].flag
@@ -133,14 +130,12 @@ func (m *tokenMech) wait(me int) bool {
 
 func (m *tokenMech) wake(peer int) { m.p[peer].Unpark() }
 
-func (m *tokenMech) immediate() uint64 { return waitCounts(m.p[0]) + waitCounts(m.p[1]) }
-
 // newBackendMech builds the mechanism of a registered backend: thread
 // parkers through the ThreadParker protocol, token and goroutine-level ones
 // through their TokenParker when they have one.
 func newBackendMech(b parkers.Backend, pp *pingpong) mechanism {
 	if b.Kind != parkers.KindThread && b.NewToken != nil {
-		return &tokenMech{pp: pp, new: b.NewToken}
+		return &tokenMech{sides[parkers.TokenParker]{pp: pp, new: b.NewToken}}
 	}
-	return &threadMech{pp: pp, new: b.NewThread}
+	return &threadMech{sides[parkers.ThreadParker]{pp: pp, new: b.NewThread}}
 }

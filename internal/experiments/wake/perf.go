@@ -77,13 +77,18 @@ func perfConfig(w io.Writer, c *results.Config) error {
 		}
 		return n
 	}
+	// moved prints what futex-wake.c and futex-requeue.c print alike, with
+	// their verb: a line per run, then the mean and its error.
+	moved := func(verb string) {
+		for i, r := range c.Rounds {
+			p("[Run %d]: %s %d of %d threads in %.4f ms\n", i+1, verb, woken(r), n, ms(r.Metrics[mWakerNs]))
+		}
+		p("%s %d of %d threads in %.4f ms (+-%.2f%%)\n", verb, summaryWoken(c, n), n, ms(c.Summary[MWakerMean]), c.Summary[MWakerSEM])
+	}
 	switch bench {
 	case BenchWake:
 		p("Run summary [PID %s]: blocking on %d threads (at [%s] futex 0x0), waking up %s at a time.\n\n", pid, n, scope, perCall)
-		for i, r := range c.Rounds {
-			p("[Run %d]: Wokeup %d of %d threads in %.4f ms\n", i+1, woken(r), n, ms(r.Metrics[mWakerNs]))
-		}
-		p("Wokeup %d of %d threads in %.4f ms (+-%.2f%%)\n", summaryWoken(c, n), n, ms(c.Summary[MWakerMean]), c.Summary[MWakerSEM])
+		moved("Wokeup")
 	case BenchParallel:
 		m, _ := strconv.Atoi(c.Params["wakers"])
 		p("Run summary [PID %s]: blocking on %d threads (at [%s] futex 0x0), %d threads waking up %s at a time.\n\n", pid, n, scope, m, c.Params["per_call"])
@@ -94,10 +99,7 @@ func perfConfig(w io.Writer, c *results.Config) error {
 		p("Avg per-thread latency (waking %d/%d threads) in %.4f ms (+-%.2f%%)\n", per, n, ms(c.Summary[MWakerMean]), c.Summary[MWakerSEM])
 	case BenchRequeue:
 		p("Run summary [PID %s]: Requeuing %d threads (from [%s] 0x0 to 0x0), %s at a time.\n\n", pid, n, scope, perCall)
-		for i, r := range c.Rounds {
-			p("[Run %d]: Requeued %d of %d threads in %.4f ms\n", i+1, woken(r), n, ms(r.Metrics[mWakerNs]))
-		}
-		p("Requeued %d of %d threads in %.4f ms (+-%.2f%%)\n", summaryWoken(c, n), n, ms(c.Summary[MWakerMean]), c.Summary[MWakerSEM])
+		moved("Requeued")
 	case BenchHash:
 		futexes := c.Params["futexes"]
 		asked := 0
