@@ -103,9 +103,9 @@ func TestSelfwakeAllocFree(t *testing.T) {
 				continue
 			}
 			if b.Kind != parkers.KindThread && b.NewToken != nil {
-				m = &selfToken{new: b.NewToken}
+				m = &selfToken{selfParker[parkers.TokenParker]{new: b.NewToken}}
 			} else {
-				m = &selfThread{new: b.NewThread}
+				m = &selfThread{selfParker[parkers.ThreadParker]{new: b.NewThread}}
 			}
 		}
 		runtime.LockOSThread()

@@ -3,7 +3,6 @@ package latency
 import (
 	"context"
 	"fmt"
-	"github.com/parkbench/parkbench/internal/ext"
 	"math"
 	"runtime"
 	"slices"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
@@ -36,15 +36,24 @@ type selfMech interface {
 	slept() int
 }
 
+// selfParker is a self-wake mechanism's parker (P: a ThreadParker or a
+// TokenParker), made on the measuring thread; a self-wake never sleeps.
+// The timed loops (pairs) are each mechanism's own, non-generic methods.
+type selfParker[P any] struct {
+	new func() P
+	p   P
+}
+
+func (s *selfParker[P]) setup()     { s.p = s.new() }
+func (s *selfParker[P]) slept() int { return 0 }
+
 // selfThread: PreparePark; UnparkLock().Unpark(); Park. Park returns at
 // once because the UnparkLock came after the PreparePark (for futex, no
 // FUTEX_WAIT is even issued: the word is already 0).
 type selfThread struct {
-	new func() parkers.ThreadParker
-	p   parkers.ThreadParker
+	selfParker[parkers.ThreadParker]
 }
 
-func (s *selfThread) setup() { s.p = s.new() }
 func (s *selfThread) pairs(n int) {
 	p := s.p
 	for i := 0; i < n; i++ {
@@ -53,15 +62,12 @@ func (s *selfThread) pairs(n int) {
 		p.Park()
 	}
 }
-func (s *selfThread) slept() int { return 0 }
 
 // selfToken: Unpark leaves the token; Park consumes it and returns.
 type selfToken struct {
-	new func() parkers.TokenParker
-	p   parkers.TokenParker
+	selfParker[parkers.TokenParker]
 }
 
-func (s *selfToken) setup() { s.p = s.new() }
 func (s *selfToken) pairs(n int) {
 	p := s.p
 	for i := 0; i < n; i++ {
@@ -69,7 +75,6 @@ func (s *selfToken) pairs(n int) {
 		p.Park()
 	}
 }
-func (s *selfToken) slept() int { return 0 }
 
 // selfLot: UnparkOne finds nobody on the key; Park's validate returns false,
 // so Park returns ParkInvalid without queueing. Both lock the key's bucket.
@@ -233,9 +238,9 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 	case im.name == ImplSpinOneLine:
 		m = &selfOneLine{}
 	case im.backend.Kind != parkers.KindThread && im.backend.NewToken != nil:
-		m = &selfToken{new: im.backend.NewToken}
+		m = &selfToken{selfParker[parkers.TokenParker]{new: im.backend.NewToken}}
 	default:
-		m = &selfThread{new: im.backend.NewThread}
+		m = &selfThread{selfParker[parkers.ThreadParker]{new: im.backend.NewThread}}
 	}
 	m0 := m
 	samples := make([]int64, o.Samples)

@@ -176,48 +176,50 @@ var allMechanisms = []mechanism{
 	},
 }
 
-// tokenMech drives a token parker (std): wait parks until posted; a token
-// left by a wake the sleeper did not need makes one Park return at once,
-// and the loop parks again.
-func tokenMech(name, summary, kind string) mechanism {
+// parkerMech is a mechanism on the registered parker backend name: setup
+// gives each slot its parker (newParker), wait and wake are the caller's.
+func parkerMech(name, summary, kind string, newParker func(parkers.Backend, *slot)) mechanism {
 	return mechanism{
 		name: name, kind: kind, summary: summary, unavailable: backendWhy(name),
 		setup: func(s *slot) {
 			b, _ := parkers.Lookup(name)
-			s.tk = b.NewToken()
+			newParker(b, s)
 		},
-		// Unpark leaves a token if the sleeper is not parked yet; the
-		// CAS to posted comes before it, so the loop either sees posted
-		// or its Park consumes the token and it looks again.
-		wait: func(s *slot) {
-			for s.state.Load() != posted {
-				s.tk.Park()
-			}
-		},
-		wake: func(s *slot) { s.tk.Unpark() },
 	}
+}
+
+// tokenMech drives a token parker (std): wait parks until posted; a token
+// left by a wake the sleeper did not need makes one Park return at once,
+// and the loop parks again.
+func tokenMech(name, summary, kind string) mechanism {
+	m := parkerMech(name, summary, kind, func(b parkers.Backend, s *slot) { s.tk = b.NewToken() })
+	// Unpark leaves a token if the sleeper is not parked yet; the CAS to
+	// posted comes before it, so the loop either sees posted or its Park
+	// consumes the token and it looks again.
+	m.wait = func(s *slot) {
+		for s.state.Load() != posted {
+			s.tk.Park()
+		}
+	}
+	m.wake = func(s *slot) { s.tk.Unpark() }
+	return m
 }
 
 // threadMech drives a thread parker (pthread) as latency's threadMech does
 // (internal/experiments/latency/mech.go): PreparePark before the second look
 // at the state, so an UnparkLock after the CAS to posted reaches the Park.
 func threadMech(name, summary, kind string) mechanism {
-	return mechanism{
-		name: name, kind: kind, summary: summary, unavailable: backendWhy(name),
-		setup: func(s *slot) {
-			b, _ := parkers.Lookup(name)
-			s.tp = b.NewThread()
-		},
-		wait: func(s *slot) {
-			for s.state.Load() != posted {
-				s.tp.PreparePark()
-				if s.state.Load() != posted {
-					s.tp.Park()
-				}
+	m := parkerMech(name, summary, kind, func(b parkers.Backend, s *slot) { s.tp = b.NewThread() })
+	m.wait = func(s *slot) {
+		for s.state.Load() != posted {
+			s.tp.PreparePark()
+			if s.state.Load() != posted {
+				s.tp.Park()
 			}
-		},
-		wake: func(s *slot) { s.tp.UnparkLock().Unpark() },
+		}
 	}
+	m.wake = func(s *slot) { s.tp.UnparkLock().Unpark() }
+	return m
 }
 
 // sleep is the sleeper's side of the handshake: it returns once posted
@@ -255,15 +257,7 @@ func (m *mechanism) forcePost(s *slot) {
 	}
 }
 
-func (m mechanism) why() string {
-	if m.unavailable == nil {
-		return ""
-	}
-	if err := m.unavailable(); err != nil {
-		return err.Error()
-	}
-	return ""
-}
+func (m mechanism) why() string { return driver.Why(m.unavailable) }
 
 func catalog() driver.Catalog[mechanism] {
 	return driver.Catalog[mechanism]{Items: allMechanisms, Info: func(m mechanism) driver.ImplInfo {

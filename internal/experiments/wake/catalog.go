@@ -15,7 +15,7 @@ func (im implSpec) info() driver.ImplInfo {
 			bs = append(bs, b)
 		}
 	}
-	return driver.ImplInfo{Name: im.name, Kind: im.kind, Summary: "[" + strings.Join(bs, ", ") + "] " + im.summary, Why: im.why()}
+	return driver.ImplInfo{Name: im.name, Kind: im.kind, Summary: "[" + strings.Join(bs, ", ") + "] " + im.summary, Why: driver.Why(im.unavailable)}
 }
 
 // catalog is wake's implementations.

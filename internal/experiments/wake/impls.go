@@ -144,13 +144,3 @@ func (im implSpec) offers(bench string) bool {
 	}
 	return false
 }
-
-func (im implSpec) why() string {
-	if im.unavailable == nil {
-		return ""
-	}
-	if err := im.unavailable(); err != nil {
-		return err.Error()
-	}
-	return ""
-}
