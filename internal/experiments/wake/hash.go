@@ -121,44 +121,42 @@ func runHashGroup(ctx context.Context, group []cfgSpec, o Options, records []*re
 			cfg.Params["table"] = "parking lot buckets"
 		}
 	}
-	for r := 0; r < o.HashRounds; r++ {
-		for k, c := range group {
-			if driver.Interrupted(ctx) {
-				return ctx.Err()
-			}
-			report(c, r)
-			cfg := records[k]
-			hr, err := runHash(ctx, c.im.hash, c.n, o.Futexes, o.HashTime, roundRobin(c.n))
-			if err != nil {
-				return err
-			}
-			if r == 0 {
-				if mode, slots := machine.FutexHash(); mode != "" {
-					cfg.Params["futex_hash"] = mode
-					cfg.Params["futex_hash_slots"] = strconv.Itoa(slots)
-				}
-			}
-			secs := float64(hr.elapsedNs) / 1e9
-			var per []float64
-			var total float64
-			for _, ops := range hr.ops {
-				per = append(per, float64(ops)/secs)
-				total += float64(ops) / secs
-			}
-			mean, sem := meanSEM(per)
-			m := map[string]float64{MOpsPerSec: mean, MOpsSEM: sem, MOpsTotal: total, MUnexpected: float64(hr.unexpected), mElapsed: float64(hr.elapsedNs)}
-			if mean > 0 {
-				m[MNsPerOp] = 1e9 / mean
-			}
-			for i, v := range per {
-				m[threadOpsKey(i)] = v
-			}
-			cfg.Rounds = append(cfg.Rounds, results.Round{Metrics: m})
-			vals[k] = append(vals[k], m)
-			if hr.unexpected > 0 {
-				cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("round %d: %d operations did not fail at once (a wait that slept, or a park that parked)", r+1, hr.unexpected))
+	err := interleaved(ctx, o.HashRounds, group, report, func(r, k int, c cfgSpec) error {
+		cfg := records[k]
+		hr, err := runHash(ctx, c.im.hash, c.n, o.Futexes, o.HashTime, roundRobin(c.n))
+		if err != nil {
+			return err
+		}
+		if r == 0 {
+			if mode, slots := machine.FutexHash(); mode != "" {
+				cfg.Params["futex_hash"] = mode
+				cfg.Params["futex_hash_slots"] = strconv.Itoa(slots)
 			}
 		}
+		secs := float64(hr.elapsedNs) / 1e9
+		var per []float64
+		var total float64
+		for _, ops := range hr.ops {
+			per = append(per, float64(ops)/secs)
+			total += float64(ops) / secs
+		}
+		mean, sem := meanSEM(per)
+		m := map[string]float64{MOpsPerSec: mean, MOpsSEM: sem, MOpsTotal: total, MUnexpected: float64(hr.unexpected), mElapsed: float64(hr.elapsedNs)}
+		if mean > 0 {
+			m[MNsPerOp] = 1e9 / mean
+		}
+		for i, v := range per {
+			m[threadOpsKey(i)] = v
+		}
+		cfg.Rounds = append(cfg.Rounds, results.Round{Metrics: m})
+		vals[k] = append(vals[k], m)
+		if hr.unexpected > 0 {
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("round %d: %d operations did not fail at once (a wait that slept, or a park that parked)", r+1, hr.unexpected))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	for k, cfg := range records {
 		cfg.Summary = driver.MedianOfRounds(vals[k])

@@ -214,28 +214,26 @@ func runPCGroup(ctx context.Context, group []cfgSpec, o Options, records []*resu
 			cfg.Params["switches"] = "the two threads' (RUSAGE_THREAD)"
 		}
 	}
-	for r := 0; r < o.PCRounds; r++ {
-		for k, c := range group {
-			if driver.Interrupted(ctx) {
-				return ctx.Err()
-			}
-			report(c, r)
-			pr, err := c.im.pc(o.Items, o.Capacity, o.NotifyHeld, bound)
-			if err != nil {
-				return fmt.Errorf("wake condvar %s: %w", c.im.name, err)
-			}
-			items := float64(o.Items)
-			m := map[string]float64{
-				MNsPerItem:   float64(pr.elapsedNs) / items,
-				MCswPerItem:  float64(pr.switches) / items,
-				MWaitPerItem: float64(pr.waits) / items,
-			}
-			if pr.elapsedNs > 0 {
-				m[MItemsPerSec] = items / (float64(pr.elapsedNs) / 1e9)
-			}
-			records[k].Rounds = append(records[k].Rounds, results.Round{Metrics: m})
-			vals[k] = append(vals[k], m)
+	err := interleaved(ctx, o.PCRounds, group, report, func(_, k int, c cfgSpec) error {
+		pr, err := c.im.pc(o.Items, o.Capacity, o.NotifyHeld, bound)
+		if err != nil {
+			return fmt.Errorf("wake condvar %s: %w", c.im.name, err)
 		}
+		items := float64(o.Items)
+		m := map[string]float64{
+			MNsPerItem:   float64(pr.elapsedNs) / items,
+			MCswPerItem:  float64(pr.switches) / items,
+			MWaitPerItem: float64(pr.waits) / items,
+		}
+		if pr.elapsedNs > 0 {
+			m[MItemsPerSec] = items / (float64(pr.elapsedNs) / 1e9)
+		}
+		records[k].Rounds = append(records[k].Rounds, results.Round{Metrics: m})
+		vals[k] = append(vals[k], m)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	for k, cfg := range records {
 		cfg.Summary = driver.MedianOfRounds(vals[k])

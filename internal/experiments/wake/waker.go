@@ -47,6 +47,26 @@ func goroutineSettle(n int) time.Duration {
 	return 2*time.Millisecond + time.Duration(n)*20*time.Microsecond
 }
 
+// interleaved runs rounds rounds of a group's configurations, one round of
+// each in turn (round 0 of every configuration, then round 1, ...), so that
+// a drift of the machine spreads over all of them: run(r, k, c) measures
+// round r of group[k], after report. It stops at the first error, or with
+// ctx's error when interrupted between two runs.
+func interleaved(ctx context.Context, rounds int, group []cfgSpec, report func(cfgSpec, int), run func(r, k int, c cfgSpec) error) error {
+	for r := 0; r < rounds; r++ {
+		for k, c := range group {
+			if driver.Interrupted(ctx) {
+				return ctx.Err()
+			}
+			report(c, r)
+			if err := run(r, k, c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // runWakerGroup runs the wake, wake-parallel and requeue configurations of
 // one group, run-interleaved, on one waker: a locked thread of its own,
 // unpinned, as perf's main thread.
@@ -54,22 +74,14 @@ func runWakerGroup(ctx context.Context, group []cfgSpec, o Options, records []*r
 	runs := make([][]runSample, len(group))
 	errc := make(chan error, 1)
 	osthread.Go(func() {
-		for r := 0; r < o.Runs; r++ {
-			for k, c := range group {
-				if driver.Interrupted(ctx) {
-					errc <- ctx.Err()
-					return
-				}
-				report(c, r)
-				s, err := oneRun(ctx, c, o, roundRobin(c.n))
-				if err != nil {
-					errc <- err
-					return
-				}
-				runs[k] = append(runs[k], s)
+		errc <- interleaved(ctx, o.Runs, group, report, func(r, k int, c cfgSpec) error {
+			s, err := oneRun(ctx, c, o, roundRobin(c.n))
+			if err != nil {
+				return err
 			}
-		}
-		errc <- nil
+			runs[k] = append(runs[k], s)
+			return nil
+		})
 	})
 	if err := <-errc; err != nil {
 		return err
