@@ -2,13 +2,12 @@ package experiments
 
 import (
 	"context"
-	"errors"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
 	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/loaded"
@@ -23,9 +22,7 @@ import (
 func TestInterruptRestores(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	procs := runtime.GOMAXPROCS(0)
-	gc := debug.SetGCPercent(100)
-	debug.SetGCPercent(gc)
+	state := drivertest.Save()
 	aff, affErr := osthread.Affinity()
 
 	lat := latency.QuickLatencyOptions()
@@ -48,27 +45,8 @@ func TestInterruptRestores(t *testing.T) {
 		"loaded":  func(ctx context.Context) error { _, err := loaded.Run(ctx, ld, nil); return err },
 	}
 	for name, run := range runs {
-		ctx, cancel := context.WithCancel(context.Background())
-		timer := time.AfterFunc(300*time.Millisecond, cancel)
-		done := make(chan error, 1)
-		go func() { done <- run(ctx) }()
-		var err error
-		select {
-		case err = <-done:
-		case <-time.After(60 * time.Second):
-			t.Fatalf("%s: did not stop within 60 s of the cancel", name)
-		}
-		timer.Stop()
-		cancel()
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("%s: err = %v, want context.Canceled", name, err)
-		}
-		if got := runtime.GOMAXPROCS(0); got != procs {
-			t.Errorf("%s: GOMAXPROCS %d after interrupt, want %d", name, got, procs)
-		}
-		if got := debug.SetGCPercent(gc); got != gc {
-			t.Errorf("%s: GC percent %d after interrupt, want %d", name, got, gc)
-		}
+		drivertest.Interrupt(t, name, 60*time.Second, run)
+		state.Check(t, name)
 		if affErr == nil {
 			if now, _ := osthread.Affinity(); !slices.Equal(now, aff) {
 				t.Errorf("%s: affinity %v after interrupt, want %v", name, now, aff)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/stats"
@@ -282,9 +282,7 @@ func TestLoopAllocs(t *testing.T) {
 // TestInterruptRestores cancels a run part-way: context.Canceled, and
 // GOMAXPROCS, the GC percent and the lot's parker as before.
 func TestInterruptRestores(t *testing.T) {
-	procs := runtime.GOMAXPROCS(0)
-	gc := debug.SetGCPercent(100)
-	debug.SetGCPercent(gc)
+	state := drivertest.Save()
 	backend := lot.CurrentBackend().Name
 	for _, impl := range []string{"lot@yield", "c-pthread"} {
 		o := QuickOptions()
@@ -299,27 +297,8 @@ func TestInterruptRestores(t *testing.T) {
 			}
 			o.Impls = []string{impl}
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		timer := time.AfterFunc(300*time.Millisecond, cancel)
-		done := make(chan error, 1)
-		go func() { _, err := Run(ctx, o, nil); done <- err }()
-		var err error
-		select {
-		case err = <-done:
-		case <-time.After(120 * time.Second):
-			t.Fatalf("%s: did not stop within 120 s of the cancel", impl)
-		}
-		timer.Stop()
-		cancel()
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("%s: err = %v, want context.Canceled", impl, err)
-		}
-		if got := runtime.GOMAXPROCS(0); got != procs {
-			t.Errorf("%s: GOMAXPROCS %d after interrupt, want %d", impl, got, procs)
-		}
-		if got := debug.SetGCPercent(gc); got != gc {
-			t.Errorf("%s: GC percent %d after interrupt, want %d", impl, got, gc)
-		}
+		drivertest.Interrupt(t, impl, 120*time.Second, func(ctx context.Context) error { _, err := Run(ctx, o, nil); return err })
+		state.Check(t, impl)
 		if got := lot.CurrentBackend().Name; got != backend {
 			t.Errorf("%s: lot backend %s after interrupt, want %s", impl, got, backend)
 		}

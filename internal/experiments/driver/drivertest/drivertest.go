@@ -1,0 +1,56 @@
+// Package drivertest is what the experiments' tests share: a run
+// interrupted part-way, and the runtime state every experiment puts back
+// however it ends (internal/runenv). Tests only import it.
+package drivertest
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+// State is the runtime state an experiment must leave as it found it.
+type State struct{ Procs, GC int }
+
+// Save reads the state now.
+func Save() State {
+	gc := debug.SetGCPercent(100)
+	debug.SetGCPercent(gc)
+	return State{Procs: runtime.GOMAXPROCS(0), GC: gc}
+}
+
+// Check fails t, naming what ran, where the state is not s any more.
+func (s State) Check(t testing.TB, what string) {
+	t.Helper()
+	if got := runtime.GOMAXPROCS(0); got != s.Procs {
+		t.Errorf("%s: GOMAXPROCS %d after interrupt, want %d", what, got, s.Procs)
+	}
+	if got := debug.SetGCPercent(s.GC); got != s.GC {
+		t.Errorf("%s: GC percent %d after interrupt, want %d", what, got, s.GC)
+	}
+}
+
+// Interrupt runs run under a context cancelled after 300 ms, as SIGINT
+// cancels the command's, and fails t unless run returns context.Canceled;
+// a run still going bound after it started is a test failure (a stop that
+// is never seen), not a hang.
+func Interrupt(t testing.TB, what string, bound time.Duration, run func(context.Context) error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	timer := time.AfterFunc(300*time.Millisecond, cancel)
+	defer timer.Stop()
+	done := make(chan error, 1)
+	go func() { done <- run(ctx) }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: err = %v, want context.Canceled", what, err)
+		}
+	case <-time.After(bound):
+		t.Fatalf("%s: did not stop within %v of the cancel", what, bound)
+	}
+}
