@@ -301,15 +301,16 @@ func claimSpinFirst(configs []*results.Config) results.Claim {
 	}
 	lim := results.Limit{Figure: "spin degrades first (1 per round it does, 0 not)", Limit: 1, MinRounds: minRounds}
 	var firsts []string
-	if n := roundCount(configs); n == 0 {
-		lim.Rounds = []float64{b2f(onMedians)}
-	} else {
-		for i := range n {
-			if holds, f, ok := spinFirst(Collapses(inRound(configs, i))); ok {
-				lim.Rounds = append(lim.Rounds, b2f(holds))
-				firsts = append(firsts, f)
-			}
+	for i := range roundCount(configs) {
+		if holds, f, ok := spinFirst(Collapses(inRound(configs, i))); ok {
+			lim.Rounds = append(lim.Rounds, b2f(holds))
+			firsts = append(firsts, f)
 		}
+	}
+	if len(lim.Rounds) == 0 {
+		// No round alone has a collapse figure for spin and another (or
+		// the rounds are not recorded): the medians' one, as one round.
+		lim.Rounds = []float64{b2f(onMedians)}
 	}
 	cl.Judge(lim)
 	parts := []string{fmt.Sprintf("rule: per round, spin's collapse strictly before every sleeping mechanism's, decided on the median over rounds; near its limit when rounds disagree or with fewer than %d (a p99 of n wakeups is set by its n/100 largest)", minRounds)}

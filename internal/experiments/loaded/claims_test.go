@@ -240,3 +240,22 @@ func TestSpinFirstRounds(t *testing.T) {
 		}
 	}
 }
+
+// A run whose rounds alone never have a rate point of spin (no spin
+// worker slept in any round's window) is judged on the medians' figure
+// as one round: near its limit, never a vacuous hold.
+func TestSpinFirstNoRoundFigure(t *testing.T) {
+	first := func() []*results.Config {
+		return append(sweep("futex", [3]float64{50, 60, 600}, [2]float64{70, 80}), sweep("spin", [3]float64{5, 100, 200}, [2]float64{300, 400})...)
+	}
+	cs := inRounds(first(), first(), first())
+	for k := 5; k <= 7; k++ { // spin's rate sweep: 10, 50, 90%
+		for i := range cs[k].Rounds {
+			cs[k].Rounds[i].Metrics = map[string]float64{}
+		}
+	}
+	cl := claimFor(cs, ClaimSpinFirst)
+	if cl.Verdict != results.Holds || !cl.Near || !strings.Contains(cl.Margin, "1 of the 3 rounds") {
+		t.Errorf("no round with spin's base: %s near=%v (%s), want holds near its limit on the medians", cl.Verdict, cl.Near, cl.Margin)
+	}
+}
