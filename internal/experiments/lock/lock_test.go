@@ -259,13 +259,14 @@ func (l *countingLock) Unlock() {
 	}
 }
 
-// TestLoopAllocs: the measured loop allocates nothing (sampling included).
+// TestLoopAllocs: the measured loop allocates nothing (sampling included),
+// the general loop (4 locks) and loopOne (one lock, with work and without).
 func TestLoopAllocs(t *testing.T) {
-	for _, k := range []int{1, 4} {
+	for _, tc := range []struct{ k, work int }{{1, 3}, {4, 3}, {1, 0}} {
 		stop := new(stopFlag)
-		locks := make([]padded[countingLock], k)
+		locks := make([]padded[countingLock], tc.k)
 		th := &thread{hist: driver.NewHist()}
-		sp := &spec{threads: 1, locks: k, workIn: 3, workBetween: 3, pattern: cref.PatternLoop, seed: 1}
+		sp := &spec{threads: 1, locks: tc.k, workIn: tc.work, workBetween: tc.work, pattern: cref.PatternLoop, seed: 1}
 		allocs := testing.AllocsPerRun(20, func() {
 			stop.Store(false)
 			for i := range locks {
@@ -274,8 +275,78 @@ func TestLoopAllocs(t *testing.T) {
 			loop[countingLock](locks, th, sp, 0, stop)
 		})
 		if allocs != 0 {
-			t.Errorf("locks=%d: %v allocations per run of the loop, want 0", k, allocs)
+			t.Errorf("locks=%d work=%d: %v allocations per run of the loop, want 0", tc.k, tc.work, allocs)
 		}
+	}
+}
+
+// TestLoopChecked: each loop's count of checked acquisitions matches what
+// it incremented under the lock (a run that excludes passes the check):
+// every acquisition in the general loop and loopOne, the sampled ones in
+// a generated loopBare; and 1 wait in SampleEvery is recorded.
+func TestLoopChecked(t *testing.T) {
+	const limit = 1000
+	for _, tc := range []struct {
+		name       string
+		k, in, btw int
+	}{
+		{"general", 4, 2, 2}, // the first lock to see limit unlocks stops the loop
+		{"loopOne", 1, 2, 0},
+		{"loopOne between only", 1, 0, 2},
+		{"loopOne no work", 1, 0, 0}, // countingLock has no generated loopBare
+	} {
+		stop := new(stopFlag)
+		locks := make([]padded[countingLock], tc.k)
+		for i := range locks {
+			locks[i].mu = countingLock{limit: limit, stop: stop}
+		}
+		th := &thread{hist: driver.NewHist()}
+		sp := &spec{threads: 1, locks: tc.k, workIn: tc.in, workBetween: tc.btw, pattern: cref.PatternLoop, seed: 1}
+		loop[countingLock](locks, th, sp, 0, stop)
+		var locked, unlocks int64
+		for i := range locks {
+			locked += locks[i].n
+			unlocks += int64(locks[i].mu.n)
+		}
+		checkBooks(t, tc.name, th, th.count, locked)
+		if th.count != unlocks {
+			t.Errorf("%s: count %d, unlocks %d", tc.name, th.count, unlocks)
+		}
+	}
+	// loopBareEmpty, stopped after a millisecond (any count will do).
+	stop := new(stopFlag)
+	l := new(padded[emptyLock])
+	th := &thread{hist: driver.NewHist()}
+	time.AfterFunc(time.Millisecond, func() { stop.Store(true) })
+	loopBareEmpty(l, th, stop)
+	checkBooks(t, "loopBare", th, sampled(th.count), l.n)
+}
+
+// checkBooks: th checked want acquisitions, the lock's counter says
+// locked, and th recorded a wait for each sampled one.
+func checkBooks(t *testing.T, name string, th *thread, want, locked int64) {
+	t.Helper()
+	if th.checked != want || locked != th.checked {
+		t.Errorf("%s: count %d, checked %d (want %d), under the lock %d", name, th.count, th.checked, want, locked)
+	}
+	if err := exclusionCheck(th.checked, locked); err != nil {
+		t.Errorf("%s: %v", name, err)
+	}
+	if got := th.hist.TotalCount(); got != sampled(th.count) {
+		t.Errorf("%s: %d waits recorded for %d acquisitions, want 1 in %d", name, got, th.count, SampleEvery)
+	}
+}
+
+// TestExclusionCheck: equal books pass, a lost increment fails.
+func TestExclusionCheck(t *testing.T) {
+	if err := exclusionCheck(16, 16); err != nil {
+		t.Errorf("equal counts: %v", err)
+	}
+	if err := exclusionCheck(16, 15); err == nil || !strings.Contains(err.Error(), "overlapped") {
+		t.Errorf("a lost increment: %v, want a correctness failure", err)
+	}
+	if sampled(0) != 0 || sampled(1) != 1 || sampled(SampleEvery) != 1 || sampled(SampleEvery+1) != 2 {
+		t.Errorf("sampled: %d %d %d %d", sampled(0), sampled(1), sampled(SampleEvery), sampled(SampleEvery+1))
 	}
 }
 

@@ -12,133 +12,226 @@ import (
 	"github.com/parkbench/parkbench/internal/osthread"
 )
 
-// concreteLoopOne returns the monomorphised loopOne for the lock type of
-// p (a *padded[M]) as a func(*padded[M], *thread, int, int, *stopFlag),
-// or nil for a type it has none for (gen_loops.go).
-func concreteLoopOne(p any) any {
+// concreteLoops returns the monomorphised loopOne and loopBare for the
+// lock type of p (a *padded[M]), as a func(*padded[M], *thread, int, int,
+// *stopFlag) and a func(*padded[M], *thread, *stopFlag), or nils for a
+// type it has none for (gen_loops.go).
+func concreteLoops(p any) (one, bare any) {
 	switch p.(type) {
 	case *padded[lot.Mutex]:
-		return loopOneLotMutex
+		return loopOneLotMutex, loopBareLotMutex
 	case *padded[lotFair]:
-		return loopOneLotFair
+		return loopOneLotFair, loopBareLotFair
 	case *padded[sync.Mutex]:
-		return loopOneSyncMutex
+		return loopOneSyncMutex, loopBareSyncMutex
 	case *padded[futexsync.Mutex]:
-		return loopOneStdFutex
+		return loopOneStdFutex, loopBareStdFutex
 	case *padded[futexsync.PIMutex]:
-		return loopOnePIMutex
+		return loopOnePIMutex, loopBarePIMutex
 	case *padded[pthreadLock]:
-		return loopOnePthread
+		return loopOnePthread, loopBarePthread
 	case *padded[spinLock]:
-		return loopOneSpin
+		return loopOneSpin, loopBareSpin
 	case *padded[emptyLock]:
-		return loopOneEmpty
+		return loopOneEmpty, loopBareEmpty
 	}
-	return nil
+	return nil, nil
 }
 
 // loopOneLotMutex is loopOne over lot.Mutex, its methods inlinable.
 func loopOneLotMutex(l *padded[lot.Mutex], t *thread, workIn, workBetween int, stop *stopFlag) {
 	var value, local float64
 	var n int64
+	mu := &l.mu
 	for !stop.Load() {
 		if n&(SampleEvery-1) == 0 {
 			t0 := monoclock.Nanotime()
-			l.mu.Lock()
-			driver.RecordAll(t.hist, monoclock.Nanotime()-t0)
-		} else {
-			l.mu.Lock()
-		}
-		l.n++
-		if workIn > 0 {
+			mu.Lock()
+			t1 := monoclock.Nanotime()
+			l.n++
 			value = work(&l.value, value, workIn)
+			mu.Unlock()
+			driver.RecordAll(t.hist, t1-t0)
+		} else {
+			mu.Lock()
+			l.n++
+			value = work(&l.value, value, workIn)
+			mu.Unlock()
 		}
-		l.mu.Unlock()
-		if workBetween > 0 {
-			local, value = workLocal(local, value, workBetween)
+		local, value = workLocal(local, value, workBetween)
+		n++
+	}
+	t.count, t.checked = n, n
+	t.value = value + local
+}
+
+// loopBareLotMutex is loopBare over lot.Mutex, its methods inlinable.
+func loopBareLotMutex(l *padded[lot.Mutex], t *thread, stop *stopFlag) {
+	var n int64
+	mu := &l.mu
+	for !stop.Load() {
+		if n&(SampleEvery-1) == 0 {
+			t0 := monoclock.Nanotime()
+			mu.Lock()
+			t1 := monoclock.Nanotime()
+			l.n++
+			mu.Unlock()
+			driver.RecordAll(t.hist, t1-t0)
+		} else {
+			mu.Lock()
+			//lint:ignore SA2001 mutex.rs's loop with no work: the lock and unlock alone are measured
+			mu.Unlock()
 		}
 		n++
 	}
-	t.count = n
-	t.value = value + local
+	t.count, t.checked = n, sampled(n)
 }
 
 // loopOneLotFair is loopOne over lotFair, its methods inlinable.
 func loopOneLotFair(l *padded[lotFair], t *thread, workIn, workBetween int, stop *stopFlag) {
 	var value, local float64
 	var n int64
+	mu := &l.mu
 	for !stop.Load() {
 		if n&(SampleEvery-1) == 0 {
 			t0 := monoclock.Nanotime()
-			l.mu.Lock()
-			driver.RecordAll(t.hist, monoclock.Nanotime()-t0)
-		} else {
-			l.mu.Lock()
-		}
-		l.n++
-		if workIn > 0 {
+			mu.Lock()
+			t1 := monoclock.Nanotime()
+			l.n++
 			value = work(&l.value, value, workIn)
+			mu.Unlock()
+			driver.RecordAll(t.hist, t1-t0)
+		} else {
+			mu.Lock()
+			l.n++
+			value = work(&l.value, value, workIn)
+			mu.Unlock()
 		}
-		l.mu.Unlock()
-		if workBetween > 0 {
-			local, value = workLocal(local, value, workBetween)
+		local, value = workLocal(local, value, workBetween)
+		n++
+	}
+	t.count, t.checked = n, n
+	t.value = value + local
+}
+
+// loopBareLotFair is loopBare over lotFair, its methods inlinable.
+func loopBareLotFair(l *padded[lotFair], t *thread, stop *stopFlag) {
+	var n int64
+	mu := &l.mu
+	for !stop.Load() {
+		if n&(SampleEvery-1) == 0 {
+			t0 := monoclock.Nanotime()
+			mu.Lock()
+			t1 := monoclock.Nanotime()
+			l.n++
+			mu.Unlock()
+			driver.RecordAll(t.hist, t1-t0)
+		} else {
+			mu.Lock()
+			//lint:ignore SA2001 mutex.rs's loop with no work: the lock and unlock alone are measured
+			mu.Unlock()
 		}
 		n++
 	}
-	t.count = n
-	t.value = value + local
+	t.count, t.checked = n, sampled(n)
 }
 
 // loopOneSyncMutex is loopOne over sync.Mutex, its methods inlinable.
 func loopOneSyncMutex(l *padded[sync.Mutex], t *thread, workIn, workBetween int, stop *stopFlag) {
 	var value, local float64
 	var n int64
+	mu := &l.mu
 	for !stop.Load() {
 		if n&(SampleEvery-1) == 0 {
 			t0 := monoclock.Nanotime()
-			l.mu.Lock()
-			driver.RecordAll(t.hist, monoclock.Nanotime()-t0)
-		} else {
-			l.mu.Lock()
-		}
-		l.n++
-		if workIn > 0 {
+			mu.Lock()
+			t1 := monoclock.Nanotime()
+			l.n++
 			value = work(&l.value, value, workIn)
+			mu.Unlock()
+			driver.RecordAll(t.hist, t1-t0)
+		} else {
+			mu.Lock()
+			l.n++
+			value = work(&l.value, value, workIn)
+			mu.Unlock()
 		}
-		l.mu.Unlock()
-		if workBetween > 0 {
-			local, value = workLocal(local, value, workBetween)
+		local, value = workLocal(local, value, workBetween)
+		n++
+	}
+	t.count, t.checked = n, n
+	t.value = value + local
+}
+
+// loopBareSyncMutex is loopBare over sync.Mutex, its methods inlinable.
+func loopBareSyncMutex(l *padded[sync.Mutex], t *thread, stop *stopFlag) {
+	var n int64
+	mu := &l.mu
+	for !stop.Load() {
+		if n&(SampleEvery-1) == 0 {
+			t0 := monoclock.Nanotime()
+			mu.Lock()
+			t1 := monoclock.Nanotime()
+			l.n++
+			mu.Unlock()
+			driver.RecordAll(t.hist, t1-t0)
+		} else {
+			mu.Lock()
+			//lint:ignore SA2001 mutex.rs's loop with no work: the lock and unlock alone are measured
+			mu.Unlock()
 		}
 		n++
 	}
-	t.count = n
-	t.value = value + local
+	t.count, t.checked = n, sampled(n)
 }
 
 // loopOneStdFutex is loopOne over futexsync.Mutex, its methods inlinable.
 func loopOneStdFutex(l *padded[futexsync.Mutex], t *thread, workIn, workBetween int, stop *stopFlag) {
 	var value, local float64
 	var n int64
+	mu := &l.mu
 	for !stop.Load() {
 		if n&(SampleEvery-1) == 0 {
 			t0 := monoclock.Nanotime()
-			l.mu.Lock()
-			driver.RecordAll(t.hist, monoclock.Nanotime()-t0)
-		} else {
-			l.mu.Lock()
-		}
-		l.n++
-		if workIn > 0 {
+			mu.Lock()
+			t1 := monoclock.Nanotime()
+			l.n++
 			value = work(&l.value, value, workIn)
+			mu.Unlock()
+			driver.RecordAll(t.hist, t1-t0)
+		} else {
+			mu.Lock()
+			l.n++
+			value = work(&l.value, value, workIn)
+			mu.Unlock()
 		}
-		l.mu.Unlock()
-		if workBetween > 0 {
-			local, value = workLocal(local, value, workBetween)
+		local, value = workLocal(local, value, workBetween)
+		n++
+	}
+	t.count, t.checked = n, n
+	t.value = value + local
+}
+
+// loopBareStdFutex is loopBare over futexsync.Mutex, its methods inlinable.
+func loopBareStdFutex(l *padded[futexsync.Mutex], t *thread, stop *stopFlag) {
+	var n int64
+	mu := &l.mu
+	for !stop.Load() {
+		if n&(SampleEvery-1) == 0 {
+			t0 := monoclock.Nanotime()
+			mu.Lock()
+			t1 := monoclock.Nanotime()
+			l.n++
+			mu.Unlock()
+			driver.RecordAll(t.hist, t1-t0)
+		} else {
+			mu.Lock()
+			//lint:ignore SA2001 mutex.rs's loop with no work: the lock and unlock alone are measured
+			mu.Unlock()
 		}
 		n++
 	}
-	t.count = n
-	t.value = value + local
+	t.count, t.checked = n, sampled(n)
 }
 
 // loopOnePIMutex is loopOne over futexsync.PIMutex, its methods inlinable (LockTID
@@ -147,105 +240,199 @@ func loopOneStdFutex(l *padded[futexsync.Mutex], t *thread, workIn, workBetween 
 func loopOnePIMutex(l *padded[futexsync.PIMutex], t *thread, workIn, workBetween int, stop *stopFlag) {
 	var value, local float64
 	var n int64
+	mu := &l.mu
 	tid := uint32(osthread.Tid())
 	for !stop.Load() {
 		if n&(SampleEvery-1) == 0 {
 			t0 := monoclock.Nanotime()
-			l.mu.LockTID(tid)
-			driver.RecordAll(t.hist, monoclock.Nanotime()-t0)
-		} else {
-			l.mu.LockTID(tid)
-		}
-		l.n++
-		if workIn > 0 {
+			mu.LockTID(tid)
+			t1 := monoclock.Nanotime()
+			l.n++
 			value = work(&l.value, value, workIn)
+			mu.UnlockTID(tid)
+			driver.RecordAll(t.hist, t1-t0)
+		} else {
+			mu.LockTID(tid)
+			l.n++
+			value = work(&l.value, value, workIn)
+			mu.UnlockTID(tid)
 		}
-		l.mu.UnlockTID(tid)
-		if workBetween > 0 {
-			local, value = workLocal(local, value, workBetween)
+		local, value = workLocal(local, value, workBetween)
+		n++
+	}
+	t.count, t.checked = n, n
+	t.value = value + local
+}
+
+// loopBarePIMutex is loopBare over futexsync.PIMutex, its methods inlinable (LockTID
+// and UnlockTID with the thread's TID read once: the caller is locked to
+// its OS thread for the loop's life).
+func loopBarePIMutex(l *padded[futexsync.PIMutex], t *thread, stop *stopFlag) {
+	var n int64
+	mu := &l.mu
+	tid := uint32(osthread.Tid())
+	for !stop.Load() {
+		if n&(SampleEvery-1) == 0 {
+			t0 := monoclock.Nanotime()
+			mu.LockTID(tid)
+			t1 := monoclock.Nanotime()
+			l.n++
+			mu.UnlockTID(tid)
+			driver.RecordAll(t.hist, t1-t0)
+		} else {
+			mu.LockTID(tid)
+			mu.UnlockTID(tid)
 		}
 		n++
 	}
-	t.count = n
-	t.value = value + local
+	t.count, t.checked = n, sampled(n)
 }
 
 // loopOnePthread is loopOne over pthreadLock, its methods inlinable.
 func loopOnePthread(l *padded[pthreadLock], t *thread, workIn, workBetween int, stop *stopFlag) {
 	var value, local float64
 	var n int64
+	mu := &l.mu
 	for !stop.Load() {
 		if n&(SampleEvery-1) == 0 {
 			t0 := monoclock.Nanotime()
-			l.mu.Lock()
-			driver.RecordAll(t.hist, monoclock.Nanotime()-t0)
-		} else {
-			l.mu.Lock()
-		}
-		l.n++
-		if workIn > 0 {
+			mu.Lock()
+			t1 := monoclock.Nanotime()
+			l.n++
 			value = work(&l.value, value, workIn)
+			mu.Unlock()
+			driver.RecordAll(t.hist, t1-t0)
+		} else {
+			mu.Lock()
+			l.n++
+			value = work(&l.value, value, workIn)
+			mu.Unlock()
 		}
-		l.mu.Unlock()
-		if workBetween > 0 {
-			local, value = workLocal(local, value, workBetween)
+		local, value = workLocal(local, value, workBetween)
+		n++
+	}
+	t.count, t.checked = n, n
+	t.value = value + local
+}
+
+// loopBarePthread is loopBare over pthreadLock, its methods inlinable.
+func loopBarePthread(l *padded[pthreadLock], t *thread, stop *stopFlag) {
+	var n int64
+	mu := &l.mu
+	for !stop.Load() {
+		if n&(SampleEvery-1) == 0 {
+			t0 := monoclock.Nanotime()
+			mu.Lock()
+			t1 := monoclock.Nanotime()
+			l.n++
+			mu.Unlock()
+			driver.RecordAll(t.hist, t1-t0)
+		} else {
+			mu.Lock()
+			//lint:ignore SA2001 mutex.rs's loop with no work: the lock and unlock alone are measured
+			mu.Unlock()
 		}
 		n++
 	}
-	t.count = n
-	t.value = value + local
+	t.count, t.checked = n, sampled(n)
 }
 
 // loopOneSpin is loopOne over spinLock, its methods inlinable.
 func loopOneSpin(l *padded[spinLock], t *thread, workIn, workBetween int, stop *stopFlag) {
 	var value, local float64
 	var n int64
+	mu := &l.mu
 	for !stop.Load() {
 		if n&(SampleEvery-1) == 0 {
 			t0 := monoclock.Nanotime()
-			l.mu.Lock()
-			driver.RecordAll(t.hist, monoclock.Nanotime()-t0)
-		} else {
-			l.mu.Lock()
-		}
-		l.n++
-		if workIn > 0 {
+			mu.Lock()
+			t1 := monoclock.Nanotime()
+			l.n++
 			value = work(&l.value, value, workIn)
+			mu.Unlock()
+			driver.RecordAll(t.hist, t1-t0)
+		} else {
+			mu.Lock()
+			l.n++
+			value = work(&l.value, value, workIn)
+			mu.Unlock()
 		}
-		l.mu.Unlock()
-		if workBetween > 0 {
-			local, value = workLocal(local, value, workBetween)
+		local, value = workLocal(local, value, workBetween)
+		n++
+	}
+	t.count, t.checked = n, n
+	t.value = value + local
+}
+
+// loopBareSpin is loopBare over spinLock, its methods inlinable.
+func loopBareSpin(l *padded[spinLock], t *thread, stop *stopFlag) {
+	var n int64
+	mu := &l.mu
+	for !stop.Load() {
+		if n&(SampleEvery-1) == 0 {
+			t0 := monoclock.Nanotime()
+			mu.Lock()
+			t1 := monoclock.Nanotime()
+			l.n++
+			mu.Unlock()
+			driver.RecordAll(t.hist, t1-t0)
+		} else {
+			mu.Lock()
+			//lint:ignore SA2001 mutex.rs's loop with no work: the lock and unlock alone are measured
+			mu.Unlock()
 		}
 		n++
 	}
-	t.count = n
-	t.value = value + local
+	t.count, t.checked = n, sampled(n)
 }
 
 // loopOneEmpty is loopOne over emptyLock, its methods inlinable.
 func loopOneEmpty(l *padded[emptyLock], t *thread, workIn, workBetween int, stop *stopFlag) {
 	var value, local float64
 	var n int64
+	mu := &l.mu
 	for !stop.Load() {
 		if n&(SampleEvery-1) == 0 {
 			t0 := monoclock.Nanotime()
-			l.mu.Lock()
-			driver.RecordAll(t.hist, monoclock.Nanotime()-t0)
-		} else {
-			l.mu.Lock()
-		}
-		l.n++
-		if workIn > 0 {
+			mu.Lock()
+			t1 := monoclock.Nanotime()
+			l.n++
 			value = work(&l.value, value, workIn)
+			mu.Unlock()
+			driver.RecordAll(t.hist, t1-t0)
+		} else {
+			mu.Lock()
+			l.n++
+			value = work(&l.value, value, workIn)
+			mu.Unlock()
 		}
-		l.mu.Unlock()
-		if workBetween > 0 {
-			local, value = workLocal(local, value, workBetween)
+		local, value = workLocal(local, value, workBetween)
+		n++
+	}
+	t.count, t.checked = n, n
+	t.value = value + local
+}
+
+// loopBareEmpty is loopBare over emptyLock, its methods inlinable.
+func loopBareEmpty(l *padded[emptyLock], t *thread, stop *stopFlag) {
+	var n int64
+	mu := &l.mu
+	for !stop.Load() {
+		if n&(SampleEvery-1) == 0 {
+			t0 := monoclock.Nanotime()
+			mu.Lock()
+			t1 := monoclock.Nanotime()
+			l.n++
+			mu.Unlock()
+			driver.RecordAll(t.hist, t1-t0)
+		} else {
+			mu.Lock()
+			//lint:ignore SA2001 mutex.rs's loop with no work: the lock and unlock alone are measured
+			mu.Unlock()
 		}
 		n++
 	}
-	t.count = n
-	t.value = value + local
+	t.count, t.checked = n, sampled(n)
 }
 
 // Every type is used.
