@@ -1,6 +1,7 @@
 package latency
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -10,13 +11,9 @@ import (
 
 // cfg builds a latency config with a median and the figures the claims read.
 func cfg(impl, kind, placement string, sleeps bool, median, noSleep, samples, csw float64) *results.Config {
-	s := "false"
-	if sleeps {
-		s = "true"
-	}
 	return &results.Config{
 		Key: impl + "/" + placement, Impl: impl, Kind: kind, Placement: placement,
-		Params: map[string]string{"sleeps": s, "gap": "0s"},
+		Params: map[string]string{"sleeps": strconv.FormatBool(sleeps), "gap": "0s"},
 		Summary: map[string]float64{
 			results.MMedian: median, results.MNoSleep: noSleep, results.MSamples: samples, results.MCtxSwThread: csw,
 		},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,14 +17,10 @@ import (
 )
 
 func testConfig(impl, deadline, slack string, kernel bool, min, median, early, slackNs float64) *results.Config {
-	kt := "false"
-	if kernel {
-		kt = "true"
-	}
 	return &results.Config{
 		Key:    impl + "/deadline=" + deadline + "/slack=" + slack,
 		Impl:   impl,
-		Params: map[string]string{"deadline": deadline, "slack": slack, "kernel_timed": kt},
+		Params: map[string]string{"deadline": deadline, "slack": slack, "kernel_timed": strconv.FormatBool(kernel)},
 		Summary: map[string]float64{
 			results.MMin: min, results.MMedian: median, results.MSamples: 100,
 			MEarly: early, MSlack: slackNs,
