@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bytes"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -43,15 +41,7 @@ func TestRustOriginals(t *testing.T) {
 	if lib == "" {
 		t.Skip("PARKBENCH_RUST_ORIGINALS is not set (bash scripts/rust-originals.sh | tail -1)")
 	}
-	var out, errb bytes.Buffer
-	if code := executeTo([]string{"list", "--plugin", lib}, &out, &errb); code != 0 {
-		t.Fatalf("list: exit %d: %s", code, errb.String())
-	}
-	for _, name := range []string{"rust-parking_lot", "c-rust-parking_lot", "rust-crossbeam", "rust-std"} {
-		if !strings.Contains(out.String(), name) {
-			t.Errorf("list --plugin does not show %s", name)
-		}
-	}
+	wantListed(t, lib, "rust-parking_lot", "c-rust-parking_lot", "rust-crossbeam", "rust-std")
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		args  []string
@@ -63,16 +53,7 @@ func TestRustOriginals(t *testing.T) {
 		{[]string{"lock", "--quick", "--impl=lot,c-rust-parking_lot,rust-std", "--threads=1,2"}, "lock-fidelity"},
 	} {
 		t.Run(tc.args[0], func(t *testing.T) {
-			file := filepath.Join(dir, tc.args[0]+".json")
-			args := append(tc.args, "--plugin", lib, "--out", file, "--quiet")
-			var out, errb bytes.Buffer
-			if code := executeTo(args, &out, &errb); code != 0 {
-				t.Fatalf("parkbench %s: exit %d: %s", strings.Join(args, " "), code, errb.String())
-			}
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := runWithPlugin(t, dir, lib, tc.args)
 			f, err := results.Decode(data)
 			if err != nil {
 				t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -57,15 +58,7 @@ static const struct pb_condvar cv = {cv_new, cv_wait, NULL, cv_one, cv_all, free
 static const struct pb_impl impls[] = {{"pc", "pthread mutex and condvar", 1, NULL, &mx, &cv, NULL}};
 static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "pc", "example 1.0", 1, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }`)
-	var out, errb bytes.Buffer
-	if code := executeTo([]string{"list", "--plugin", so}, &out, &errb); code != 0 {
-		t.Fatalf("list: exit %d: %s", code, errb.String())
-	}
-	for _, name := range []string{"mine-futex", "c-mine-futex", "mine-spin", "c-mine-spin"} {
-		if !strings.Contains(out.String(), name) {
-			t.Errorf("list --plugin does not show %s", name)
-		}
-	}
+	wantListed(t, so, "mine-futex", "c-mine-futex", "mine-spin", "c-mine-spin")
 	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"latency", "--quick", "--impl=mine-futex,c-mine-futex"},
@@ -75,16 +68,7 @@ const struct pb_plugin *parkbench_plugin(void) { return &table; }`)
 		{"wake", "--quick", "--impl=pc,mine-futex", "--bench=wake,wake-parallel", "--threads=2,4", "--plugin", pc},
 	} {
 		t.Run(args[0], func(t *testing.T) {
-			file := filepath.Join(dir, args[0]+".json")
-			var out, errb bytes.Buffer
-			args := append(args, "--plugin", so, "--out", file, "--quiet")
-			if code := executeTo(args, &out, &errb); code != 0 {
-				t.Fatalf("parkbench %s: exit %d: %s", strings.Join(args, " "), code, errb.String())
-			}
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := runWithPlugin(t, dir, so, args)
 			if !strings.Contains(string(data), `"external.`) || !strings.Contains(string(data), "example 1.0") {
 				t.Errorf("the result does not record the plugin and its version")
 			}
@@ -92,6 +76,7 @@ const struct pb_plugin *parkbench_plugin(void) { return &table; }`)
 	}
 	// The registration ended with the command: a later one without
 	// --plugin does not know the names.
+	var out, errb bytes.Buffer
 	if code := executeTo([]string{"latency", "--impl=mine-futex"}, &out, &errb); code != exitUsage {
 		t.Errorf("latency --impl=mine-futex without the plugin: exit %d, want %d", code, exitUsage)
 	}
@@ -160,4 +145,36 @@ const struct pb_plugin *parkbench_plugin(void) { return &table; }`)
 			}
 		})
 	}
+}
+
+// wantListed runs 'parkbench list --plugin lib' and fails t for each name
+// it does not show.
+func wantListed(t *testing.T, lib string, names ...string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := executeTo([]string{"list", "--plugin", lib}, &out, &errb); code != 0 {
+		t.Fatalf("list: exit %d: %s", code, errb.String())
+	}
+	for _, name := range names {
+		if !strings.Contains(out.String(), name) {
+			t.Errorf("list --plugin does not show %s", name)
+		}
+	}
+}
+
+// runWithPlugin runs parkbench args with --plugin lib, the result written to
+// dir/<command>.json, and returns that file.
+func runWithPlugin(t *testing.T, dir, lib string, args []string) []byte {
+	t.Helper()
+	file := filepath.Join(dir, args[0]+".json")
+	args = append(slices.Clone(args), "--plugin", lib, "--out", file, "--quiet")
+	var out, errb bytes.Buffer
+	if code := executeTo(args, &out, &errb); code != 0 {
+		t.Fatalf("parkbench %s: exit %d: %s", strings.Join(args, " "), code, errb.String())
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
