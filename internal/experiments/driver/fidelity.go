@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/parkbench/parkbench/internal/results"
 )
@@ -132,6 +133,26 @@ func FidelityLimits(figure string, port, orig *results.Config, metric string, fa
 		{Figure: figure, Rounds: rs, Limit: factor, AtMost: true, Unit: "x"},
 		{Figure: figure, Rounds: rs, Limit: 1 / factor, Unit: "x"},
 	}
+}
+
+// Fidelity gathers a fidelity claim's comparisons, each a figure (a part of
+// the evidence) and the limits it is judged on.
+type Fidelity struct {
+	parts  []string
+	limits []results.Limit
+}
+
+// Add is one comparison: its figure and its limits.
+func (f *Fidelity) Add(figure string, limits ...results.Limit) {
+	f.parts = append(f.parts, figure)
+	f.limits = append(f.limits, limits...)
+}
+
+// Judge writes the figures as cl's evidence and decides cl on the limits
+// (JudgeFidelity).
+func (f *Fidelity) Judge(cl *results.Claim, notEvaluatedWhy string) {
+	cl.Evidence = strings.Join(f.parts, "; ")
+	JudgeFidelity(cl, f.limits, notEvaluatedWhy)
 }
 
 // JudgeFidelity decides a fidelity claim on its limits (results.Claim.Judge:

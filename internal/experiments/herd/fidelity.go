@@ -2,7 +2,6 @@ package herd
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
@@ -56,8 +55,7 @@ func fidelityCsw(cs []claimCfg, configs []*results.Config) results.Claim {
 	cl := results.Claim{ID: ClaimFidelityCsw,
 		Statement: fmt.Sprintf("lot's herd takes the same participant context switches as parking_lot's own (rust-parking_lot): within %.0f%% + %d, notify=all, N >= %d",
 			100*FidelityCswFrac, CswSlack, ClaimMinN)}
-	var parts []string
-	var limits []results.Limit
+	var fid driver.Fidelity
 	for _, h := range cs {
 		if h.impl != driver.PortLot || h.notify != ModeAll || h.n < ClaimMinN {
 			continue
@@ -72,12 +70,10 @@ func fidelityCsw(cs []claimCfg, configs []*results.Config) results.Claim {
 			continue
 		}
 		e := fmt.Sprintf("%s: lot %g vs %s %g", groupName(h), a, driver.RowName(o, onC), b)
-		limits = append(limits, results.Limit{Figure: e, Rounds: roundDiffs(h.c, results.MCtxSwParts, b),
+		fid.Add(e, results.Limit{Figure: e, Rounds: roundDiffs(h.c, results.MCtxSwParts, b),
 			Limit: FidelityCswFrac*max(a, b) + CswSlack, AtMost: true})
-		parts = append(parts, e)
 	}
-	cl.Evidence = strings.Join(parts, "; ")
-	driver.JudgeFidelity(&cl, limits, fmt.Sprintf("needs lot and rust-parking_lot with notify=all at N >= %d and their context switches", ClaimMinN))
+	fid.Judge(&cl, fmt.Sprintf("needs lot and rust-parking_lot with notify=all at N >= %d and their context switches", ClaimMinN))
 	return cl
 }
 
@@ -98,8 +94,7 @@ func roundDiffs(c *results.Config, metric string, ref float64) []float64 {
 func fidelityRequeue(cs []claimCfg, configs []*results.Config) results.Claim {
 	cl := results.Claim{ID: ClaimFidelityRequeue,
 		Statement: "lot's notify_all moves as many waiters as parking_lot's own (rust-parking_lot): the same requeued count, or woken + requeued where the original reports only the sum, in every group both ran"}
-	var parts []string
-	var limits []results.Limit
+	var fid driver.Fidelity
 	for _, h := range cs {
 		if h.impl != driver.PortLot || h.notify != ModeAll {
 			continue
@@ -121,11 +116,9 @@ func fidelityRequeue(cs []claimCfg, configs []*results.Config) results.Claim {
 		}
 		e := fmt.Sprintf("%s: %s lot %g vs %s %g", groupName(h), what, a, driver.RowName(o, onC), b)
 		// Counts, not times: the medians must be equal.
-		limits = append(limits, results.Limit{Figure: e, Rounds: []float64{abs(a - b)}, Limit: 0, AtMost: true})
-		parts = append(parts, e)
+		fid.Add(e, results.Limit{Figure: e, Rounds: []float64{abs(a - b)}, Limit: 0, AtMost: true})
 	}
-	cl.Evidence = strings.Join(parts, "; ")
-	driver.JudgeFidelity(&cl, limits, "needs lot and rust-parking_lot with notify=all, and a count from both")
+	fid.Judge(&cl, "needs lot and rust-parking_lot with notify=all, and a count from both")
 	return cl
 }
 
@@ -142,8 +135,7 @@ func fidelityFirst(cs []claimCfg, configs []*results.Config) results.Claim {
 			}
 		}
 	}
-	var parts []string
-	var limits []results.Limit
+	var fid driver.Fidelity
 	for _, h := range cs {
 		if h.impl != driver.PortLot || h.notify != ModeAll || h.n != n {
 			continue
@@ -155,11 +147,9 @@ func fidelityFirst(cs []claimCfg, configs []*results.Config) results.Claim {
 		a, b := h.c.Summary[results.MFirstNs], o.Summary[results.MFirstNs]
 		r, _ := driver.Within(a, b, FidelityFirst)
 		e := fmt.Sprintf("%s: lot %s vs %s %s (x%.2f)", groupName(h), fmtUs(a), driver.RowName(o, onC), fmtUs(b), r)
-		limits = append(limits, driver.FidelityLimits(e, h.c, o, results.MFirstNs, FidelityFirst)...)
-		parts = append(parts, e)
+		fid.Add(e, driver.FidelityLimits(e, h.c, o, results.MFirstNs, FidelityFirst)...)
 	}
-	cl.Evidence = strings.Join(parts, "; ")
-	driver.JudgeFidelity(&cl, limits, fmt.Sprintf("needs lot and rust-parking_lot with notify=all at N >= %d", ClaimMinN))
+	fid.Judge(&cl, fmt.Sprintf("needs lot and rust-parking_lot with notify=all at N >= %d", ClaimMinN))
 	return cl
 }
 

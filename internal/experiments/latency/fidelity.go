@@ -2,7 +2,6 @@ package latency
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
@@ -37,8 +36,7 @@ func FidelityClaims(lat *results.Experiment) []results.Claim {
 	}
 	cl := results.Claim{ID: ClaimFidelityCross,
 		Statement: fmt.Sprintf("lot's cross-core wake takes as long as parking_lot_core's own (rust-parking_lot): median within %.1fx both ways, gap 0", FidelityCross)}
-	var parts []string
-	var limits []results.Limit
+	var fid driver.Fidelity
 	for _, c := range lat.Configs {
 		if c.Impl != ImplLot || c.Placement != driver.CrossCore || !gapZero(c) {
 			continue
@@ -51,11 +49,9 @@ func FidelityClaims(lat *results.Experiment) []results.Claim {
 		a, b := c.Summary[results.MMedian], o.Summary[results.MMedian]
 		r, _ := driver.Within(a, b, FidelityCross)
 		e := fmt.Sprintf("cross-core: lot %s vs %s %s (x%.2f)", fmtNs(a), driver.RowName(o, onC), fmtNs(b), r)
-		limits = append(limits, driver.FidelityLimits(e, c, o, results.MMedian, FidelityCross)...)
-		parts = append(parts, e)
+		fid.Add(e, driver.FidelityLimits(e, c, o, results.MMedian, FidelityCross)...)
 	}
-	cl.Evidence = strings.Join(parts, "; ")
-	driver.JudgeFidelity(&cl, limits, "needs lot and rust-parking_lot cross-core with gap 0 (--placement cross-core)")
+	fid.Judge(&cl, "needs lot and rust-parking_lot cross-core with gap 0 (--placement cross-core)")
 	return []results.Claim{cl}
 }
 
@@ -68,8 +64,7 @@ func SelfwakeFidelityClaims(sw *results.Experiment) []results.Claim {
 	}
 	cl := results.Claim{ID: ClaimFidelitySelf,
 		Statement: fmt.Sprintf("lot's self-wake pair is at most %.1fx parking_lot_core's own (rust-parking_lot on C threads)", FidelitySelf)}
-	var parts []string
-	var limits []results.Limit
+	var fid driver.Fidelity
 	for _, c := range sw.Configs {
 		if c.Impl != ImplLot {
 			continue
@@ -83,10 +78,8 @@ func SelfwakeFidelityClaims(sw *results.Experiment) []results.Claim {
 			continue
 		}
 		e := fmt.Sprintf("lot %.1f ns vs %s %.1f ns per pair (x%.2f)", a, driver.RowName(o, true), b, a/b)
-		limits = append(limits, results.Limit{Figure: e, Rounds: driver.Ratios(c, o, results.MNsPerPair), Limit: FidelitySelf, AtMost: true, Unit: "x"})
-		parts = append(parts, e)
+		fid.Add(e, results.Limit{Figure: e, Rounds: driver.Ratios(c, o, results.MNsPerPair), Limit: FidelitySelf, AtMost: true, Unit: "x"})
 	}
-	cl.Evidence = strings.Join(parts, "; ")
-	driver.JudgeFidelity(&cl, limits, "needs lot and rust-parking_lot's self-wake on C threads (through cgo, one call costs more than the pair)")
+	fid.Judge(&cl, "needs lot and rust-parking_lot's self-wake on C threads (through cgo, one call costs more than the pair)")
 	return []results.Claim{cl}
 }

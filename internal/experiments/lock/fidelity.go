@@ -2,7 +2,6 @@ package lock
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
@@ -41,8 +40,7 @@ func FidelityClaims(configs []*results.Config) []results.Claim {
 		return !isGoroutines(c) && c.Params["pattern"] == "loop" && c.Params["work_in"] == "0s" && c.Params["work_between"] == "0s" && c.Params["locks"] == "1" &&
 			param(c, "threads") >= 1 && param(c, "threads") <= FidelityMaxThreads
 	}
-	var parts []string
-	var limits []results.Limit
+	var fid driver.Fidelity
 	for _, c := range configs {
 		if c.Impl != driver.PortLot || !zero(c) {
 			continue
@@ -57,10 +55,8 @@ func FidelityClaims(configs []*results.Config) []results.Claim {
 			continue
 		}
 		e := fmt.Sprintf("t=%s: lot %.1f vs %s %.1f Mops/s (x%.2f)", c.Params["threads"], a, driver.RowName(o, true), b, a/b)
-		limits = append(limits, results.Limit{Figure: e, Rounds: driver.Ratios(c, o, MTotalMops), Limit: FidelityLock, Unit: "x"})
-		parts = append(parts, e)
+		fid.Add(e, results.Limit{Figure: e, Rounds: driver.Ratios(c, o, MTotalMops), Limit: FidelityLock, Unit: "x"})
 	}
-	cl.Evidence = strings.Join(parts, "; ")
-	driver.JudgeFidelity(&cl, limits, "needs lot and rust-parking_lot on C threads at 1 or 2 threads, zero work (lock --threads 1,2 --work-in 0 --work-between 0)")
+	fid.Judge(&cl, "needs lot and rust-parking_lot on C threads at 1 or 2 threads, zero work (lock --threads 1,2 --work-in 0 --work-between 0)")
 	return []results.Claim{cl}
 }
