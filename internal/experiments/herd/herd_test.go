@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/stats"
 )
@@ -120,10 +121,7 @@ func TestRunHerdPlacements(t *testing.T) {
 	o.Waiters = []int{2}
 	o.Repeats = 1
 	o.Placements = []string{"same-core"}
-	exp, err := Run(context.Background(), o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exp := drivertest.Run(t, Run, o)
 	if len(exp.Configs) != 2 || len(exp.Warnings) == 0 {
 		t.Fatalf("%d configs (sync must be skipped pinned), warnings %v", len(exp.Configs), exp.Warnings)
 	}
@@ -365,10 +363,7 @@ func TestHerdWaitersSleepOnceBeforeNotify(t *testing.T) {
 	o.Hold = 2 * time.Microsecond
 	o.Repeats = 3
 	o.Impls = []string{"lot", "futex-requeue"}
-	exp, err := Run(context.Background(), o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exp := drivertest.Run(t, Run, o)
 	for _, c := range exp.Configs {
 		for i, r := range c.Rounds {
 			all, ok1 := r.Metrics[mCswSetup]

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -79,10 +80,7 @@ func TestRunRestores(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := Options{Impls: []string{"pi-futex", "std-futex"}, Hold: 20 * time.Microsecond, Medium: time.Millisecond, Repeats: 5}
-	exp, err := Run(context.Background(), o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exp := drivertest.Run(t, Run, o)
 	if len(exp.Configs) != 2 || exp.Options[MCritical] != "20000" {
 		t.Fatalf("configs %d, options %v", len(exp.Configs), exp.Options)
 	}

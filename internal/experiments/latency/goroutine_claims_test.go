@@ -1,13 +1,13 @@
 package latency
 
 import (
-	"context"
 	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -123,10 +123,7 @@ func TestRunLatencyGoroutines(t *testing.T) {
 	o.Participants = []string{driver.Goroutines}
 	o.GOMAXPROCS = []int{1, 2}
 	o.SchedCounts = false // goroutine rows trace anyway
-	exp, err := RunLatency(context.Background(), o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exp := drivertest.Run(t, RunLatency, o)
 	if got := runtime.GOMAXPROCS(0); got != before {
 		t.Errorf("GOMAXPROCS %d after the run, %d before", got, before)
 	}

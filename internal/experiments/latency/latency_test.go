@@ -10,6 +10,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 	"github.com/parkbench/parkbench/internal/osthread"
 	"github.com/parkbench/parkbench/internal/results"
 )
@@ -35,10 +36,7 @@ func tinyLatency(impls ...string) LatencyOptions {
 // there, the claims are evaluated. No timing thresholds.
 func TestRunLatencyStructure(t *testing.T) {
 	o := tinyLatency("spin", sleeper(t))
-	exp, err := RunLatency(context.Background(), o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exp := drivertest.Run(t, RunLatency, o)
 	if exp.Name != "latency" || len(exp.Configs) != 2 {
 		t.Fatalf("got %q with %d configs", exp.Name, len(exp.Configs))
 	}
@@ -111,10 +109,7 @@ func TestRunLatencyEveryImpl(t *testing.T) {
 	o.Warmup = 2
 	o.Iterations = 20
 	o.Rounds = 1
-	exp, err := RunLatency(context.Background(), o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exp := drivertest.Run(t, RunLatency, o)
 	if len(exp.Configs) < 3 {
 		t.Fatalf("only %d configs", len(exp.Configs))
 	}
@@ -130,10 +125,7 @@ func TestRunLatencyGapAndLot(t *testing.T) {
 	o.Gaps = []time.Duration{0, 20 * time.Microsecond}
 	o.GapWarmup, o.GapIterations = 2, 10
 	o.LotParker = sleeper(t)
-	exp, err := RunLatency(context.Background(), o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exp := drivertest.Run(t, RunLatency, o)
 	s := sleeper(t)
 	want := []string{"lot/unpinned", "lot/unpinned/gap=20µs", s + "/unpinned", s + "/unpinned/gap=20µs"}
 	if len(exp.Configs) != len(want) {
@@ -156,10 +148,7 @@ func TestRunLatencyInterleaved(t *testing.T) {
 	o := tinyLatency(withAvailable(sleeper(t), "spin", ImplLot, ImplCFutex)...)
 	o.Interleave = true
 	o.Rounds = 3
-	exp, err := RunLatency(context.Background(), o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exp := drivertest.Run(t, RunLatency, o)
 	if len(exp.Configs) < 3 {
 		t.Fatalf("%d configs", len(exp.Configs))
 	}

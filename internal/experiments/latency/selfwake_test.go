@@ -12,6 +12,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -22,10 +23,7 @@ func TestRunSelfwake(t *testing.T) {
 	defer func(old func([2]int) *results.Probe) { measureProbe = old }(measureProbe)
 	measureProbe = cheapProbe
 	o := SelfwakeOptions{Impls: []string{ImplAll}, Pairs: 10, Samples: 20, Rounds: 2}
-	exp, err := RunSelfwake(context.Background(), o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exp := drivertest.Run(t, RunSelfwake, o)
 	if len(exp.Configs) < 3 || exp.Configs[0].Impl != ImplSyscall {
 		t.Fatalf("%d configs, first %q", len(exp.Configs), exp.Configs[0].Impl)
 	}
@@ -54,10 +52,7 @@ func TestRunSelfwake(t *testing.T) {
 		t.Errorf("claims %+v", exp.Claims)
 	}
 	// The cross claim evaluates from these and a latency run.
-	l, err := RunLatency(context.Background(), tinyLatency(sleeper(t)), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := drivertest.Run(t, RunLatency, tinyLatency(sleeper(t)))
 	if c := CrossClaims(l, exp); c[0].Verdict == results.NotEvaluated {
 		t.Errorf("cross claim not evaluated: %s", c[0].Evidence)
 	}

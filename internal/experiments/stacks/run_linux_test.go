@@ -11,16 +11,14 @@ import (
 	"time"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/parkers"
 )
 
 func TestRunStacks(t *testing.T) {
 	before := lot.CurrentBackend().Name
-	exp, err := Run(context.Background(), DefaultOptions(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exp := drivertest.Run(t, Run, DefaultOptions())
 	if after := lot.CurrentBackend().Name; after != before {
 		t.Errorf("lot backend left at %q, was %q", after, before)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/parkers"
@@ -170,10 +171,7 @@ func TestTimeoutNeverEarly(t *testing.T) {
 	if slackSupported {
 		o.Slacks = append(o.Slacks, time.Nanosecond)
 	}
-	exp, err := Run(context.Background(), o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exp := drivertest.Run(t, Run, o)
 	if len(exp.Configs) == 0 {
 		t.Fatal("no configurations")
 	}
@@ -206,10 +204,7 @@ func TestTimeoutNeverEarly(t *testing.T) {
 func TestTimeoutLotParker(t *testing.T) {
 	before := lot.CurrentBackend().Name
 	o := Options{Impls: []string{"lot"}, Deadlines: []time.Duration{20 * time.Microsecond}, Samples: 2, Slacks: []time.Duration{0}, LotParker: "yield"}
-	exp, err := Run(context.Background(), o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exp := drivertest.Run(t, Run, o)
 	if len(exp.Configs) != 3 {
 		t.Fatalf("--impl lot gave %d configurations", len(exp.Configs))
 	}

@@ -1,10 +1,10 @@
 package wake
 
 import (
-	"context"
 	"testing"
 	"time"
 
+	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -27,10 +27,7 @@ func tiny() Options {
 }
 
 func TestRunEveryBench(t *testing.T) {
-	exp, err := Run(context.Background(), tiny(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exp := drivertest.Run(t, Run, tiny())
 	seen := map[string]bool{}
 	for _, c := range exp.Configs {
 		seen[c.Params["bench"]] = true

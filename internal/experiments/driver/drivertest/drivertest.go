@@ -10,6 +10,9 @@ import (
 	"runtime/debug"
 	"testing"
 	"time"
+
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/results"
 )
 
 // State is the runtime state an experiment must leave as it found it.
@@ -53,4 +56,15 @@ func Interrupt(t testing.TB, what string, bound time.Duration, run func(context.
 	case <-time.After(bound):
 		t.Fatalf("%s: did not stop within %v of the cancel", what, bound)
 	}
+}
+
+// Run runs an experiment's Run (RunLatency, herd.Run, ...) on o to the end,
+// without progress, and fails t at once on an error.
+func Run[O any](t testing.TB, run func(context.Context, O, driver.Progress) (*results.Experiment, error), o O) *results.Experiment {
+	t.Helper()
+	exp, err := run(context.Background(), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exp
 }
