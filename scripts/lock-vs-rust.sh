@@ -56,12 +56,11 @@ opt-level = 3
 EOF
 cat >"$work/bench/src/main.rs" <<'EOF'
 // parking_lot's benchmark/src/bin/mutex.rs run_benchmark for
-// parking_lot::Mutex<f64>, written out (its thread body: mutexrs.rs):
-// lockbench THREADS WORK_IN WORK_BETWEEN MILLIS REPEATS prints the median
-// over the repeats of the total acquisitions per microsecond (all threads).
+// parking_lot::Mutex<f64>, written out: lockbench THREADS WORK_IN
+// WORK_BETWEEN MILLIS REPEATS prints the median over the repeats of the
+// total acquisitions per microsecond (all threads).
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-mod mutexrs;
 use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -74,8 +73,27 @@ fn run(threads: usize, work_in: usize, work_between: usize, millis: u64) -> f64 
     for _ in 0..threads {
         let (barrier, lock, keep_going) = (barrier.clone(), lock.clone(), keep_going.clone());
         hs.push(thread::spawn(move || {
+            let mut local_value = 0.0;
+            let mut value = 0.0;
+            let mut iterations = 0usize;
             barrier.wait();
-            mutexrs::thread_body(&lock, &keep_going, work_in, work_between)
+            while keep_going.load(Ordering::Relaxed) {
+                {
+                    let mut shared_value = lock.1.lock();
+                    for _ in 0..work_in {
+                        *shared_value += value;
+                        *shared_value *= 1.01;
+                        value = *shared_value;
+                    }
+                }
+                for _ in 0..work_between {
+                    local_value += value;
+                    local_value *= 1.01;
+                    value = local_value;
+                }
+                iterations += 1;
+            }
+            (iterations, value)
         }));
     }
     barrier.wait();
@@ -94,7 +112,6 @@ fn main() {
     println!("{:.2}", r[r.len() / 2]);
 }
 EOF
-cp scripts/mutexrs.rs "$work/bench/src/mutexrs.rs"
 echo "building the Rust mutex benchmark against $crate (offline)..." >&2
 (cd "$work/bench" && cargo build --release --quiet) || die "cargo build failed"
 go build -o "$work/parkbench" ./cmd/parkbench
