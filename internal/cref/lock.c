@@ -94,6 +94,11 @@ static void *pb_lk_thread(void *p) {
 	const struct pb_mutex *ops = r->ops;
 	const int64_t mask = r->pattern == PB_LK_SKEW ? 0 : r->sample_mask;
 	const int sleeper = r->pattern == PB_LK_SKEW && a->i == 1;
+	// As the Go loops (internal/experiments/lock/loop.go, loopOne): with
+	// no work and one lock only the timed acquisitions count under the
+	// lock (the mutual-exclusion check), every one otherwise; the caller
+	// knows which (lock.go, LockRunConfig).
+	const int check_all = !(r->pattern == PB_LK_LOOP && nlocks == 1 && win == 0 && wbetween == 0);
 	uint64_t rng = r->seed ^ ((uint64_t)(a->i + 1) * 0x9E3779B97F4A7C15ull);
 	double value = 0, local = 0;
 	int64_t n = 0;
@@ -110,11 +115,11 @@ static void *pb_lk_thread(void *p) {
 		}
 		if (sleeper) pb_lk_sleep(r->hold_sleep_ns);
 		int sample = (n & mask) == 0;
-		int64_t t0 = 0;
+		int64_t t0 = 0, t1 = 0;
 		if (sample) t0 = pb_lk_now();
 		pb_lk_acquire(mode, ops, l);
-		if (sample) s->hist[pb_lk_bucket((uint64_t)(pb_lk_now() - t0))]++;
-		l->n++;
+		if (sample) t1 = pb_lk_now();
+		if (check_all || sample) l->n++;
 		if (r->pattern == PB_LK_LOOP) {
 			for (int k = 0; k < win; k++) {
 				l->value += value;
@@ -125,6 +130,9 @@ static void *pb_lk_thread(void *p) {
 			pb_lk_sleep(r->hold_sleep_ns);
 		}
 		pb_lk_release(mode, ops, l);
+		// Recorded after the release: the histogram is not written
+		// under the lock.
+		if (sample) s->hist[pb_lk_bucket((uint64_t)(t1 - t0))]++;
 		for (int k = 0; k < wbetween; k++) {
 			local += value;
 			local *= 1.01;
@@ -133,6 +141,8 @@ static void *pb_lk_thread(void *p) {
 		n++;
 	}
 	s->count = n;
+	// The timed acquisitions are those numbered 0, mask+1, 2(mask+1), ...
+	s->checked = check_all ? n : (n + mask) / (mask + 1);
 	s->value = value;
 	return NULL;
 }
@@ -213,6 +223,12 @@ pb_lk_run *pb_lk_run_once(int mode, const struct pb_mutex *ops, int pattern, int
 }
 
 int64_t pb_lk_count(pb_lk_run *r, int i) { return r->slots[i].count; }
+
+int64_t pb_lk_checked(pb_lk_run *r) {
+	int64_t n = 0;
+	for (int i = 0; i < r->nthreads; i++) n += r->slots[i].checked;
+	return n;
+}
 
 int64_t pb_lk_locked(pb_lk_run *r) {
 	int64_t n = 0;

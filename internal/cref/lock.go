@@ -63,8 +63,11 @@ type LockRunResult struct {
 	WallNs int64   // from the barrier's release to the stop flag
 	CPUNs  int64   // RUSAGE_SELF user+system over the same window
 	// Locked is the sum of the locks' own counters, incremented under
-	// the lock: it equals the sum of Counts unless mutual exclusion failed.
-	Locked int64
+	// the lock by each checked acquisition; Checked counts those (every
+	// acquisition, but with no work on one lock only the timed 1 in
+	// SampleEvery, as the Go loops). They are equal unless mutual
+	// exclusion failed.
+	Locked, Checked int64
 	// Waits are the sampled waits (ns) as (value, count) pairs: each
 	// value is the lower bound of a log-linear bucket with 128 sub-buckets
 	// per power of two (relative error below 1%).

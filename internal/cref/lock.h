@@ -45,6 +45,7 @@ typedef struct {
 
 typedef struct {
 	int64_t count;
+	int64_t checked; // of count, the acquisitions that incremented their lock's n
 	double value;   // keeps the work live
 	int64_t hist[PB_LK_BUCKETS];
 	char pad[64];
@@ -83,6 +84,9 @@ pb_lk_run *pb_lk_run_once(int mode, const struct pb_mutex *ops, int pattern, int
 int64_t pb_lk_count(pb_lk_run *r, int i);
 
 int64_t pb_lk_locked(pb_lk_run *r);
+// pb_lk_checked: the threads' checked acquisitions, summed (pb_lk_locked
+// equals it unless mutual exclusion failed).
+int64_t pb_lk_checked(pb_lk_run *r);
 
 int64_t pb_lk_hist(pb_lk_run *r, int i, int b);
 

@@ -43,7 +43,7 @@ func LockRun(cfg LockRunConfig) (LockRunResult, error) {
 		return LockRunResult{}, fmt.Errorf("cref: starting %d C lock threads: %w", cfg.Threads, syscall.Errno(cerr))
 	}
 	defer C.pb_lk_free(r)
-	res := LockRunResult{WallNs: int64(wall), CPUNs: int64(cpu), Counts: make([]int64, cfg.Threads), Locked: int64(C.pb_lk_locked(r))}
+	res := LockRunResult{WallNs: int64(wall), CPUNs: int64(cpu), Counts: make([]int64, cfg.Threads), Locked: int64(C.pb_lk_locked(r)), Checked: int64(C.pb_lk_checked(r))}
 	for i := range res.Counts {
 		res.Counts[i] = int64(C.pb_lk_count(r, C.int(i)))
 	}

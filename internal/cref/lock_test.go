@@ -32,13 +32,26 @@ func TestLockRun(t *testing.T) {
 				}
 				waits += w[1]
 			}
-			if len(r.Counts) != cfg.Threads || sum != r.Locked || r.WallNs <= 0 {
+			if len(r.Counts) != cfg.Threads || sum != r.Locked || r.Checked != sum || r.WallNs <= 0 {
 				t.Fatalf("mode %d pattern %d: counts %v (sum %d) locked %d wall %d", mode, pat, r.Counts, sum, r.Locked, r.WallNs)
 			}
 			if sum > 0 && waits == 0 {
 				t.Errorf("mode %d pattern %d: %d acquisitions, no sampled wait", mode, pat, sum)
 			}
 		}
+	}
+	// One lock, no work: only the timed acquisitions (numbers 0, 64, ...)
+	// count under the lock.
+	r, err := LockRun(LockRunConfig{Mode: LockPthread, Pattern: PatternLoop, Threads: 2, Locks: 1, Duration: 20 * time.Millisecond, SampleEvery: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var timed int64
+	for _, c := range r.Counts {
+		timed += (c + 63) / 64
+	}
+	if r.Checked != timed || r.Locked != timed {
+		t.Errorf("no work: counts %v, checked %d, locked %d, want both %d", r.Counts, r.Checked, r.Locked, timed)
 	}
 	if _, err := LockRun(LockRunConfig{Threads: 0, Locks: 1, SampleEvery: 64}); err == nil {
 		t.Errorf("zero threads accepted")

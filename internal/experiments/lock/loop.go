@@ -348,12 +348,8 @@ func cRun(ctx context.Context, mode cref.LockMode, sp spec, plugin unsafe.Pointe
 		return nil, ctx.Err()
 	}
 	r := &raw{counts: res.Counts, wallNs: res.WallNs, cpuNs: res.CPUNs, waits: driver.NewHist()}
-	var sum int64
-	for _, c := range res.Counts {
-		sum += c
-	}
-	if sum != res.Locked {
-		return nil, fmt.Errorf("lock correctness failure (C): the threads counted %d acquisitions but the locks' counters say %d", sum, res.Locked)
+	if err := exclusionCheck(res.Checked, res.Locked); err != nil {
+		return nil, fmt.Errorf("%w (C)", err)
 	}
 	for _, w := range res.Waits {
 		_ = r.waits.RecordValues(w[0], w[1])

@@ -243,14 +243,16 @@ func (p *mutexPlan) Run(ctx context.Context, progress driver.Progress) (*results
 	// Locked threads only if some configuration ran on them.
 	exp.Runtime.LockOSThread = slices.ContainsFunc(impls, func(im impl) bool { return !im.goroutines })
 	exp.Notes = append(exp.Notes, harnessNotes(exp.Configs)...)
-	if pattern == cref.PatternLoop && slices.ContainsFunc(impls, func(im impl) bool { return !im.c }) && slices.ContainsFunc(groups, bareLoop) {
-		exp.Notes = append(exp.Notes, fmt.Sprintf("mutual exclusion: a Go row with work counts every acquisition under the lock, beside the value the work writes there (mutex.rs's *shared_value += value), and a run whose threads' counts differ from the lock's fails; the zero-work rows (in=0s/between=0s, one lock) count only the 1 acquisition in %d whose wait is timed, so they check exclusion only between those (a store under the lock in every iteration would be work mutex.rs does not do, in rows that measure the lock's two atomics alone); mutex.rs checks none, lot's tests and internal/stress are its exclusion evidence", SampleEvery))
+	if pattern == cref.PatternLoop && slices.ContainsFunc(groups, bareLoop) {
+		exp.Notes = append(exp.Notes, fmt.Sprintf("mutual exclusion: a row with work (Go or C loop) counts every acquisition under the lock, beside the value the work writes there (mutex.rs's *shared_value += value), and a run whose threads' counts differ from the lock's fails; the zero-work rows (in=0s/between=0s, one lock) count only the 1 acquisition in %d whose wait is timed, so they check exclusion only between those (a store under the lock in every iteration would be work mutex.rs does not do, in rows that measure the lock's two atomics alone); mutex.rs checks none, lot's tests and internal/stress are its exclusion evidence", SampleEvery))
 	}
 	exp.Claims = Claims(exp.Configs, runtime.NumCPU())
 	return exp, nil
 }
 
-// bareLoop says whether g's Go rows run loopBare: one lock, no work.
+// bareLoop says whether g's rows check exclusion on their timed
+// acquisitions only: one lock, no work (the Go rows run loopBare; the C loop
+// follows the same rule, internal/cref/lock.c).
 func bareLoop(g group) bool { return g.locks == 1 && g.workIn == 0 && g.workBetween == 0 }
 
 // floorKey is what the harness floor depends on: the work and the number
