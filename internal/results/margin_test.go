@@ -151,3 +151,36 @@ func TestJudgeTooFewRounds(t *testing.T) {
 		t.Errorf("no rounds: vacuous hold, not near: %+v", c)
 	}
 }
+
+// A claim leaves out a configuration whose window had other processes on
+// over half of the CPU; exactly half, an unmeasured window (-1) or none is
+// not busy.
+func TestForeignBusy(t *testing.T) {
+	for _, tc := range []struct {
+		f    *Foreign
+		busy bool
+	}{
+		{nil, false}, {&Foreign{Fraction: -1}, false}, {&Foreign{Fraction: 0.5}, false},
+		{&Foreign{Fraction: 0.506}, true}, {&Foreign{Fraction: 0.86}, true},
+	} {
+		if got := tc.f.Busy(); got != tc.busy {
+			t.Errorf("%+v: busy %v, want %v", tc.f, got, tc.busy)
+		}
+	}
+	if s := (&Foreign{Fraction: 0.64}).BusyText(); s != "other processes used 64% of the CPU (over 50%)" {
+		t.Errorf("BusyText %q", s)
+	}
+	if s := (&Foreign{Fraction: 0.5004}).BusyText(); s != "other processes used 50.0% of the CPU (over 50%)" {
+		t.Errorf("BusyText of 50.04%%: %q", s)
+	}
+}
+
+func TestBusiest(t *testing.T) {
+	at := func(f float64) *Config { return &Config{Foreign: &Foreign{Fraction: f}} }
+	if f := Busiest(at(0.3), &Config{}, at(0.5)); f != nil {
+		t.Errorf("none over half: %+v", f)
+	}
+	if f := Busiest(at(0.55), at(0.2), at(0.67)); f == nil || f.Fraction != 0.67 {
+		t.Errorf("0.55 and 0.67 busy: %+v, want 0.67", f)
+	}
+}

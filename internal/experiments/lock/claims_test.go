@@ -75,3 +75,49 @@ func TestRepeatNoise(t *testing.T) {
 		t.Errorf("single repeats: %+v %q", n, n.rule())
 	}
 }
+
+// lock-faster-under-contention leaves out a group whose window had other
+// processes on over half the CPU, and names it; with none left it is not
+// evaluated. Shaped like the kept AMD run at load 10-19 (other processes
+// on 55% of the CPU at 4 threads, lot/std-futex 0.49x and 0.62x there),
+// beside a quiet group at 2 threads that holds, or fails, on its own.
+func TestFasterLeavesOutBusyGroups(t *testing.T) {
+	at := func(c *results.Config, threads int, fg float64) *results.Config {
+		c.Params["threads"] = itoa(threads)
+		c.Key = c.Impl + "/in=0s/between=0s/locks=1/t=" + itoa(threads)
+		c.Foreign = &results.Foreign{Fraction: fg}
+		return c
+	}
+	busyLot, busyStd := at(repeats("lot", 49, 62), 4, 0.55), at(repeats("std-futex", 100, 100), 4, 0.55)
+	quiet := []*results.Config{repeats("sync", 20, 20.4), repeats("pthread", 30, 30.3)}
+	for _, tc := range []struct {
+		name     string
+		lot, std []float64
+		want     string
+	}{
+		{"quiet group holds", []float64{130, 131}, []float64{100, 100.5}, results.Holds},
+		{"quiet group fails", []float64{90, 91}, []float64{100, 100.5}, results.DoesNotHold},
+	} {
+		cs := append([]*results.Config{at(repeats("lot", tc.lot...), 2, 0.1), at(repeats("std-futex", tc.std...), 2, 0.1), busyLot, busyStd}, quiet...)
+		c := claimFaster(cs)
+		if c.Verdict != tc.want || c.Near {
+			t.Errorf("%s: %s near=%v, want %s clear (%s; %s)", tc.name, c.Verdict, c.Near, tc.want, c.Evidence, c.Margin)
+		}
+		if !strings.Contains(c.Evidence, "(1 left out: in=0s/between=0s/locks=1/t=4 lot/std-futex: other processes used 55% of the CPU (over 50%))") ||
+			!strings.Contains(c.Evidence, "over 50% of the CPU is left out") {
+			t.Errorf("%s: the busy group or the rule is not named: %q", tc.name, c.Evidence)
+		}
+		if strings.Contains(c.Margin, "t=4") || strings.Contains(c.Why, "t=4") {
+			t.Errorf("%s: the busy group was judged: %q %q", tc.name, c.Margin, c.Why)
+		}
+	}
+	// Only busy groups: not evaluated, each named; exactly 50% is judged.
+	c := claimFaster(append([]*results.Config{busyLot, busyStd}, quiet...))
+	if c.Verdict != results.NotEvaluated || !strings.Contains(c.Evidence, "all 1 comparisons left out") || !strings.Contains(c.Why, "over 50% of the CPU") {
+		t.Errorf("only busy groups: %+v", c)
+	}
+	half := claimFaster(append([]*results.Config{at(repeats("lot", 130, 131), 4, 0.5), at(repeats("std-futex", 100, 100.5), 4, 0.5)}, quiet...))
+	if half.Verdict != results.Holds || strings.Contains(half.Evidence, "left out:") {
+		t.Errorf("exactly 50%%: %+v", half)
+	}
+}
