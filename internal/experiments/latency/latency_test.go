@@ -3,6 +3,7 @@ package latency
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -80,11 +81,25 @@ func TestRunLatencyStructure(t *testing.T) {
 	if len(exp.Claims) == 0 {
 		t.Error("no claims")
 	}
-	// The traced round's counts are in the summary when asked for.
+	// The traced round's counts are in the summary when asked for, and
+	// each of its parts' in its round (one part per round).
 	for _, c := range exp.Configs {
 		for _, m := range []string{MSchedSteals, MSchedLostP, MSchedPreempts, MSchedGosched} {
 			if _, ok := c.Summary[m]; ok != o.SchedCounts {
 				t.Errorf("%s: metric %s present %v, want %v", c.Key, m, ok, o.SchedCounts)
+			}
+			for i, r := range c.Rounds {
+				if _, ok := r.Metrics[m]; ok != o.SchedCounts {
+					t.Errorf("%s round %d: metric %s present %v, want %v (the traced round's part %d)", c.Key, i+1, m, ok, o.SchedCounts, i+1)
+				}
+			}
+		}
+		if g := c.Summary[MSchedGosched]; o.SchedCounts && len(c.Rounds) == 2 {
+			// The summary is the whole traced round: the parts' mean
+			// (equal parts of its round trips).
+			mean := (c.Rounds[0].Metrics[MSchedGosched] + c.Rounds[1].Metrics[MSchedGosched]) / 2
+			if math.Abs(g-mean) > 1e-9*max(1, g) {
+				t.Errorf("%s: summary Gosched/rt %v, want the parts' mean %v", c.Key, g, mean)
 			}
 		}
 	}
