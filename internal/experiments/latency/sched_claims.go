@@ -252,9 +252,13 @@ func ClaimSchedSteals(lat *results.Experiment) results.Claim {
 		part := fmt.Sprintf("steals/rt futex-plain %.3f, futex %.3f; sysmon switches/rt %.3f vs %.3f; Gosched/rt futex %.4f",
 			ps, ks, plain.Summary[MCtxSwSysmon], kept.Summary[MCtxSwSysmon], kept.Summary[MSchedGosched])
 		plainRounds := results.RoundValues(plain, MSchedSteals)
-		why := fmt.Sprintf("steals/rt futex-plain %.3f (want >= %.3f), futex %.3f (want <= %.0f%% of it), over %d traced parts", ps, plainStealsMin, ks, 100*keptStealsRatio, len(plainRounds))
+		parts := "1 traced part"
+		if len(plainRounds) != 1 {
+			parts = fmt.Sprintf("%d traced parts", len(plainRounds))
+		}
+		why := fmt.Sprintf("steals/rt futex-plain %.3f (want >= %.3f), futex %.3f (want <= %.0f%% of it), over %s", ps, plainStealsMin, ks, 100*keptStealsRatio, parts)
 		if ps < plainStealsMin {
-			why = fmt.Sprintf("futex-plain lost its P on %.3f waits per round trip (want >= %.3f): sysmon's retake did not fire, nothing for the keep-alive to remove", ps, plainStealsMin)
+			why = fmt.Sprintf("futex-plain lost its P on %.3f waits per round trip over %s (want >= %.3f): sysmon's retake did not fire, nothing for the keep-alive to remove", ps, parts, plainStealsMin)
 		}
 		limits := []results.Limit{{Figure: "futex-plain steals/rt", Rounds: plainRounds, Limit: plainStealsMin, MinRounds: schedStealsRounds}}
 		if ps >= plainStealsMin {

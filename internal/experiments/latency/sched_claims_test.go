@@ -172,6 +172,9 @@ func TestClaimSchedStealsParts(t *testing.T) {
 		if strings.HasPrefix(tc.name, "one traced round") && !strings.Contains(c.Margin, "(1 of the 3 rounds it needs to show its spread)") {
 			t.Errorf("%s: margin %q", tc.name, c.Margin)
 		}
+		if tc.want == results.DoesNotHold && !strings.Contains(c.Why, "traced part") {
+			t.Errorf("%s: why %q does not say over how many traced parts", tc.name, c.Why)
+		}
 	}
 	// One placement busy, the other judged: decided on the quiet one, the
 	// busy one named.
