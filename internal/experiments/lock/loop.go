@@ -137,13 +137,13 @@ func loop[M any, PM interface {
 			time.Sleep(sp.holdSleep)
 		}
 		sample := n&mask == 0
-		var t0 int64
+		var t0, t1 int64
 		if sample {
 			t0 = monoclock.Nanotime()
 		}
 		acquire[M, PM](&l.mu, byTID, tid)
 		if sample {
-			driver.RecordAll(t.hist, monoclock.Nanotime()-t0)
+			t1 = monoclock.Nanotime()
 		}
 		l.n++
 		switch {
@@ -153,6 +153,9 @@ func loop[M any, PM interface {
 			time.Sleep(sp.holdSleep)
 		}
 		PM(&l.mu).Unlock()
+		if sample {
+			driver.RecordAll(t.hist, t1-t0) // after the unlock, as loopOne
+		}
 		local, value = workLocal(local, value, sp.workBetween)
 		n++
 	}
