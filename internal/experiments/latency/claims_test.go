@@ -185,6 +185,26 @@ func TestEvaluateE12Cross(t *testing.T) {
 	studyBad := &results.Experiment{Name: "selfwake", Configs: []*results.Config{swCfg("std", 400, 0)}}
 	wantVerdict(t, "std 50x", CrossClaims(l2, studyBad)[0], results.DoesNotHold)
 
+	// A wait whose reply mostly came before it slept is judged on its
+	// slept waits: crossbeam as in a quiet AMD EPYC f25m17 default run
+	// (overall median 520 ns, slept 5.19 µs, a 6 ns self-wake): 865x, not
+	// 87x. Too few slept waits for a median: left out and named.
+	spun := lat(slept(cfg("crossbeam", "token", "cross-core", true, 520, 1200, 2000, 1), 5193),
+		slept(cfg("std", "token", "cross-core", true, 23055, 0, 2000, 2), 26248))
+	sw := &results.Experiment{Name: "selfwake", Configs: []*results.Config{swCfg("crossbeam", 6, 0), swCfg("std", 5, 0)}}
+	wantVerdict(t, "crossbeam on its slept waits", CrossClaims(spun, sw)[0], results.Holds)
+	spunBad := lat(slept(cfg("crossbeam", "token", "cross-core", true, 520, 1200, 2000, 1), 300))
+	wantVerdict(t, "crossbeam's slept waits 50x", CrossClaims(spunBad, sw)[0], results.DoesNotHold)
+	never := lat(slept(cfg("crossbeam", "token", "cross-core", true, 520, 1990, 2000, 1), 5193),
+		slept(cfg("std", "token", "cross-core", true, 23055, 0, 2000, 2), 26248))
+	c = CrossClaims(never, sw)
+	wantVerdict(t, "crossbeam left out, std judged", c[0], results.Holds)
+	if !strings.Contains(c[0].Evidence, "left out, fewer than 50 waits slept: crossbeam/cross-core") {
+		t.Errorf("evidence does not name the configuration left out: %s", c[0].Evidence)
+	}
+	onlyNever := lat(slept(cfg("crossbeam", "token", "cross-core", true, 520, 1990, 2000, 1), 5193))
+	wantVerdict(t, "nothing slept enough", CrossClaims(onlyNever, sw)[0], results.NotEvaluated)
+
 	disjoint := &results.Experiment{Name: "selfwake", Configs: []*results.Config{swCfg("spin", 3, 0)}}
 	wantVerdict(t, "nothing in common", CrossClaims(l, disjoint)[0], results.NotEvaluated)
 
