@@ -420,6 +420,11 @@ func TestFairNearLimit(t *testing.T) {
 		{[]float64{2.54e6, 1.2e6, 2.3e6}, results.DoesNotHold, true},
 		{[]float64{2.54e6, 4.1e6, 3.3e6}, results.DoesNotHold, false},
 		{[]float64{1.1e6, 1.2e6, 1.5e6}, results.Holds, false},
+		// The default suite's two repeats: decided, but near its limit
+		// either way (two quiet default runs read 0.47 ms, then 3.39 ms
+		// with both repeats over the bound).
+		{[]float64{0.40e6, 0.47e6}, results.Holds, true},
+		{[]float64{3.2e6, 3.6e6}, results.DoesNotHold, true},
 	} {
 		c := find(Claims([]*results.Config{repeats(tc.waits...)}, 2))
 		if c.Verdict != tc.want || c.Near != tc.near || !strings.Contains(c.Evidence, "rule: ") {
