@@ -139,8 +139,12 @@ type repeatNoise struct {
 	N   int
 }
 
-// minRepeats is the repeats a throughput ratio needs to be decided.
-const minRepeats = 2
+// minRepeats is the repeats a throughput ratio needs to be decided;
+// fairMinRepeats those a largest-wait bound needs (claimFair).
+const (
+	minRepeats     = 2
+	fairMinRepeats = 3
+)
 
 func newRepeatNoise(configs []*results.Config) repeatNoise {
 	var spreads []float64
@@ -307,9 +311,6 @@ func claimFair(configs []*results.Config, numCPU int, impl, id, statement string
 	}
 	return cl
 }
-
-// fairMinRepeats is the repeats a largest-wait bound needs to be decided.
-const fairMinRepeats = 3
 
 func safeDiv(a, b float64) float64 {
 	if b == 0 {
