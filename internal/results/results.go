@@ -1,6 +1,9 @@
 package results
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Format identifies a parkbench result file; Version is bumped on any change
 // that an older reader would misread.
@@ -131,6 +134,20 @@ type Config struct {
 	// median of whichever regime most rounds landed in.
 	Modes        []Mode `json:"modes,omitempty"`
 	ModesWarning string `json:"modes_warning,omitempty"`
+}
+
+// IntParam is parameter k as a whole number, 0 when the configuration has
+// no such parameter or it is not one. The claims and renderers read back
+// the counts their run wrote (n, threads, multiple, wakers) through it.
+func (c *Config) IntParam(k string) int {
+	n, _ := strconv.Atoi(c.Params[k])
+	return n
+}
+
+// FloatParam is parameter k as a number, 0 when it is absent or not one.
+func (c *Config) FloatParam(k string) float64 {
+	f, _ := strconv.ParseFloat(c.Params[k], 64)
+	return f
 }
 
 // Mode is one regime of a multimodal configuration.

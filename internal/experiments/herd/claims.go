@@ -2,10 +2,9 @@ package herd
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -45,8 +44,7 @@ type claimCfg struct {
 func claimCfgs(configs []*results.Config) []claimCfg {
 	var out []claimCfg
 	for _, c := range configs {
-		n, _ := strconv.Atoi(c.Params["n"])
-		out = append(out, claimCfg{c: c, impl: c.Impl, n: n, placement: c.Placement, notify: c.Params["notify"], held: c.Params["lock_held"]})
+		out = append(out, claimCfg{c: c, impl: c.Impl, n: c.IntParam("n"), placement: c.Placement, notify: c.Params["notify"], held: c.Params["lock_held"]})
 	}
 	return out
 }
@@ -61,7 +59,7 @@ func sameConfig(cs []claimCfg, a claimCfg, impl string) (claimCfg, bool) {
 	return claimCfg{}, false
 }
 
-func fmtUs(ns float64) string { return strconv.FormatFloat(ns/1000, 'f', 1, 64) + "us" }
+func fmtUs(ns float64) string { return fmt.Sprintf("%.1fus", ns/1000) }
 
 // atNs appends the N values a claim was evaluated at to its statement, so
 // that the claim text quotes what was measured ("at N >= 16" alone does not
@@ -70,14 +68,9 @@ func atNs(cl *results.Claim, ns map[int]bool) {
 	if len(ns) == 0 {
 		return
 	}
-	var v []int
-	for n := range ns {
-		v = append(v, n)
-	}
-	slices.Sort(v)
-	s := make([]string, len(v))
-	for i, n := range v {
-		s[i] = strconv.Itoa(n)
+	var s []string
+	for _, n := range slices.Sorted(maps.Keys(ns)) {
+		s = append(s, fmt.Sprint(n))
 	}
 	cl.Statement += " (measured at N = " + strings.Join(s, ", ") + ")"
 }
@@ -413,7 +406,7 @@ func claimOneLoop(cs []claimCfg) results.Claim {
 	case len(bad) == 0:
 		cl.Evidence = fmt.Sprintf("%d pairs indistinguishable", len(good))
 	default:
-		sort.Strings(bad)
+		slices.Sort(bad)
 		cl.Evidence = "distinguishable: " + strings.Join(bad, "; ")
 	}
 	return cl

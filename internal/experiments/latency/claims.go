@@ -1,10 +1,10 @@
 package latency
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
@@ -459,7 +459,7 @@ func sleepingMedians(lat *results.Experiment, p, regime string) []implMedian {
 			out = append(out, implMedian{cfg.Impl, v})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].v < out[j].v })
+	slices.SortStableFunc(out, func(x, y implMedian) int { return cmp.Compare(x.v, y.v) })
 	return out
 }
 

@@ -1,11 +1,10 @@
 package loaded
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/parkbench/parkbench/internal/results"
@@ -63,8 +62,7 @@ func points(configs []*results.Config) map[string][]point {
 	for _, c := range configs {
 		p99, ok := c.Summary[MWakeP99]
 		pt := point{closed: c.Params["mode"] == "closed", sweeps: c.Params["sweep"], p99: p99, saturated: !ok}
-		pt.load, _ = strconv.Atoi(c.Params["load_pct"])
-		pt.multiple, _ = strconv.Atoi(c.Params["multiple"])
+		pt.load, pt.multiple = c.IntParam("load_pct"), c.IntParam("multiple")
 		out[c.Impl] = append(out[c.Impl], pt)
 	}
 	return out
@@ -100,7 +98,7 @@ func Collapses(configs []*results.Config) []Collapse {
 				over = append(over, p)
 			}
 		}
-		sort.Slice(rate, func(i, j int) bool { return rate[i].load < rate[j].load })
+		slices.SortFunc(rate, func(x, y point) int { return cmp.Compare(x.load, y.load) })
 		var sat int
 		for len(rate) > 0 && rate[0].saturated {
 			if sat == 0 {
@@ -111,7 +109,7 @@ func Collapses(configs []*results.Config) []Collapse {
 		if len(rate) == 0 {
 			continue
 		}
-		sort.Slice(over, func(i, j int) bool { return over[i].multiple < over[j].multiple })
+		slices.SortFunc(over, func(x, y point) int { return cmp.Compare(x.multiple, y.multiple) })
 		c := Collapse{Impl: impl, BaseP99: rate[0].p99, BaseLoad: rate[0].load, Saturated: sat}
 		ratio := func(p99 float64) float64 {
 			if c.BaseP99 <= 0 {
@@ -351,7 +349,7 @@ func claimSpinBeforePark(configs []*results.Config) results.Claim {
 		if !strings.Contains(c.Params["sweep"], "oversubscribe") {
 			continue
 		}
-		k, _ := strconv.Atoi(c.Params["multiple"])
+		k := c.IntParam("multiple")
 		if k < 2 || (c.Impl != "spin-park" && c.Impl != "futex") {
 			continue
 		}
@@ -373,7 +371,7 @@ func claimSpinBeforePark(configs []*results.Config) results.Claim {
 	for k := range satAt {
 		sat = append(sat, k)
 	}
-	sort.Ints(sat)
+	slices.Sort(sat)
 	var left []string
 	for _, k := range sat {
 		slices.Sort(satAt[k])
@@ -384,7 +382,7 @@ func claimSpinBeforePark(configs []*results.Config) results.Claim {
 		cl.Evidence = strings.Join(append([]string{"needs spin-park and futex in the oversubscription sweep at 2x or more, both with a wakeup latency"}, left...), "; ")
 		return cl
 	}
-	sort.Ints(ks)
+	slices.Sort(ks)
 	parts := []string{fmt.Sprintf("rule: per multiple, the median over rounds of spin-park's p99 over futex's, above 1; near its limit when rounds straddle 1 or with fewer than %d (a p99 of n wakeups is set by its n/100 largest)", minRounds)}
 	var limits []results.Limit
 	for _, k := range ks {

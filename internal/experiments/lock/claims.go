@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -48,11 +46,6 @@ func Claims(all []*results.Config, numCPU int) []results.Claim {
 // rest is a configuration's key without its implementation: the group.
 func rest(c *results.Config) string { return strings.TrimPrefix(c.Key, c.Impl) }
 
-func param(c *results.Config, k string) int {
-	n, _ := strconv.Atoi(c.Params[k])
-	return n
-}
-
 // byGroup maps impl's configurations that keep accepts by their group.
 func byGroup(configs []*results.Config, impl string, keep func(*results.Config) bool) map[string]*results.Config {
 	out := map[string]*results.Config{}
@@ -74,7 +67,7 @@ func byGroup(configs []*results.Config, impl string, keep func(*results.Config) 
 // left it is not evaluated.
 func claimFaster(configs []*results.Config) results.Claim {
 	cl := results.Claim{ID: ClaimFaster, Statement: "parking_lot README.md:19-21: its Mutex is faster than std's when contended (std's was then a pthread_mutex_t, now the futex mutex): lot's total throughput above std-futex's and c-pthread's at 2+ threads"}
-	contended := func(c *results.Config) bool { return c.Params["pattern"] == "loop" && param(c, "threads") >= 2 }
+	contended := func(c *results.Config) bool { return c.Params["pattern"] == "loop" && c.IntParam("threads") >= 2 }
 	lots := byGroup(configs, "lot", contended)
 	noise := newRepeatNoise(configs)
 	var ev, busy []string
@@ -101,7 +94,7 @@ func claimFaster(configs []*results.Config) results.Claim {
 			}
 		}
 	}
-	sort.Strings(busy)
+	slices.Sort(busy)
 	rule := "rule: per group, the median over repeats of lot's throughput over the other's, above 1" + noise.rule() +
 		fmt.Sprintf("; a group whose window had other processes on over %.0f%% of the CPU is left out", 100*results.ClaimBusyForeign)
 	if evaluated == 0 && len(busy) > 0 {
@@ -149,7 +142,7 @@ const (
 func newRepeatNoise(configs []*results.Config) repeatNoise {
 	var spreads []float64
 	for _, c := range configs {
-		if c.Params["pattern"] != "loop" || param(c, "threads") < 2 {
+		if c.Params["pattern"] != "loop" || c.IntParam("threads") < 2 {
 			continue
 		}
 		v := results.RoundValues(c, MTotalMops)
@@ -197,8 +190,8 @@ func judgeGroups(cl *results.Claim, limits []results.Limit, ev []string, evaluat
 		cl.Verdict, cl.Evidence = results.NotEvaluated, missing
 		return
 	}
-	sort.Strings(ev)
-	sort.SliceStable(limits, func(i, j int) bool { return limits[i].Figure < limits[j].Figure })
+	slices.Sort(ev)
+	slices.SortStableFunc(limits, func(x, y results.Limit) int { return strings.Compare(x.Figure, y.Figure) })
 	cl.Judge(limits...)
 	if cl.Verdict == results.Holds {
 		cl.Evidence = rule + "; " + fmt.Sprintf(holding, evaluated)
@@ -209,7 +202,7 @@ func judgeGroups(cl *results.Claim, limits []results.Limit, ev []string, evaluat
 
 func claimSpin(configs []*results.Config, numCPU int) results.Claim {
 	cl := results.Claim{ID: ClaimSpin, Statement: fmt.Sprintf("lock-bench: a spin lock loses to a parking mutex once threads outnumber cores (spin's total throughput below lot's above %d threads)", numCPU)}
-	over := func(c *results.Config) bool { return c.Params["pattern"] == "loop" && param(c, "threads") > numCPU }
+	over := func(c *results.Config) bool { return c.Params["pattern"] == "loop" && c.IntParam("threads") > numCPU }
 	lots := byGroup(configs, "lot", over)
 	noise := newRepeatNoise(configs)
 	var ev []string
@@ -241,8 +234,7 @@ func holdNs(c *results.Config) float64 {
 	if d, err := time.ParseDuration(c.Params["hold_sleep"]); err == nil && d > 0 {
 		return float64(d)
 	}
-	w, _ := strconv.ParseFloat(c.Params["work_unit_ns"], 64)
-	return float64(param(c, "work_in_iters")) * w
+	return float64(c.IntParam("work_in_iters")) * c.FloatParam("work_unit_ns")
 }
 
 // claimFair: over impl's configurations with 2..numCPU threads (above
@@ -268,7 +260,7 @@ func claimFair(configs []*results.Config, numCPU int, impl, id, statement string
 	var limits []results.Limit
 	evaluated, busy, worst := 0, 0, 0.0
 	for _, c := range configs {
-		t := param(c, "threads")
+		t := c.IntParam("threads")
 		if c.Impl != impl || t < 2 || t > numCPU {
 			continue
 		}

@@ -38,7 +38,7 @@ func FidelityClaims(configs []*results.Config) []results.Claim {
 		// On locked threads, as the original's C threads: lot on plain
 		// goroutines (--participants=goroutines) is another question.
 		return !isGoroutines(c) && c.Params["pattern"] == "loop" && c.Params["work_in"] == "0s" && c.Params["work_between"] == "0s" && c.Params["locks"] == "1" &&
-			param(c, "threads") >= 1 && param(c, "threads") <= FidelityMaxThreads
+			c.IntParam("threads") >= 1 && c.IntParam("threads") <= FidelityMaxThreads
 	}
 	var fid driver.Fidelity
 	for _, c := range configs {

@@ -102,13 +102,13 @@ func claimGoFair(configs []*results.Config, numCPU int) results.Claim {
 	}
 	var side, over []string
 	for _, c := range gor {
-		if (c.Impl != "sync" && c.Impl != "lot") || param(c, "threads") < 2 {
+		if (c.Impl != "sync" && c.Impl != "lot") || c.IntParam("threads") < 2 {
 			continue
 		}
 		line := fmt.Sprintf("%s: max wait %.2f ms, Jain %.2f, min/max %.2f", c.Key, c.Summary[MWaitMax]/1e6, c.Summary[MJain], c.Summary[MMinMax])
 		side = append(side, line)
 		bound := float64(time.Millisecond+fairSlack) + holdNs(c)
-		if t := param(c, "threads"); t <= numCPU && c.Summary[MWaitMax] > bound {
+		if t := c.IntParam("threads"); t <= numCPU && c.Summary[MWaitMax] > bound {
 			over = append(over, fmt.Sprintf("%s %.2f ms > %.2f ms", c.Key, c.Summary[MWaitMax]/1e6, bound/1e6))
 		}
 	}

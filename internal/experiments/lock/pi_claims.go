@@ -27,7 +27,7 @@ func claimPIPrice(configs []*results.Config) results.Claim {
 			"(pi-futex vs std-futex, pthread-pi vs pthread: the same single CAS to lock); contended (2 threads) every handoff enters the kernel, reported beside",
 		piShare*100)}
 	loop := func(threads int) func(*results.Config) bool {
-		return func(c *results.Config) bool { return c.Params["pattern"] == "loop" && param(c, "threads") == threads }
+		return func(c *results.Config) bool { return c.Params["pattern"] == "loop" && c.IntParam("threads") == threads }
 	}
 	var judged, bad, contended []string
 	for _, pair := range piPairs {

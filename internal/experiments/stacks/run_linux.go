@@ -7,7 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -507,7 +507,7 @@ func runtimeThreads(known map[int]bool, self int, gs map[int]goroutineDump, maps
 		d["threads"] = "not readable: " + err.Error()
 		return cfg
 	}
-	sort.Ints(tids)
+	slices.Sort(tids)
 	var lines []string
 	counts := map[string]int{}
 	var order []string
@@ -572,7 +572,7 @@ func runtimeThreads(known map[int]bool, self int, gs map[int]goroutineDump, maps
 	for w, n := range waits {
 		ws = append(ws, fmt.Sprintf("%d [%s]", n, w))
 	}
-	sort.Strings(ws)
+	slices.Sort(ws)
 	d["summary"] = fmt.Sprintf("%d threads: %s", len(lines), strings.Join(sum, ", "))
 	d["threads"] = strings.Join(lines, "\n")
 	d["goroutines"] = strings.Join(ws, ", ")

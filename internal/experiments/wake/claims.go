@@ -3,7 +3,7 @@ package wake
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,11 +42,6 @@ func Claims(configs []*results.Config, numCPU int) []results.Claim {
 		claimHashFlat(configs, numCPU),
 		claim448(configs),
 	}
-}
-
-func param(c *results.Config, k string) int {
-	n, _ := strconv.Atoi(c.Params[k])
-	return n
 }
 
 // find returns the configuration with this key, or nil.
@@ -143,7 +138,7 @@ func hashRates(configs []*results.Config, impl string, maxThreads int) map[int]f
 	out := map[int]float64{}
 	for _, c := range configs {
 		if c.Impl == impl && c.Params["bench"] == BenchHash {
-			if n := param(c, "n"); n <= maxThreads {
+			if n := c.IntParam("n"); n <= maxThreads {
 				out[n] = c.Summary[MOpsPerSec]
 			}
 		}
@@ -161,7 +156,7 @@ func flatness(rates map[int]float64) (ratio float64, desc string) {
 		}
 		hi = max(hi, r)
 	}
-	sort.Ints(ns)
+	slices.Sort(ns)
 	var parts []string
 	for _, n := range ns {
 		parts = append(parts, fmt.Sprintf("%d thr %.2f M/s", n, rates[n]/1e6))
@@ -190,7 +185,7 @@ func claimHashFlat(configs []*results.Config, numCPU int) results.Claim {
 	// the flatness of each round, against the limit.
 	var lots []*results.Config
 	for _, c := range configs {
-		if c.Impl == "lot" && c.Params["bench"] == BenchHash && param(c, "n") <= numCPU {
+		if c.Impl == "lot" && c.Params["bench"] == BenchHash && c.IntParam("n") <= numCPU {
 			lots = append(lots, c)
 		}
 	}
@@ -199,7 +194,7 @@ func claimHashFlat(configs []*results.Config, numCPU int) results.Claim {
 		per := map[int]float64{}
 		for _, c := range lots {
 			if v := results.RoundValues(c, MOpsPerSec); r < len(v) && len(v) == len(c.Rounds) {
-				per[param(c, "n")] = v[r]
+				per[c.IntParam("n")] = v[r]
 			}
 		}
 		if len(per) != len(lots) {

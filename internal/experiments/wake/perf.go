@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -53,7 +52,7 @@ func ms(ns float64) float64 { return ns / 1e6 }
 func perfConfig(w io.Writer, c *results.Config) error {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	bench := c.Params["bench"]
-	n, _ := strconv.Atoi(c.Params["n"])
+	n := c.IntParam("n")
 	pid := c.Params["pid"]
 	scope := "private"
 	if strings.HasSuffix(c.Impl, "-shared") {
@@ -90,7 +89,7 @@ func perfConfig(w io.Writer, c *results.Config) error {
 		p("Run summary [PID %s]: blocking on %d threads (at [%s] futex 0x0), waking up %s at a time.\n\n", pid, n, scope, perCall)
 		moved("Wokeup")
 	case BenchParallel:
-		m, _ := strconv.Atoi(c.Params["wakers"])
+		m := c.IntParam("wakers")
 		p("Run summary [PID %s]: blocking on %d threads (at [%s] futex 0x0), %d threads waking up %s at a time.\n\n", pid, n, scope, m, c.Params["per_call"])
 		per := n / max(m, 1)
 		for i, r := range c.Rounds {
