@@ -1,6 +1,8 @@
 package driver
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/parkbench/parkbench/internal/optionerr"
@@ -12,6 +14,24 @@ type OptionError = optionerr.Error
 
 // Bad returns an *OptionError for field.
 func Bad(field, format string, a ...any) error { return optionerr.Bad(field, format, a...) }
+
+// CheckChoice refuses v unless it is one of valid: "unknown <what> "v";
+// valid: a, b".
+func CheckChoice(field, what, v string, valid []string) error {
+	if slices.Contains(valid, v) {
+		return nil
+	}
+	return Bad(field, "unknown %s %q; valid: %s", what, v, strings.Join(valid, ", "))
+}
+
+// CheckChoiceOrAll is CheckChoice for a list that also takes All (every
+// value): "unknown <what> "v"; valid: a, b, or all".
+func CheckChoiceOrAll(field, what, v string, valid []string) error {
+	if v == All || slices.Contains(valid, v) {
+		return nil
+	}
+	return Bad(field, "unknown %s %q; valid: %s, or %s", what, v, strings.Join(valid, ", "), All)
+}
 
 // CheckCount refuses v outside [lo, hi]: "invalid <what> <v>: must be
 // between lo and hi".

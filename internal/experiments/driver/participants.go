@@ -35,11 +35,12 @@ func ResolveParticipants(field string, names []string) ([]string, error) {
 	}
 	want := map[string]bool{}
 	for _, n := range names {
+		if err := CheckChoiceOrAll(field, "participants", n, ParticipantKinds); err != nil {
+			return nil, err
+		}
 		switch {
 		case n == All:
 			want[Threads], want[Goroutines] = true, true
-		case !slices.Contains(ParticipantKinds, n):
-			return nil, Bad(field, "unknown participants %q; valid: %s, or %s", n, strings.Join(ParticipantKinds, ", "), All)
 		case want[n]:
 			return nil, Bad(field, "participants %q are named twice; give them once", n)
 		default:

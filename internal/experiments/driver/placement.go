@@ -2,7 +2,6 @@ package driver
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/parkbench/parkbench/internal/osthread"
@@ -36,8 +35,8 @@ func ResolvePlacements(field string, names []string) ([]string, map[string]bool,
 			}
 			continue
 		}
-		if !slices.Contains(Placements, n) {
-			return nil, nil, Bad(field, "unknown placement %q; valid: %s, or %s", n, strings.Join(Placements, ", "), All)
+		if err := CheckChoiceOrAll(field, "placement", n, Placements); err != nil {
+			return nil, nil, err
 		}
 		want[n] = true
 		explicit[n] = true

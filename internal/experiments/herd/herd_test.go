@@ -141,7 +141,7 @@ func TestHerdOptionErrors(t *testing.T) {
 		{func(o *Options) { o.Impls = []string{"lot", "lot"} }, "named twice"},
 		{func(o *Options) { o.Waiters = []int{0} }, "between 1 and 4096"},
 		{func(o *Options) { o.Waiters = []int{4097} }, "between 1 and 4096"},
-		{func(o *Options) { o.Notify = []string{"some"} }, "valid modes"},
+		{func(o *Options) { o.Notify = []string{"some"} }, "valid: notify-all, one-loop"},
 		{func(o *Options) { o.Placements = []string{"moon"} }, "valid: unpinned"},
 		{func(o *Options) { o.Repeats = 0 }, "repeats"},
 	} {

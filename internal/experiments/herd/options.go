@@ -163,8 +163,10 @@ func (o Options) validateCounts() error {
 	}
 	seen := map[string]bool{}
 	for _, m := range o.Notify {
-		if !slices.Contains(NotifyModes, m) && m != ModeAllDeprecated {
-			return driver.Bad("Notify", "invalid notify mode %q: valid modes are %s", m, strings.Join(NotifyModes, ", "))
+		if m != ModeAllDeprecated {
+			if err := driver.CheckChoice("Notify", "notify mode", m, NotifyModes); err != nil {
+				return err
+			}
 		}
 		if m == ModeAllDeprecated {
 			m = ModeAll

@@ -2,11 +2,9 @@ package loaded
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
@@ -163,8 +161,8 @@ func (o Options) validateCounts() error {
 			return err
 		}
 	}
-	if !slices.Contains(Arrivals, o.Arrival) {
-		return driver.Bad("Arrival", "invalid arrival %q: valid are %s", o.Arrival, strings.Join(Arrivals, ", "))
+	if err := driver.CheckChoice("Arrival", "arrival", o.Arrival, Arrivals); err != nil {
+		return err
 	}
 	if o.Warmup < 0 || o.Warmup > MaxDuration {
 		return driver.Bad("Warmup", "invalid warm-up %v: must be between 0 and %v", o.Warmup, MaxDuration)
@@ -275,5 +273,5 @@ func plan(o Options) (*loadedPlan, error) {
 func (o Options) capacity() float64 {
 	c := float64(runtime.NumCPU()) / o.Work.Seconds()
 	byWorkers := float64(o.workers()*o.MessageThreads) / (o.Work + o.Sleep).Seconds()
-	return math.Min(c, byWorkers)
+	return min(c, byWorkers)
 }

@@ -139,8 +139,8 @@ func (o Options) benches() ([]string, error) {
 		return Benches, nil
 	}
 	for _, b := range o.Benches {
-		if !slices.Contains(Benches, b) {
-			return nil, driver.Bad("Benches", "unknown bench %q; valid: %s, or %s", b, strings.Join(Benches, ", "), driver.All)
+		if err := driver.CheckChoiceOrAll("Benches", "bench", b, Benches); err != nil {
+			return nil, err
 		}
 	}
 	var out []string
