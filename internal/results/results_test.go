@@ -314,3 +314,22 @@ func TestRecordRefusesWine(t *testing.T) {
 		t.Fatalf("left %d entries behind", len(entries))
 	}
 }
+
+// TestParams: a parameter the run wrote reads back as its number; one that
+// is absent or not a number reads 0.
+func TestParams(t *testing.T) {
+	c := &results.Config{Params: map[string]string{"n": "64", "unit": "1.5", "bad": "x", "neg": "-2"}}
+	for k, want := range map[string]int{"n": 64, "neg": -2, "bad": 0, "missing": 0, "unit": 0} {
+		if got := c.IntParam(k); got != want {
+			t.Errorf("IntParam(%q) = %d, want %d", k, got, want)
+		}
+	}
+	for k, want := range map[string]float64{"unit": 1.5, "n": 64, "bad": 0, "missing": 0} {
+		if got := c.FloatParam(k); got != want {
+			t.Errorf("FloatParam(%q) = %v, want %v", k, got, want)
+		}
+	}
+	if got := (&results.Config{}).IntParam("n"); got != 0 {
+		t.Errorf("no params: IntParam = %d", got)
+	}
+}

@@ -56,6 +56,34 @@ func TestOptionErrorsNameTheField(t *testing.T) {
 	}
 }
 
+// TestCheckChoice: a listed value passes; anything else, All included
+// where it is not taken, is refused on the field in the one wording.
+func TestCheckChoice(t *testing.T) {
+	valid := []string{"uniform", "burst"}
+	for _, tc := range []struct {
+		v, want, wantAll string
+	}{
+		{"burst", "", ""},
+		{All, `unknown arrival "all"; valid: uniform, burst`, ""},
+		{"poisson", `unknown arrival "poisson"; valid: uniform, burst`, `unknown arrival "poisson"; valid: uniform, burst, or all`},
+		{"", `unknown arrival ""; valid: uniform, burst`, `unknown arrival ""; valid: uniform, burst, or all`},
+	} {
+		for _, c := range []struct {
+			check func(field, what, v string, valid []string) error
+			want  string
+		}{{CheckChoice, tc.want}, {CheckChoiceOrAll, tc.wantAll}} {
+			err := c.check("Arrival", "arrival", tc.v, valid)
+			var oe *OptionError
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("%q: refused: %v", tc.v, err)
+			case c.want != "" && (!errors.As(err, &oe) || oe.Field != "Arrival" || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("%q: %v, want an OptionError on Arrival saying %q", tc.v, err, c.want)
+			}
+		}
+	}
+}
+
 func TestProgressStage(t *testing.T) {
 	var nilP Progress
 	nilP.Report(1, 2, "x") // must not panic
