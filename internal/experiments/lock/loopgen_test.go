@@ -1,0 +1,42 @@
+package lock
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestLoopGenFresh: loop_gen.go is what gen_loops.go writes from
+// loop_gen.go.tmpl today (a template edited without `go generate` would
+// leave the measured loops behind it).
+func TestLoopGenFresh(t *testing.T) {
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(gobin); err != nil {
+		t.Skipf("no go command beside the runtime (%v)", err)
+	}
+	// Under Wine or qemu-user the go command is the host's: run the check
+	// on the host only.
+	host, err := exec.Command(gobin, "env", "GOHOSTOS", "GOHOSTARCH").Output()
+	if f := strings.Fields(string(host)); err != nil || len(f) != 2 || f[0] != runtime.GOOS || f[1] != runtime.GOARCH {
+		t.Skipf("not on the go command's host (%s/%s; go env: %q, %v)", runtime.GOOS, runtime.GOARCH, host, err)
+	}
+	out := filepath.Join(t.TempDir(), "loop_gen")
+	if b, err := exec.Command(gobin, "run", "gen_loops.go", "-o", out).CombinedOutput(); err != nil {
+		t.Fatalf("go run gen_loops.go: %v\n%s", err, b)
+	}
+	want, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("loop_gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("loop_gen.go is not what gen_loops.go writes: run `go generate` in internal/experiments/lock")
+	}
+}
