@@ -2,6 +2,32 @@ package loaded
 
 import "github.com/parkbench/parkbench/internal/results"
 
+// Metric names (summary keys: the median over rounds).
+const (
+	MWakeP50    = "wakeup_p50_ns"
+	MWakeP90    = "wakeup_p90_ns"
+	MWakeP99    = "wakeup_p99_ns"
+	MWakeP999   = "wakeup_p999_ns"
+	MWakeMax    = "wakeup_max_ns"
+	MWakeups    = "wakeups"
+	MReqP50     = "request_p50_ns"
+	MReqP90     = "request_p90_ns"
+	MReqP99     = "request_p99_ns"
+	MReqP999    = "request_p999_ns"
+	MReqMax     = "request_max_ns"
+	MRequests   = "requests"
+	MSvcP50     = "service_p50_ns"
+	MSvcP99     = "service_p99_ns"
+	MRPS        = "rps"
+	MOffered    = "offered_rps"
+	MDropped    = "dropped"
+	MUnfinished = "unfinished"
+	MCswPerReq  = "ctxsw_per_request"
+	MCPUBusy    = "cpu_busy_cores"
+	MWorkers    = "workers"
+	MLoad       = "load_pct"
+)
+
 // The floor of every mechanism is schbench's own, the raw futex
 // handshake, at the same load and oversubscription in the same run.
 var floors = map[string]string{"futex": ""}

@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -17,32 +14,6 @@ import (
 	"github.com/parkbench/parkbench/internal/probe"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/runenv"
-)
-
-// Metric names (summary keys: the median over rounds).
-const (
-	MWakeP50    = "wakeup_p50_ns"
-	MWakeP90    = "wakeup_p90_ns"
-	MWakeP99    = "wakeup_p99_ns"
-	MWakeP999   = "wakeup_p999_ns"
-	MWakeMax    = "wakeup_max_ns"
-	MWakeups    = "wakeups"
-	MReqP50     = "request_p50_ns"
-	MReqP90     = "request_p90_ns"
-	MReqP99     = "request_p99_ns"
-	MReqP999    = "request_p999_ns"
-	MReqMax     = "request_max_ns"
-	MRequests   = "requests"
-	MSvcP50     = "service_p50_ns"
-	MSvcP99     = "service_p99_ns"
-	MRPS        = "rps"
-	MOffered    = "offered_rps"
-	MDropped    = "dropped"
-	MUnfinished = "unfinished"
-	MCswPerReq  = "ctxsw_per_request"
-	MCPUBusy    = "cpu_busy_cores"
-	MWorkers    = "workers"
-	MLoad       = "load_pct"
 )
 
 // Run runs parkbench loaded: schbench's method with open-loop arrivals.
@@ -139,56 +110,4 @@ func (p *loadedPlan) Run(ctx context.Context, progress driver.Progress) (*result
 	exp.Claims = Claims(exp.Configs)
 	exp.Notes = append(exp.Notes, CollapseNotes(exp.Configs)...)
 	return exp, nil
-}
-
-// newConfig is a configuration's record before its rounds.
-func newConfig(c cfgSpec, o Options) *results.Config {
-	cfg := &results.Config{Key: c.key(), Impl: c.mech.name, Kind: c.mech.kind, Placement: driver.Unpinned,
-		Params: map[string]string{
-			"workers": strconv.Itoa(c.workers * o.MessageThreads), "workers_per_message_thread": strconv.Itoa(c.workers),
-			"message_threads": strconv.Itoa(o.MessageThreads), "multiple": strconv.Itoa(c.multiple),
-			"sweep": strings.Join(c.sweeps, ","), "arrival": o.Arrival,
-		}}
-	// load and oversub are set only on the configurations of their sweep:
-	// plot draws each sweep against its own parameter.
-	if c.closed {
-		cfg.Params["mode"] = "closed"
-	} else {
-		cfg.Params["mode"] = "open"
-		cfg.Params["load_pct"] = strconv.Itoa(c.load)
-		if slices.Contains(c.sweeps, "rate") {
-			cfg.Params["load"] = strconv.Itoa(c.load)
-		}
-	}
-	if slices.Contains(c.sweeps, "oversubscribe") {
-		cfg.Params["oversub"] = strconv.Itoa(c.multiple)
-	}
-	return cfg
-}
-
-func sleepNote(d time.Duration) string {
-	if d <= 0 {
-		return ""
-	}
-	return fmt.Sprintf(" after a %v nanosleep (schbench -s)", d)
-}
-
-func arrivalNote(a string) string {
-	if a == Burst {
-		return "burst, schbench -R's: each second's requests posted at once at the top of the second"
-	}
-	return "uniform, wrk2's: evenly spaced intended start times; a late message thread sends the overdue requests at once and their latency counts from their intended start"
-}
-
-// asMap is the options' echo (their opt tags) with the mechanisms planned
-// and the workers per message thread (0: the CPUs' share).
-func (o Options) asMap(mechs []mechanism) map[string]string {
-	var names []string
-	for _, m := range mechs {
-		names = append(names, m.name)
-	}
-	m := driver.Echo(o)
-	m["impl"] = strings.Join(names, ",")
-	m["workers"] = strconv.Itoa(o.workers())
-	return m
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,87 +15,6 @@ import (
 	"github.com/parkbench/parkbench/internal/parkers"
 	"github.com/parkbench/parkbench/internal/results"
 )
-
-func testConfig(impl, deadline, slack string, kernel bool, min, median, early, slackNs float64) *results.Config {
-	return &results.Config{
-		Key:    impl + "/deadline=" + deadline + "/slack=" + slack,
-		Impl:   impl,
-		Params: map[string]string{"deadline": deadline, "slack": slack, "kernel_timed": strconv.FormatBool(kernel)},
-		Summary: map[string]float64{
-			results.MMin: min, results.MMedian: median, results.MSamples: 100,
-			MEarly: early, MSlack: slackNs,
-		},
-	}
-}
-
-func claimByID(cs []results.Claim, id string) results.Claim {
-	for _, c := range cs {
-		if c.ID == id {
-			return c
-		}
-	}
-	return results.Claim{}
-}
-
-func TestTimeoutClaimNoEarly(t *testing.T) {
-	good := []*results.Config{testConfig("futex", "10µs", "default", true, 3000, 55000, 0, 50000)}
-	if c := claimByID(Claims(good), ClaimNoEarlyReturn); c.Verdict != results.Holds {
-		t.Fatalf("good numbers: %+v", c)
-	}
-	bad := []*results.Config{
-		testConfig("futex", "10µs", "default", true, 3000, 55000, 0, 50000),
-		testConfig("std", "10µs", "default", true, -1200, 55000, 3, 50000),
-		// a negative minimum without an early count still violates it
-		testConfig("pthread", "10µs", "default", true, -5, 55000, 0, 50000),
-	}
-	c := claimByID(Claims(bad), ClaimNoEarlyReturn)
-	if c.Verdict != results.DoesNotHold || !strings.Contains(c.Evidence, "std") || !strings.Contains(c.Evidence, "pthread") || strings.Contains(c.Evidence, "futex/") {
-		t.Fatalf("violating numbers: %+v", c)
-	}
-	if c := claimByID(Claims(nil), ClaimNoEarlyReturn); c.Verdict != results.NotEvaluated {
-		t.Fatalf("no configs: %+v", c)
-	}
-}
-
-func TestTimeoutClaimSlack(t *testing.T) {
-	holds := []*results.Config{
-		testConfig("futex", "10µs", "default", true, 50000, 60000, 0, 50000),
-		testConfig("futex", "10µs", "1ns", true, 2000, 8000, 0, 1),
-		testConfig("futex", "100µs", "default", true, 50000, 58000, 0, 50000),
-		testConfig("futex", "100µs", "1ns", true, 2000, 9000, 0, 1),
-		// long deadlines and non-kernel-timed rows are ignored
-		testConfig("futex", "10ms", "default", true, 50000, 58000, 0, 50000),
-		testConfig("futex", "10ms", "1ns", true, 2000, 90000, 0, 1),
-		testConfig("chan", "10µs", "default", false, 50000, 10000, 0, 50000),
-		testConfig("chan", "10µs", "1ns", false, 2000, 90000, 0, 1),
-	}
-	if c := claimByID(Claims(holds), ClaimSlackDominates); c.Verdict != results.Holds {
-		t.Fatalf("holding numbers: %+v", c)
-	}
-	// The small slack does not reduce the overshoot: violated.
-	violates := []*results.Config{
-		testConfig("futex", "10µs", "default", true, 50000, 60000, 0, 50000),
-		testConfig("futex", "10µs", "1ns", true, 50000, 59000, 0, 1),
-		testConfig("pthread", "10µs", "default", true, 50000, 60000, 0, 50000),
-		testConfig("pthread", "10µs", "1ns", true, 2000, 70000, 0, 1),
-	}
-	c := claimByID(Claims(violates), ClaimSlackDominates)
-	if c.Verdict != results.DoesNotHold || !strings.Contains(c.Evidence, "0 of 2") {
-		t.Fatalf("violating numbers: %+v", c)
-	}
-	// Only one slack measured: not evaluated.
-	if c := claimByID(Claims(holds[:1]), ClaimSlackDominates); c.Verdict != results.NotEvaluated {
-		t.Fatalf("one slack: %+v", c)
-	}
-	// A machine whose default slack is not 50 µs: not evaluated.
-	rt := []*results.Config{
-		testConfig("futex", "10µs", "default", true, 0, 3000, 0, 0),
-		testConfig("futex", "10µs", "1ns", true, 0, 3000, 0, 1),
-	}
-	if c := claimByID(Claims(rt), ClaimSlackDominates); c.Verdict != results.NotEvaluated {
-		t.Fatalf("slack 0: %+v", c)
-	}
-}
 
 func TestStatsOf(t *testing.T) {
 	var late []int64
