@@ -312,8 +312,8 @@ func (p *lostPrim) NotifyOne(bool) notifyOut { return notifyOut{-1, -1, -1} }
 // wakeup naming the implementation and N. (Its waiters stay blocked: the
 // test process exits.)
 func TestHerdWatchdog(t *testing.T) {
-	if notLinuxFutex() != nil {
-		t.Skip(notLinuxFutex())
+	if err := driver.NeedFutex(); err != nil {
+		t.Skip(err)
 	}
 	old := repeatWatchdog
 	repeatWatchdog = func(int, time.Duration) time.Duration { return 200 * time.Millisecond }

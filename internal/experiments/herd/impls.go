@@ -1,8 +1,6 @@
 package herd
 
 import (
-	"errors"
-	"runtime"
 	"slices"
 	"sync"
 
@@ -68,13 +66,6 @@ type implSpec struct {
 	onGoroutines bool
 }
 
-func notLinuxFutex() error {
-	if !futexsync.Supported {
-		return errors.New("futexes exist only on Linux; this is " + runtime.GOOS)
-	}
-	return nil
-}
-
 // allImpls are the implementations in --impl order.
 var allImpls = []implSpec{
 	{
@@ -93,14 +84,14 @@ var allImpls = []implSpec{
 		name:        "futex-broadcast",
 		summary:     "Rust std's Linux futex Condvar + futex Mutex: notify_all = counter++ and FUTEX_WAKE(INT_MAX) (the herd)",
 		kind:        "thread",
-		unavailable: notLinuxFutex,
+		unavailable: driver.NeedFutex,
 		newPrim:     func() primitive { return &futexPrim{} },
 	},
 	{
 		name:        "futex-requeue",
 		summary:     "futex Condvar with FUTEX_CMP_REQUEUE onto the futex Mutex, marked contended first; requeued waiters relock contended",
 		kind:        "thread",
-		unavailable: notLinuxFutex,
+		unavailable: driver.NeedFutex,
 		newPrim:     func() primitive { return &requeuePrim{} },
 	},
 	{

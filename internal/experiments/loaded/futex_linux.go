@@ -2,9 +2,6 @@ package loaded
 
 import "github.com/parkbench/parkbench/internal/futex"
 
-// futexOK says the futex mechanisms run here.
-const futexOK = true
-
 // futexWait is schbench's fwait (schbench.c:842-863): FUTEX_WAIT_PRIVATE
 // while the word still says sleepy. The kernel compares the word under its
 // bucket lock, and the poster's CAS to posted comes before its

@@ -1,8 +1,6 @@
 package loaded
 
 import (
-	"errors"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -84,13 +82,6 @@ type mechanism struct {
 	wake func(s *slot)
 }
 
-func notLinuxFutex() error {
-	if !futexOK {
-		return errors.New("futexes exist only on Linux; this is " + runtime.GOOS)
-	}
-	return nil
-}
-
 func backendWhy(name string) func() error {
 	return func() error {
 		_, err := parkers.Lookup(name)
@@ -103,7 +94,7 @@ var allMechanisms = []mechanism{
 	{
 		name: "futex", kind: "thread",
 		summary:     "schbench's own: FUTEX_WAIT_PRIVATE on the worker's word while it says sleepy; the message thread CASes it and FUTEX_WAKE_PRIVATE (fpost/fwait)",
-		unavailable: notLinuxFutex,
+		unavailable: driver.NeedFutex,
 		setup:       func(*slot) {},
 		wait:        futexWait,
 		wake:        futexWake,
@@ -161,7 +152,7 @@ var allMechanisms = []mechanism{
 	{
 		name: "spin-park", kind: "thread",
 		summary:     "parking_lot's SpinWait before sleeping (3 rounds of 2, 4, 8 relaxes, then 7 sched_yield), then the futex wait: spinning before parking",
-		unavailable: notLinuxFutex,
+		unavailable: driver.NeedFutex,
 		setup:       func(*slot) {},
 		wait: func(s *slot) {
 			var sw lot.SpinWait

@@ -8,9 +8,6 @@ import (
 	"github.com/parkbench/parkbench/internal/futex"
 )
 
-// futexOK says perf's raw futex calls exist here.
-const futexOK = true
-
 // scope is perf's -S: shared futexes, or private ones (its default).
 type scopeT = futex.Scope
 

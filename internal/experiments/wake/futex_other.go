@@ -7,10 +7,6 @@ import (
 	"sync/atomic"
 )
 
-// futexOK says perf's raw futex calls exist here: they do not (the
-// implementations that need them say so and are not run).
-const futexOK = false
-
 const noFutex = "wake: futexes exist only on Linux; this is " + runtime.GOOS
 
 type scopeT int

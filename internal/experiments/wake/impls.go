@@ -1,10 +1,8 @@
 package wake
 
 import (
-	"errors"
-	"runtime"
-
 	"github.com/parkbench/parkbench/internal/cref"
+	"github.com/parkbench/parkbench/internal/experiments/driver"
 )
 
 // implSpec is one --impl of wake: which benches it has and how it runs
@@ -31,13 +29,6 @@ type implSpec struct {
 func anyK(int) bool       { return true }
 func oneOrAll(k int) bool { return k == 1 || k == 0 }
 
-func notLinuxFutex() error {
-	if !futexOK {
-		return errors.New("futexes exist only on Linux; this is " + runtime.GOOS)
-	}
-	return nil
-}
-
 func goGroup(f func(n int, cpus []int) group) func(int, []int) (group, error) {
 	return func(n int, cpus []int) (group, error) { return f(n, cpus), nil }
 }
@@ -53,7 +44,7 @@ var allImpls = []implSpec{
 		name:        "futex",
 		kind:        "thread",
 		summary:     "perf bench futex's loops in Go threads: raw FUTEX_WAIT_PRIVATE waiters; FUTEX_WAKE_PRIVATE(k) / FUTEX_CMP_REQUEUE_PRIVATE(k) from the waker (RawSyscall6); hash: FUTEX_WAIT that fails with EAGAIN",
-		unavailable: notLinuxFutex,
+		unavailable: driver.NeedFutex,
 		wakeK:       anyK,
 		requeueK:    anyK,
 		parallel:    true,
@@ -64,7 +55,7 @@ var allImpls = []implSpec{
 		name:        "futex-shared",
 		kind:        "thread",
 		summary:     "the same with shared futexes (perf -S): the kernel keys each word by its page, not by the process",
-		unavailable: notLinuxFutex,
+		unavailable: driver.NeedFutex,
 		wakeK:       anyK,
 		requeueK:    anyK,
 		parallel:    true,
@@ -95,7 +86,7 @@ var allImpls = []implSpec{
 		name:        "std",
 		kind:        "thread",
 		summary:     "Rust std's futex Condvar + Mutex (herd's futex-broadcast): notify_one per waiter, or notify_all = FUTEX_WAKE(INT_MAX); condvar: the same pair",
-		unavailable: notLinuxFutex,
+		unavailable: driver.NeedFutex,
 		wakeK:       oneOrAll,
 		pc:          stdPC,
 		newGroup:    goGroup(func(n int, cpus []int) group { return newStdGroup(n, cpus) }),
@@ -104,7 +95,7 @@ var allImpls = []implSpec{
 		name:        "std-requeue",
 		kind:        "thread",
 		summary:     "the futex Condvar with FUTEX_CMP_REQUEUE onto the Mutex (herd's futex-requeue): notify_all wakes one and requeues the rest; requeue: notify with the mutex held requeues without waking",
-		unavailable: notLinuxFutex,
+		unavailable: driver.NeedFutex,
 		wakeK:       oneOrAll,
 		requeueK:    oneOrAll,
 		newGroup:    goGroup(func(n int, cpus []int) group { return newStdRequeueGroup(n, cpus) }),
