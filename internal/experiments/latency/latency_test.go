@@ -296,3 +296,19 @@ func TestQuickLatencyWherePinningIsBlocked(t *testing.T) {
 		t.Errorf("explicit cross-core where pinning is blocked: err %v; want an OptionError on Placements", err)
 	}
 }
+
+// TestEchoParticipants: both experiments record their participants with
+// the default written out (Echo's empty=threads is driver.Threads).
+func TestEchoParticipants(t *testing.T) {
+	lo, so := DefaultLatencyOptions(), DefaultSelfwakeOptions()
+	if got := driver.Echo(lo)["participants"]; got != driver.Threads {
+		t.Errorf("latency's default participants echo %q, want %q", got, driver.Threads)
+	}
+	if got := driver.Echo(so)["participants"]; got != driver.Threads {
+		t.Errorf("selfwake's default participants echo %q, want %q", got, driver.Threads)
+	}
+	lo.Participants = []string{driver.Goroutines, driver.Threads}
+	if got := driver.Echo(lo)["participants"]; got != "goroutines,threads" {
+		t.Errorf("latency's participants echo %q", got)
+	}
+}

@@ -56,7 +56,7 @@ type LatencyOptions struct {
 	// Participants: threads (goroutines locked to their OS threads, the
 	// default), goroutines (plain goroutines, unlocked and unpinned), or
 	// both (goroutines.go).
-	Participants []string
+	Participants []string `opt:"participants,empty=threads"`
 	// SchedCounts runs one extra, traced round per configuration and
 	// records the scheduler's P steals, lost Ps, preemptions and
 	// Goscheds per round trip (sched.go).
@@ -279,15 +279,6 @@ func hasImpl(plan []latencyConfig, names ...string) bool {
 	return false
 }
 
-// optionsMap records every option as strings (Experiment.Options): the
-// echo of their opt tags (anatomy only when on: runs without it record
-// what they did before) and the participants with their default.
-func (o LatencyOptions) optionsMap() map[string]string {
-	m := driver.Echo(o)
-	m["participants"] = strings.Join(participantsOrDefault(o.Participants), ",")
-	return m
-}
-
 // SelfwakeOptions configures the reverse check.
 type SelfwakeOptions struct {
 	// Impls are implementation names (as latency's; "all" adds the
@@ -301,7 +292,7 @@ type SelfwakeOptions struct {
 	LotParker string `opt:"lot_parker"`
 	// Participants: threads (the default), goroutines (a plain goroutine
 	// wakes itself: chan, cond, lot and the syscall row), or both.
-	Participants []string
+	Participants []string `opt:"participants,empty=threads"`
 }
 
 // Limits of the selfwake counts.

@@ -39,13 +39,7 @@ func RunLatency(ctx context.Context, o LatencyOptions, progress driver.Progress)
 
 func (p *latencyPlan) Run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
 	o, plan, lotBackend := p.o, p.configs, p.lot
-	exp := &results.Experiment{
-		Name:     "latency",
-		Metrics:  LatencyMetrics,
-		Options:  o.optionsMap(),
-		Warnings: p.warnings,
-		Notes:    p.notes,
-	}
+	exp := &results.Experiment{Name: "latency", Metrics: LatencyMetrics, Options: driver.Echo(o), Warnings: p.warnings, Notes: p.notes}
 	var goroutineLevel []string
 	for _, c := range plan {
 		if c.impl.kind == "goroutine" && !slices.Contains(goroutineLevel, c.impl.name) {

@@ -110,3 +110,24 @@ func (selfSyscall) pairs(n int) {
 	}
 }
 func (selfSyscall) slept() int { return 0 }
+
+// newSelfMech is im's timed loop, or nil for the C reference (its loop
+// runs in C).
+func newSelfMech(im selfwakeImpl) selfMech {
+	switch {
+	case im.kind == KindCRef:
+		return nil
+	case im.name == ImplSyscall:
+		return selfSyscall{}
+	case im.name == ImplLot:
+		return &selfLot{}
+	case im.name == ImplGoFutex || im.name == ImplGoSpin:
+		return &selfTwin{futex: im.name == ImplGoFutex}
+	case im.name == ImplSpinOneLine:
+		return &selfOneLine{}
+	case im.backend.Kind != parkers.KindThread && im.backend.NewToken != nil:
+		return &selfToken{selfParker[parkers.TokenParker]{new: im.backend.NewToken}}
+	default:
+		return &selfThread{selfParker[parkers.ThreadParker]{new: im.backend.NewThread}}
+	}
+}

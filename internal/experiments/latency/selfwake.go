@@ -6,14 +6,12 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
-	"github.com/parkbench/parkbench/internal/parkers"
 	"github.com/parkbench/parkbench/internal/probe"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/runenv"
@@ -37,14 +35,7 @@ func RunSelfwake(ctx context.Context, o SelfwakeOptions, progress driver.Progres
 func (p *selfwakePlan) Run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
 	o, plan, lotBackend := p.o, p.impls, p.lot
 	var err error
-	exp := &results.Experiment{
-		Name:     "selfwake",
-		Metrics:  SelfwakeMetrics,
-		Options:  driver.Echo(o),
-		Warnings: p.warnings,
-		Notes:    p.notes,
-	}
-	exp.Options["participants"] = strings.Join(participantsOrDefault(o.Participants), ",")
+	exp := &results.Experiment{Name: "selfwake", Metrics: SelfwakeMetrics, Options: driver.Echo(o), Warnings: p.warnings, Notes: p.notes}
 	env := runenv.Enter(1)
 	defer env.Restore()
 	cpu := probe.DefaultCPUs()[0]
@@ -118,23 +109,7 @@ type selfRound struct {
 // runSelfwakeConfig runs one implementation's warm-up and rounds on a fresh
 // participant thread.
 func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, cpu int, cfg *results.Config) error {
-	var m selfMech
-	switch {
-	case im.kind == KindCRef:
-		m = nil
-	case im.name == ImplSyscall:
-		m = selfSyscall{}
-	case im.name == ImplLot:
-		m = &selfLot{}
-	case im.name == ImplGoFutex || im.name == ImplGoSpin:
-		m = &selfTwin{futex: im.name == ImplGoFutex}
-	case im.name == ImplSpinOneLine:
-		m = &selfOneLine{}
-	case im.backend.Kind != parkers.KindThread && im.backend.NewToken != nil:
-		m = &selfToken{selfParker[parkers.TokenParker]{new: im.backend.NewToken}}
-	default:
-		m = &selfThread{selfParker[parkers.ThreadParker]{new: im.backend.NewThread}}
-	}
+	m := newSelfMech(im)
 	m0 := m
 	samples := make([]int64, o.Samples)
 	cmd := make(chan int, 1) // samples to take this round; closed: exit

@@ -486,3 +486,16 @@ func TestSpinLosesNearLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestEchoParticipants: the participants are recorded with the default
+// written out (Echo's empty=threads is driver.Threads).
+func TestEchoParticipants(t *testing.T) {
+	o := DefaultOptions()
+	if got := driver.Echo(o)["participants"]; got != driver.Threads {
+		t.Errorf("default participants echo %q, want %q", got, driver.Threads)
+	}
+	o.Participants = []string{driver.Goroutines}
+	if got := driver.Echo(o)["participants"]; got != driver.Goroutines {
+		t.Errorf("participants echo %q", got)
+	}
+}

@@ -30,7 +30,7 @@ type Options struct {
 	// Participants (--participants): threads (goroutines locked to their
 	// threads, the default), goroutines (plain goroutines), or both
 	// (goroutines.go).
-	Participants []string
+	Participants []string `opt:"participants,empty=threads"`
 	// GOMAXPROCS (--gomaxprocs): one configuration per value; empty:
 	// the run's (runenv: threads + 2, at least the CPUs).
 	GOMAXPROCS []int `opt:"gomaxprocs"`

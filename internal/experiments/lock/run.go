@@ -434,12 +434,10 @@ func key(impl string, g group, o Options) string {
 }
 
 // asMap is the options' echo (their opt tags) with what the plan decided:
-// the implementations, the participants, the pattern and what it
-// replaces.
+// the implementations, the pattern and what it replaces.
 func (o Options) asMap(impls []impl) map[string]string {
 	m := driver.Echo(o)
 	m["impl"] = implNames(impls)
-	m["participants"] = strings.Join(o.participants(), ",")
 	m["sample_every"] = strconv.Itoa(SampleEvery)
 	m["pattern"] = o.patternName()
 	if o.HoldSleep > 0 {
