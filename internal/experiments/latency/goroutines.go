@@ -235,13 +235,6 @@ func (p *latencyPlan) planGoroutines(sel driver.Selection[e12Impl], gaps []time.
 	}
 }
 
-func participantsOrDefault(p []string) []string {
-	if len(p) == 0 {
-		return []string{driver.Threads}
-	}
-	return p
-}
-
 // The goroutine-level figures (every row has the runtime/metrics ones;
 // the wake shares come from the traced round, which goroutine rows always
 // run: sched.go).

@@ -43,15 +43,6 @@ func resolveParticipants(o Options) (driver.Selection[impl], error) {
 	})
 }
 
-// participants are the participants the options ask for (threads when
-// none).
-func (o Options) participants() []string {
-	if len(o.Participants) == 0 {
-		return []string{driver.Threads}
-	}
-	return o.Participants
-}
-
 // label is the implementation as a key names it: impl, or impl/goroutines.
 func (im impl) label() string { return driver.KeyName(im.name, im.goroutines) }
 
