@@ -16,6 +16,10 @@
 # built from `git archive` in the temporary directory, runs in each round
 # too, so before and after are measured side by side.
 #
+# With SELFWAKE_RUST_BIN=PATH in the environment it only builds the Rust
+# side, copies the binary to PATH and exits (scripts/selfwake-modes.sh
+# times it beside lot's benchmarks).
+#
 # The crate comes from Debian (apt-get install librust-parking-lot-core-dev,
 # which puts its source under /usr/share/cargo/registry); the benchmark is
 # built offline against that directory in a temporary directory, release
@@ -91,6 +95,10 @@ fn main() {
 EOF
 echo "building the Rust self-wake against $crate (offline)..." >&2
 (cd "$work/bench" && cargo build --release --quiet) || die "cargo build failed"
+if [ -n "${SELFWAKE_RUST_BIN:-}" ]; then
+	cp "$work/bench/target/release/selfwake" "$SELFWAKE_RUST_BIN"
+	exit 0
+fi
 go build -o "$work/parkbench" ./cmd/parkbench
 if [ -n "$base" ]; then
 	mkdir "$work/base"

@@ -262,3 +262,19 @@ func BenchmarkSelfwakePair(b *testing.B) {
 		Park(k, invalid, nil, nil, DefaultParkToken, time.Time{})
 	}
 }
+
+// BenchmarkSelfwakeLockedOps is the self-wake pair's four locked
+// instructions and nothing else: a bucket's WordLock locked and unlocked
+// twice, as UnparkOne and Park each do once. Beside BenchmarkSelfwakePair
+// (scripts/selfwake-modes.sh) it tells a slowdown of the pair's other
+// work (the calls, the hash, the table and stack traffic) from one of
+// the atomics.
+func BenchmarkSelfwakeLockedOps(b *testing.B) {
+	var l wordLock
+	for b.Loop() {
+		l.lock()
+		l.unlock()
+		l.lock()
+		l.unlock()
+	}
+}
