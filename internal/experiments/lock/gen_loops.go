@@ -49,9 +49,6 @@ type loopVariant struct {
 	ByTID, Bare bool
 }
 
-// tmpl is loop_gen.go.tmpl: the loop bodies there must stay loopOne's and
-// loopBare's.
-//
 //go:embed loop_gen.go.tmpl
 var tmplText string
 
