@@ -15,6 +15,12 @@
 #                   instructions of package lot's functions, the benchmark
 #                   loop included, per pair; Rust: the same loop, the
 #                   difference of two runs of N and 2N pairs, per pair)
+#   ... inline      the pair's code with no call, validate inlined
+#                   (Go: BenchmarkSelfwakeInline; this tree only), and
+#                   Rust's pair as above
+#   ... unguarded   the pair's calls, Park without its validate guard
+#                   (Go: BenchmarkSelfwakeUnguarded; this tree only);
+#                   Rust: validate called through a &dyn Fn
 #   lock+unlock     uncontended, called directly (Go:
 #                   BenchmarkMutexUncontended/lot; Rust: a loop of
 #                   lock(); unlock())
@@ -50,7 +56,7 @@ parking_lot = "=${pl##*-}"
 opt-level = 3
 EOF
 cat >"$work/rs/src/main.rs" <<'EOF'
-// count pair N | lock N | loop MILLIS: the operations counted, N times,
+// count pair N | pairdyn N | lock N | loop MILLIS: the operations counted, N times,
 // or mutex.rs's thread loop on one thread for MILLIS (prints iterations).
 use parking_lot_core::{park, unpark_one, DEFAULT_PARK_TOKEN, DEFAULT_UNPARK_TOKEN};
 use std::hint::black_box;
@@ -63,6 +69,20 @@ fn pairs(key: usize, n: usize) {
         unsafe {
             unpark_one(black_box(key), |_| DEFAULT_UNPARK_TOKEN);
             park(black_box(key), || false, || {}, |_, _| {}, DEFAULT_PARK_TOKEN, None);
+        }
+    }
+}
+
+// pairs with validate called through a &dyn Fn: an indirect call, as Go's
+// Park makes to its func value.
+#[inline(never)]
+fn pairs_dyn(key: usize, n: usize) {
+    let refuse = || false;
+    let validate: &dyn Fn() -> bool = black_box(&refuse);
+    for _ in 0..n {
+        unsafe {
+            unpark_one(black_box(key), |_| DEFAULT_UNPARK_TOKEN);
+            park(black_box(key), || validate(), || {}, |_, _| {}, DEFAULT_PARK_TOKEN, None);
         }
     }
 }
@@ -95,6 +115,10 @@ fn main() {
         "pair" => {
             let word = Box::new(0u32);
             pairs(&*word as *const u32 as usize, n)
+        }
+        "pairdyn" => {
+            let word = Box::new(0u32);
+            pairs_dyn(&*word as *const u32 as usize, n)
         }
         "lock" => locks(&parking_lot::Mutex::new(0.0), n),
         _ => {
@@ -163,12 +187,19 @@ if [ -n "$base" ]; then
 	git archive "$base" | tar -x -C "$work/base"
 	trees+=("$work/base")
 fi
-declare -A pair unc loop
+declare -A pair unc loop inline unguarded
 for t in "${trees[@]}"; do
 	(cd "$t" && go test -c -o "$work/lot.test" ./internal/lot && go build -o "$work/parkbench" ./cmd/parkbench)
 	pair[$t]=$(go_bench "$work/lot.test" SelfwakePair)
 	unc[$t]=$(go_bench "$work/lot.test" 'MutexUncontended/lot')
 	loop[$t]=$(go_loop "$work/parkbench")
+	# The anatomy benchmarks are this tree's (a base may not have them).
+	inline[$t]=-
+	unguarded[$t]=-
+	if [ "$t" = . ]; then
+		inline[$t]=$(go_bench "$work/lot.test" 'SelfwakeInline$')
+		unguarded[$t]=$(go_bench "$work/lot.test" 'SelfwakeUnguarded$')
+	fi
 done
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), load $(cut -d' ' -f1-3 /proc/loadavg) (instruction counts do not depend on it)"
 printf '%-44s %8s %8s' "instructions per operation" rust lot
@@ -180,6 +211,9 @@ row() { # LABEL RUST ARRAY
 	[ -n "$base" ] && printf ' %8s' "${a[$work/base]}"
 	echo
 }
-row "selfwake pair (unpark_one + invalid park)" "$(rust_per pair)" pair
+rpair=$(rust_per pair)
+row "selfwake pair (unpark_one + invalid park)" "$rpair" pair
+row "  the pair inline (no call), Rust's as above" "$rpair" inline
+row "  unguarded (Go's calls; Rust: dyn validate)" "$(rust_per pairdyn)" unguarded
 row "lock+unlock, uncontended, direct call" "$(rust_per lock)" unc
 row "lock loop iteration, 1 thread, no work" "$(rust_loop)" loop

@@ -1,23 +1,31 @@
 #!/usr/bin/env bash
 # scripts/selfwake-modes.sh: whether lot's self-wake pair runs at more than
-# one speed on this machine, and whether its own work or the locked
-# instructions slow down (docs/findings.md, "The port's fast paths",
-# "Fourth pass"). One test binary of internal/lot, pinned to one CPU, runs
-# ROUNDS rounds; each round times, back to back in one process:
-#   pair      BenchmarkSelfwakePair (UnparkOne on an empty key, then Park
-#             whose validate fails: parkbench selfwake --impl=lot's pair)
-#   park      BenchmarkCallbackPaths/ParkInvalid (Park alone)
-#   unpark    BenchmarkCallbackPaths/UnparkOneNobody (UnparkOne alone)
-#   locked    BenchmarkSelfwakeLockedOps (the pair's four locked
-#             instructions alone: a WordLock locked and unlocked twice)
-#   rust      parking_lot_core's own pair, as scripts/selfwake-vs-rust.sh
-#             builds and times it (when cargo and Debian's crate are here)
-# (two processes a round: the pair and the locked instructions, then Park
-# and UnparkOne alone) and prints ns/op. The summary gives each column's min, median and max
+# one speed on this machine, and where its time goes beside
+# parking_lot_core's (docs/findings.md, "The port's fast paths", "Fourth
+# pass" and "Fifth pass"). One test binary of internal/lot, pinned to one
+# CPU, runs ROUNDS rounds; each round times, back to back:
+#   pair       BenchmarkSelfwakePair (UnparkOne on an empty key, then Park
+#              whose validate fails: parkbench selfwake --impl=lot's pair)
+#   park       BenchmarkCallbackPaths/ParkInvalid (Park alone)
+#   unpark     BenchmarkCallbackPaths/UnparkOneNobody (UnparkOne alone)
+#   locked     BenchmarkSelfwakeLockedOps (the pair's four locked
+#              instructions alone: a WordLock locked and unlocked twice)
+#   inline     BenchmarkSelfwakeInline (the pair's code with no call and
+#              validate inlined: what rustc makes of upstream's pair)
+#   unguarded  BenchmarkSelfwakeUnguarded (the pair's calls, Park without
+#              its validate guard, the defer)
+#   rust       parking_lot_core's own pair, as scripts/selfwake-vs-rust.sh
+#              builds and times it (when cargo and Debian's crate are here)
+#   rust-dyn   the same, validate called through a &dyn Fn (an indirect
+#              call, as Go's Park makes)
+#   rust-guard rust-dyn inside a drop guard (as Park's defer guards it)
+# and prints ns/op. The summary gives each column's min, median and max
 # and max/min: a pair that moves by much more than the locked instructions
-# moves is slowed by its other work (calls, hash, table and stack traffic).
+# moves is slowed by its other work (calls, hash, table and stack
+# traffic); pair against unguarded against inline against rust says what
+# Go's calls and the guard's defer cost over the port's own code.
 #
-#   scripts/selfwake-modes.sh [ROUNDS]     (default 20; about 1 s a round)
+#   scripts/selfwake-modes.sh [ROUNDS]     (default 20; about 2 s a round)
 #
 # Run it on a quiet machine; it measures nanoseconds.
 set -euo pipefail
@@ -37,32 +45,46 @@ cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //') (family $(grep -m1 'cpu family' /proc/cpuinfo | sed 's/.*: //') model $(grep -m1 '^model\s' /proc/cpuinfo | sed 's/.*: //')), pinned to CPU $cpu"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 bench() { taskset -c "$cpu" "$work/lot.test" -test.run='^$' -test.benchtime=2000000x -test.bench="$1"; }
+cols="pair park unpark locked inline unguarded"
+if [ -n "$rust" ]; then cols="$cols rust rust-dyn rust-guard"; fi
 for i in $(seq 1 "$rounds"); do
 	{
-		bench '^(BenchmarkSelfwakePair|BenchmarkSelfwakeLockedOps)$'
+		bench '^(BenchmarkSelfwakePair|BenchmarkSelfwakeLockedOps|BenchmarkSelfwakeInline|BenchmarkSelfwakeUnguarded)$'
 		bench '^BenchmarkCallbackPaths$/^(ParkInvalid|UnparkOneNobody)$'
-		if [ -n "$rust" ]; then echo "BenchmarkRust 1 $(taskset -c "$cpu" "$rust") ns/op"; fi
-	} | awk -v r="$i" '/^Benchmark/ { n = $1; sub(/-[0-9]+$/, "", n); v[n] = $3 }
-			END { printf "%s %s %s %s %s %s\n", r, v["BenchmarkSelfwakePair"], v["BenchmarkCallbackPaths/ParkInvalid"], v["BenchmarkCallbackPaths/UnparkOneNobody"], v["BenchmarkSelfwakeLockedOps"], ("BenchmarkRust" in v) ? v["BenchmarkRust"] : "-" }'
+		if [ -n "$rust" ]; then
+			echo "BenchmarkRust 1 $(taskset -c "$cpu" "$rust") ns/op"
+			echo "BenchmarkRustDyn 1 $(taskset -c "$cpu" "$rust" opaque) ns/op"
+			echo "BenchmarkRustGuard 1 $(taskset -c "$cpu" "$rust" guarded) ns/op"
+		fi
+	} | awk -v r="$i" -v cols="$cols" '
+		BEGIN { split("pair park unpark locked inline unguarded rust rust-dyn rust-guard", c, " ")
+			split("SelfwakePair CallbackPaths/ParkInvalid CallbackPaths/UnparkOneNobody SelfwakeLockedOps SelfwakeInline SelfwakeUnguarded Rust RustDyn RustGuard", b, " ")
+			for (k in c) name["Benchmark" b[k]] = c[k] }
+		/^Benchmark/ { n = $1; sub(/-[0-9]+$/, "", n); if (n in name) v[name[n]] = $3 }
+		END { printf "%s", r; m = split(cols, want, " "); for (k = 1; k <= m; k++) printf " %s", (want[k] in v) ? v[want[k]] : "-"; printf "\n" }'
 done >"$work/rows"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$work/rows" <<'EOF'
+python3 - "$work/rows" $cols <<'EOF'
 import statistics, sys
+cols = sys.argv[2:]
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-if not rows or any(len(r) != 6 for r in rows):
+if not rows or any(len(r) != len(cols) + 1 or "-" in r for r in rows):
     sys.exit("selfwake-modes: the benchmarks did not all report: %r" % rows)
-rust = rows[0][5] != "-"
-cols = ["pair", "park", "unpark", "locked"] + (["rust"] if rust else [])
-print("%-5s" % "round" + "".join("%8s" % c for c in cols) + " pair/locked" + (" pair/rust" if rust else ""))
-for r in rows:
-    v = [float(x) for x in r[1:1 + len(cols)]]
-    line = "%-5s" % r[0] + "".join("%8.2f" % x for x in v) + "%12.2f" % (v[0] / v[3])
-    print(line + ("%10.2f" % (v[0] / v[4]) if rust else ""))
-print("%-7s %8s %8s %8s %8s" % ("ns/op", "min", "median", "max", "max/min"))
-for i, c in enumerate(cols):
-    v = [float(r[i + 1]) for r in rows]
-    print("%-7s %8.2f %8.2f %8.2f %8.2f" % (c, min(v), statistics.median(v), max(v), max(v) / min(v)))
+val = [dict(zip(cols, map(float, r[1:]))) for r in rows]
+rust = "rust" in cols
+print("%-5s" % "round" + "".join("%11s" % c for c in cols) + " pair/locked" + (" pair/rust" if rust else ""))
+for r, v in zip(rows, val):
+    line = "%-5s" % r[0] + "".join("%11.2f" % v[c] for c in cols) + "%12.2f" % (v["pair"] / v["locked"])
+    print(line + ("%10.2f" % (v["pair"] / v["rust"]) if rust else ""))
+print("%-10s %8s %8s %8s %8s" % ("ns/op", "min", "median", "max", "max/min"))
+for c in cols:
+    x = [v[c] for v in val]
+    print("%-10s %8.2f %8.2f %8.2f %8.2f" % (c, min(x), statistics.median(x), max(x), max(x) / min(x)))
 if rust:
-    ratio = [float(r[1]) / float(r[5]) for r in rows]
-    print("pair/rust, median of the rounds: %.2f (min %.2f, max %.2f)" % (statistics.median(ratio), min(ratio), max(ratio)))
+    print("against rust, median of the rounds' ratios (min, max):")
+    for c in cols:
+        if c == "rust":
+            continue
+        x = [v[c] / v["rust"] for v in val]
+        print("  %-10s %5.2f (%.2f, %.2f)" % (c, statistics.median(x), min(x), max(x)))
 EOF
