@@ -237,9 +237,9 @@ func Park(key unsafe.Pointer, validate func() bool, beforeSleep func(),
 	// (open-coded) defer, not a helper's: the helper's frame and call cost
 	// the pair 12 instructions. It is also the unlock of a failed
 	// validate: that path returns at once and the deferred call, which
-	// runs at every return anyway, releases b; one unlock on the path
-	// instead of two tests and an unlock, 1.5-2 ns of the pair's 13 here
-	// (docs/findings.md, "Fifth pass"). held is cleared only when validate
+	// runs at every return anyway, releases b: one unlock on the path
+	// instead of two tests and an unlock (the pair's 188 instructions
+	// became 182; docs/findings.md, "Fifth pass"). held is cleared only when validate
 	// passed, before anything else happens, so on every other way out of
 	// Park (parkValidated returning or panicking) the closure finds nil.
 	if validate != nil {
