@@ -2,7 +2,9 @@ package results
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 )
 
 // signedMetrics are differences, which may be negative, per experiment:
@@ -95,8 +97,12 @@ func checkFigures(f *File) error {
 	return nil
 }
 
+// checkMetrics refuses the first bad figure of m in the order of the names,
+// so that a file is refused with the same message on every run (a map's
+// own order changes from run to run).
 func checkMetrics(m map[string]float64, signed map[string]bool) error {
-	for k, v := range m {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		v := m[k]
 		if _, ok := Sentinel(k, v); ok {
 			continue
 		}

@@ -1,6 +1,8 @@
 package results_test
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,5 +76,29 @@ func TestDecodeRefusesImpossibleFigures(t *testing.T) {
 	f.Experiments[0].Configs[0].Summary[results.MReturn] = -1
 	if err := results.Validate(f); err != nil {
 		t.Fatalf("notify_return -1 (none) refused: %v", err)
+	}
+}
+
+// TestDecodeNamesTheFirstBadFigure: a file whose every summary figure is
+// impossible is refused naming the first figure by name, the same on every
+// run (it once named a different one each time: a map's order).
+func TestDecodeNamesTheFirstBadFigure(t *testing.T) {
+	s := resultstest.Spec{Spread: 0.05}
+	f := resultstest.File(s, resultstest.Latency(s))
+	sum := f.Experiments[0].Configs[0].Summary
+	keys := slices.Sorted(maps.Keys(sum))
+	for k := range sum {
+		sum[k] = -1e308
+	}
+	data, err := results.Encode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := keys[0] + " = -1e+308"
+	for range 20 {
+		_, err := results.Decode(data)
+		if err == nil || !strings.Contains(err.Error(), "summary "+want) {
+			t.Fatalf("Decode = %v, want the first figure by name (%s)", err, want)
+		}
 	}
 }
