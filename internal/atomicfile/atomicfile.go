@@ -71,28 +71,21 @@ func Check(path string) error {
 }
 
 // CheckDir reports whether files can be created under dir, creating
-// nothing that stays: dir itself, or its nearest existing ancestor when dir
-// does not exist yet (it is made later with MkdirAll), must be a writable
-// directory.
+// nothing that stays: dir must be an existing, writable directory. A
+// directory that does not exist is refused, not made: a mistyped path
+// (--record /nonexistent/results) would otherwise grow a tree of new
+// directories where nobody looks; subdirectories of dir are made later.
 func CheckDir(dir string) error {
-	d := dir
-	for {
-		fi, err := os.Stat(d)
-		if err == nil {
-			if !fi.IsDir() {
-				return fmt.Errorf("%s: not a directory", d)
-			}
-			return probeDir(dir, d)
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return userErr(dir, err)
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return userErr(dir, err)
-		}
-		d = parent
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: no such directory (create it first)", dir)
+	case err != nil:
+		return userErr(dir, err)
+	case !fi.IsDir():
+		return fmt.Errorf("%s: not a directory", dir)
 	}
+	return probeDir(dir, dir)
 }
 
 // resolve follows symbolic links from path and says what the write would

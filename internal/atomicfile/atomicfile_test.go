@@ -105,8 +105,15 @@ func TestErrorsNameTheUsersPath(t *testing.T) {
 
 func TestCheckDir(t *testing.T) {
 	dir := t.TempDir()
-	if err := CheckDir(filepath.Join(dir, "not", "yet")); err != nil {
-		t.Errorf("CheckDir of a directory still to be made: %v", err)
+	if err := CheckDir(dir); err != nil {
+		t.Errorf("CheckDir of a writable directory: %v", err)
+	}
+	// A directory that does not exist is refused, not made later
+	// (run --record /nonexistent/results once made /nonexistent).
+	for _, missing := range []string{filepath.Join(dir, "not"), filepath.Join(dir, "not", "yet")} {
+		if err := CheckDir(missing); err == nil || !strings.Contains(err.Error(), "no such directory") {
+			t.Errorf("CheckDir of a missing directory %s: %v", missing, err)
+		}
 	}
 	file := filepath.Join(dir, "file")
 	os.WriteFile(file, nil, 0o644)

@@ -149,9 +149,9 @@ the trial, writes a result this build cannot read; the message names it),
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&opt.Trials, "trials", opt.Trials, "trials a side before the first verdict (even, at least 4)")
-	f.IntVar(&opt.MaxTrials, "max-trials", opt.MaxTrials, "trials a side at most, for rows still unknown")
-	f.IntVar(&opt.Step, "step", opt.Step, "trials a side added at each further look (even)")
+	intVar(f, &opt.Trials, "trials", opt.Trials, "trials a side before the first verdict (even, at least 4)")
+	intVar(f, &opt.MaxTrials, "max-trials", opt.MaxTrials, "trials a side at most, for rows still unknown")
+	intVar(f, &opt.Step, "step", opt.Step, "trials a side added at each further look (even)")
 	f.Float64Var(&opt.Alpha, "alpha", opt.Alpha, "false-alarm rate of a whole gate run on unchanged code")
 	f.StringVar(&minEffect, "min-effect", "3%", "smallest change that counts, in `percent`")
 	f.Uint64Var(&seed, "seed", 0, "seed of the trial order and the bootstrap (default: from the clock; recorded)")

@@ -52,6 +52,8 @@ var badInputs = [][]string{
 	{"latency", "--warmup=-1"},
 	{"latency", "--rounds=0"},
 	{"latency", "--rounds=abc"},
+	{"latency", "--rounds=99999999999999999999"},
+	{"latency", "--iterations=-99999999999999999999"},
 	{"latency", "--gomaxprocs=0"},
 	{"latency", "--gomaxprocs=257"},
 	{"latency", "--gomaxprocs=1,x"},
@@ -66,6 +68,7 @@ var badInputs = [][]string{
 	{"latency", "--lot-parker=nosuch"},
 	{"latency", "--format=xml"},
 	{"latency", "--out=/nonexistent-dir/x.json"},
+	{"latency", "--out=testdata"},
 	// selfwake
 	{"selfwake", "--impl=nosuch"},
 	{"selfwake", "--pairs=0"},
@@ -77,6 +80,7 @@ var badInputs = [][]string{
 	{"herd", "--waiters=0"},
 	{"herd", "--waiters=5000"},
 	{"herd", "--waiters=4,x"},
+	{"herd", "--waiters=99999999999999999999"},
 	{"herd", "--hold=-1us"},
 	{"herd", "--notify=some"},
 	{"herd", "--lock-held=maybe"},
@@ -116,15 +120,18 @@ var badInputs = [][]string{
 	// run
 	{"run", "--format=xml"},
 	{"run", "extra"},
+	{"run", "--record=/nonexistent-dir/results", "--quick", "--quiet"},
 	// report / compare / plot
 	{"report"},
 	{"report", "testdata/does-not-exist.json"},
 	{"report", "testdata/not-a-result.json"},
+	{"report", "testdata"},
 	{"report", "--format=xml", "testdata/not-a-result.json"},
 	// ab (binaries that are not parkbench: ab_test.go)
 	{"ab"},
 	{"ab", "only-one"},
 	{"ab", "--trials=3", "a", "b"},
+	{"ab", "--trials=99999999999999999999", "a", "b"},
 	{"ab", "--max-trials=2", "a", "b"},
 	{"ab", "--alpha=0", "a", "b"},
 	{"ab", "--min-effect=much", "a", "b"},
@@ -133,6 +140,7 @@ var badInputs = [][]string{
 	// trend
 	{"trend"},
 	{"trend", "/nonexistent-dir"},
+	{"trend", "testdata/not-a-result.json"},
 	{"trend", "--p=0", "testdata"},
 	{"trend", "--min-change=big", "testdata"},
 	{"trend", "--format=csv", "testdata"},
@@ -143,6 +151,7 @@ var badInputs = [][]string{
 	{"compare", "--threshold=-3", "a.json", "b.json"},
 	{"plot", "testdata/not-a-result.json"},
 	{"plot", "--out=x.gif", "testdata/not-a-result.json"},
+	{"completion", "tcsh"},
 }
 
 // tmpPath hides temporary directories in messages.

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,14 +82,55 @@ func field[O, T any](name, fieldName, usage, typ string, p func(*O) *T, format f
 	return scalar(name, fieldName, usage, typ, func(o *O) T { return *p(o) }, func(o *O, v T) { *p(o) = v }, format, parse)
 }
 
+// parseInt reads every integer flag's text, one value or a list's item
+// (the measuring commands' and ab's): a decimal whole number. Its errors
+// say what is wrong with the text, apart from the flag's own bounds (the
+// experiment checks those): "want a whole number" for text that is not
+// one, "out of range" for one too large for any count, so that
+// 99999999999999999999 is not called "not a whole number".
 func parseInt(s string) (int, error) {
-	v, err := strconv.ParseInt(s, 0, 64)
-	return int(v), err
+	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, strconv.IntSize)
+	if errors.Is(err, strconv.ErrRange) {
+		if strings.HasPrefix(strings.TrimSpace(s), "-") {
+			return 0, fmt.Errorf("out of range: a whole number below %d", math.MinInt)
+		}
+		return 0, fmt.Errorf("out of range: a whole number above %d", math.MaxInt)
+	}
+	if err != nil {
+		return 0, errors.New("want a whole number")
+	}
+	return int(v), nil
+}
+
+// intValue is a pflag int flag read by parseInt (ab's flags; the
+// measuring commands' go through their flag tables).
+type intValue struct{ p *int }
+
+func (v intValue) String() string {
+	if v.p == nil {
+		return "0"
+	}
+	return strconv.Itoa(*v.p)
+}
+func (intValue) Type() string { return "int" }
+func (v intValue) Set(s string) error {
+	n, err := parseInt(s)
+	if err != nil {
+		return err
+	}
+	*v.p = n
+	return nil
+}
+
+// intVar is pflag's IntVar with parseInt's errors.
+func intVar(fs *pflag.FlagSet, p *int, name string, def int, usage string) {
+	*p = def
+	fs.Var(intValue{p}, name, usage)
 }
 
 // intFlag, durationFlag, boolFlag and stringFlag are one value each; their
 // parse errors read as pflag's own ("invalid argument "x" for "--rounds"
-// flag: strconv.ParseInt: ...").
+// flag: want a whole number").
 func intFlag[O any](name, fieldName, usage string, p func(*O) *int) flagDef[O] {
 	return field(name, fieldName, usage, "int", p, strconv.Itoa, parseInt)
 }
@@ -172,13 +215,7 @@ func optionalNamesFlag[O any](name, field, usage string, p func(*O) *[]string) f
 }
 
 func intsFlag[O any](name, field, usage string, p func(*O) *[]int) flagDef[O] {
-	return list(name, field, usage, p, strconv.Itoa, func(s string) (int, error) {
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return 0, fmt.Errorf("want a whole number")
-		}
-		return n, nil
-	}, "")
+	return list(name, field, usage, p, strconv.Itoa, parseInt, "")
 }
 
 func durationsFlag[O any](name, field, usage string, p func(*O) *[]time.Duration) flagDef[O] {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,6 +18,9 @@ func init() { register(newReportCmd) }
 func readResults(paths []string) ([]results.Named, error) {
 	var out []results.Named
 	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return nil, usagef("%s: is a directory, not a result file: give its files (%s/*/*.json)", p, strings.TrimRight(p, `/\`))
+		}
 		f, err := results.ReadFile(p)
 		if err != nil {
 			return nil, usageError{err}

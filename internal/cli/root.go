@@ -114,6 +114,7 @@ func executeTo(args []string, stdout, stderr io.Writer) int {
 	out := &stickyWriter{w: stdout}
 	root.SetOut(out)
 	root.SetErr(stderr)
+	strictCompletion(root, args)
 	err := root.Execute()
 	if err == nil {
 		err = out.writeFailed()
@@ -134,6 +135,32 @@ func executeTo(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return exitFailed
+}
+
+// strictCompletion makes cobra's 'completion' command refuse a shell it has
+// no script for: as cobra makes it, 'parkbench completion tcsh' prints the
+// command's help and exits 0. The command is made here, once the root's
+// output is set (each script writes to the stdout the root had when the
+// command was made); Execute then keeps it.
+func strictCompletion(root *cobra.Command, args []string) {
+	root.InitDefaultCompletionCmd(args...)
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		var shells []string
+		for _, sh := range c.Commands() {
+			shells = append(shells, sh.Name())
+		}
+		c.Args = func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("completion: no script for shell %q; valid shells: %s", args[0], strings.Join(shells, ", "))
+			}
+			return nil
+		}
+		// Without a shell: the command's help, as before (exit 0).
+		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	}
 }
 
 // printError writes "parkbench: " and err, wrapped at textfmt.Columns.

@@ -130,14 +130,25 @@ func holdsAll(base, f *File) bool {
 	return true
 }
 
-// StatDir checks that dir can be read, with an error that names dir in the
-// same words on every OS ("DIR: no such file or directory"), not the
-// system call that failed (stat on Unix, GetFileAttributesEx on Windows).
+// StatDir checks that dir is a directory that can be read, with an error
+// that names dir in the same words on every OS ("DIR: no such file or
+// directory"), not the system call that failed (stat on Unix,
+// GetFileAttributesEx on Windows). A file is refused: globbing DIR/*.json
+// under a file finds nothing, and "0 files under FILE" read as a verdict.
 func StatDir(dir string) error {
-	_, err := os.Stat(dir)
+	fi, err := os.Stat(dir)
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return fmt.Errorf("%s: %w", dir, pe.Err)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s: %w: give the directory of recorded results (results/), whose files are DIR/<machine>/*.json", dir, errNotDir)
+	}
+	return nil
 }
+
+// errNotDir is StatDir's error for a path that is not a directory.
+var errNotDir = errors.New("not a directory")
