@@ -72,7 +72,8 @@ func addOutputFlags(cmd *cobra.Command, of *outputFlags) {
 // quietUsage is what --quiet does (the table and markdown formats; the
 // others are data and stay whole).
 const quietUsage = "print little: no progress, and with --format table or markdown only the summary (each experiment's claims and " +
-	"main figure, every claim that does not hold with its reason); json, csv and benchstat are unchanged"
+	"main figure, every claim that does not hold with its reason); json, csv and benchstat are unchanged; the last line still " +
+	"says where the result went"
 
 // wantArgs accepts min to max arguments (max < 0: any number from min) and
 // refuses others (exit 2): "CMD needs NEED (see 'parkbench CMD --help')".
@@ -128,7 +129,9 @@ func newFile(cmd *cobra.Command) *results.File {
 //
 // The end of the run says where the result went (stderr, after the
 // report): "wrote FILE", or that nothing was saved and how to save it.
-// --quiet prints the summary alone and nothing on stderr.
+// --quiet prints the summary alone and, on stderr, that one line: quiet
+// is no reason to lose track of a result (run --record says "recorded
+// FILE" itself).
 func emit(cmd *cobra.Command, of *outputFlags, f *results.File) error {
 	f.Finished = time.Now().UTC()
 	stampExternal(f)
@@ -154,10 +157,8 @@ func emit(cmd *cobra.Command, of *outputFlags, f *results.File) error {
 		if err := results.WriteFile(of.out, f); err != nil {
 			return exitError{exitFailed, err}
 		}
-		if !of.quiet {
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (parkbench report, compare and plot read it)\n", of.out)
-		}
-	} else if of.record == "" && !of.quiet {
+		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (parkbench report, compare and plot read it)\n", of.out)
+	} else if of.record == "" {
 		fmt.Fprintln(cmd.ErrOrStderr(), textfmt.Wrap(notSaved(cmd), textfmt.Columns, "", "    "))
 	}
 	return nil

@@ -100,9 +100,11 @@ func TestVersionAndVerbose(t *testing.T) {
 	}
 }
 
-// TestQuietAndWhereTheResultWent: --quiet prints the summary alone and
-// nothing on stderr; otherwise the last line on stderr says where the
-// result went, or that it was not saved and how to save it.
+// TestQuietAndWhereTheResultWent: --quiet prints the summary alone and on
+// stderr one line, where the result went (it once printed nothing there,
+// and a quiet run left no trace of its result); otherwise too the last
+// line on stderr says where the result went, or that it was not saved and
+// how to save it.
 func TestQuietAndWhereTheResultWent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures")
@@ -112,8 +114,9 @@ func TestQuietAndWhereTheResultWent(t *testing.T) {
 	if code := executeTo(append(args, "-q"), &out, &errb); code != 0 {
 		t.Fatalf("-q: exit %d: %s", code, errb.String())
 	}
-	if !strings.HasPrefix(out.String(), "summary\n  selfwake: 1 configuration;") || strings.Contains(out.String(), "│") || errb.Len() != 0 {
-		t.Errorf("-q printed more than the summary:\nstdout:\n%s\nstderr:\n%s", out.String(), errb.String())
+	if !strings.HasPrefix(out.String(), "summary\n  selfwake: 1 configuration;") || strings.Contains(out.String(), "│") ||
+		strings.Count(errb.String(), "\n") != 1 || !strings.HasPrefix(errb.String(), "result not saved: --out FILE writes it") {
+		t.Errorf("-q printed more than the summary and where the result went:\nstdout:\n%s\nstderr:\n%s", out.String(), errb.String())
 	}
 	out.Reset()
 	errb.Reset()
@@ -130,6 +133,13 @@ func TestQuietAndWhereTheResultWent(t *testing.T) {
 	}
 	if !strings.HasPrefix(lastLine(errb.String()), "wrote "+file) {
 		t.Errorf("the end does not say where the result went:\n%s", errb.String())
+	}
+	errb.Reset()
+	if code := executeTo(append(args, "-q", "--out", file), &out, &errb); code != 0 {
+		t.Fatalf("-q --out: exit %d: %s", code, errb.String())
+	}
+	if !strings.HasPrefix(errb.String(), "wrote "+file+" ") || strings.Count(errb.String(), "\n") != 1 {
+		t.Errorf("-q --out: stderr %q, want the one line saying where the result went", errb.String())
 	}
 }
 

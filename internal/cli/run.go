@@ -100,9 +100,8 @@ under DIR/<machine>/suite-<UTC time>.json, never overwriting).`,
 			if n := results.LoadNote(file); n != "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "*** WARNING: %s was %s; as a baseline it judges the next runs against that noise: rerun 'parkbench run --record %s' with nothing else running, and delete this file\n", p, n, record)
 			}
-			if !of.quiet {
-				fmt.Fprintf(cmd.ErrOrStderr(), "recorded %s\n", p)
-			}
+			// Said even with --quiet, as "wrote FILE" is (emit).
+			fmt.Fprintf(cmd.ErrOrStderr(), "recorded %s\n", p)
 			return nil
 		},
 	}
