@@ -99,8 +99,10 @@ common), 3 BASE is a directory without a result of NEW's machine class.`,
 					b, _, err := results.FindBaseline(args[0], n.File)
 					if errors.Is(err, results.ErrNoBaseline) {
 						// err reads "no baseline: <what was looked at>".
+						// Said once, as the output's first line (what
+						// ci-bench.sh reads), not again on stderr.
 						fmt.Fprintf(cmd.OutOrStdout(), "no baseline%s: %s\n", of, strings.TrimPrefix(err.Error(), results.ErrNoBaseline.Error()+": "))
-						return exitError{exitNoBaseline, fmt.Errorf("%s: %w", n.Name, err)}
+						return exitError{code: exitNoBaseline}
 					}
 					if err != nil {
 						return usagef("%s: %v", args[0], err)

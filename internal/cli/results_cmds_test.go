@@ -217,9 +217,14 @@ func TestCompareBaselineDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	nw := writeResult(t, dir, "new.json", resultstest.Suite(resultstest.Spec{Spread: 0.03, Seed: 3, Samples: 200}))
-	out, _, code := pb(t, "compare", rec, nw)
-	if code != exitNoBaseline || !strings.HasPrefix(out, "no baseline: ") || strings.Contains(out, "no baseline: no baseline") {
-		t.Fatalf("empty results: exit %d\n%s", code, out)
+	// Said once: on stdout, the output's first line (it was said on
+	// stderr too).
+	var outb, errb bytes.Buffer
+	code := executeTo([]string{"compare", rec, nw}, &outb, &errb)
+	out := outb.String()
+	if code != exitNoBaseline || !strings.HasPrefix(out, "no baseline: ") || strings.Contains(out, "no baseline: no baseline") ||
+		strings.Count(out+errb.String(), "no baseline") != 1 {
+		t.Fatalf("empty results: exit %d\nstdout: %s\nstderr: %s", code, out, errb.String())
 	}
 	f, err := results.ReadFile(nw)
 	if err != nil {
