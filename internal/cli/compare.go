@@ -55,6 +55,10 @@ if the two ranges of per-round values do not overlap. Even so, with 3+3
 rounds pure noise separates the ranges 1 time in 10 per row: use more rounds,
 or a noise-tolerant gate, before failing builds on it.
 
+What cannot be judged is shown as "not compared" and the output says what
+is lacking, never a regression: one round on a side (no noise estimate), a
+file without rounds ("cannot judge: no rounds"), a figure one file lacks.
+
 Files from different machine classes are flagged, and judged on each figure
 as a ratio to its floor in the same run (the floor's configuration at the
 same placement and parameters); figures without a floor are shown, not

@@ -246,3 +246,23 @@ func TestCompareBaselineDir(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 }
+
+// TestCompareCannotJudge: compare BASE COPY, where the copy lost its
+// configs[].rounds (and is slower), says it cannot judge and exits 0; it
+// once validated and read "REGRESSION: 17 slower", exit 1.
+func TestCompareCannotJudge(t *testing.T) {
+	dir := tempDir(t)
+	base := writeResult(t, dir, "base.json", resultstest.Suite(resultstest.Spec{Spread: 0.03, Seed: 1, Samples: 200}))
+	nw := resultstest.Suite(resultstest.Spec{Spread: 0.03, Seed: 2, Samples: 200, Scale: 1.5})
+	for _, e := range nw.Experiments {
+		for _, c := range e.Configs {
+			c.Rounds = nil
+		}
+	}
+	cp := writeResult(t, dir, "copy.json", nw)
+	var out, errb bytes.Buffer
+	code := executeTo([]string{"compare", base, cp}, &out, &errb)
+	if code != exitOK || !strings.Contains(out.String(), "cannot judge: no rounds") || strings.Contains(out.String()+errb.String(), "REGRESSION") {
+		t.Fatalf("exit %d, want 0 saying it cannot judge\nstdout: %s\nstderr: %s", code, out.String(), errb.String())
+	}
+}

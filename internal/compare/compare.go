@@ -15,8 +15,13 @@
 //   - Fewer rounds (3+3 is the default): no p can reach alpha=0.05, so the
 //     change counts only if the two ranges of per-round values do not
 //     overlap; the report says the test could not go lower.
-//   - One round on a side: there is no noise estimate; the threshold alone
-//     decides and the reason says so.
+//   - One round on a side: there is no noise estimate, so a change beyond
+//     the threshold is shown, not judged (not compared), and the reason says
+//     so; never a regression.
+//   - A side with no rounds at all (a file whose configs[].rounds were
+//     dropped), or without the figure the other side has (a file from an
+//     older parkbench), cannot be judged: its summary is shown, the verdict
+//     is "not compared" and the result says what the file lacks.
 //
 // What is judged, and how, comes from each experiment's metric description
 // (results.MetricSpec): its Judged figures, each in its Better direction.
@@ -142,6 +147,9 @@ type Result struct {
 	// shown under the machines: its figures carry the other processes'
 	// noise, and a verdict against it says as much about them.
 	Load []string `json:"load,omitempty"`
+	// Lacks says what keeps figures from being judged, per side ("cannot
+	// judge: no rounds in the new file ..."), shown above the result.
+	Lacks []string `json:"lacks,omitempty"`
 }
 
 // Count returns how many rows have the verdict v.
@@ -255,6 +263,7 @@ func Compare(baseSide, newSide results.Named, opt Options) (*Result, error) {
 	if len(common) == 0 {
 		return nil, &NothingInCommonError{Base: baseName, New: newName, BaseHas: border, NewHas: norder}
 	}
+	res.Lacks = lacks(common, bm, nm, res.Rows)
 	if !res.CrossMachine {
 		var bp, np []*results.Probe
 		for _, k := range common {
@@ -266,7 +275,7 @@ func Compare(baseSide, newSide results.Named, opt Options) (*Result, error) {
 }
 
 // values returns a config's per-round values of a metric, falling back to
-// its summary when no round has it.
+// its summary when no round has it (one value: no noise estimate).
 func values(c *results.Config, metric string) []float64 {
 	var v []float64
 	for _, r := range c.Rounds {
@@ -280,6 +289,55 @@ func values(c *results.Config, metric string) []float64 {
 		}
 	}
 	return v
+}
+
+// Why a row is not judged for want of data (the reasons begin so, and
+// lacks counts them).
+const (
+	noRounds  = "cannot judge: no rounds in "
+	oneRound  = "one round on a side"
+	noFigure  = "cannot judge: no such figure in "
+	baseSide  = "the base"
+	newSide   = "the new file"
+	bothSides = "either file"
+)
+
+// lacks sums up, per side, what kept rows from being judged: the
+// configurations without rounds, the figures one side lacks, the rows with
+// one round. Empty when every row could be judged.
+func lacks(common []string, bm, nm map[string]side, rows []Row) []string {
+	var out []string
+	for _, x := range []struct {
+		name string
+		m    map[string]side
+	}{{baseSide, bm}, {newSide, nm}} {
+		n := 0
+		for _, k := range common {
+			if len(x.m[k].cfg.Rounds) == 0 {
+				n++
+			}
+		}
+		if n > 0 {
+			out = append(out, fmt.Sprintf("cannot judge: no rounds: %s has no per-round figures in %d of the %d configurations both files have "+
+				"(configs[].rounds is empty): their summaries are shown, not judged", x.name, n, len(common)))
+		}
+	}
+	var missing, single int
+	for _, r := range rows {
+		switch {
+		case strings.HasPrefix(r.Reason, noFigure):
+			missing++
+		case strings.Contains(r.Reason, oneRound):
+			single++
+		}
+	}
+	if missing > 0 {
+		out = append(out, fmt.Sprintf("cannot judge %d figures one file does not have (written by another parkbench version?): shown as -", missing))
+	}
+	if single > 0 {
+		out = append(out, fmt.Sprintf("%d changes beyond the threshold have one round on a side, so no noise estimate: shown, not judged (record with --rounds 3 or more)", single))
+	}
+	return out
 }
 
 // side is one file's experiment and configuration of a compared key.
@@ -321,13 +379,24 @@ func floorValues(s side, m results.MetricSpec) (v []float64, floorKey string, ok
 
 func compareMetric(b, n side, m results.MetricSpec, cross bool, opt Options) (Row, bool) {
 	bv, nv := values(b.cfg, m.Key), values(n.cfg, m.Key)
-	if len(bv) == 0 || len(nv) == 0 {
+	if len(bv) == 0 && len(nv) == 0 {
+		// Neither has it: not a figure of this configuration.
 		return Row{}, false
 	}
 	row := Row{Config: n.cfg.Key, Metric: m.Key, Label: m.Header, Unit: m.Unit, Base: newStat(bv), New: newStat(nv)}
 	row.Ratio = ratio(row.New.Median, row.Base.Median)
 	judgeB, judgeN, r := row.Base, row.New, row.Ratio
 	row.P, row.MinP = 1, MinP(row.Base.N, row.New.N)
+	// A side without the figure, or without rounds, cannot be judged:
+	// its summary alone is one value with no noise estimate, and a file
+	// that lost its rounds once read "REGRESSION: 17 slower".
+	if why := lacking(b.cfg, n.cfg, len(bv) > 0, len(nv) > 0); why != "" {
+		row.Verdict, row.Reason, row.P = verdict.NotCompared, why, 1
+		if len(bv) == 0 || len(nv) == 0 {
+			row.Ratio = 0 // no ratio: shown as -
+		}
+		return row, true
+	}
 	if cross {
 		fb, bk, okb := floorValues(b, m)
 		fn, _, okn := floorValues(n, m)
@@ -357,6 +426,29 @@ func compareMetric(b, n side, m results.MetricSpec, cross bool, opt Options) (Ro
 		row.Reason = "as a ratio to " + row.NormBy + " in the same run: " + row.Reason
 	}
 	return row, true
+}
+
+// lacking says why a row cannot be judged for want of data ("" when it
+// can): a side without the figure, or without any rounds.
+func lacking(b, n *results.Config, bHas, nHas bool) string {
+	which := func(bad func(c *results.Config, has bool) bool) string {
+		switch bb, nb := bad(b, bHas), bad(n, nHas); {
+		case bb && nb:
+			return bothSides
+		case bb:
+			return baseSide
+		case nb:
+			return newSide
+		}
+		return ""
+	}
+	if w := which(func(_ *results.Config, has bool) bool { return !has }); w != "" {
+		return noFigure + w
+	}
+	if w := which(func(c *results.Config, _ bool) bool { return len(c.Rounds) == 0 }); w != "" {
+		return noRounds + w + " (only its summary)"
+	}
+	return ""
 }
 
 func ratio(n, b float64) float64 {
@@ -403,7 +495,9 @@ func judge(b, n Stat, r float64, opt Options) (v verdict.Verdict, reason string,
 		return verdict.NoChange, fmt.Sprintf("%s is within the ±%g%% threshold", pct, 100*opt.Threshold), p, minP
 	}
 	if b.N < 2 || n.N < 2 {
-		return dir, fmt.Sprintf("%s beyond the threshold; one round on a side, so no noise estimate", pct), p, minP
+		// Nothing tells the change from the noise: shown, never a
+		// regression (nor an improvement).
+		return verdict.NotCompared, fmt.Sprintf("%s beyond the threshold, but %s: no noise estimate, not judged", pct, oneRound), p, minP
 	}
 	apart := n.Min > b.Max || n.Max < b.Min
 	if minP < opt.Alpha {

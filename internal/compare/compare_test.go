@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,10 +131,18 @@ func TestOverlapRule(t *testing.T) {
 	if v != verdict.Slower || math.Abs(p-0.1) > 1e-9 {
 		t.Fatalf("apart: %s p=%v", v, p)
 	}
-	// One round each: the threshold alone, and the reason says so.
+	// One round each: no noise estimate, so a change beyond the threshold
+	// is shown, not judged (it was judged slower on the threshold alone);
+	// within the threshold it is no change.
 	v, reason, _, _ = judge(newStat([]float64{100}), newStat([]float64{130}), 1.3, opt)
-	if v != verdict.Slower || !strings.Contains(reason, "no noise estimate") {
+	if v != verdict.NotCompared || !strings.Contains(reason, "no noise estimate") {
 		t.Fatalf("single: %s %q", v, reason)
+	}
+	if v, _, _, _ = judge(newStat([]float64{100}), newStat([]float64{70}), 0.7, opt); v != verdict.NotCompared {
+		t.Fatalf("single, faster: %s", v)
+	}
+	if v, _, _, _ = judge(newStat([]float64{100}), newStat([]float64{105}), 1.05, opt); v != verdict.NoChange {
+		t.Fatalf("single, within the threshold: %s", v)
 	}
 	for _, c := range []struct {
 		n1, n2 int
@@ -264,5 +273,83 @@ func TestLoadWarning(t *testing.T) {
 	}
 	if r := run(t, nw, nw); len(r.Load) != 0 {
 		t.Errorf("quiet files: %q", r.Load)
+	}
+}
+
+// TestCannotJudge: a file that lost its rounds, one with a single round per
+// configuration, and one without a figure the other has are judged as far
+// as they can be and say what they lack; never a regression. A copy of a
+// suite without configs[].rounds once read "REGRESSION: 17 slower".
+func TestCannotJudge(t *testing.T) {
+	base := suite(resultstest.Spec{Spread: 0.03, Seed: 1})
+	spoil := map[string]func(f *results.File){
+		"no rounds": func(f *results.File) {
+			for _, e := range f.Experiments {
+				for _, c := range e.Configs {
+					c.Rounds = nil
+				}
+			}
+		},
+		"one round": func(f *results.File) {
+			for _, e := range f.Experiments {
+				for _, c := range e.Configs {
+					c.Rounds = c.Rounds[:1]
+				}
+			}
+		},
+		"no such figure": func(f *results.File) {
+			for _, e := range f.Experiments {
+				for _, c := range e.Configs {
+					delete(c.Summary, results.MMedian)
+					for _, r := range c.Rounds {
+						delete(r.Metrics, results.MMedian)
+					}
+				}
+			}
+		},
+	}
+	want := map[string]struct{ reason, lacks string }{
+		"no rounds":      {"cannot judge: no rounds in the new file", "cannot judge: no rounds: the new file has no per-round figures"},
+		"one round":      {"one round on a side: no noise estimate", "have one round on a side"},
+		"no such figure": {"cannot judge: no such figure in the new file", "figures one file does not have"},
+	}
+	for name, f := range spoil {
+		for _, scale := range []float64{1.5, 0.6} {
+			nw := suite(resultstest.Spec{Spread: 0.03, Seed: 2, Scale: scale})
+			f(nw)
+			r := run(t, base, nw)
+			// Without the medians the other figures are still judged.
+			if name != "no such figure" && (r.Failed() || r.Count(verdict.Slower) > 0 || r.Count(verdict.Faster) > 0) {
+				t.Errorf("%s, x%g: judged %v; want nothing judged faster or slower", name, scale, verdicts(r))
+			}
+			seen := false
+			for _, row := range r.Rows {
+				if name == "no such figure" && row.Metric == results.MMedian && row.Verdict != verdict.NotCompared {
+					t.Errorf("%s: %s median judged %s without a new median", name, row.Config, row.Verdict)
+				}
+				if strings.Contains(row.Reason, want[name].reason) {
+					seen = true
+					if row.Verdict != verdict.NotCompared {
+						t.Errorf("%s: %s %s: %s, want not compared", name, row.Config, row.Label, row.Verdict)
+					}
+				}
+			}
+			if !seen {
+				t.Errorf("%s, x%g: no row says %q", name, scale, want[name].reason)
+			}
+			if !slices.ContainsFunc(r.Lacks, func(l string) bool { return strings.Contains(l, want[name].lacks) }) {
+				t.Errorf("%s, x%g: lacks %q, want %q", name, scale, r.Lacks, want[name].lacks)
+			}
+			var buf bytes.Buffer
+			if err := Render(&buf, []*Result{r}, "table"); err != nil {
+				t.Fatal(err)
+			}
+			if (name != "no such figure" && strings.Contains(buf.String(), "REGRESSION")) || !strings.Contains(buf.String(), want[name].lacks[:20]) {
+				t.Errorf("%s, x%g: the table does not say what the file lacks, or regresses:\n%s", name, scale, buf.String())
+			}
+			if err := Render(&buf, []*Result{r}, "json"); err != nil {
+				t.Errorf("%s: json: %v", name, err)
+			}
+		}
 	}
 }

@@ -110,12 +110,16 @@ func renderText(w io.Writer, r *Result, md bool, o RenderOptions) error {
 			item("WARNING: " + l)
 		}
 	}
-	minP := 1.0
+	// The smallest p the rows' rounds allow, over the rows with rounds
+	// on both sides (the others are not judged on a test).
+	minP, tested := 1.0, false
 	for _, row := range r.Rows {
-		minP = math.Min(minP, row.MinP)
+		if row.Base.N >= 2 && row.New.N >= 2 {
+			minP, tested = math.Min(minP, row.MinP), true
+		}
 	}
 	rule := fmt.Sprintf("a change counts if it exceeds ±%g%% and stands out of the round-to-round noise: U test p < α=%g where the rounds allow it, else rounds that do not overlap", 100*r.Options.Threshold, r.Options.Alpha)
-	if minP >= r.Options.Alpha {
+	if tested && minP >= r.Options.Alpha {
 		rule += fmt.Sprintf(" (with these rounds the smallest possible p is %.2f, so the U test alone cannot show a change)", minP)
 	}
 	item("rule: " + rule)
@@ -139,6 +143,9 @@ func renderText(w io.Writer, r *Result, md bool, o RenderOptions) error {
 		} else {
 			summary = "REGRESSION: " + summary
 		}
+	}
+	for _, l := range r.Lacks {
+		item(l)
 	}
 	item("result: " + summary)
 	p("\n")
@@ -184,7 +191,11 @@ func renderText(w io.Writer, r *Result, md bool, o RenderOptions) error {
 			if row.Unit == results.UnitMicros || row.Unit == results.UnitNanos {
 				u = timeUnit
 			}
-			cells := []string{short[i], row.Label, statCell(row.Base, u), statCell(row.New, u), ratioCell(row.Ratio)}
+			rc := ratioCell(row.Ratio)
+			if row.Base.N == 0 || row.New.N == 0 {
+				rc = "-"
+			}
+			cells := []string{short[i], row.Label, statCell(row.Base, u), statCell(row.New, u), rc}
 			if r.CrossMachine || r.Options.Floors {
 				if row.NormBase != nil {
 					cells = append(cells, statCell(*row.NormBase, multUnit), statCell(*row.NormNew, multUnit), ratioCell(row.NormRatio))
