@@ -39,6 +39,7 @@
 package compare
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -123,6 +124,28 @@ type Row struct {
 	MinP    float64         `json:"min_p"`
 	Verdict verdict.Verdict `json:"verdict"`
 	Reason  string          `json:"reason"`
+}
+
+// MarshalJSON writes a ratio that is not a number (a zero base figure: +Inf)
+// as null: encoding/json refuses infinities, and compare --format=json
+// once failed on such a file ("json: unsupported value: +Inf").
+func (r Row) MarshalJSON() ([]byte, error) {
+	type plain Row // without this method
+	finite := func(x float64) *float64 {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return nil
+		}
+		return &x
+	}
+	var norm *float64
+	if r.NormRatio != 0 { // omitted when unset, as before
+		norm = finite(r.NormRatio)
+	}
+	return json.Marshal(struct {
+		plain
+		Ratio     *float64 `json:"ratio"`
+		NormRatio *float64 `json:"norm_ratio,omitempty"`
+	}{plain(r), finite(r.Ratio), norm})
 }
 
 // Result is one new file judged against the base.

@@ -353,3 +353,32 @@ func TestCannotJudge(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroBaseJSON: a zero base figure has no ratio; the JSON says null
+// (encoding/json refuses +Inf: compare --format=json failed, exit 1).
+func TestZeroBaseJSON(t *testing.T) {
+	base := suite(resultstest.Spec{Spread: 0.03, Seed: 1})
+	c := base.Experiments[0].Configs[0]
+	for _, r := range c.Rounds {
+		r.Metrics[results.MMedian] = 0
+	}
+	c.Summary[results.MMedian] = 0
+	r := run(t, base, suite(resultstest.Spec{Spread: 0.03, Seed: 2}))
+	var buf bytes.Buffer
+	if err := Render(&buf, []*Result{r}, "json"); err != nil {
+		t.Fatalf("json: %v", err)
+	}
+	var back []struct {
+		Rows []map[string]any `json:"rows"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	row := back[0].Rows[0]
+	if row["ratio"] != nil || row["verdict"] != string(verdict.NotCompared) {
+		t.Errorf("zero base: ratio %v, verdict %v; want null, not compared", row["ratio"], row["verdict"])
+	}
+	if _, ok := back[0].Rows[1]["norm_ratio"]; ok {
+		t.Error("norm_ratio written within one machine class")
+	}
+}
