@@ -81,6 +81,7 @@ var badInputs = [][]string{
 	{"herd", "--waiters=5000"},
 	{"herd", "--waiters=4,x"},
 	{"herd", "--waiters=99999999999999999999"},
+	{"herd", "--waiters", "4", "8"},
 	{"herd", "--hold=-1us"},
 	{"herd", "--notify=some"},
 	{"herd", "--lock-held=maybe"},

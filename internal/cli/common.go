@@ -86,6 +86,17 @@ func wantArgs(min, max int, need string) cobra.PositionalArgs {
 	}
 }
 
+// flagsOnly refuses the arguments of a measuring command, which takes
+// flags only. The likeliest is a list written with spaces (--waiters 4 8,
+// which reads as --waiters=4 and an argument 8), so the message says how a
+// list is written, where cobra's says "unknown command "8"".
+func flagsOnly(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("%s takes flags only, not the argument %q; a list is one word with commas (--impl=futex,lot)", cmd.Name(), args[0])
+	}
+	return nil
+}
+
 // checkFormat refuses a --format that is not one of valid (exit 2).
 func checkFormat(format string, valid []string) error {
 	if !slices.Contains(valid, format) {
@@ -325,7 +336,7 @@ func (e experimentCmd[O]) command(flags ...flagDef[O]) *cobra.Command {
 	t := commandTexts(e.use)
 	cmd := &cobra.Command{
 		Use: e.use, Short: t.short, Long: t.long, Example: t.example,
-		Args: cobra.NoArgs,
+		Args: flagsOnly,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := of.check(); err != nil {
 				return err

@@ -57,7 +57,7 @@ under DIR/<machine>/suite-<UTC time>.json, never overwriting).`,
   parkbench run --quick --rounds 10
   parkbench run --out suite.json
   parkbench run --record results`,
-		Args: cobra.NoArgs,
+		Args: flagsOnly,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := of.check(); err != nil {
 				return err
