@@ -32,7 +32,7 @@ A regression is a persistent shift in a series of runs, not one pair: this
 is the history view. The gate that fails a build is 'parkbench ab'. The
 detector's error rates on synthetic series are in docs/gate.md.
 
-Exit status: 0 (moved or not), 2 bad input (DIR missing, bad flags).`,
+Exit status: 0 (moved or not), 2 bad input (DIR missing or a file, bad flags).`,
 		Example: `  parkbench trend results
   parkbench trend --machine=linux-amd64-2cpu-intel-xeon results`,
 		Args: wantArgs(1, 1, "one DIR of recorded results"),
