@@ -14,6 +14,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/loaded"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
+	"github.com/parkbench/parkbench/internal/experiments/spin"
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
 	"github.com/parkbench/parkbench/internal/experiments/wake"
@@ -28,7 +29,7 @@ import (
 func init() {
 	for _, mk := range []func() *cobra.Command{
 		newLatencyCmd, newSelfwakeCmd, newHerdCmd, newTimeoutCmd, newLockCmd,
-		newRwlockCmd, newWakeCmd, newLoadedCmd, newStacksCmd, newInversionCmd,
+		newRwlockCmd, newWakeCmd, newLoadedCmd, newSpinCmd, newStacksCmd, newInversionCmd,
 	} {
 		register(mk)
 	}
@@ -209,6 +210,21 @@ func newLoadedCmd() *cobra.Command {
 		durationFlag("warmup", "Warmup", "warm-up before the measured window (schbench -w)", func(o *O) *time.Duration { return &o.Warmup }),
 		durationFlag("duration", "Duration", "measured window per configuration (schbench -r)", func(o *O) *time.Duration { return &o.Duration }),
 		intFlag("rounds", "Rounds", "rounds per configuration; the summary is their median", func(o *O) *int { return &o.Rounds }),
+	)
+}
+
+func newSpinCmd() *cobra.Command {
+	type O = spin.Options
+	return experimentCmd[O]{use: "spin", def: spin.DefaultOptions, quick: spin.QuickOptions, plan: spin.Plan}.command(
+		namesFlag("impl", "Impls", "strategies beside the fixed budgets: a name, a comma list, or all ("+strings.Join(spin.ImplNames(), ", ")+")", func(o *O) *[]string { return &o.Impls }),
+		list("budgets", "Budgets", fmt.Sprintf("fixed spin budgets, a comma list: durations 0..%v (0 parks at once) or unbounded (never parks)", spin.MaxBudget),
+			func(o *O) *[]time.Duration { return &o.Budgets }, spin.BudgetLabel, spin.ParseBudget, ""),
+		durationsFlag("gaps", "Gaps", fmt.Sprintf("the waiter's start -> the waker's signal, a comma list of durations 0..%v", spin.MaxGap), func(o *O) *[]time.Duration { return &o.Gaps }),
+		namesFlag("placement", "Placements", "cross-core (two CPUs), oversubscribed (both threads on one CPU), a comma list, or all", func(o *O) *[]string { return &o.Placements }),
+		intFlag("waits", "Waits", fmt.Sprintf("measured waits per configuration and round, 1..%d", spin.MaxWaits), func(o *O) *int { return &o.Waits }),
+		intFlag("warmup", "Warmup", "waits before them, not recorded", func(o *O) *int { return &o.Warmup }),
+		intFlag("rounds", "Rounds", fmt.Sprintf("rounds per configuration, interleaved, 1..%d", spin.MaxRounds), func(o *O) *int { return &o.Rounds }),
+		intFlag("pingpong", "PingPong", "round trips of each round's park + wake ping-pong (the competitive budget)", func(o *O) *int { return &o.PingPong }),
 	)
 }
 

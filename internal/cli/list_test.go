@@ -15,6 +15,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/loaded"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
+	"github.com/parkbench/parkbench/internal/experiments/spin"
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
 	"github.com/parkbench/parkbench/internal/experiments/wake"
@@ -39,6 +40,7 @@ var accepts = map[string]struct {
 	"rwlock":   {withImpl(lock.QuickRwOptions, "Impls"), lock.RwImplNames},
 	"wake":     {withImpl(wake.QuickOptions, "Impls"), wake.ImplNames},
 	"loaded":   {withImpl(loaded.QuickOptions, "Impls"), loaded.ImplNames},
+	"spin":     {withImpl(spin.QuickOptions, "Impls"), spin.ImplNames},
 	"stacks":   {withImpl(stacks.DefaultOptions, "Mechanisms"), stacks.ImplNames},
 }
 

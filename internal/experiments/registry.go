@@ -9,6 +9,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/loaded"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
+	"github.com/parkbench/parkbench/internal/experiments/spin"
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
 	"github.com/parkbench/parkbench/internal/experiments/wake"
@@ -38,6 +39,7 @@ var Registry = []Entry{
 	{Name: "rwlock", Summary: "parking_lot's rwlock benchmark: readers and writers on one rwlock, throughput and fairness per class", Impls: lock.RwImpls, Metrics: lock.RwMetrics},
 	{Name: "wake", Summary: "the waker's side, perf bench futex's method: wake, wake-parallel, requeue, hash; parking_lot #448's condvar producer/consumer", Impls: wake.Impls, Metrics: wake.Metrics},
 	{Name: "loaded", Summary: "wake latency under load, schbench's method: open-loop requests, wakeup and request latency p50..p99.9, the collapse table", Impls: loaded.Impls, Metrics: loaded.Metrics},
+	{Name: "spin", Summary: "how long to spin before parking on this machine: wake latency against the waiter's CPU per wait, per spin budget and gap, the libraries' budgets beside the park + wake cost; not in run", Impls: spin.Impls, Metrics: spin.Metrics},
 	{Name: "stacks", Summary: "where each mechanism's blocked thread sleeps (wchan, syscall, kernel stack)", Impls: stacks.Impls, Flag: "--mech"},
 	{Name: "inversion", Summary: "priority inversion under SCHED_FIFO (pi_stress's scenario): high's wait for a lock low holds while medium spins, with and without priority inheritance; Linux, root; not in run", Impls: inversion.Impls, Metrics: inversion.Metrics},
 	{Name: "run", Summary: "the suite: " + strings.Join(SuiteNames(), ", ") + ", one after the other (--quick: under a minute)"},

@@ -83,10 +83,15 @@ type PlotSpec struct {
 	// Kind is PlotPercentile (the configurations' merged round histograms
 	// by percentile: the figure is their median), PlotParam (the summary
 	// against Param, one line per configuration group, one panel per
-	// figure) or PlotThreads (against the thread count of the key's /t=N,
-	// with the per-thread distribution beside it: lock's throughput).
+	// figure), PlotThreads (against the thread count of the key's /t=N,
+	// with the per-thread distribution beside it: lock's throughput) or
+	// PlotTradeoff (the figure against the figure X, one line per value of
+	// Param through the rows of one kind, the others as points: spin's
+	// latency against CPU per wait).
 	Kind  string `json:"kind"`
 	Param string `json:"param,omitempty"`
+	// X is the figure on the x axis (PlotTradeoff).
+	X string `json:"x,omitempty"`
 	// Title and Axis label the panel and its y axis.
 	Title string `json:"title"`
 	Axis  string `json:"axis"`
@@ -103,6 +108,7 @@ const (
 	PlotPercentile = "percentile"
 	PlotParam      = "param"
 	PlotThreads    = "threads"
+	PlotTradeoff   = "tradeoff"
 )
 
 // HigherIsBetter reports whether a rise of the figure is an improvement.
