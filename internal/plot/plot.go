@@ -7,7 +7,9 @@
 // kind param (herd's first-waiter and total time) against a configuration
 // parameter, one panel per figure, one line per configuration group; of
 // kind threads (lock) as total throughput against threads with the
-// per-thread distribution beside it (lock.go).
+// per-thread distribution beside it (lock.go); of kind tradeoff (spin) as
+// one figure against another, one line per value of a parameter
+// (tradeoff.go).
 //
 // Every figure has one legend, right of its panels and outside every axis
 // (figure.go): a colour per implementation, and when several files are
@@ -111,6 +113,8 @@ func Render(in []results.Named, format string, opt Options) ([]byte, error) {
 		f, err = paramFigure(in, exp, drawn, sel, st)
 	case results.PlotThreads:
 		f, err = lockFigure(in, exp, drawn[0], sel, st)
+	case results.PlotTradeoff:
+		f, err = tradeoffFigure(in, exp, drawn[0], sel)
 	default:
 		f, err = percentileFigure(in, exp, drawn[0], sel, st)
 	}
@@ -123,7 +127,9 @@ func Render(in []results.Named, format string, opt Options) ([]byte, error) {
 			f.title += "\n" + n
 		}
 	}
-	f.legend = st.legend(in)
+	if f.legend == nil {
+		f.legend = st.legend(in)
+	}
 	return f.draw(opt.Width, opt.Height, format)
 }
 
