@@ -16,6 +16,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/experiments/herd"
 	"github.com/parkbench/parkbench/internal/experiments/latency"
+	"github.com/parkbench/parkbench/internal/experiments/spin"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
 	"github.com/parkbench/parkbench/internal/experiments/wake"
 	"github.com/parkbench/parkbench/internal/parkers"
@@ -109,6 +110,18 @@ var badInputs = [][]string{
 	{"loaded", "--oversubscribe=100"},
 	{"loaded", "--work=0"},
 	{"loaded", "--arrival=burst", "--duration=100ms"},
+	// spin
+	{"spin", "--budgets=-1us"},
+	{"spin", "--budgets=soon"},
+	{"spin", "--budgets=1s"},
+	{"spin", "--budgets=4us,4000ns"},
+	{"spin", "--gaps=-1ms"},
+	{"spin", "--gaps=later"},
+	{"spin", "--gaps=1s"},
+	{"spin", "--gaps=100ms", "--waits=10000"},
+	{"spin", "--waits=0"},
+	{"spin", "--placement=moon"},
+	{"spin", "--impl=nosuch"},
 	// stacks
 	{"stacks", "--format=xml"},
 	// inversion (bounds are checked before the host)
@@ -182,6 +195,7 @@ func normalise(msg, unavail, why string) string {
 		{timeout.ImplNames(), "<timeout impls>"},
 		{herd.ImplNames(), "<herd impls>"},
 		{wake.ImplNames(), "<wake impls>"},
+		{spin.ImplNames(), "<spin impls>"},
 		{parkers.Names(), "<parkers>"},
 	} {
 		msg = strings.ReplaceAll(msg, strings.Join(r.list, ", "), r.name)

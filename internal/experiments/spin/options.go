@@ -127,16 +127,28 @@ type spinPlan struct {
 	rows       []row // fixed budgets, then the named rows
 	placements []string
 	warnings   []string
-	// instead: a placement that cannot be pinned here and what ran in its
-	// place (one CPU: oversubscribed instead of cross-core).
-	instead map[string]string
 }
 
 func plan(o Options) (*spinPlan, error) {
 	if err := o.validateCounts(); err != nil {
 		return nil, err
 	}
-	p := &spinPlan{o: o, instead: map[string]string{}}
+	names, err := o.placementNames()
+	if err != nil {
+		return nil, err
+	}
+	// The run's length, from what was asked (before anything is looked up
+	// on this machine, so that the refusal reads the same everywhere).
+	named := len(o.Impls)
+	if named == 0 || slices.Contains(o.Impls, driver.All) {
+		named = len(catalog().Items)
+	}
+	rows := len(o.Budgets) + named
+	if est := o.estimate(rows, len(names)); est > MaxRunTime {
+		return nil, driver.Bad("Gaps", "the run needs at least %v (the gaps x waits x rounds x %d strategies x %d placements), more than its limit of %v: "+
+			"lower --waits, --rounds or the gaps", est.Round(time.Minute), rows, len(names), MaxRunTime)
+	}
+	p := &spinPlan{o: o}
 	for _, b := range sortBudgets(o.Budgets) {
 		p.rows = append(p.rows, fixedRow(b))
 	}
@@ -156,12 +168,8 @@ func plan(o Options) (*spinPlan, error) {
 	if len(sel.Unavailable) > 0 {
 		p.warnings = append(p.warnings, "not run here: "+strings.Join(sel.Unavailable, "; "))
 	}
-	if err := p.resolvePlacements(); err != nil {
+	if err := p.resolvePlacements(names); err != nil {
 		return nil, err
-	}
-	if est := p.estimate(); est > MaxRunTime {
-		return nil, driver.Bad("Gaps", "the run needs at least %v (the gaps x waits x rounds x %d strategies x %d placements), more than its limit of %v: "+
-			"lower --waits, --rounds or the gaps", est.Round(time.Minute), len(p.rows), len(p.placements), MaxRunTime)
 	}
 	return p, nil
 }
@@ -200,19 +208,24 @@ func (o Options) validateCounts() error {
 	return nil
 }
 
-// resolvePlacements expands all, refuses unknown names, and pins what this
-// machine can: cross-core needs two CPUs; with one, it is not run and a
-// warning says that oversubscribed (both threads on that CPU) ran instead.
-func (p *spinPlan) resolvePlacements() error {
-	names := p.o.Placements
+// placementNames expands all (or none) and refuses unknown names.
+func (o Options) placementNames() ([]string, error) {
+	names := o.Placements
 	if len(names) == 0 || slices.Contains(names, driver.All) {
-		names = PlacementNames
+		return PlacementNames, nil
 	}
 	for _, n := range names {
 		if err := driver.CheckChoiceOrAll("Placements", "placement", n, PlacementNames); err != nil {
-			return err
+			return nil, err
 		}
 	}
+	return names, nil
+}
+
+// resolvePlacements pins what this machine can: cross-core needs two
+// CPUs; with one, it is not run and a warning says that oversubscribed
+// (both threads on that CPU) ran instead.
+func (p *spinPlan) resolvePlacements(names []string) error {
 	cpus, err := osthread.Affinity()
 	if err != nil || len(cpus) == 0 {
 		return driver.Bad("Placements", "cannot pin the waiter and the waker here: %v", err)
@@ -224,7 +237,6 @@ func (p *spinPlan) resolvePlacements() error {
 		if n == CrossCore && len(cpus) < 2 {
 			w := fmt.Sprintf("cross-core needs two CPUs and this process may use only CPU %d: the waiter and the waker ran on it together (oversubscribed) instead", cpus[0])
 			p.warnings = append(p.warnings, w)
-			p.instead[CrossCore] = Oversubscribed
 			if !slices.Contains(names, Oversubscribed) {
 				p.placements = append(p.placements, Oversubscribed)
 			}
@@ -235,13 +247,14 @@ func (p *spinPlan) resolvePlacements() error {
 	return nil
 }
 
-// estimate is the least time the run takes: every wait lasts its gap and a
-// few µs of handshake, and each round's ping-pong two wakes per trip.
-func (p *spinPlan) estimate() time.Duration {
+// estimate is the least time a run of rows strategies in placements takes:
+// every wait lasts its gap and a few µs of handshake, and each round's
+// ping-pong two wakes per trip.
+func (o Options) estimate(rows, placements int) time.Duration {
 	var perRound time.Duration
-	for _, g := range p.o.Gaps {
-		perRound += time.Duration(p.o.Waits+p.o.Warmup) * (g + 5*time.Microsecond) * time.Duration(len(p.rows))
+	for _, g := range o.Gaps {
+		perRound += time.Duration(o.Waits+o.Warmup) * (g + 5*time.Microsecond) * time.Duration(rows)
 	}
-	perRound += time.Duration(p.o.PingPong) * 20 * time.Microsecond
-	return perRound * time.Duration(p.o.Rounds) * time.Duration(len(p.placements))
+	perRound += time.Duration(o.PingPong) * 20 * time.Microsecond
+	return perRound * time.Duration(o.Rounds) * time.Duration(placements)
 }
