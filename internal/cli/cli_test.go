@@ -88,6 +88,9 @@ var badInputs = [][]string{
 	{"herd", "--lock-held=maybe"},
 	{"herd", "--repeats=0"},
 	{"herd", "--placement=moon"},
+	{"herd", "--mode=lazy"},
+	{"herd", "--mode=idle", "--requests=0"},
+	{"herd", "--mode=idle", "--notify=one-loop"},
 	// timeout
 	{"timeout", "--impl=nosuch"},
 	{"timeout", "--deadlines=0"},

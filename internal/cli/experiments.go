@@ -79,6 +79,8 @@ func newHerdCmd() *cobra.Command {
 		intFlag("repeats", "Repeats", "repeats per configuration, fresh threads each", func(o *O) *int { return &o.Repeats }),
 		namesFlag("placement", "Placements", "unpinned, same-core, cross-core, a comma list, or all", func(o *O) *[]string { return &o.Placements }),
 		boolFlag("anatomy", "Anatomy", "trace every repeat (sched_switch of the waiters) and count per notify the waiters that slept again before holding the mutex (Linux, root; docs/anatomy.md)", func(o *O) *bool { return &o.Anatomy }),
+		stringFlag("mode", "Mode", "herd (every waiter has work: E6) or idle (an idle pool: one item per notify; notify_one, notify_all and requeue side by side)", func(o *O) *string { return &o.Mode }),
+		intFlag("requests", "Requests", fmt.Sprintf("idle: requests each repeat's pool serves, 1..%d", herd.MaxRequests), func(o *O) *int { return &o.Requests }),
 	)
 }
 

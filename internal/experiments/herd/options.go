@@ -38,6 +38,11 @@ type Options struct {
 	// Placements: unpinned, same-core, cross-core, or "all" (empty: all),
 	// every placement this machine can pin.
 	Placements []string `opt:"placement"`
+	// Mode is ModeHerd (every waiter has work: E6) or ModeIdle (an idle
+	// pool: one item of work per notify; idle.go).
+	Mode string `opt:"mode,omitempty"`
+	// Requests are the items each repeat of the idle pool serves.
+	Requests int `opt:"requests,omitempty"`
 	// Anatomy traces every repeat of a thread implementation
 	// (sched_switch, the waiters' TIDs) and counts per notify the waiters
 	// that slept again before they held the mutex (anatomy.go,
@@ -75,6 +80,8 @@ func DefaultOptions() Options {
 		LockHeld:   []bool{true},
 		Repeats:    5,
 		Placements: []string{driver.Unpinned},
+		Mode:       ModeHerd,
+		Requests:   30,
 	}
 }
 
@@ -105,6 +112,10 @@ type herdPlan struct {
 // warning.
 func plan(o Options) (*herdPlan, error) {
 	if err := o.validateCounts(); err != nil {
+		return nil, err
+	}
+	o, err := o.withMode()
+	if err != nil {
 		return nil, err
 	}
 	sel, err := resolveParticipants(o)

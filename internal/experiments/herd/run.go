@@ -106,6 +106,9 @@ func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Exp
 func Plan(o Options) (driver.Plan, error) { return driver.Prepared(plan(o)) }
 
 func (p *herdPlan) Run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
+	if p.o.Mode == ModeIdle {
+		return p.runIdle(ctx, progress)
+	}
 	o, impls := p.o, p.Items
 	exp := &results.Experiment{Name: "herd", Metrics: Metrics, Options: o.asMap(impls), Warnings: p.Warnings}
 

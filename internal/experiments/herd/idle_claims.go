@@ -1,0 +1,159 @@
+package herd
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/stats"
+)
+
+// The idle pool's figures (beside results.MMedian and friends, which are
+// the latency from the notify until a worker holds the item).
+const (
+	MCPUPerRequest = "cpu_per_request_ns" // all workers' CPU per request (median over requests)
+	MWastedWakes   = "wasted_wakes"       // wakes that found nothing, per request (mean)
+	MCswPerRequest = "ctxsw_per_request"  // the workers' context switches per request (mean)
+)
+
+// IdleMetrics describes the idle pool's figures (the herd's mode idle):
+// latency and CPU per request are judged and pivoted by N.
+var IdleMetrics = []results.MetricSpec{
+	{Key: results.MMedian, Header: "latency", Unit: results.UnitMicros, Better: results.Lower, Main: true, Judged: true, Benchstat: "ns/op",
+		Pivot: &results.PivotSpec{Param: "n", Title: "idle pool: notify -> a worker holds the item (median)"},
+		Plot:  &results.PlotSpec{Kind: results.PlotParam, Param: "n", Title: "idle pool: notify -> a worker holds the item", Axis: "median latency (µs)"}},
+	{Key: results.MP99, Header: "p99", Unit: results.UnitMicros, Better: results.Lower, Judged: true, Benchstat: "p99-ns/op"},
+	{Key: MCPUPerRequest, Header: "cpu/request", Unit: results.UnitMicros, Better: results.Lower, Judged: true, Benchstat: "cpu-ns/op",
+		Pivot: &results.PivotSpec{Param: "n", Title: "idle pool: every worker's CPU per request"},
+		Plot:  &results.PlotSpec{Kind: results.PlotParam, Param: "n", Title: "idle pool: every worker's CPU per request", Axis: "CPU per request (µs)"}},
+	{Key: MWastedWakes, Header: "wasted", Better: results.Lower, Benchstat: "wasted-wakes/op"},
+	{Key: MCswPerRequest, Header: "csw/request", Better: results.Lower, Benchstat: "ctxsw/op"},
+	{Key: results.MMax, Header: "max", Unit: results.UnitMicros, Better: results.Lower, Diagnostic: true},
+}
+
+// ClaimIdleWasted is the idle pool's claim.
+const ClaimIdleWasted = "herd-idle-notify-all-delays"
+
+// Limits of the claim: notify_all's latency at least idleDelay x
+// notify_one's, decided on the median of at least idleRounds repeats.
+const (
+	idleDelay  = 1.25
+	idleRounds = 3
+)
+
+// idlePair is notify_all (waking everyone) and notify_one on the same
+// mutex and parker, at one placement, lock-held setting and N.
+type idlePair struct {
+	name     string // "futex-broadcast", "lot-wakeall/lot"
+	group    string // placement and lock-held
+	n        int
+	all, one *results.Config
+}
+
+// idlePairs finds them: an implementation's own wake=all and wake=one
+// (futex-broadcast), and lot-wakeall's against lot's notify_one.
+func idlePairs(cfgs []*results.Config) []idlePair {
+	type k struct {
+		impl, group string
+		n           int
+	}
+	by := map[k]map[string]*results.Config{}
+	for _, c := range cfgs {
+		if c.Params["mode"] != ModeIdle {
+			continue
+		}
+		key := k{c.Impl, c.Placement + "/lock-held=" + c.Params["lock_held"], c.IntParam("n")}
+		if by[key] == nil {
+			by[key] = map[string]*results.Config{}
+		}
+		by[key][c.Params["wake"]] = c
+	}
+	var out []idlePair
+	for key, m := range by {
+		switch {
+		case m[wakeAll] != nil && m[wakeOne] != nil:
+			out = append(out, idlePair{key.impl, key.group, key.n, m[wakeAll], m[wakeOne]})
+		case key.impl == "lot-wakeall" && m[wakeAll] != nil:
+			if lot := by[k{"lot", key.group, key.n}]; lot != nil && lot[wakeOne] != nil {
+				out = append(out, idlePair{"lot-wakeall/lot", key.group, key.n, m[wakeAll], lot[wakeOne]})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b idlePair) int {
+		if c := strings.Compare(a.name+a.group, b.name+b.group); c != 0 {
+			return c
+		}
+		return a.n - b.n
+	})
+	return out
+}
+
+// IdleClaims evaluates the idle pool's claim (numCPU: the CPUs the run
+// had). Pure: it reads Params, Impl, Placement and the rounds.
+func IdleClaims(cfgs []*results.Config, numCPU int) []results.Claim {
+	return []results.Claim{claimIdleWasted(cfgs, numCPU)}
+}
+
+// claimIdleWasted: with more idle workers than CPUs, notify_all's wasted
+// wakes delay the request itself: notify_all's latency until a worker
+// holds the item at least idleDelay x notify_one's, at every N above the
+// CPUs, round by round. The evidence gives, per pair, the smallest N from
+// which the median ratio stays at or above the limit, and the CPU per
+// request either way.
+func claimIdleWasted(cfgs []*results.Config, numCPU int) results.Claim {
+	cl := results.Claim{ID: ClaimIdleWasted, Statement: fmt.Sprintf(
+		"notify_all's wasted wakes cost the request itself, not only the CPU, once the idle workers outnumber the CPUs: at every N > %d, "+
+			"the latency until a worker holds the item with notify_all (waking every worker) is at least %.2fx notify_one's on the same mutex and parker "+
+			"(futex-broadcast's own; lot-wakeall against lot)", numCPU, idleDelay)}
+	pairs := idlePairs(cfgs)
+	var limits []results.Limit
+	onset := map[string]int{}
+	var ev []string
+	for _, p := range pairs {
+		r := results.RoundRatios(p.all, p.one, results.MMedian)
+		med := stats.Median(r)
+		id := p.name + " " + p.group
+		if _, seen := onset[id]; !seen {
+			onset[id] = -1
+		}
+		switch {
+		case med >= idleDelay && onset[id] < 0:
+			onset[id] = p.n
+		case med < idleDelay:
+			onset[id] = -1
+		}
+		cpuAll, cpuOne := p.all.Summary[MCPUPerRequest], p.one.Summary[MCPUPerRequest]
+		ev = append(ev, fmt.Sprintf("%s N=%d: latency %.2fx, CPU %.1f vs %.1f µs, wasted %.1f", id, p.n, med, cpuAll/1e3, cpuOne/1e3, p.all.Summary[MWastedWakes]))
+		if p.n > numCPU {
+			limits = append(limits, results.Limit{Figure: fmt.Sprintf("%s N=%d all/one latency", id, p.n), Rounds: r, Limit: idleDelay, Unit: "x", MinRounds: idleRounds})
+		}
+	}
+	if len(limits) == 0 {
+		cl.Verdict = results.NotEvaluated
+		cl.Evidence = fmt.Sprintf("needs notify_all and notify_one on one mutex (futex-broadcast, or lot-wakeall and lot) at some N > %d (herd --mode=idle)", numCPU)
+		cl.Why = cl.Evidence
+		return cl
+	}
+	cl.Judge(limits...)
+	var from []string
+	for _, id := range slices.Sorted(maps.Keys(onset)) {
+		if onset[id] > 0 {
+			from = append(from, fmt.Sprintf("%s from N=%d", id, onset[id]))
+		} else {
+			from = append(from, id+" at no N measured")
+		}
+	}
+	cl.Evidence = "delayed: " + strings.Join(from, ", ") + "; " + strings.Join(ev, "; ")
+	if cl.Verdict == results.DoesNotHold {
+		var bad []string
+		for _, l := range limits {
+			if ok, _ := l.Decide(); !ok {
+				bad = append(bad, fmt.Sprintf("%s %.2fx", l.Figure, stats.Median(l.Rounds)))
+			}
+		}
+		cl.Why = "below the limit: " + strings.Join(bad, "; ")
+	}
+	return cl
+}

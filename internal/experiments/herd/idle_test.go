@@ -1,0 +1,132 @@
+package herd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/optionerr"
+	"github.com/parkbench/parkbench/internal/results"
+)
+
+func idleOptions() Options {
+	o := QuickOptions()
+	o.Mode, o.Requests, o.Repeats, o.Waiters = ModeIdle, 5, 1, []int{1, 4}
+	return o
+}
+
+func TestIdleOptions(t *testing.T) {
+	for _, c := range []struct {
+		field, want string
+		edit        func(*Options)
+	}{
+		{"Mode", `unknown mode "lazy"`, func(o *Options) { o.Mode = "lazy" }},
+		{"Requests", "invalid requests 0", func(o *Options) { o.Requests = 0 }},
+		{"Notify", "side by side", func(o *Options) { o.Notify = []string{ModeOneLoop} }},
+		{"Participants", "locked threads", func(o *Options) { o.Participants = []string{driver.Goroutines} }},
+	} {
+		o := idleOptions()
+		c.edit(&o)
+		var oe *optionerr.Error
+		if err := o.Validate(); !errors.As(err, &oe) || oe.Field != c.field || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v", c.want, err)
+		}
+	}
+	// The herd's own mode echoes as it always did: no mode, no requests.
+	o := DefaultOptions()
+	p, err := plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := p.o.asMap(p.Items)
+	if _, ok := m["mode"]; ok {
+		t.Errorf("the herd's echo has a mode: %v", m)
+	}
+	if _, ok := m["requests"]; ok {
+		t.Errorf("the herd's echo has requests: %v", m)
+	}
+}
+
+// TestIdleRun runs the pool at N = 1 and 4, every wake of every Go
+// implementation: each request is taken, notify_one wastes no wake, and a
+// pool of one wastes none whatever the wake.
+func TestIdleRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures")
+	}
+	if driver.NeedFutex() != nil {
+		t.Skip("the futex rows are Linux only")
+	}
+	exp, err := Run(context.Background(), idleOptions(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exp.Configs) != 2*6 {
+		t.Fatalf("%d configurations, want 12", len(exp.Configs))
+	}
+	for _, c := range exp.Configs {
+		w := c.Summary[MWastedWakes]
+		if c.Summary[results.MSamples] != 5 {
+			t.Errorf("%s: %v requests timed", c.Key, c.Summary[results.MSamples])
+		}
+		if (c.Params["wake"] == wakeOne || c.IntParam("n") == 1) && w != 0 {
+			t.Errorf("%s: %v wasted wakes per request", c.Key, w)
+		}
+	}
+}
+
+// lossyPrim is lot's condvar whose notifies do nothing: every request is
+// lost.
+type lossyPrim struct{ lotPrim }
+
+func (p *lossyPrim) NotifyOne(bool) notifyOut { return notifyOut{-1, -1, -1} }
+func (p *lossyPrim) NotifyAll(bool) notifyOut { return notifyOut{-1, -1, -1} }
+
+func TestIdleLostWakeup(t *testing.T) {
+	im := implSpec{name: "lossy", kind: "thread", newPrim: func() primitive { return &lossyPrim{} }}
+	start := time.Now()
+	_, err := runPool(context.Background(), idleRow{im, wakeOne}, 3, 3, true, -1, nil)
+	if err == nil || !strings.Contains(err.Error(), "lost wakeup: lossy wake=one N=3: request 0 still queued") {
+		t.Fatalf("want a lost wakeup naming lossy, got %v", err)
+	}
+	if took := time.Since(start); took > 2*settleBound(3) {
+		t.Errorf("took %v", took)
+	}
+}
+
+// idleCfg is one synthetic idle configuration with per-round latencies.
+func idleCfg(impl, wake string, n int, lats ...float64) *results.Config {
+	c := &results.Config{Key: fmt.Sprintf("%s/unpinned/idle/wake=%s/lock-held=true/n=%d", impl, wake, n), Impl: impl, Placement: "unpinned",
+		Params: map[string]string{"mode": ModeIdle, "wake": wake, "n": fmt.Sprint(n), "lock_held": "true"}, Summary: map[string]float64{}}
+	for _, l := range lats {
+		c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{results.MMedian: l}})
+	}
+	c.Summary[results.MMedian] = lats[len(lats)/2]
+	return c
+}
+
+func TestIdleClaim(t *testing.T) {
+	cfgs := func(ratio64 float64) []*results.Config {
+		return []*results.Config{
+			idleCfg("futex-broadcast", wakeOne, 1, 10, 10, 10), idleCfg("futex-broadcast", wakeAll, 1, 10, 10, 10),
+			idleCfg("futex-broadcast", wakeOne, 16, 10, 10, 10), idleCfg("futex-broadcast", wakeAll, 16, 20, 20, 20),
+			idleCfg("futex-broadcast", wakeOne, 64, 10, 10, 10), idleCfg("futex-broadcast", wakeAll, 64, 10*ratio64, 10*ratio64, 10*ratio64),
+			idleCfg("lot", wakeOne, 64, 10, 10, 10), idleCfg("lot-wakeall", wakeAll, 64, 30, 30, 30),
+		}
+	}
+	c := IdleClaims(cfgs(3), 2)[0]
+	if c.Verdict != results.Holds || !strings.Contains(c.Evidence, "futex-broadcast unpinned/lock-held=true from N=16") {
+		t.Errorf("delayed from N=16: %s (%s)", c.Verdict, c.Evidence)
+	}
+	c = IdleClaims(cfgs(1.1), 2)[0]
+	if c.Verdict != results.DoesNotHold || !strings.Contains(c.Why, "N=64 all/one latency 1.10x") {
+		t.Errorf("not delayed at 64: %s (%s)", c.Verdict, c.Why)
+	}
+	if c := IdleClaims(cfgs(3)[:2], 2)[0]; c.Verdict != results.NotEvaluated {
+		t.Errorf("only N=1: %s", c.Verdict)
+	}
+}
