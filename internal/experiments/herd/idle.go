@@ -33,8 +33,9 @@ import (
 // Per request: latency = the notify -> a worker holds the item; cpu = all
 // workers' CPU from the request to the next (their thread CPU clocks, read
 // while they sleep); wasted = the wakes that found nothing; csw = the
-// workers' context switches. A request whose item is still queued once
-// every worker is asleep again lost its wakeup: the run fails naming it.
+// workers' context switches. A request not taken within settleBound
+// (2 s + 10 ms per worker) of its notify lost its wakeup: the run fails
+// naming it.
 
 // Pool modes.
 const (
@@ -147,7 +148,7 @@ type pool struct {
 	prim    primitive
 	queue   []int   // under the mutex
 	closing bool    // under the mutex
-	idle    int     // under the mutex: workers in their wait loop
+	inWait  int     // under the mutex: workers inside a Wait call
 	wasted  int     // under the mutex: wakes that found nothing
 	takenAt []int64 // under the mutex: when request r was taken (0: not yet)
 	slots   []idleSlot
@@ -165,14 +166,14 @@ func (pl *pool) worker(i int, cpu int) {
 	pl.ready.Done()
 	pl.prim.Lock()
 	for {
-		pl.idle++
 		for len(pl.queue) == 0 && !pl.closing {
+			pl.inWait++
 			pl.prim.Wait()
+			pl.inWait--
 			if len(pl.queue) == 0 && !pl.closing {
 				pl.wasted++
 			}
 		}
-		pl.idle--
 		if len(pl.queue) == 0 {
 			break // closing
 		}
@@ -233,6 +234,52 @@ func runPool(ctx context.Context, row idleRow, n, requests int, held bool, notif
 	return res.reqs, res.err
 }
 
+// settle waits until request r-1 (if any) was taken and the pool is quiet
+// again: every worker inside its Wait and, read right after the mutex was
+// last released (which wakes anyone queued on it), every worker asleep
+// (state S), all in one pass. A worker woken by a notify but queued on the
+// mutex is inside its Wait and asleep too, but the release that follows
+// each look wakes it, so a later pass sees it running. Not settled within
+// settleBound: the item still queued is a lost wakeup; taken, a pool that
+// does not come back to rest.
+func (pl *pool) settle(ctx context.Context, row idleRow, n, r int) error {
+	deadline := time.Now().Add(settleBound(n))
+	for {
+		pl.prim.Lock()
+		c, taken := pl.inWait, r == 0 || pl.takenAt[r-1] != 0
+		pl.prim.Unlock()
+		if c == n && taken && pl.asleep(n) {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if time.Now().After(deadline) {
+			if !taken {
+				return &repeatError{fmt.Sprintf("herd idle: lost wakeup: %s wake=%s N=%d: request %d not taken %v after its notify (%d of %d workers in their wait)",
+					row.im.name, row.wake, n, r-1, settleBound(n), c, n)}
+			}
+			return &repeatError{fmt.Sprintf("herd idle: %s wake=%s N=%d: %d of %d workers back asleep in their wait %v after request %d",
+				row.im.name, row.wake, n, c, n, settleBound(n), r-1)}
+		}
+		time.Sleep(pollInterval)
+	}
+}
+
+// asleep reports whether every worker reads S in one pass (true where no
+// thread state can be read: the count alone then).
+func (pl *pool) asleep(n int) bool {
+	if !threadStateReadable() {
+		return true
+	}
+	for i := range n {
+		if st, err := osthread.State(pl.slots[i].tid); err != nil || st != 'S' {
+			return false
+		}
+	}
+	return true
+}
+
 // serve is the notifier: per request, settle, read the workers' costs,
 // push and notify; the request before is complete at the next settle.
 func (pl *pool) serve(ctx context.Context, row idleRow, n, requests int, held bool, cpu int) ([]request, error) {
@@ -241,53 +288,28 @@ func (pl *pool) serve(ctx context.Context, row idleRow, n, requests int, held bo
 			return nil, err
 		}
 	}
-	tid := func(i int) int { return pl.slots[i].tid }
 	reqs := make([]request, requests)
 	t0 := make([]int64, requests)
 	var prevCPU, prevCsw int64
 	prevOK, prevWasted := false, 0
 	for r := 0; r <= requests; r++ {
-		deadline := time.Now().Add(settleBound(n))
-		for {
-			pl.prim.Lock()
-			c := pl.idle
-			pl.prim.Unlock()
-			if c == n {
-				break
-			}
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			if time.Now().After(deadline) {
-				return nil, &repeatError{fmt.Sprintf("herd idle: lost wakeup: %s wake=%s N=%d: %d of %d workers back in their wait %v after request %d",
-					row.im.name, row.wake, n, c, n, settleBound(n), r)}
-			}
-			time.Sleep(pollInterval)
-		}
-		if threadStateReadable() {
-			if err := awaitSleeping(n, tid, deadline); err != nil {
-				return nil, fmt.Errorf("herd idle %s wake=%s N=%d: %w", row.im.name, row.wake, n, err)
-			}
+		if err := pl.settle(ctx, row, n, r); err != nil {
+			return nil, err
 		}
 		var cpuNow, cswNow int64
 		ok := true
 		for i := range n {
-			c, s, good := threadCost(tid(i))
+			c, s, good := threadCost(pl.slots[i].tid)
 			cpuNow, cswNow, ok = cpuNow+c, cswNow+s, ok && good
 		}
 		pl.prim.Lock()
 		wasted := pl.wasted
-		pending := len(pl.queue)
 		var taken int64
 		if r > 0 {
 			taken = pl.takenAt[r-1]
 		}
 		pl.prim.Unlock()
 		if r > 0 {
-			if pending > 0 || taken == 0 {
-				return nil, &repeatError{fmt.Sprintf("herd idle: lost wakeup: %s wake=%s N=%d: request %d still queued with every worker asleep",
-					row.im.name, row.wake, n, r-1)}
-			}
 			q := request{lat: taken - t0[r-1], wasted: wasted - prevWasted}
 			if ok && prevOK {
 				q.cpu, q.csw, q.costKnown = cpuNow-prevCPU, cswNow-prevCsw, true
