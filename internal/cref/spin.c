@@ -120,6 +120,7 @@ struct pbs_run {
 	_Atomic int64_t start __attribute__((aligned(64)));
 	_Atomic int64_t sig __attribute__((aligned(64)));
 	_Atomic long progress __attribute__((aligned(64)));
+	_Atomic long signalled;
 	_Atomic int abort;
 	int sleepy, cpus[2], pin_err[2], spins;
 	int64_t gap, overhead;
@@ -211,6 +212,7 @@ static void *pbs_waker(void *p) {
 			pbs_pause();
 		atomic_store(&r->sig, pbs_now());
 		pthread_mutex_unlock(&r->mu);
+		atomic_store(&r->signalled, i);
 		if (!pbs_await(&r->done, (int32_t)i, r->sleepy, &r->abort))
 			break;
 	}
@@ -278,6 +280,7 @@ pbs_run *pbs_start(int waiter_cpu, int waker_cpu, int sleepy, int64_t gap_ns, lo
 }
 
 long pbs_progress(pbs_run *r) { return atomic_load(&r->progress); }
+long pbs_signalled(pbs_run *r) { return atomic_load(&r->signalled); }
 
 int pbs_join(pbs_run *r, int64_t timeout_ns) {
 	int64_t end = pbs_now() + timeout_ns;

@@ -26,8 +26,10 @@ int pbs_available(void);
 // the handshakes sleep on futexes (both threads on one CPU). It returns at
 // once; NULL and *err on failure.
 pbs_run *pbs_start(int waiter_cpu, int waker_cpu, int sleepy, int64_t gap_ns, long warmup, long n, int *err);
-// pbs_progress is the waits that ended so far.
+// pbs_progress is the waits that ended so far; pbs_signalled the waits
+// whose unlock the waker made.
 long pbs_progress(pbs_run *r);
+long pbs_signalled(pbs_run *r);
 // pbs_join waits up to timeout_ns for both threads: 0, or ETIMEDOUT.
 int pbs_join(pbs_run *r, int64_t timeout_ns);
 // pbs_abort releases the handshakes (a waiter blocked in the mutex itself

@@ -46,8 +46,10 @@ func StartSpin(cfg SpinConfig) (*SpinRun, error) {
 	return &SpinRun{r: r, n: cfg.N}, nil
 }
 
-// Progress is the waits that ended so far.
-func (s *SpinRun) Progress() int64 { return int64(C.pbs_progress(s.r)) }
+// Progress is the waits that ended so far; Signalled the waits whose
+// unlock the waker made.
+func (s *SpinRun) Progress() int64  { return int64(C.pbs_progress(s.r)) }
+func (s *SpinRun) Signalled() int64 { return int64(C.pbs_signalled(s.r)) }
 
 // Join waits up to timeout for both threads to end; false on a timeout.
 func (s *SpinRun) Join(timeout time.Duration) bool {

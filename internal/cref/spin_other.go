@@ -25,6 +25,7 @@ type SpinRun struct{}
 func StartSpin(cfg SpinConfig) (*SpinRun, error) { return nil, spinWhy() }
 
 func (s *SpinRun) Progress() int64                 { return 0 }
+func (s *SpinRun) Signalled() int64                { return 0 }
 func (s *SpinRun) Join(timeout time.Duration) bool { return true }
 func (s *SpinRun) Abort()                          {}
 func (s *SpinRun) PinError() error                 { return nil }

@@ -15,8 +15,10 @@
 // CPU clock), the share of waits that never slept, context switches; per
 // gap the budget past which the latency stops improving (answers.go), and
 // the libraries' budgets timed alone beside the competitive budget.
-// claims.go says what the figures should show. A job in which no wait ends
-// for WatchdogPeriod is a lost wakeup: the run fails naming the row.
+// claims.go says what the figures should show. A wait that has not ended
+// WatchdogPeriod after its signal is a lost wakeup, and no wait ending for
+// StallPeriod with no signal pending a stall: either fails the run naming
+// the row.
 //
 // The method in full is in docs/experiments.md ("spin"). The files:
 // options.go (Options, validation), rows.go (the rows), strategies.go (the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"runtime/metrics"
 	"slices"
 	"sync/atomic"
@@ -52,6 +51,7 @@ type shared struct {
 	start, sig atomic.Int64
 	abort      atomic.Bool
 	progress   atomic.Int64 // waits that ended
+	signalled  atomic.Int64 // waits whose signal was given (the waker, right after it)
 }
 
 // job is one unit of work for the pair.
@@ -141,8 +141,8 @@ func (p *pair) stop() {
 	}
 }
 
-// LostWakeupError is a job in which no wait ended for WatchdogPeriod: the
-// row's waiter did not see its signal.
+// LostWakeupError is a job in which a wait did not end WatchdogPeriod
+// after its signal: the row's waiter did not see it.
 type LostWakeupError struct {
 	Row, Placement string
 	Gap            time.Duration
@@ -156,10 +156,11 @@ func (e *LostWakeupError) Error() string {
 }
 
 // run gives j to both threads and waits for it, under the watchdog: when
-// no wait ends for WatchdogPeriod, the job is aborted (the word and the
-// gates released, again every 10 ms until both threads are back, at most
-// a second) and run returns a LostWakeupError. A cancelled ctx aborts the
-// same way and returns ctx's error.
+// a wait has not ended WatchdogPeriod after its signal (a LostWakeupError)
+// or no wait ends for StallPeriod (a StallError), the job is aborted (the
+// word and the gates released, again every 10 ms until both threads are
+// back, at most a second). A cancelled ctx aborts the same way and returns
+// ctx's error.
 func (p *pair) run(ctx context.Context, j *job, placement string) error {
 	if p.broken {
 		return errors.New("spin: the pair of threads is stuck in an earlier job")
@@ -173,7 +174,7 @@ func (p *pair) run(ctx context.Context, j *job, placement string) error {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	back := 0
-	last, lastAt := int64(0), time.Now()
+	var wd watchdog
 	var failure error
 	for back < 2 {
 		select {
@@ -185,14 +186,13 @@ func (p *pair) run(ctx context.Context, j *job, placement string) error {
 		if failure != nil {
 			continue
 		}
-		if prog := j.s.progress.Load(); prog != last {
-			last, lastAt = prog, time.Now()
-		}
-		switch {
+		switch verdict := wd.look(j.s.progress.Load(), j.s.signalled.Load(), time.Now()); {
 		case ctx.Err() != nil:
 			failure = ctx.Err()
-		case time.Since(lastAt) > WatchdogPeriod:
-			failure = &LostWakeupError{Row: j.r.label(), Placement: placement, Gap: time.Duration(j.gap), Wait: last + 1, Period: WatchdogPeriod}
+		case verdict == lost:
+			failure = &LostWakeupError{Row: j.r.label(), Placement: placement, Gap: time.Duration(j.gap), Wait: wd.prog + 1, Period: WatchdogPeriod}
+		case verdict == stalled:
+			failure = &StallError{Row: j.r.label(), Placement: placement, Gap: time.Duration(j.gap), Wait: wd.prog + 1}
 		default:
 			continue
 		}
@@ -203,6 +203,59 @@ func (p *pair) run(ctx context.Context, j *job, placement string) error {
 		back = 2
 	}
 	return failure
+}
+
+// watchdog tells a lost wakeup from a stall. A wait whose signal was given
+// (the waker's count of signals is past the waits that ended) and that has
+// not ended WatchdogPeriod after that was seen is a lost wakeup; no wait
+// ending for StallPeriod with no signal pending is a stall (the threads did
+// not run: the machine, or the Go scheduler), reported as such.
+type watchdog struct {
+	prog, sig        int64
+	progAt, signalAt time.Time
+}
+
+type watchVerdict int
+
+const (
+	fine watchVerdict = iota
+	lost
+	stalled
+)
+
+// StallPeriod: no wait ended, and no signal is pending, for this long.
+const StallPeriod = 30 * time.Second
+
+func (w *watchdog) look(prog, sig int64, now time.Time) watchVerdict {
+	if w.progAt.IsZero() || prog != w.prog {
+		w.prog, w.progAt, w.signalAt = prog, now, time.Time{}
+	}
+	if sig > prog {
+		if w.signalAt.IsZero() || sig != w.sig {
+			w.sig, w.signalAt = sig, now
+		}
+		if now.Sub(w.signalAt) > WatchdogPeriod {
+			return lost
+		}
+		return fine
+	}
+	if now.Sub(w.progAt) > StallPeriod {
+		return stalled
+	}
+	return fine
+}
+
+// StallError is a job in which no wait ended for StallPeriod while no
+// signal was pending: not a lost wakeup, a run that did not get the CPU.
+type StallError struct {
+	Row, Placement string
+	Gap            time.Duration
+	Wait           int64
+}
+
+func (e *StallError) Error() string {
+	return fmt.Sprintf("stalled: %s at gap %v (%s): before wait %d's signal, neither thread progressed for %v; the run is stopped",
+		e.Row, e.Gap, e.Placement, e.Wait, StallPeriod)
 }
 
 // release aborts j: the abort flag, then the word and the gates released
@@ -227,22 +280,13 @@ func (p *pair) release(j *job, back int) bool {
 	return back == 2
 }
 
-// keepAlive: a locked thread that waits in futex system calls for long
-// stretches has its P taken by sysmon, and one that runs Go code for
-// 10 ms is preempted (docs/scheduler.md); a Gosched every 5 ms, between
-// waits (outside every measured window), keeps both away, as the futex
-// parker's keep-alive does.
-type keepAlive struct{ last int64 }
-
-func (k *keepAlive) tick() {
-	now := monoclock.Nanotime()
-	if now-k.last >= int64(5*time.Millisecond) {
-		if k.last != 0 {
-			runtime.Gosched()
-		}
-		k.last = monoclock.Nanotime()
-	}
-}
+// No keep-alive: the futex parker's (a runtime.Gosched every 5 ms of
+// parks, docs/scheduler.md) stalled these loops for seconds under load. A
+// locked thread that yields hands its P off and waits for another M to
+// hand it back, and with both threads pinned and the machine's two CPUs
+// shared with other processes (load 15), that took over 4 s in 2 of 800
+// jobs of 220 waits (AMD EPYC f26m2 guest); without it, none in 800. The
+// Gosched was between waits, so no figure changed, but the run stalled.
 
 // reads are the waiter's clocks around a wait.
 type reads struct{ cpu, vol, invol int64 }
@@ -317,7 +361,6 @@ func (p *pair) waker(j *job) {
 // waits is the waiter's loop.
 func (p *pair) waits(j *job) {
 	s := j.s
-	var ka keepAlive
 	other := true
 	if j.r.name == RowGo {
 		other = otherPRunning()
@@ -327,7 +370,6 @@ func (p *pair) waits(j *job) {
 		phase = j.r.phase(other, j.competitive)
 	}
 	for i := 1; i <= j.total(); i++ {
-		ka.tick()
 		if !s.arm.await(int32(i), p.sleepy, &s.abort) {
 			break
 		}
@@ -360,9 +402,7 @@ func (p *pair) waits(j *job) {
 // signals is the waker's loop (the word rows and a foreign lock's).
 func (p *pair) signals(j *job) {
 	s := j.s
-	var ka keepAlive
 	for i := 1; i <= j.total(); i++ {
-		ka.tick()
 		if j.lock != nil {
 			j.lock.Lock()
 		}
@@ -385,6 +425,7 @@ func (p *pair) signals(j *job) {
 		} else {
 			s.w.signal()
 		}
+		s.signalled.Store(int64(i))
 		if !s.done.await(int32(i), p.sleepy, &s.abort) {
 			return
 		}
@@ -399,9 +440,7 @@ func (p *pair) signals(j *job) {
 // word it sets still holding the last one.
 func (p *pair) pingA(j *job) {
 	s := j.s
-	var ka keepAlive
 	for i := 1; i <= j.total(); i++ {
-		ka.tick()
 		r0 := readNow()
 		s.w.park()
 		t1 := monoclock.Nanotime()
@@ -419,11 +458,10 @@ func (p *pair) pingA(j *job) {
 
 func (p *pair) pingB(j *job) {
 	s := j.s
-	var ka keepAlive
 	for i := 1; i <= j.total(); i++ {
-		ka.tick()
 		s.sig.Store(monoclock.Nanotime())
 		s.w.signal()
+		s.signalled.Store(int64(i))
 		s.w2.park()
 		if s.abort.Load() || s.w2.v.Load() == wordAbort {
 			return

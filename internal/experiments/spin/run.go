@@ -263,17 +263,16 @@ func (p *spinPlan) measureC(ctx context.Context, rw row, placement string, pin [
 	if err != nil {
 		return roundResult{}, err
 	}
-	last, lastAt := int64(-1), time.Now()
+	var wd watchdog
 	var failure error
 	for !run.Join(20 * time.Millisecond) {
-		if prog := run.Progress(); prog != last {
-			last, lastAt = prog, time.Now()
-		}
-		switch {
+		switch verdict := wd.look(run.Progress(), run.Signalled(), time.Now()); {
 		case ctx.Err() != nil:
 			failure = ctx.Err()
-		case time.Since(lastAt) > WatchdogPeriod:
-			failure = &LostWakeupError{Row: rw.name, Placement: placement, Gap: gap, Wait: last + 1, Period: WatchdogPeriod}
+		case verdict == lost:
+			failure = &LostWakeupError{Row: rw.name, Placement: placement, Gap: gap, Wait: wd.prog + 1, Period: WatchdogPeriod}
+		case verdict == stalled:
+			failure = &StallError{Row: rw.name, Placement: placement, Gap: gap, Wait: wd.prog + 1}
 		default:
 			continue
 		}
