@@ -145,7 +145,8 @@ func (p *spinPlan) Run(ctx context.Context, progress driver.Progress) (*results.
 const method = "latency = the waker's clock right before its signal (exchange, or unlock) -> the waiter's right after its wait; " +
 	"cpu/wait = the waiter's CLOCK_THREAD_CPUTIME_ID over the wait (user + kernel), less the clocks' own cost; spun = share of waits " +
 	"with no voluntary switch (never slept); late = the wait's start + gap -> it resumed; budget = a fixed row's, the round's park + wake " +
-	"cost (competitive), a library's spin phase timed alone (median); cost = latency + cpu/wait (medians)"
+	"cost (competitive), a library's spin phase timed alone (median); cost = latency + cpu/wait (medians). The rows park on a futex word " +
+	"of their own (word.go), not through a parker: the runtime line's keep-alive is the platform parker's, not theirs"
 
 func roundMetrics(c *results.Config) []map[string]float64 {
 	out := make([]map[string]float64, len(c.Rounds))
