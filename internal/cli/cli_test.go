@@ -205,7 +205,12 @@ func normalise(msg, unavail, why string) string {
 	}
 	if unavail != "" {
 		msg = strings.ReplaceAll(msg, why, "<why>")
-		msg = strings.ReplaceAll(msg, unavail, "<unavailable here>")
+		// Only the name as a name (quoted, or the flag's value): the
+		// messages' examples name futex too, unavailable on Windows.
+		msg = strings.ReplaceAll(msg, `"`+unavail+`"`, `"<unavailable here>"`)
+		if strings.HasSuffix(msg, "--impl="+unavail) {
+			msg = strings.TrimSuffix(msg, unavail) + "<unavailable here>"
+		}
 	}
 	return msg
 }
