@@ -1,0 +1,575 @@
+// Package claim is the claim kit: every claim of the study (docs/experiments.md
+// lists them under each experiment) is a Rule, a declaration, and Evaluate is
+// the one function that decides every one of them. It lives between results
+// (the Claim a result file carries, and results.Limit, on which a figure is
+// decided) and the experiments (which declare their rules in their *claims.go
+// files): a rule reads configurations only, never the run that measured them,
+// so any result file can be judged again.
+//
+// Evaluate does, in this order, for every rule:
+//
+//  1. Selection: Rule.Select keeps the configurations the claim reads, and
+//     Rule.Figures turns them into Figures: one comparison each (a
+//     configuration's metric, a ratio of two configurations round by round,
+//     a count over the run), a value per round, and its limit (AtMost,
+//     AtLeast, Below, Above; two of them for a band).
+//  2. The busy policy: a figure any of whose configurations ran while other
+//     processes used over BusyShare (half) of the machine's CPU is left out
+//     and named with the share (Busy). Why half, and why per configuration:
+//     a claim's figure is measured in its configurations' windows, so their
+//     share is the one that touches it (a file's median share, results.
+//     LoadNote, says whether a whole file can be compared with another, not
+//     whether a figure can be judged); and over half, a runnable thread
+//     waits for a CPU about as long as anything it measures, so a wait, a
+//     throughput or a steal count measures the load (lot/std-futex read
+//     0.49x and 0.62x at 4 threads in the one AMD EPYC run with other
+//     processes on 55% of the CPU). Under that, a figure is judged and the
+//     file's own note says it was recorded under load.
+//  3. The rounds it needs: a figure without rounds is left out ("no
+//     rounds"); one with fewer than Rule.MinRounds is near its limit
+//     whatever its value. A rule whose figures were all left out is not
+//     evaluated, and its reason says why ("cannot judge: no rounds").
+//  4. The decision, on the median of each figure's rounds
+//     (results.Limit.Decide, benchmath's order-statistic idea: with three
+//     rounds no test reaches significance, so the median decides and the
+//     rounds' spread says how firmly). The claim holds when every figure
+//     is within its limit.
+//  5. The evidence: "rule: " and how the figures are built, then every
+//     figure with its numbers, those left out with why, and the rule's
+//     context (figures shown, not judged).
+//  6. The one-line reason (results.Claim.Why), what every renderer prints
+//     beside the claim's ID: for a claim that does not hold, the figure
+//     furthest beyond its limit with its value and the limit ("lot n=64
+//     total/futex-broadcast's 1.31x, limit at least 0.90x and at most
+//     1.10x"); near its limit, the figure that is near, with its rounds and
+//     how many lie on the other side; not evaluated, what it needs.
+//
+// Near its limit, defined once: a figure is near its limit when its rounds
+// lie on both sides of the limit (a round within its noise of the limit
+// counts on both sides), or when it has fewer rounds than the rule needs to
+// show their spread: the same code measured again may decide the other way.
+// A claim that holds is near when any figure is; a claim that does not hold
+// is near when every failing figure is (one clear failure is a clear
+// failure). The reason says it with its numbers: "(rounds 1.00x 1.00x
+// 1.00x 1.69x 1.00x: 1 of 5 on the other side)".
+//
+// Noise, one estimator: Noise, the median over pairs of measurements that
+// should agree (two rounds of one configuration, or two configurations the
+// claim does not tell apart in one round) of how far apart they are. A
+// figure given it (Figure.Noisy) carries it as a share of each round's
+// value, so a round within it of the limit makes the verdict near.
+//
+// Adding a claim, herd for example: in internal/experiments/herd/claims.go
+// add a Rule to rules(), and a test with synthetic configurations that must
+// hold and must fail (herd_test.go's fakeHerd builds them):
+//
+//	{ID: "herd-first-under-total", Statement: "the first waiter holds the lock before a tenth of the total",
+//		Needs: "needs notify-all at N >= 16", Select: notifyAllFrom(ClaimMinN),
+//		Figures: func(cs []*results.Config) (out []claim.Figure) {
+//			for _, c := range cs {
+//				rounds := results.RoundRatios(c, c, ...) // or results.RoundValues, claim.PerRound
+//				out = append(out, claim.Fig(c.Key+" first/total", rounds, c).In("x").AtMost(0.1))
+//			}
+//			return out
+//		}},
+//
+// That is all: no verdict, evidence or reason is written by hand, and the
+// test of every renderer (internal/report's claims test) picks it up.
+package claim
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/stats"
+)
+
+// Rule is one claim, declared.
+type Rule struct {
+	ID, Statement string
+	// Needs is what the claim needs to be evaluated, said when nothing it
+	// selects gives a figure: "needs futex and c-futex at one placement".
+	Needs string
+	// How is how a figure is built, when more than its name says ("the
+	// median over repeats of total / serial time"): the evidence opens
+	// with it. The decision rule itself is this package's, always.
+	How string
+	// MinRounds is the rounds each figure needs to show its spread.
+	MinRounds int
+	// Select keeps the configurations the claim reads (nil: all).
+	Select func(*results.Config) bool
+	// Figures measures the selected configurations: one Figure per
+	// comparison. It is called only when Select kept some.
+	Figures func(sel []*results.Config) []Figure
+	// Scope, when set, is appended to the statement in parentheses: what
+	// the selection measured ("measured at N = 16, 64").
+	Scope func(sel []*results.Config) string
+	// Context, when set, is shown in the evidence, not judged.
+	Context func(sel []*results.Config) []string
+}
+
+// Figure is one comparison of a claim: a value per round against a limit.
+type Figure struct {
+	// Name says what is compared and where: "lot n=64 total/futex-broadcast's".
+	Name string
+	// Rounds is the figure in each round, in run order.
+	Rounds []float64
+	// Of are the configurations it is measured on (the busy policy reads
+	// their windows).
+	Of []*results.Config
+	// Unit formats it: "x" (a ratio), "%" (a share), "ms", "µs", "ns", or
+	// "" (a count or a plain number).
+	Unit    string
+	noise   float64
+	noiseOf string
+	note    string
+	skip    string
+	bounds  []bound
+}
+
+type bound struct {
+	v              float64
+	atMost, strict bool
+}
+
+// Fig is a figure: its name, its value per round, the configurations it
+// is measured on.
+func Fig(name string, rounds []float64, of ...*results.Config) Figure {
+	return Figure{Name: name, Rounds: rounds, Of: of}
+}
+
+// In sets the figure's unit.
+func (f Figure) In(unit string) Figure { f.Unit = unit; return f }
+
+// AtMost: the figure holds at or under v.
+func (f Figure) AtMost(v float64) Figure { return f.bound(bound{v: v, atMost: true}) }
+
+// AtLeast: the figure holds at or over v.
+func (f Figure) AtLeast(v float64) Figure { return f.bound(bound{v: v}) }
+
+// Below: the figure holds under v.
+func (f Figure) Below(v float64) Figure { return f.bound(bound{v: v, atMost: true, strict: true}) }
+
+// Above: the figure holds over v.
+func (f Figure) Above(v float64) Figure { return f.bound(bound{v: v, strict: true}) }
+
+func (f Figure) bound(b bound) Figure {
+	f.bounds = append(slices.Clip(f.bounds), b)
+	return f
+}
+
+// Noisy gives each round the run's noise, share of its value (Noise), and
+// says what it is.
+func (f Figure) Noisy(share float64, of string) Figure {
+	f.noise, f.noiseOf = share, of
+	return f
+}
+
+// With adds context to the figure's evidence ("p99 1.27x, not judged").
+func (f Figure) With(note string) Figure { f.note = note; return f }
+
+// Skip leaves the figure out of the verdict and says why ("one CPU for
+// some wakes"): it is named in the evidence, not judged.
+func (f Figure) Skip(why string) Figure { f.skip = why; return f }
+
+// BusyShare is the busy policy's threshold (the package doc says why): a
+// figure whose window had other processes on over this share of the
+// machine's CPU is left out.
+const BusyShare = 0.5
+
+// Busy is the busiest window of cs over BusyShare, nil when none is (or
+// none was measured: a Fraction of -1).
+func Busy(cs ...*results.Config) *results.Foreign {
+	var out *results.Foreign
+	for _, c := range cs {
+		if f := c.Foreign; f != nil && f.Fraction > BusyShare && (out == nil || f.Fraction > out.Fraction) {
+			out = f
+		}
+	}
+	return out
+}
+
+// busyText: "other processes used 64% of the CPU"; a share that rounds to
+// the threshold has a decimal ("50.4%").
+func busyText(f *results.Foreign) string {
+	prec := 0
+	if math.Round(100*f.Fraction) <= 100*BusyShare {
+		prec = 1
+	}
+	return fmt.Sprintf("other processes used %.*f%% of the CPU", prec, 100*f.Fraction)
+}
+
+// Noise is the run's noise as a share of a figure: the median, over pairs
+// of measurements that should agree, of how far apart they are (the larger
+// over the smaller, less 1); n is how many pairs had two positive values.
+// A ratio of two configurations in one round is as uncertain as two
+// measurements of one thing are apart.
+func Noise(pairs [][2]float64) (share float64, n int) {
+	var d []float64
+	for _, p := range pairs {
+		if p[0] > 0 && p[1] > 0 {
+			d = append(d, max(p[0], p[1])/min(p[0], p[1])-1)
+		}
+	}
+	if len(d) == 0 {
+		return 0, 0
+	}
+	return stats.Median(d), len(d)
+}
+
+// RoundPairs are every two rounds of each configuration (metric): pairs
+// that should agree.
+func RoundPairs(cs []*results.Config, metric string) [][2]float64 {
+	var out [][2]float64
+	for _, c := range cs {
+		v := results.RoundValues(c, metric)
+		if len(v) != len(c.Rounds) {
+			continue
+		}
+		for i := range v {
+			for j := i + 1; j < len(v); j++ {
+				out = append(out, [2]float64{v[i], v[j]})
+			}
+		}
+	}
+	return out
+}
+
+// PairedRounds are round i of a with round i of b (metric), when both
+// have the same rounds: two configurations in the same pass.
+func PairedRounds(a, b *results.Config, metric string) [][2]float64 {
+	x, y := results.RoundValues(a, metric), results.RoundValues(b, metric)
+	if len(x) != len(y) || len(a.Rounds) != len(b.Rounds) {
+		return nil
+	}
+	out := make([][2]float64, len(x))
+	for i := range x {
+		out[i] = [2]float64{x[i], y[i]}
+	}
+	return out
+}
+
+// PerRound is f on each round the configurations share (round i of each
+// ran in the same pass), given their metrics in the order of cs; on their
+// summaries, as one round, when they have no rounds in common. A round f
+// rejects (ok false) is left out.
+func PerRound(cs []*results.Config, f func(m []map[string]float64) (float64, bool)) []float64 {
+	n := -1
+	for _, c := range cs {
+		if n >= 0 && len(c.Rounds) != n {
+			n = 0
+			break
+		}
+		n = len(c.Rounds)
+	}
+	var out []float64
+	m := make([]map[string]float64, len(cs))
+	for i := range max(n, 0) {
+		for k, c := range cs {
+			m[k] = c.Rounds[i].Metrics
+		}
+		if v, ok := f(m); ok {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		for k, c := range cs {
+			m[k] = c.Summary
+		}
+		if v, ok := f(m); ok {
+			out = []float64{v}
+		}
+	}
+	return out
+}
+
+// Evaluate decides r on the configurations cs (the package doc's six
+// steps).
+func Evaluate(r Rule, cs []*results.Config) results.Claim {
+	cl := results.Claim{ID: r.ID, Statement: r.Statement, Verdict: results.NotEvaluated}
+	var sel []*results.Config
+	for _, c := range cs {
+		if r.Select == nil || r.Select(c) {
+			sel = append(sel, c)
+		}
+	}
+	var figs []Figure
+	var context []string
+	if len(sel) > 0 {
+		figs = r.Figures(sel)
+		if r.Scope != nil {
+			if s := r.Scope(sel); s != "" {
+				cl.Statement += " (" + s + ")"
+			}
+		}
+		if r.Context != nil {
+			context = r.Context(sel)
+		}
+	}
+	how := "the median of each figure's rounds against its limit"
+	if r.How != "" {
+		how = r.How + "; " + how
+	}
+	ev := []string{"rule: " + how}
+	var ds []decided
+	var left []string
+	busy, bare, busiest := 0, 0, 0.0
+	for _, f := range figs {
+		switch b := Busy(f.Of...); {
+		case f.skip != "":
+			left = append(left, f.Name+" ("+f.skip+")")
+		case b != nil:
+			busy++
+			busiest = max(busiest, b.Fraction)
+			left = append(left, f.Name+" ("+busyText(b)+")")
+		case len(f.Rounds) == 0:
+			bare++
+			left = append(left, f.Name+" (no rounds)")
+		default:
+			ds = append(ds, f.decide(r.MinRounds))
+		}
+	}
+	for _, d := range ds {
+		ev = append(ev, d.text())
+	}
+	if len(left) > 0 {
+		ev = append(ev, "not judged: "+strings.Join(left, ", "))
+	}
+	if len(ds) == 0 {
+		switch n := len(left); {
+		case n > 0 && busy == n:
+			cl.Why = fmt.Sprintf("cannot judge: other processes used over %.0f%% of the CPU in the window of each of its %d figures (up to %.0f%%)", 100*BusyShare, n, 100*busiest)
+		case n > 0 && bare == n:
+			cl.Why = "cannot judge: no rounds"
+		case n > 0:
+			cl.Why = r.Needs + "; not judged: " + left[0] + more(n-1)
+		default:
+			cl.Why = r.Needs
+		}
+		cl.Evidence = strings.Join(append(append(ev, cl.Why), context...), "; ")
+		return cl
+	}
+	cl.Evidence = strings.Join(append(ev, context...), "; ")
+	var failing, near []decided
+	for _, d := range ds {
+		if !d.holds {
+			failing = append(failing, d)
+		}
+	}
+	for _, d := range ds {
+		if d.near && (len(failing) == 0 || !d.holds) {
+			near = append(near, d)
+		}
+	}
+	cl.Verdict = results.Holds
+	if len(failing) > 0 {
+		cl.Verdict = results.DoesNotHold
+		if len(near) < len(failing) {
+			near = nil // one clear failure is a clear failure
+		}
+	}
+	cl.Near = len(near) > 0
+	var margins []string
+	for _, d := range near {
+		margins = append(margins, d.text())
+	}
+	cl.Margin = strings.Join(margins, "; ")
+	switch {
+	case len(failing) > 0:
+		// The reason is a clear failure when the claim is one.
+		pick := failing
+		if !cl.Near {
+			pick = slices.DeleteFunc(slices.Clone(failing), func(d decided) bool { return d.near })
+		}
+		worst := slices.MaxFunc(pick, func(a, b decided) int { return cmp.Compare(a.miss(), b.miss()) })
+		cl.Why = worst.text() + more(len(failing)-1)
+	case cl.Near:
+		cl.Why = near[0].text() + more(len(near)-1)
+	}
+	return cl
+}
+
+// EvaluateAll is Evaluate of each rule, in order.
+func EvaluateAll(cs []*results.Config, rules ...Rule) []results.Claim {
+	out := make([]results.Claim, len(rules))
+	for i, r := range rules {
+		out[i] = Evaluate(r, cs)
+	}
+	return out
+}
+
+func more(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (and %d more)", n)
+}
+
+// decided is a figure with its verdict: by is the bound that decided it
+// (the first failing, else the first near one), other how many rounds lie
+// on its other side, within how many are within their noise of it.
+type decided struct {
+	Figure
+	med                float64
+	holds, near        bool
+	by                 bound
+	minRounds          int
+	other, within, few int
+}
+
+func (f Figure) limit(b bound, minRounds int) results.Limit {
+	l := results.Limit{Figure: f.Name, Rounds: f.Rounds, Limit: b.v, AtMost: b.atMost, MinRounds: minRounds}
+	if b.strict && b.atMost {
+		l.Limit = math.Nextafter(b.v, math.Inf(-1))
+	} else if b.strict {
+		l.Limit = math.Nextafter(b.v, math.Inf(1))
+	}
+	if f.noise > 0 {
+		for _, v := range f.Rounds {
+			l.Noise = append(l.Noise, f.noise*math.Abs(v))
+		}
+	}
+	return l
+}
+
+func (f Figure) decide(minRounds int) decided {
+	d := decided{Figure: f, med: stats.Median(f.Rounds), holds: true, minRounds: minRounds}
+	var nearOK, nearFail []bound
+	var fail []bound
+	for _, b := range f.bounds {
+		ok, near := f.limit(b, minRounds).Decide()
+		if !ok {
+			d.holds = false
+			fail = append(fail, b)
+			if near {
+				nearFail = append(nearFail, b)
+			}
+		} else if near {
+			nearOK = append(nearOK, b)
+		}
+	}
+	switch {
+	case !d.holds:
+		d.by, d.near = fail[0], len(nearFail) == len(fail)
+	case len(nearOK) > 0:
+		d.by, d.near = nearOK[0], true
+	case len(f.bounds) > 0:
+		d.by = f.bounds[0]
+	}
+	l := f.limit(d.by, minRounds)
+	for i, v := range f.Rounds {
+		n := 0.0
+		if i < len(l.Noise) {
+			n = l.Noise[i]
+		}
+		switch {
+		case side(l, v) != d.holds:
+			d.other++
+		case side(l, v-n) != d.holds || side(l, v+n) != d.holds:
+			d.within++
+		}
+	}
+	if len(f.Rounds) < minRounds {
+		d.few = minRounds
+	}
+	return d
+}
+
+func side(l results.Limit, v float64) bool {
+	if l.AtMost {
+		return v <= l.Limit
+	}
+	return v >= l.Limit
+}
+
+// miss is how far the median lies beyond the deciding bound, as a share
+// of the bound (of 1 for a bound of 0): the worst failing figure is the
+// claim's reason.
+func (d decided) miss() float64 {
+	return math.Abs(d.med-d.by.v) / max(math.Abs(d.by.v), 1e-9)
+}
+
+// text is the figure with its numbers, "name 1.31x, limit at most 1.10x",
+// its rounds when it has several, and when it is near its limit how many
+// rounds lie on the other side (or within their noise of it, or how many
+// it needs); then its note.
+func (d decided) text() string {
+	s := d.Name + " " + d.fmt(d.med) + ", limit " + d.limits()
+	if len(d.Rounds) > 1 || d.few > 0 {
+		var rs []string
+		for i, v := range d.Rounds {
+			if i == 10 {
+				rs = append(rs, "…")
+				break
+			}
+			rs = append(rs, d.fmt(v))
+		}
+		s += " (rounds " + strings.Join(rs, " ")
+		if d.noise > 0 {
+			s += fmt.Sprintf(", each ±%.0f%%: %s", 100*d.noise, d.noiseOf)
+		}
+		if d.near {
+			var why []string
+			if d.other > 0 {
+				why = append(why, fmt.Sprintf("%d of %d on the other side", d.other, len(d.Rounds)))
+			}
+			if d.within > 0 {
+				why = append(why, fmt.Sprintf("%d of %d within their noise of it", d.within, len(d.Rounds)))
+			}
+			if d.few > 0 {
+				why = append(why, fmt.Sprintf("%d of the %d rounds it needs", len(d.Rounds), d.few))
+			}
+			s += ": near its limit, " + strings.Join(why, ", ")
+		}
+		s += ")"
+	}
+	if d.note != "" {
+		s += " (" + d.note + ")"
+	}
+	return s
+}
+
+func (d decided) limits() string {
+	var s []string
+	for _, b := range d.bounds {
+		w := "at least "
+		switch {
+		case b.atMost && b.strict:
+			w = "below "
+		case b.atMost:
+			w = "at most "
+		case b.strict:
+			w = "above "
+		}
+		s = append(s, w+d.fmt(b.v))
+	}
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, " and ")
+}
+
+// fmt formats v in the figure's unit.
+func (f Figure) fmt(v float64) string {
+	switch f.Unit {
+	case "x":
+		return strconv.FormatFloat(v, 'f', 2, 64) + "x"
+	case "%":
+		return strconv.FormatFloat(100*v, 'f', 1, 64) + "%"
+	case "ms":
+		return strconv.FormatFloat(v/1e6, 'f', 2, 64) + " ms"
+	case "µs":
+		return strconv.FormatFloat(v/1e3, 'f', 2, 64) + " µs"
+	case "ns":
+		return strconv.FormatFloat(v, 'f', 0, 64) + " ns"
+	}
+	if v == math.Trunc(v) && math.Abs(v) < 1e12 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
