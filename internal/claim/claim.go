@@ -288,6 +288,18 @@ func PerRound(cs []*results.Config, f func(m []map[string]float64) (float64, boo
 	return out
 }
 
+// Each is a figure per selected configuration: Rule.Figures for a claim
+// that judges every configuration on its own.
+func Each(f func(*results.Config) Figure) func([]*results.Config) []Figure {
+	return func(cs []*results.Config) []Figure {
+		out := make([]Figure, len(cs))
+		for i, c := range cs {
+			out[i] = f(c)
+		}
+		return out
+	}
+}
+
 // Evaluate decides r on the configurations cs (the package doc's six
 // steps).
 func Evaluate(r Rule, cs []*results.Config) results.Claim {
@@ -334,9 +346,7 @@ func Evaluate(r Rule, cs []*results.Config) results.Claim {
 			ds = append(ds, f.decide(r.MinRounds))
 		}
 	}
-	for _, d := range ds {
-		ev = append(ev, d.text())
-	}
+	ev = append(ev, figureTexts(ds)...)
 	if len(left) > 0 {
 		ev = append(ev, "not judged: "+strings.Join(left, ", "))
 	}
@@ -401,6 +411,40 @@ func EvaluateAll(cs []*results.Config, rules ...Rule) []results.Claim {
 		out[i] = Evaluate(r, cs)
 	}
 	return out
+}
+
+// figureTexts is every figure with its numbers, in order; beyond
+// manyFigures, those clearly within their limits are counted, with the
+// three closest to a limit named.
+func figureTexts(ds []decided) (out []string) {
+	const manyFigures = 8
+	var clear []decided
+	for _, d := range ds {
+		if len(ds) > manyFigures && d.holds && !d.near {
+			clear = append(clear, d)
+		} else {
+			out = append(out, d.text())
+		}
+	}
+	if len(clear) == 0 {
+		return out
+	}
+	slices.SortStableFunc(clear, func(a, b decided) int { return cmp.Compare(a.room(), b.room()) })
+	var closest []string
+	for _, d := range clear[:min(3, len(clear))] {
+		closest = append(closest, d.text())
+	}
+	return append(out, fmt.Sprintf("%d more within their limits, the closest: %s", len(clear), strings.Join(closest, "; ")))
+}
+
+// room is how far the median lies from the nearest bound, as a share of
+// it (of 1 for a bound of 0).
+func (d decided) room() float64 {
+	r := math.Inf(1)
+	for _, b := range d.bounds {
+		r = min(r, math.Abs(d.med-b.v)/max(math.Abs(b.v), 1e-9))
+	}
+	return r
 }
 
 func more(n int) string {

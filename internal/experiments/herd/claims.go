@@ -53,7 +53,7 @@ func rules() []claim.Rule {
 	return []claim.Rule{
 		{ID: "herd-return-n", Statement: "lot's notify_all returns N (woken + requeued) in every configuration and repeat",
 			Needs: "needs lot", Select: impl("lot"), Scope: measuredAt,
-			Figures: each(func(c *results.Config) claim.Figure {
+			Figures: claim.Each(func(c *results.Config) claim.Figure {
 				bad := 0.0
 				for _, r := range c.Rounds {
 					if r.Metrics[results.MReturn] != float64(c.IntParam("n")) {
@@ -68,7 +68,7 @@ func rules() []claim.Rule {
 		{ID: "herd-total-serial", Statement: "total time is about N x (hold + handoff): median over repeats of total / (N x hold + (N-1) x mean handoff + first) within " + tol,
 			Needs: "needs a configuration with totals", How: "per configuration, total / serial time (N x hold + (N-1) x mean handoff + first) in each repeat",
 			Select: func(c *results.Config) bool { _, ok := c.Summary[mSerial]; return ok },
-			Figures: each(func(c *results.Config) claim.Figure {
+			Figures: claim.Each(func(c *results.Config) claim.Figure {
 				return band(claim.Fig(c.Key+" total/serial", results.RoundValues(c, mSerial), c)).With("mean hold " + fmtUs(c.Summary[mHoldMean]))
 			})},
 		{ID: "herd-total-equal", Statement: fmt.Sprintf("total time is about equal across implementations: within %s of futex-broadcast's (std's) at N >= %d", tol, ClaimMinN),
@@ -144,16 +144,6 @@ func rounds(v float64, n int) []float64 {
 		return nil
 	}
 	return []float64{v}
-}
-
-// each is a figure per selected configuration.
-func each(f func(*results.Config) claim.Figure) func([]*results.Config) []claim.Figure {
-	return func(cs []*results.Config) (out []claim.Figure) {
-		for _, c := range cs {
-			out = append(out, f(c))
-		}
-		return out
-	}
 }
 
 func impl(name string) func(*results.Config) bool {

@@ -3,10 +3,10 @@ package loaded
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
+	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -226,30 +226,102 @@ const minRounds = 3
 // Claims evaluates loaded's claims from one run's configurations. It is a
 // pure function of its input.
 func Claims(configs []*results.Config) []results.Claim {
-	return []results.Claim{claimSpinFirst(configs), claimSpinBeforePark(configs)}
+	const few = "a p99 of n wakeups is set by its n/100 largest"
+	return claim.EvaluateAll(configs,
+		// Busy-waiting collapses before any sleeping mechanism (crossbeam
+		// #821, parking_lot #338/#437: spinners steal the CPU the thread
+		// they wait for needs), decided round by round on each round's
+		// collapse figures.
+		claim.Rule{ID: ClaimSpinFirst, MinRounds: minRounds,
+			Statement: fmt.Sprintf("the spinning waiter degrades first: spin's p99 wakeup latency exceeds %.0fx its unloaded value at a lower load or thread count than every sleeping mechanism's", CollapseFactor),
+			Needs:     "needs spin and at least one sleeping mechanism, with a rate sweep",
+			How:       "per round, spin's collapse strictly before every sleeping mechanism's (1) or not (0), " + few,
+			Figures: func(cs []*results.Config) []claim.Figure {
+				if _, _, ok := spinFirst(Collapses(cs)); !ok {
+					return nil
+				}
+				rounds := claim.PerRound(cs, func(m []map[string]float64) (float64, bool) {
+					holds, _, ok := spinFirst(collapsesIn(cs, m))
+					return b2f(holds), ok
+				})
+				return []claim.Figure{claim.Fig("spin degrades first (1 a round it does, 0 not)", rounds, cs...).AtLeast(1)}
+			},
+			Context: func(cs []*results.Config) []string {
+				var firsts, out []string
+				for i := 0; slices.IndexFunc(cs, func(c *results.Config) bool { return len(c.Rounds) <= i }) < 0; i++ {
+					m := make([]map[string]float64, len(cs))
+					for k, c := range cs {
+						m[k] = c.Rounds[i].Metrics
+					}
+					if _, f, ok := spinFirst(collapsesIn(cs, m)); ok {
+						firsts = append(firsts, f)
+					}
+				}
+				if len(firsts) > 1 {
+					out = append(out, "degrades first per round: "+strings.Join(firsts, ", "))
+				}
+				_, first, _ := spinFirst(Collapses(cs))
+				out = append(out, "degrades first on the medians over rounds: "+first)
+				for _, c := range Collapses(cs) {
+					out = append(out, c.Describe())
+				}
+				return out
+			}},
+		// parking_lot's SpinWait before the futex wait, against the futex
+		// wait alone, once threads outnumber CPUs: per multiple, spin-park's
+		// p99 over futex's round by round (the two run in the same round). A
+		// configuration in which no worker slept (each always had a request
+		// queued) has no wakeup latency: it is no p99 of 0, and its multiple
+		// is shown, not judged (two default runs on the AMD EPYC f25m17 guest
+		// at load 10-19 read "spin-park 0.0 µs vs futex 0.0 µs" as a failure,
+		// then 2672.6 µs against 0.0 as a hold).
+		claim.Rule{ID: ClaimSpinBeforePk, MinRounds: minRounds,
+			Statement: "spinning before parking hurts once threads outnumber the CPUs: spin-park's p99 wakeup latency above futex's (no spinning) at every oversubscription of 2x or more",
+			Needs:     "needs spin-park and futex in the oversubscription sweep at 2x or more, both with a wakeup latency",
+			How:       "per multiple, spin-park's p99 over futex's in each round, " + few,
+			Select: func(c *results.Config) bool {
+				return strings.Contains(c.Params["sweep"], "oversubscribe") && c.IntParam("multiple") >= 2 && (c.Impl == "spin-park" || c.Impl == "futex")
+			},
+			Figures: func(cs []*results.Config) (out []claim.Figure) {
+				for _, sp := range cs {
+					i := slices.IndexFunc(cs, func(c *results.Config) bool {
+						return c.Impl == "futex" && c.IntParam("multiple") == sp.IntParam("multiple")
+					})
+					if sp.Impl != "spin-park" || i < 0 {
+						continue
+					}
+					fx := cs[i]
+					f := claim.Fig(fmt.Sprintf("%dx spin-park/futex p99", sp.IntParam("multiple")), results.RoundRatios(sp, fx, MWakeP99), sp, fx).In("x").Above(1)
+					var sat []string
+					for _, c := range []*results.Config{sp, fx} {
+						if _, ok := c.Summary[MWakeP99]; !ok {
+							sat = append(sat, c.Impl)
+						}
+					}
+					if len(sat) > 0 {
+						f = f.Skip("no worker of " + strings.Join(sat, ", ") + " slept: each always had a request queued, no wakeup to time")
+					} else {
+						f = f.With(fmt.Sprintf("spin-park %.1f µs (%.0f wakeups) vs futex %.1f µs (%.0f wakeups)",
+							sp.Summary[MWakeP99]/1e3, sp.Summary[MWakeups], fx.Summary[MWakeP99]/1e3, fx.Summary[MWakeups]))
+					}
+					out = append(out, f)
+				}
+				slices.SortFunc(out, func(a, b claim.Figure) int { return a.Of[0].IntParam("multiple") - b.Of[0].IntParam("multiple") })
+				return out
+			}},
+	)
 }
 
-// roundCount is the rounds every configuration has (0: some has none).
-func roundCount(configs []*results.Config) int {
-	n := -1
-	for _, c := range configs {
-		if n < 0 || len(c.Rounds) < n {
-			n = len(c.Rounds)
-		}
+// collapsesIn is the collapse figures of cs measured as m says (one
+// round's metrics, or the summaries), in the order of cs.
+func collapsesIn(cs []*results.Config, m []map[string]float64) []Collapse {
+	cp := make([]*results.Config, len(cs))
+	for k, c := range cs {
+		x := *c
+		x.Summary = m[k]
+		cp[k] = &x
 	}
-	return max(n, 0)
-}
-
-// inRound is configs as measured in round i: each one's summary is its
-// round i's figures.
-func inRound(configs []*results.Config, i int) []*results.Config {
-	out := make([]*results.Config, len(configs))
-	for k, c := range configs {
-		cp := *c
-		cp.Summary = c.Rounds[i].Metrics
-		out[k] = &cp
-	}
-	return out
+	return Collapses(cp)
 }
 
 // spinFirst reads the collapse figures: whether spin collapses strictly
@@ -281,118 +353,9 @@ func spinFirst(cs []Collapse) (holds bool, first string, ok bool) {
 	return holds, f.Impl, true
 }
 
-// loaded-spin-collapses-first: busy-waiting collapses before any sleeping
-// mechanism (crossbeam #821, parking_lot #338/#437: spinners steal the
-// CPU the thread they wait for needs). Decided round by round: each
-// round's collapse figures say whether spin went first (1) or not (0),
-// the median over rounds decides, and rounds that disagree, or fewer than
-// minRounds, leave it near its limit.
-func claimSpinFirst(configs []*results.Config) results.Claim {
-	cl := results.Claim{ID: ClaimSpinFirst,
-		Statement: fmt.Sprintf("the spinning waiter degrades first: spin's p99 wakeup latency exceeds %.0fx its unloaded value at a lower load or thread count than every sleeping mechanism's", CollapseFactor)}
-	cs := Collapses(configs)
-	onMedians, first, ok := spinFirst(cs)
-	if !ok {
-		cl.Verdict = results.NotEvaluated
-		cl.Evidence = "needs spin and at least one sleeping mechanism, with a rate sweep"
-		return cl
-	}
-	lim := results.Limit{Figure: "spin degrades first (1 per round it does, 0 not)", Limit: 1, MinRounds: minRounds}
-	var firsts []string
-	for i := range roundCount(configs) {
-		if holds, f, ok := spinFirst(Collapses(inRound(configs, i))); ok {
-			lim.Rounds = append(lim.Rounds, b2f(holds))
-			firsts = append(firsts, f)
-		}
-	}
-	if len(lim.Rounds) == 0 {
-		// No round alone has a collapse figure for spin and another (or
-		// the rounds are not recorded): the medians' one, as one round.
-		lim.Rounds = []float64{b2f(onMedians)}
-	}
-	cl.Judge(lim)
-	parts := []string{fmt.Sprintf("rule: per round, spin's collapse strictly before every sleeping mechanism's, decided on the median over rounds; near its limit when rounds disagree or with fewer than %d (a p99 of n wakeups is set by its n/100 largest)", minRounds)}
-	if len(firsts) > 1 {
-		parts = append(parts, "degrades first per round: "+strings.Join(firsts, ", "))
-	}
-	parts = append(parts, "degrades first on the medians over rounds: "+first)
-	for _, c := range cs {
-		parts = append(parts, c.Describe())
-	}
-	cl.Evidence = strings.Join(parts, "; ")
-	return cl
-}
-
 func b2f(b bool) float64 {
 	if b {
 		return 1
 	}
 	return 0
-}
-
-// loaded-spin-before-park-oversubscribed: parking_lot's SpinWait before
-// the futex wait, against the futex wait alone, once threads outnumber
-// CPUs: per multiple, spin-park's p99 over futex's round by round (the
-// two run in the same round), above 1 on the median over rounds; near its
-// limit when the rounds straddle 1 or are fewer than minRounds.
-func claimSpinBeforePark(configs []*results.Config) results.Claim {
-	cl := results.Claim{ID: ClaimSpinBeforePk,
-		Statement: "spinning before parking hurts once threads outnumber the CPUs: spin-park's p99 wakeup latency above futex's (no spinning) at every oversubscription of 2x or more"}
-	// A configuration in which no worker slept (each always had a request
-	// queued) has no wakeup latency: it is no p99 of 0, and a multiple
-	// where either side has none is left out, named (two default runs on
-	// the AMD EPYC f25m17 guest at load 10-19 read "spin-park 0.0 µs vs
-	// futex 0.0 µs" as a failure, then 2672.6 µs against 0.0 as a hold).
-	by := map[string]map[int]*results.Config{}
-	satAt := map[int][]string{}
-	for _, c := range configs {
-		if !strings.Contains(c.Params["sweep"], "oversubscribe") {
-			continue
-		}
-		k := c.IntParam("multiple")
-		if k < 2 || (c.Impl != "spin-park" && c.Impl != "futex") {
-			continue
-		}
-		if _, ok := c.Summary[MWakeP99]; !ok {
-			satAt[k] = append(satAt[k], c.Impl)
-			continue
-		}
-		if by[c.Impl] == nil {
-			by[c.Impl] = map[int]*results.Config{}
-		}
-		by[c.Impl][k] = c
-	}
-	var ks, sat []int
-	for k := range by["spin-park"] {
-		if _, ok := by["futex"][k]; ok {
-			ks = append(ks, k)
-		}
-	}
-	for k := range satAt {
-		sat = append(sat, k)
-	}
-	slices.Sort(sat)
-	var left []string
-	for _, k := range sat {
-		slices.Sort(satAt[k])
-		left = append(left, fmt.Sprintf("%dx: not judged, no worker of %s slept (each always had a request queued: no wakeup to time)", k, strings.Join(satAt[k], ", ")))
-	}
-	if len(ks) == 0 {
-		cl.Verdict = results.NotEvaluated
-		cl.Evidence = strings.Join(append([]string{"needs spin-park and futex in the oversubscription sweep at 2x or more, both with a wakeup latency"}, left...), "; ")
-		return cl
-	}
-	slices.Sort(ks)
-	parts := []string{fmt.Sprintf("rule: per multiple, the median over rounds of spin-park's p99 over futex's, above 1; near its limit when rounds straddle 1 or with fewer than %d (a p99 of n wakeups is set by its n/100 largest)", minRounds)}
-	var limits []results.Limit
-	for _, k := range ks {
-		sp, fx := by["spin-park"][k], by["futex"][k]
-		limits = append(limits, results.Limit{Figure: fmt.Sprintf("%dx spin-park/futex p99", k), Rounds: results.RoundRatios(sp, fx, MWakeP99),
-			Limit: math.Nextafter(1, 2), Unit: "x", MinRounds: minRounds})
-		parts = append(parts, fmt.Sprintf("%dx: spin-park %.1f µs (%.0f wakeups) vs futex %.1f µs (%.0f wakeups) (%.2fx)",
-			k, sp.Summary[MWakeP99]/1e3, sp.Summary[MWakeups], fx.Summary[MWakeP99]/1e3, fx.Summary[MWakeups], sp.Summary[MWakeP99]/max(fx.Summary[MWakeP99], 1)))
-	}
-	cl.Judge(limits...)
-	cl.Evidence = strings.Join(append(parts, left...), "; ")
-	return cl
 }

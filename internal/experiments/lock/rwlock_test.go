@@ -81,7 +81,7 @@ func TestRwClaims(t *testing.T) {
 	}
 	for _, bad := range [][2]float64{{0, 0}, {0.5, 0}} { // no writes; one writer starved
 		cs := RwClaims(append(good, rwCfg("pthread/r=4", "4", [2]float64{1, 5}, bad)))
-		if cs[0].Verdict != results.DoesNotHold || !strings.Contains(cs[0].Evidence, "pthread/r=4 repeat 2") {
+		if cs[0].Verdict != results.DoesNotHold || !strings.Contains(cs[0].Why, "pthread/r=4 repeats where a writer stalled 1, limit at most 0 (repeat 2: ") {
 			t.Errorf("violating %v: %s (%s), want does not hold naming pthread's repeat 2", bad, cs[0].Verdict, cs[0].Evidence)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -14,9 +15,37 @@ const (
 )
 
 // Claims evaluates the experiment's claims from its configurations
-// (pure: it reads Kind and Detail only).
+// (pure: it reads Kind and Detail only). Their figures are counts, each
+// over the whole run.
 func Claims(cfgs []*results.Config) []results.Claim {
-	return []results.Claim{claimSameTop(cfgs), claimGoroutineLevel(cfgs)}
+	return claim.EvaluateAll(cfgs,
+		claim.Rule{ID: ClaimSameStackTop, Statement: "the same stack top can mean several things: several mechanisms sleep with the same wait channel in the same system call, " +
+			"and the futex address, the futex op or the Go stack tells each apart",
+			Needs: "needs two sleeping thread-level mechanisms that share a wait channel and system call",
+			Select: func(c *results.Config) bool {
+				return c.Detail != nil && c.Kind != "goroutine" && c.Impl != StackGoRuntime
+			},
+			Figures: sameTop},
+		claim.Rule{ID: ClaimGoroutineLevel, Statement: "a goroutine blocked on sync.Mutex or a channel blocks no OS thread: it is parked by the Go scheduler with a wait reason, and the runtime's threads sleep on their own notes",
+			Needs:  "needs a goroutine-level mechanism (sync-mutex, chan)",
+			Select: func(c *results.Config) bool { return c.Kind == "goroutine" },
+			Figures: func(cs []*results.Config) []claim.Figure {
+				var ok, bad []string
+				for _, c := range cs {
+					w := c.Detail["goroutine_wait"]
+					if w != "" && !strings.HasPrefix(w, "syscall") && !strings.HasPrefix(w, "running") && !strings.HasPrefix(w, "runnable") && strings.HasPrefix(c.Detail["tid"], "none") {
+						ok = append(ok, fmt.Sprintf("%s [%s]", c.Impl, w))
+					} else {
+						bad = append(bad, fmt.Sprintf("%s [%s] tid %s", c.Impl, w, c.Detail["tid"]))
+					}
+				}
+				note := "parked goroutines: " + strings.Join(ok, ", ")
+				if len(bad) > 0 {
+					note = "not parked by the scheduler: " + strings.Join(bad, ", ")
+				}
+				return []claim.Figure{claim.Fig("goroutine mechanisms not parked by the scheduler", []float64{float64(len(bad))}, cs...).AtMost(0).With(note)}
+			}},
+	)
 }
 
 // unreadable says whether a Detail figure could not be read (for example
@@ -38,108 +67,72 @@ func notMeasured(d map[string]string) []string {
 	return out
 }
 
-func claimSameTop(cfgs []*results.Config) results.Claim {
-	c := results.Claim{ID: ClaimSameStackTop, Statement: "the same stack top can mean several things: several mechanisms sleep with the same wait channel in the same system call, " +
-		"and the futex address, the futex op or the Go stack tells each apart"}
+// sameTop groups the sleeping threads by (wait channel, system call) and
+// counts the pairs in a shared group that nothing tells apart (futex
+// address, op, matched object and Go stack all equal). A thread whose
+// figures could not be read joins no group (all "not readable" threads
+// would otherwise look like one shared top).
+func sameTop(cs []*results.Config) []claim.Figure {
 	type top struct{ wchan, sys string }
 	groups := map[top][]*results.Config{}
 	var order []top
 	var notRead []string
-	for _, cf := range cfgs {
-		d := cf.Detail
-		if d == nil || cf.Kind == "goroutine" || cf.Impl == StackGoRuntime {
-			continue
-		}
+	for _, c := range cs {
+		d := c.Detail
 		if unreadable(d["state"]) || unreadable(d["wchan"]) || unreadable(d["syscall"]) {
-			// Not measured: it joins no group (all "not readable"
-			// threads would otherwise look like one shared top).
-			notRead = append(notRead, cf.Impl)
+			notRead = append(notRead, c.Impl)
 			continue
 		}
 		if d["wchan"] == "" || !strings.HasPrefix(d["state"], "S") {
 			continue
 		}
-		sys := d["syscall"]
-		if i := strings.IndexByte(sys, '('); i > 0 {
-			sys = sys[:i]
-		}
+		sys, _, _ := strings.Cut(d["syscall"], "(")
 		k := top{d["wchan"], sys}
 		if groups[k] == nil {
 			order = append(order, k)
 		}
-		groups[k] = append(groups[k], cf)
+		groups[k] = append(groups[k], c)
 	}
-	var shared []string
-	var clash []string
+	var shared, clash []string
+	var of []*results.Config
 	for _, k := range order {
 		g := groups[k]
 		if len(g) < 2 {
 			continue
 		}
 		var names []string
-		for _, cf := range g {
-			names = append(names, cf.Impl)
-		}
-		shared = append(shared, fmt.Sprintf("%s in %s: %s", k.wchan, k.sys, strings.Join(names, ", ")))
-		for i := range g {
-			for j := i + 1; j < len(g); j++ {
-				a, b := g[i].Detail, g[j].Detail
-				if a["futex_addr"] == b["futex_addr"] && a["futex_op"] == b["futex_op"] && firstLine(a["go_stack"]) == firstLine(b["go_stack"]) && a["matches"] == b["matches"] {
-					clash = append(clash, g[i].Impl+" = "+g[j].Impl)
+		for i, a := range g {
+			names = append(names, a.Impl)
+			for _, b := range g[i+1:] {
+				x, y := a.Detail, b.Detail
+				if x["futex_addr"] == y["futex_addr"] && x["futex_op"] == y["futex_op"] && firstLine(x["go_stack"]) == firstLine(y["go_stack"]) && x["matches"] == y["matches"] {
+					clash = append(clash, a.Impl+" = "+b.Impl)
 				}
 			}
 		}
+		of = append(of, g...)
+		shared = append(shared, fmt.Sprintf("%s in %s: %s", k.wchan, k.sys, strings.Join(names, ", ")))
 	}
+	unread := fmt.Sprintf("the wait channel or system call of %d threads (%s) could not be read (run as root, or allow ptrace)", len(notRead), strings.Join(notRead, ", "))
 	switch {
 	case len(shared) == 0 && len(notRead) > 0:
-		c.Verdict = results.NotEvaluated
-		c.Evidence = fmt.Sprintf("the wait channel or system call of %d threads (%s) could not be read (run as root, or allow ptrace)", len(notRead), strings.Join(notRead, ", "))
+		return []claim.Figure{claim.Fig("shared stack tops", nil).Skip(unread)}
 	case len(shared) == 0:
-		c.Verdict = results.NotEvaluated
-		c.Evidence = "fewer than two sleeping thread-level mechanisms share a wait channel and system call in this run"
-	case len(clash) > 0:
-		c.Verdict = results.DoesNotHold
-		c.Evidence = "shared tops: " + strings.Join(shared, "; ") + "; indistinguishable by address, op and Go stack: " + strings.Join(clash, ", ")
-	default:
-		c.Verdict = results.Holds
-		c.Evidence = "shared tops: " + strings.Join(shared, "; ") + "; every pair differs in futex address, op, matched object or Go stack"
+		return nil
 	}
-	if len(notRead) > 0 && len(shared) > 0 {
-		c.Evidence += fmt.Sprintf("; not measured (unreadable): %s", strings.Join(notRead, ", "))
+	note := "shared tops: " + strings.Join(shared, "; ")
+	if len(clash) > 0 {
+		note += "; indistinguishable by address, op and Go stack: " + strings.Join(clash, ", ")
 	}
-	return c
+	if len(notRead) > 0 {
+		note += "; not measured (unreadable): " + strings.Join(notRead, ", ")
+	}
+	return []claim.Figure{claim.Fig("pairs sharing a stack top that nothing tells apart", []float64{float64(len(clash))}, of...).AtMost(0).With(note)}
 }
 
 func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
-func claimGoroutineLevel(cfgs []*results.Config) results.Claim {
-	c := results.Claim{ID: ClaimGoroutineLevel, Statement: "a goroutine blocked on sync.Mutex or a channel blocks no OS thread: it is parked by the Go scheduler with a wait reason, and the runtime's threads sleep on their own notes"}
-	var ok, bad []string
-	for _, cf := range cfgs {
-		if cf.Kind != "goroutine" {
-			continue
-		}
-		w := cf.Detail["goroutine_wait"]
-		if w != "" && !strings.HasPrefix(w, "syscall") && !strings.HasPrefix(w, "running") && !strings.HasPrefix(w, "runnable") && strings.HasPrefix(cf.Detail["tid"], "none") {
-			ok = append(ok, fmt.Sprintf("%s [%s]", cf.Impl, w))
-		} else {
-			bad = append(bad, fmt.Sprintf("%s [%s] tid %s", cf.Impl, w, cf.Detail["tid"]))
-		}
-	}
-	switch {
-	case len(ok)+len(bad) == 0:
-		c.Verdict, c.Evidence = results.NotEvaluated, "no goroutine-level mechanism in this run"
-	case len(bad) > 0:
-		c.Verdict, c.Evidence = results.DoesNotHold, "not parked by the scheduler: "+strings.Join(bad, ", ")
-	default:
-		c.Verdict, c.Evidence = results.Holds, "parked goroutines: "+strings.Join(ok, ", ")
-	}
-	return c
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
 
 // notesFor explains, per mechanism present, what a user sees in a
