@@ -137,6 +137,27 @@ type bound struct {
 	atMost, strict bool
 }
 
+// word says the bound: "at most", "at least", "below", "above".
+func (b bound) word() string {
+	switch {
+	case b.atMost && b.strict:
+		return "below"
+	case b.atMost:
+		return "at most"
+	case b.strict:
+		return "above"
+	}
+	return "at least"
+}
+
+// toward is where a strict bound's limit moves, just inside its value.
+func (b bound) toward() float64 {
+	if b.atMost {
+		return math.Inf(-1)
+	}
+	return math.Inf(1)
+}
+
 // Fig is a figure: its name, its value per round, the configurations it
 // is measured on.
 func Fig(name string, rounds []float64, of ...*results.Config) Figure {
@@ -304,30 +325,19 @@ func Each(f func(*results.Config) Figure) func([]*results.Config) []Figure {
 // steps).
 func Evaluate(r Rule, cs []*results.Config) results.Claim {
 	cl := results.Claim{ID: r.ID, Statement: r.Statement, Verdict: results.NotEvaluated}
-	var sel []*results.Config
-	for _, c := range cs {
-		if r.Select == nil || r.Select(c) {
-			sel = append(sel, c)
-		}
-	}
+	sel := slices.DeleteFunc(slices.Clone(cs), func(c *results.Config) bool { return r.Select != nil && !r.Select(c) })
 	var figs []Figure
 	var context []string
 	if len(sel) > 0 {
 		figs = r.Figures(sel)
-		if r.Scope != nil {
-			if s := r.Scope(sel); s != "" {
-				cl.Statement += " (" + s + ")"
-			}
+		if r.Scope != nil && r.Scope(sel) != "" {
+			cl.Statement += " (" + r.Scope(sel) + ")"
 		}
 		if r.Context != nil {
 			context = r.Context(sel)
 		}
 	}
-	how := "the median of each figure's rounds against its limit"
-	if r.How != "" {
-		how = r.How + "; " + how
-	}
-	ev := []string{"rule: " + how}
+	ev := []string{"rule: " + strings.TrimPrefix(r.How+"; the median of each figure's rounds against its limit", "; ")}
 	var ds []decided
 	var left []string
 	busy, bare, busiest := 0, 0, 0.0
@@ -336,8 +346,7 @@ func Evaluate(r Rule, cs []*results.Config) results.Claim {
 		case f.skip != "":
 			left = append(left, f.Name+" ("+f.skip+")")
 		case b != nil:
-			busy++
-			busiest = max(busiest, b.Fraction)
+			busy, busiest = busy+1, max(busiest, b.Fraction)
 			left = append(left, f.Name+" ("+busyText(b)+")")
 		case len(f.Rounds) == 0:
 			bare++
@@ -353,7 +362,7 @@ func Evaluate(r Rule, cs []*results.Config) results.Claim {
 	if len(ds) == 0 {
 		switch n := len(left); {
 		case n > 0 && busy == n:
-			cl.Why = fmt.Sprintf("cannot judge: other processes used over %.0f%% of the CPU in the window of each of its %d figures (up to %.0f%%)", 100*BusyShare, n, 100*busiest)
+			cl.Why = fmt.Sprintf("cannot judge: every figure ran with other processes on over %.0f%% of the CPU (up to %.0f%%, %d left out)", 100*BusyShare, 100*busiest, n)
 		case n > 0 && bare == n:
 			cl.Why = "cannot judge: no rounds"
 		case n > 0:
@@ -365,17 +374,8 @@ func Evaluate(r Rule, cs []*results.Config) results.Claim {
 		return cl
 	}
 	cl.Evidence = strings.Join(append(ev, context...), "; ")
-	var failing, near []decided
-	for _, d := range ds {
-		if !d.holds {
-			failing = append(failing, d)
-		}
-	}
-	for _, d := range ds {
-		if d.near && (len(failing) == 0 || !d.holds) {
-			near = append(near, d)
-		}
-	}
+	failing := slices.DeleteFunc(slices.Clone(ds), func(d decided) bool { return d.holds })
+	near := slices.DeleteFunc(slices.Clone(ds), func(d decided) bool { return !d.near || len(failing) > 0 && d.holds })
 	cl.Verdict = results.Holds
 	if len(failing) > 0 {
 		cl.Verdict = results.DoesNotHold
@@ -391,13 +391,9 @@ func Evaluate(r Rule, cs []*results.Config) results.Claim {
 	cl.Margin = strings.Join(margins, "; ")
 	switch {
 	case len(failing) > 0:
-		// The reason is a clear failure when the claim is one.
-		pick := failing
-		if !cl.Near {
-			pick = slices.DeleteFunc(slices.Clone(failing), func(d decided) bool { return d.near })
-		}
-		worst := slices.MaxFunc(pick, func(a, b decided) int { return cmp.Compare(a.miss(), b.miss()) })
-		cl.Why = worst.text() + more(len(failing)-1)
+		// The reason is the worst failure, a clear one when the claim is.
+		pick := slices.DeleteFunc(slices.Clone(failing), func(d decided) bool { return d.near && !cl.Near })
+		cl.Why = slices.MaxFunc(pick, func(a, b decided) int { return cmp.Compare(a.miss(), b.miss()) }).text() + more(len(failing)-1)
 	case cl.Near:
 		cl.Why = near[0].text() + more(len(near)-1)
 	}
@@ -413,14 +409,20 @@ func EvaluateAll(cs []*results.Config, rules ...Rule) []results.Claim {
 	return out
 }
 
-// figureTexts is every figure with its numbers, in order; beyond
-// manyFigures, those clearly within their limits are counted, with the
-// three closest to a limit named.
+func more(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (and %d more)", n)
+}
+
+// figureTexts is every figure with its numbers, in order; beyond eight,
+// those clearly within their limits are counted, the three closest to a
+// limit named.
 func figureTexts(ds []decided) (out []string) {
-	const manyFigures = 8
 	var clear []decided
 	for _, d := range ds {
-		if len(ds) > manyFigures && d.holds && !d.near {
+		if len(ds) > 8 && d.holds && !d.near {
 			clear = append(clear, d)
 		} else {
 			out = append(out, d.text())
@@ -429,7 +431,7 @@ func figureTexts(ds []decided) (out []string) {
 	if len(clear) == 0 {
 		return out
 	}
-	slices.SortStableFunc(clear, func(a, b decided) int { return cmp.Compare(a.room(), b.room()) })
+	slices.SortStableFunc(clear, func(a, b decided) int { return cmp.Compare(a.miss(), b.miss()) })
 	var closest []string
 	for _, d := range clear[:min(3, len(clear))] {
 		closest = append(closest, d.text())
@@ -437,84 +439,55 @@ func figureTexts(ds []decided) (out []string) {
 	return append(out, fmt.Sprintf("%d more within their limits, the closest: %s", len(clear), strings.Join(closest, "; ")))
 }
 
-// room is how far the median lies from the nearest bound, as a share of
-// it (of 1 for a bound of 0).
-func (d decided) room() float64 {
-	r := math.Inf(1)
-	for _, b := range d.bounds {
-		r = min(r, math.Abs(d.med-b.v)/max(math.Abs(b.v), 1e-9))
-	}
-	return r
-}
-
-func more(n int) string {
-	if n <= 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (and %d more)", n)
-}
-
 // decided is a figure with its verdict: by is the bound that decided it
-// (the first failing, else the first near one), other how many rounds lie
-// on its other side, within how many are within their noise of it.
+// (the first failing one, else the first near one, else the nearest), and
+// of its rounds, other lie on its other side, within within their noise
+// of it; few is the rounds it needed when it had fewer.
 type decided struct {
 	Figure
 	med                float64
 	holds, near        bool
 	by                 bound
-	minRounds          int
 	other, within, few int
 }
 
 func (f Figure) limit(b bound, minRounds int) results.Limit {
 	l := results.Limit{Figure: f.Name, Rounds: f.Rounds, Limit: b.v, AtMost: b.atMost, MinRounds: minRounds}
-	if b.strict && b.atMost {
-		l.Limit = math.Nextafter(b.v, math.Inf(-1))
-	} else if b.strict {
-		l.Limit = math.Nextafter(b.v, math.Inf(1))
+	if b.strict {
+		l.Limit = math.Nextafter(b.v, b.toward())
 	}
-	if f.noise > 0 {
-		for _, v := range f.Rounds {
-			l.Noise = append(l.Noise, f.noise*math.Abs(v))
-		}
+	for _, v := range f.Rounds {
+		l.Noise = append(l.Noise, f.noise*math.Abs(v))
 	}
 	return l
 }
 
 func (f Figure) decide(minRounds int) decided {
-	d := decided{Figure: f, med: stats.Median(f.Rounds), holds: true, minRounds: minRounds}
-	var nearOK, nearFail []bound
-	var fail []bound
+	d := decided{Figure: f, med: stats.Median(f.Rounds), holds: true}
 	for _, b := range f.bounds {
 		ok, near := f.limit(b, minRounds).Decide()
-		if !ok {
-			d.holds = false
-			fail = append(fail, b)
-			if near {
-				nearFail = append(nearFail, b)
-			}
-		} else if near {
-			nearOK = append(nearOK, b)
+		switch {
+		case !ok && d.holds:
+			d.holds, d.near, d.by = false, near, b
+		case ok && d.holds && near && !d.near:
+			d.near, d.by = true, b
 		}
 	}
-	switch {
-	case !d.holds:
-		d.by, d.near = fail[0], len(nearFail) == len(fail)
-	case len(nearOK) > 0:
-		d.by, d.near = nearOK[0], true
-	case len(f.bounds) > 0:
-		d.by = f.bounds[0]
+	if d.holds && !d.near && len(f.bounds) > 0 {
+		d.by = slices.MinFunc(f.bounds, func(a, b bound) int { return cmp.Compare(math.Abs(d.med-a.v), math.Abs(d.med-b.v)) })
 	}
 	l := f.limit(d.by, minRounds)
-	for i, v := range f.Rounds {
-		n := 0.0
-		if i < len(l.Noise) {
-			n = l.Noise[i]
+	ok := func(v float64) bool {
+		if l.AtMost {
+			return v <= l.Limit
 		}
-		switch {
-		case side(l, v) != d.holds:
+		return v >= l.Limit
+	}
+	for i, v := range f.Rounds {
+		switch n := l.Noise[i]; {
+		case ok(v) != d.holds:
 			d.other++
-		case side(l, v-n) != d.holds || side(l, v+n) != d.holds:
+		case ok(v-n) != d.holds || ok(v+n) != d.holds:
 			d.within++
 		}
 	}
@@ -524,34 +497,28 @@ func (f Figure) decide(minRounds int) decided {
 	return d
 }
 
-func side(l results.Limit, v float64) bool {
-	if l.AtMost {
-		return v <= l.Limit
-	}
-	return v >= l.Limit
-}
-
-// miss is how far the median lies beyond the deciding bound, as a share
-// of the bound (of 1 for a bound of 0): the worst failing figure is the
-// claim's reason.
-func (d decided) miss() float64 {
-	return math.Abs(d.med-d.by.v) / max(math.Abs(d.by.v), 1e-9)
-}
+// miss is how far the median lies from the deciding bound, as a share of
+// the bound (of 1 for a bound of 0): the worst failing figure is the
+// claim's reason, the closest holding ones are named among many.
+func (d decided) miss() float64 { return math.Abs(d.med-d.by.v) / max(math.Abs(d.by.v), 1e-9) }
 
 // text is the figure with its numbers, "name 1.31x, limit at most 1.10x",
 // its rounds when it has several, and when it is near its limit how many
 // rounds lie on the other side (or within their noise of it, or how many
 // it needs); then its note.
 func (d decided) text() string {
-	s := d.Name + " " + d.fmt(d.med) + ", limit " + d.limits()
+	var lim []string
+	for _, b := range d.bounds {
+		lim = append(lim, b.word()+" "+d.fmt(b.v))
+	}
+	s := d.Name + " " + d.fmt(d.med) + ", limit " + strings.Join(lim, " and ")
 	if len(d.Rounds) > 1 || d.few > 0 {
 		var rs []string
-		for i, v := range d.Rounds {
-			if i == 10 {
-				rs = append(rs, "…")
-				break
-			}
+		for _, v := range d.Rounds[:min(len(d.Rounds), 10)] {
 			rs = append(rs, d.fmt(v))
+		}
+		if len(d.Rounds) > 10 {
+			rs = append(rs, "…")
 		}
 		s += " (rounds " + strings.Join(rs, " ")
 		if d.noise > 0 {
@@ -559,11 +526,13 @@ func (d decided) text() string {
 		}
 		if d.near {
 			var why []string
-			if d.other > 0 {
-				why = append(why, fmt.Sprintf("%d of %d on the other side", d.other, len(d.Rounds)))
-			}
-			if d.within > 0 {
-				why = append(why, fmt.Sprintf("%d of %d within their noise of it", d.within, len(d.Rounds)))
+			for _, w := range []struct {
+				n    int
+				text string
+			}{{d.other, "%d of %d on the other side"}, {d.within, "%d of %d within their noise of it"}} {
+				if w.n > 0 {
+					why = append(why, fmt.Sprintf(w.text, w.n, len(d.Rounds)))
+				}
 			}
 			if d.few > 0 {
 				why = append(why, fmt.Sprintf("%d of the %d rounds it needs", len(d.Rounds), d.few))
@@ -576,26 +545,6 @@ func (d decided) text() string {
 		s += " (" + d.note + ")"
 	}
 	return s
-}
-
-func (d decided) limits() string {
-	var s []string
-	for _, b := range d.bounds {
-		w := "at least "
-		switch {
-		case b.atMost && b.strict:
-			w = "below "
-		case b.atMost:
-			w = "at most "
-		case b.strict:
-			w = "above "
-		}
-		s = append(s, w+d.fmt(b.v))
-	}
-	if len(s) == 0 {
-		return "none"
-	}
-	return strings.Join(s, " and ")
 }
 
 // fmt formats v in the figure's unit.
@@ -611,9 +560,10 @@ func (f Figure) fmt(v float64) string {
 		return strconv.FormatFloat(v/1e3, 'f', 2, 64) + " µs"
 	case "ns":
 		return strconv.FormatFloat(v, 'f', 0, 64) + " ns"
-	}
-	if v == math.Trunc(v) && math.Abs(v) < 1e12 {
-		return strconv.FormatFloat(v, 'f', 0, 64)
+	case "":
+		if v == math.Trunc(v) && math.Abs(v) < 1e12 {
+			return strconv.FormatFloat(v, 'f', 0, 64)
+		}
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }

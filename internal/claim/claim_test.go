@@ -164,7 +164,7 @@ func TestNotEvaluated(t *testing.T) {
 		why string
 	}{
 		{[]*results.Config{{Impl: "sync"}}, "needs lot"},
-		{[]*results.Config{at(0.64, 0.5), at(0.7, 0.5)}, "cannot judge: other processes used over 50% of the CPU in the window of each of its 2 figures (up to 70%)"},
+		{[]*results.Config{at(0.64, 0.5), at(0.7, 0.5)}, "cannot judge: every figure ran with other processes on over 50% of the CPU (up to 70%, 2 left out)"},
 		{[]*results.Config{at(0)}, "cannot judge: no rounds"},
 	} {
 		c := Evaluate(r, tc.cs)
