@@ -366,7 +366,7 @@ func Evaluate(r Rule, cs []*results.Config) results.Claim {
 		case n > 0 && bare == n:
 			cl.Why = "cannot judge: no rounds"
 		case n > 0:
-			cl.Why = r.Needs + "; not judged: " + left[0] + more(n-1)
+			cl.Why = r.Needs + "; not judged: " + left[0] + more(n-1, "not judged")
 		default:
 			cl.Why = r.Needs
 		}
@@ -393,9 +393,9 @@ func Evaluate(r Rule, cs []*results.Config) results.Claim {
 	case len(failing) > 0:
 		// The reason is the worst failure, a clear one when the claim is.
 		pick := slices.DeleteFunc(slices.Clone(failing), func(d decided) bool { return d.near && !cl.Near })
-		cl.Why = slices.MaxFunc(pick, func(a, b decided) int { return cmp.Compare(a.miss(), b.miss()) }).text() + more(len(failing)-1)
+		cl.Why = slices.MaxFunc(pick, func(a, b decided) int { return cmp.Compare(a.miss(), b.miss()) }).text() + more(len(failing)-1, "beyond its limit")
 	case cl.Near:
-		cl.Why = near[0].text() + more(len(near)-1)
+		cl.Why = near[0].text() + more(len(near)-1, "near its limit")
 	}
 	return cl
 }
@@ -409,11 +409,15 @@ func EvaluateAll(cs []*results.Config, rules ...Rule) []results.Claim {
 	return out
 }
 
-func more(n int) string {
+// more is " (and 2 more figures near its limit)", "" for none.
+func more(n int, what string) string {
 	if n <= 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (and %d more)", n)
+	if n > 1 {
+		return fmt.Sprintf(" (and %d more figures %s)", n, strings.ReplaceAll(what, "its limit", "their limits"))
+	}
+	return " (and 1 more figure " + what + ")"
 }
 
 // figureTexts is every figure with its numbers, in order; beyond eight,
@@ -512,7 +516,7 @@ func (d decided) text() string {
 		lim = append(lim, b.word()+" "+d.fmt(b.v))
 	}
 	s := d.Name + " " + d.fmt(d.med) + ", limit " + strings.Join(lim, " and ")
-	if len(d.Rounds) > 1 || d.few > 0 {
+	if len(d.Rounds) > 1 || d.near {
 		var rs []string
 		for _, v := range d.Rounds[:min(len(d.Rounds), 10)] {
 			rs = append(rs, d.fmt(v))
@@ -522,22 +526,20 @@ func (d decided) text() string {
 		}
 		s += " (rounds " + strings.Join(rs, " ")
 		if d.noise > 0 {
-			s += fmt.Sprintf(", each ±%.0f%%: %s", 100*d.noise, d.noiseOf)
+			s += fmt.Sprintf(", each ±%.0f%%, %s", 100*d.noise, d.noiseOf)
 		}
 		if d.near {
 			var why []string
-			for _, w := range []struct {
-				n    int
-				text string
-			}{{d.other, "%d of %d on the other side"}, {d.within, "%d of %d within their noise of it"}} {
-				if w.n > 0 {
-					why = append(why, fmt.Sprintf(w.text, w.n, len(d.Rounds)))
-				}
+			if d.other > 0 {
+				why = append(why, fmt.Sprintf("%d of %d on the other side", d.other, len(d.Rounds)))
+			}
+			if d.within > 0 {
+				why = append(why, fmt.Sprintf("%d of %d within their noise of it", d.within, len(d.Rounds)))
 			}
 			if d.few > 0 {
 				why = append(why, fmt.Sprintf("%d of the %d rounds it needs", len(d.Rounds), d.few))
 			}
-			s += ": near its limit, " + strings.Join(why, ", ")
+			s += "; " + strings.Join(why, ", ")
 		}
 		s += ")"
 	}

@@ -25,9 +25,9 @@ func TestNearWhenRoundsStraddle(t *testing.T) {
 		why   string
 	}{
 		{"sync max wait, fails", Fig("sync max wait", []float64{2.54e6, 1.7e6, 2.2e6}).In("ms").AtMost(2e6), false,
-			"sync max wait 2.20 ms, limit at most 2.00 ms (rounds 2.54 ms 1.70 ms 2.20 ms: near its limit, 1 of 3 on the other side)"},
+			"sync max wait 2.20 ms, limit at most 2.00 ms (rounds 2.54 ms 1.70 ms 2.20 ms; 1 of 3 on the other side)"},
 		{"sync max wait, holds", Fig("sync max wait", []float64{1.54e6, 1.7e6, 2.2e6}).In("ms").AtMost(2e6), true, "1 of 3 on the other side"},
-		{"herd serial", Fig("lot n=64", []float64{1.29, 1.05, 1.08, 1.12, 1.02}).In("x").AtMost(1.1), true, "lot n=64 1.08x, limit at most 1.10x (rounds 1.29x 1.05x 1.08x 1.12x 1.02x: near its limit, 2 of 5 on the other side)"},
+		{"herd serial", Fig("lot n=64", []float64{1.29, 1.05, 1.08, 1.12, 1.02}).In("x").AtMost(1.1), true, "lot n=64 1.08x, limit at most 1.10x (rounds 1.29x 1.05x 1.08x 1.12x 1.02x; 2 of 5 on the other side)"},
 		{"condvar 448, fails", Fig("std/lot", []float64{1.88, 2.3, 1.7}).In("x").AtLeast(2), false, "std/lot 1.88x, limit at least 2.00x"},
 		{"sched share p99", Fig("p99", []float64{1.17, 1.08, 1.12}).In("x").AtMost(1.15), true, "1 of 3 on the other side"},
 	} {
@@ -50,11 +50,11 @@ func TestClear(t *testing.T) {
 		t.Errorf("clear hold: %+v", c)
 	}
 	c = one(Fig("a", []float64{3, 3.5, 2.9}).AtMost(2), Fig("b", []float64{2.1, 2.2, 1.9}).AtMost(2))
-	if c.Verdict != results.DoesNotHold || c.Near || !strings.HasPrefix(c.Why, "a 3, limit at most 2 (rounds 3 3.5 2.9)") || !strings.HasSuffix(c.Why, "(and 1 more)") {
+	if c.Verdict != results.DoesNotHold || c.Near || !strings.HasPrefix(c.Why, "a 3, limit at most 2 (rounds 3 3.5 2.9)") || !strings.HasSuffix(c.Why, "(and 1 more figure beyond its limit)") {
 		t.Errorf("clear failure: %+v", c)
 	}
 	c = one(Fig("a", []float64{1, 1.1}).AtMost(2), Fig("b", []float64{1.9, 2.1, 1.95}).AtMost(2))
-	if c.Verdict != results.Holds || !c.Near || !strings.HasPrefix(c.Why, "b 1.95, limit at most 2 (rounds 1.9 2.1 1.95: near its limit, 1 of 3") {
+	if c.Verdict != results.Holds || !c.Near || !strings.HasPrefix(c.Why, "b 1.95, limit at most 2 (rounds 1.9 2.1 1.95; 1 of 3") {
 		t.Errorf("near hold: %+v", c)
 	}
 	// The worst failure is the reason: furthest beyond its limit.
@@ -92,7 +92,7 @@ func TestNoise(t *testing.T) {
 		t.Errorf("no noise, rounds clear of the limit: %+v", c)
 	}
 	c := one(f.Noisy(0.1, "the control"))
-	if c.Verdict != results.Holds || !c.Near || !strings.Contains(c.Why, "each ±10%: the control: near its limit, 1 of 3 within their noise of it") {
+	if c.Verdict != results.Holds || !c.Near || !strings.Contains(c.Why, "each ±10%, the control; 1 of 3 within their noise of it") {
 		t.Errorf("noise reaching the limit: %+v", c)
 	}
 	if c := one(Fig("f", []float64{1.7, 1.9}).AtMost(1.1).Noisy(0.5, "n")); c.Verdict != results.DoesNotHold || !c.Near {

@@ -34,7 +34,7 @@ func TestNearAndModeSummary(t *testing.T) {
 	for _, want := range []string{
 		"claims: 1 hold, 1 do not, 0 not evaluated (2 near its limit)",
 		"holds, near its limit: E12-sched-share: cross-core p99: rounds 1.17x",
-		"does not hold, near its limit: lock-x: 2.54 ms > 2 ms; rounds: rounds 2.54",
+		"does not hold, near its limit: lock-x: 2.54 ms > 2 ms; near its limit: rounds 2.54",
 		"claim E12-sched-share: HOLDS, NEAR ITS LIMIT",
 		"note (2 configurations): bimodal where waits returned without sleeping",
 		"futex/cross-core 13%, std/cross-core 23%",

@@ -122,12 +122,20 @@ func claimMark(v string, md bool) string {
 	return "NOT EVALUATED"
 }
 
-// Reason is a claim's reason in a line or two: its Why (one line with the
-// figure, written when it does not hold) or, for a claim without one, its
-// evidence, cut after the last "; " that keeps it under about two lines.
+// Reason is a claim's reason in a line or two, never empty: its Why (the
+// claim kit's one line with the figure, internal/claim), or for a file
+// written before every claim had one, its margin when near, else its
+// evidence cut after the last "; " that keeps it under about two lines.
 func Reason(c results.Claim) string {
-	if c.Why != "" {
+	switch {
+	case c.Why != "" && c.Near && strings.Contains(c.Margin, " against "): // Limit.Describe's, before the kit
+		return c.Why + "; near its limit: " + shortMargin(c.Margin)
+	case c.Why != "":
 		return c.Why
+	case c.Near && c.Margin != "":
+		return shortMargin(c.Margin)
+	case c.Evidence == "":
+		return "no reason recorded (a file from an older parkbench)"
 	}
 	ev := c.Evidence
 	const most = 200
@@ -208,21 +216,12 @@ func renderExperiment(p *page, e *results.Experiment, o Options) {
 			continue
 		}
 		p.item(fmt.Sprintf("claim %s: %s: %s", c.ID, claimMarkOf(c, p.md), c.Statement))
-		if c.Near && c.Verdict != results.NotEvaluated {
-			p.sub("near its limit: " + c.Margin)
+		// --verbose prints the evidence, which an old file's reason is cut from.
+		if (c.Verdict != results.Holds || c.Near) && !(o.Verbose && c.Why == "" && c.Margin == "" && c.Evidence != "") {
+			p.sub("why: " + Reason(c))
 		}
-		switch {
-		case o.Verbose:
-			if c.Why != "" {
-				p.sub("why: " + c.Why)
-			}
-			if c.Evidence != "" {
-				p.sub("evidence: " + c.Evidence)
-			}
-		case c.Verdict != results.Holds:
-			if r := Reason(c); r != "" {
-				p.sub("why: " + r)
-			}
+		if o.Verbose && c.Evidence != "" {
+			p.sub("evidence: " + c.Evidence)
 		}
 	}
 	if collapse {

@@ -233,7 +233,7 @@ func cNote(cs []*results.Config, c *results.Config) string {
 	own, _ := noSleepShare(c)
 	s := fmt.Sprintf("c-futex (no Go runtime) %.1f%%", 100*f)
 	if f > maxNoSleepFrac && f >= own/2 {
-		s += ": the reply arrived before the waker's own FUTEX_WAKE returned, so it is the machine's (a vCPU the host deschedules after it wakes the other)"
+		s += " too: the machine's (the reply came before the waker's FUTEX_WAKE returned: a vCPU the host deschedules once it wakes)"
 	}
 	return s
 }

@@ -79,7 +79,7 @@ func TestClaimsRegimes(t *testing.T) {
 		cfg("futex", "thread", "cross-core", true, 21000, 200, 2000, 2))
 	c := reallySlept(withC)
 	wantVerdict(t, "C reference 15% no-sleep", c, results.DoesNotHold)
-	if !strings.Contains(c.Why, "c-futex (no Go runtime) 15.0%: ") || !strings.Contains(c.Why, "the machine's") || !strings.Contains(c.Evidence, "futex/unpinned (same CPU 100%)") {
+	if !strings.Contains(c.Why, "c-futex (no Go runtime) 15.0% too: ") || !strings.Contains(c.Why, "the machine's") || !strings.Contains(c.Evidence, "futex/unpinned (same CPU 100%)") {
 		t.Errorf("why %q / evidence %q: want c-futex's share as the machine's, and the one-CPU config listed as not judged", c.Why, c.Evidence)
 	}
 	// A Go implementation far above the C reference is not the machine's.
@@ -372,7 +372,7 @@ func TestSchedShareNearLimit(t *testing.T) {
 		// the medians hold, and the third round's noise (futex-raw 0.74x)
 		// reaches the limit.
 		{"amd, flipped p99", []float64{1.02, 0.93, 0.87}, []float64{1.0, 0.9, 0.74}, []float64{1.70, 1.32, 1.22}, results.Holds, true,
-			"cross-core: futex/c-futex median (slept waits) 0.93x, limit at most 1.10x (rounds 1.02x 0.93x 0.87x, each ±11%: futex-raw and c-futex apart: near its limit, 1 of 3 within their noise of it)"},
+			"cross-core: futex/c-futex median (slept waits) 0.93x, limit at most 1.10x (rounds 1.02x 0.93x 0.87x, each ±11%, futex-raw and c-futex apart; 1 of 3 within their noise of it)"},
 		// AMD at load 1-4: futex 1.70-1.91x, but futex-raw, with no
 		// scheduler, 1.62-1.84x: fails, within the run's noise.
 		{"amd loaded", []float64{1.70, 1.91, 1.81}, []float64{1.72, 1.84, 1.62}, one, results.DoesNotHold, true, "each ±72%"},
@@ -381,14 +381,14 @@ func TestSchedShareNearLimit(t *testing.T) {
 		{"fails clearly", []float64{1.40, 1.35, 1.45}, []float64{1.01, 0.99, 1.02}, one, results.DoesNotHold, false, ""},
 		// No futex-raw: the rounds' spread alone decides (here, clear).
 		{"no control", []float64{1.02, 0.93, 0.87}, nil, one, results.Holds, false, ""},
-		{"no control, straddles", []float64{1.12, 1.05, 1.08}, nil, one, results.Holds, true, "rounds 1.12x 1.05x 1.08x: near its limit, 1 of 3 on the other side"},
+		{"no control, straddles", []float64{1.12, 1.05, 1.08}, nil, one, results.Holds, true, "rounds 1.12x 1.05x 1.08x; 1 of 3 on the other side"},
 	} {
 		c := schedShareOf(mk(tc.futex, tc.raw, tc.p99))
 		wantVerdict(t, tc.name, c, tc.verdict)
 		if c.Near != tc.near || !strings.Contains(c.Margin, tc.margin) {
 			t.Errorf("%s: near %v margin %q, want near %v with %q", tc.name, c.Near, c.Margin, tc.near, tc.margin)
 		}
-		if tc.raw == nil && !strings.Contains(c.Evidence, "noise: not measured (no futex-raw)") {
+		if tc.raw == nil && !strings.Contains(c.Evidence, "noise not measured (no futex-raw)") {
 			t.Errorf("%s: evidence %q, want the noise said unmeasured", tc.name, c.Evidence)
 		}
 	}

@@ -75,11 +75,13 @@ var schedShareRule = claim.Rule{ID: ClaimE12SchedShare, Statement: stmtSchedShar
 				p99, which, mk = sp, "slept waits", MMedianSlept
 			}
 			f := claim.Fig(p+": futex/c-futex median ("+which+")", results.RoundRatios(aware, ref, mk), aware, ref).In("x").AtMost(schedMedianMax)
-			noise := "not measured (no futex-raw)"
+			note := fmt.Sprintf("p99 %.2fx, not judged", p99)
 			if n, pairs := claim.Noise(pairsOf(raw, ref, mk)); pairs > 0 {
-				f, noise = f.Noisy(n, "futex-raw and c-futex apart"), fmt.Sprintf("futex-raw and c-futex %.0f%% apart", 100*n)
+				f = f.Noisy(n, "futex-raw and c-futex apart")
+			} else {
+				note += "; noise not measured (no futex-raw)"
 			}
-			f = f.With(fmt.Sprintf("p99 %.2fx, not judged; noise: %s", p99, noise))
+			f = f.With(note)
 			if !acrossCPUs(aware) || !acrossCPUs(ref) {
 				f = f.Skip("one CPU for some or all wakes" + sameCPUNote(aware))
 			}

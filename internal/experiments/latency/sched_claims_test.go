@@ -169,7 +169,7 @@ func TestClaimSchedStealsParts(t *testing.T) {
 		if tc.inEvidence != "" && !strings.Contains(c.Evidence, tc.inEvidence) {
 			t.Errorf("%s: evidence %q lacks %q", tc.name, c.Evidence, tc.inEvidence)
 		}
-		if strings.HasPrefix(tc.name, "one traced round") && !strings.Contains(c.Margin, "near its limit, 1 of the 3 rounds it needs") {
+		if strings.HasPrefix(tc.name, "one traced round") && !strings.Contains(c.Margin, "; 1 of the 3 rounds it needs)") {
 			t.Errorf("%s: margin %q", tc.name, c.Margin)
 		}
 		if tc.want == results.DoesNotHold && !strings.Contains(c.Why, "traced part") {

@@ -244,7 +244,7 @@ func Claims(configs []*results.Config) []results.Claim {
 					holds, _, ok := spinFirst(collapsesIn(cs, m))
 					return b2f(holds), ok
 				})
-				return []claim.Figure{claim.Fig("spin degrades first (1 a round it does, 0 not)", rounds, cs...).AtLeast(1)}
+				return []claim.Figure{claim.Fig("spin first to degrade (1 yes, 0 no)", rounds, cs...).AtLeast(1)}
 			},
 			Context: func(cs []*results.Config) []string {
 				var firsts, out []string

@@ -134,7 +134,7 @@ func TestClaims(t *testing.T) {
 		}
 	}
 	for _, c := range cs {
-		if c.ID == ClaimFaster && !strings.Contains(c.Why, "(and 1 more)") {
+		if c.ID == ClaimFaster && !strings.Contains(c.Why, "(and 1 more figure beyond its limit)") {
 			t.Errorf("faster: %s", c.Why)
 		}
 	}
