@@ -1,80 +1,65 @@
 // Package claim is the claim kit: every claim of the study (docs/experiments.md
-// lists them under each experiment) is a Rule, a declaration, and Evaluate is
-// the one function that decides every one of them. It lives between results
-// (the Claim a result file carries, and results.Limit, on which a figure is
-// decided) and the experiments (which declare their rules in their *claims.go
-// files): a rule reads configurations only, never the run that measured them,
-// so any result file can be judged again.
+// lists them) is a Rule, and Evaluate is the one function that decides them
+// all. It sits between results (the Claim a file carries; results.Limit,
+// the core a figure is decided on) and the experiments, which declare their
+// rules in their *claims.go files. A rule reads configurations only, so any
+// result file can be judged again.
 //
-// Evaluate does, in this order, for every rule:
+// Evaluate, in this order:
 //
-//  1. Selection: Rule.Select keeps the configurations the claim reads, and
-//     Rule.Figures turns them into Figures: one comparison each (a
-//     configuration's metric, a ratio of two configurations round by round,
-//     a count over the run), a value per round, and its limit (AtMost,
-//     AtLeast, Below, Above; two of them for a band).
-//  2. The busy policy: a figure any of whose configurations ran while other
-//     processes used over BusyShare (half) of the machine's CPU is left out
-//     and named with the share (Busy). Why half, and why per configuration:
-//     a claim's figure is measured in its configurations' windows, so their
-//     share is the one that touches it (a file's median share, results.
-//     LoadNote, says whether a whole file can be compared with another, not
-//     whether a figure can be judged); and over half, a runnable thread
-//     waits for a CPU about as long as anything it measures, so a wait, a
-//     throughput or a steal count measures the load (lot/std-futex read
-//     0.49x and 0.62x at 4 threads in the one AMD EPYC run with other
-//     processes on 55% of the CPU). Under that, a figure is judged and the
-//     file's own note says it was recorded under load.
-//  3. The rounds it needs: a figure without rounds is left out ("no
-//     rounds"); one with fewer than Rule.MinRounds is near its limit
-//     whatever its value. A rule whose figures were all left out is not
-//     evaluated, and its reason says why ("cannot judge: no rounds").
-//  4. The decision, on the median of each figure's rounds
-//     (results.Limit.Decide, benchmath's order-statistic idea: with three
-//     rounds no test reaches significance, so the median decides and the
-//     rounds' spread says how firmly). The claim holds when every figure
-//     is within its limit.
-//  5. The evidence: "rule: " and how the figures are built, then every
-//     figure with its numbers, those left out with why, and the rule's
-//     context (figures shown, not judged).
-//  6. The one-line reason (results.Claim.Why), what every renderer prints
-//     beside the claim's ID: for a claim that does not hold, the figure
-//     furthest beyond its limit with its value and the limit ("lot n=64
-//     total/futex-broadcast's 1.31x, limit at least 0.90x and at most
-//     1.10x"); near its limit, the figure that is near, with its rounds and
-//     how many lie on the other side; not evaluated, what it needs.
+//  1. Selection: Rule.Select keeps the configurations the claim reads;
+//     Rule.Figures makes Figures of them, each one comparison (a metric, a
+//     ratio of two configurations, a count over the run), a value per
+//     round, and its limit (AtMost, AtLeast, Below, Above; two for a band).
+//  2. One busy policy: a figure any of whose configurations ran while other
+//     processes used over BusyShare (half) of the CPU is left out, named
+//     with the share. Per configuration, because a figure is measured in its
+//     configurations' windows (a file's median share, results.LoadNote, says
+//     whether the file compares with another, not whether a figure can be
+//     judged); over half, because a runnable thread then waits for a CPU as
+//     long as anything it measures (lot/std-futex read 0.49x and 0.62x at 4
+//     threads in the AMD EPYC run with other processes on 55% of the CPU).
+//  3. The rounds it needs: a figure without rounds is left out; one with
+//     fewer than Rule.MinRounds is near its limit. A rule with no figure
+//     left is not evaluated, and says why ("cannot judge: no rounds").
+//  4. The decision on the median of each figure's rounds (Limit.Decide:
+//     with three rounds no test reaches significance, so the median decides
+//     and the rounds' spread says how firmly). It holds when every figure
+//     does.
+//  5. The evidence: "rule: " and Rule.How, every figure with its numbers,
+//     those left out with why, Rule.Context.
+//  6. The one-line reason (Claim.Why) every renderer prints: the figure
+//     furthest beyond its limit ("sync n=64 total/futex-broadcast's 0.45x,
+//     limit at least 0.90x and at most 1.10x"), the figure near its limit
+//     with its rounds, or what the claim needs.
 //
-// Near its limit, defined once: a figure is near its limit when its rounds
-// lie on both sides of the limit (a round within its noise of the limit
-// counts on both sides), or when it has fewer rounds than the rule needs to
-// show their spread: the same code measured again may decide the other way.
-// A claim that holds is near when any figure is; a claim that does not hold
-// is near when every failing figure is (one clear failure is a clear
-// failure). The reason says it with its numbers: "(rounds 1.00x 1.00x
-// 1.00x 1.69x 1.00x: 1 of 5 on the other side)".
+// Near its limit, defined once: a figure's rounds lie on both sides of the
+// limit (a round within its noise of it counts on both), or are fewer than
+// the rule needs to show their spread; the same code measured again may
+// decide the other way. A claim that holds is near when any figure is; one
+// that does not, when every failing figure is. The reason says it with its
+// numbers: "(rounds 1.00x 1.00x 1.00x 1.69x 1.00x; 1 of 5 on the other side)".
 //
-// Noise, one estimator: Noise, the median over pairs of measurements that
-// should agree (two rounds of one configuration, or two configurations the
-// claim does not tell apart in one round) of how far apart they are. A
-// figure given it (Figure.Noisy) carries it as a share of each round's
-// value, so a round within it of the limit makes the verdict near.
+// One noise estimator, Noise: the median, over pairs of measurements that
+// should agree (two rounds of one configuration; two configurations the
+// claim does not tell apart, in one round), of how far apart they are. A
+// figure given it (Figure.Noisy) carries it as a share of each round.
 //
-// Adding a claim, herd for example: in internal/experiments/herd/claims.go
-// add a Rule to rules(), and a test with synthetic configurations that must
-// hold and must fail (herd_test.go's fakeHerd builds them):
+// Adding a claim, to herd say: add a Rule to rules() in
+// internal/experiments/herd/claims.go, and to herd_test.go a test whose
+// synthetic configurations (fakeHerd) must hold and must fail:
 //
-//	{ID: "herd-first-under-total", Statement: "the first waiter holds the lock before a tenth of the total",
+//	{ID: "herd-first-early", Statement: "the first waiter holds the lock within a tenth of the total",
 //		Needs: "needs notify-all at N >= 16", Select: notifyAllFrom(ClaimMinN),
-//		Figures: func(cs []*results.Config) (out []claim.Figure) {
-//			for _, c := range cs {
-//				rounds := results.RoundRatios(c, c, ...) // or results.RoundValues, claim.PerRound
-//				out = append(out, claim.Fig(c.Key+" first/total", rounds, c).In("x").AtMost(0.1))
-//			}
-//			return out
-//		}},
+//		Figures: claim.Each(func(c *results.Config) claim.Figure {
+//			r := claim.PerRound([]*results.Config{c}, func(m []map[string]float64) (float64, bool) {
+//				return m[0][results.MFirstNs] / m[0][results.MTotalNs], m[0][results.MTotalNs] > 0
+//			})
+//			return claim.Fig(c.Key+" first/total", r, c).In("x").AtMost(0.1)
+//		})},
 //
-// That is all: no verdict, evidence or reason is written by hand, and the
-// test of every renderer (internal/report's claims test) picks it up.
+// No verdict, evidence or reason is written by hand, and internal/report's
+// TestEveryClaimRendered renders the new claim in every state.
 package claim
 
 import (
@@ -95,16 +80,14 @@ type Rule struct {
 	// Needs is what the claim needs to be evaluated, said when nothing it
 	// selects gives a figure: "needs futex and c-futex at one placement".
 	Needs string
-	// How is how a figure is built, when more than its name says ("the
-	// median over repeats of total / serial time"): the evidence opens
-	// with it. The decision rule itself is this package's, always.
+	// How is how a figure is built when its name does not say it: the
+	// evidence opens with it ("per configuration, total / serial time").
 	How string
 	// MinRounds is the rounds each figure needs to show its spread.
 	MinRounds int
 	// Select keeps the configurations the claim reads (nil: all).
 	Select func(*results.Config) bool
-	// Figures measures the selected configurations: one Figure per
-	// comparison. It is called only when Select kept some.
+	// Figures measures the selected configurations (some): a Figure each.
 	Figures func(sel []*results.Config) []Figure
 	// Scope, when set, is appended to the statement in parentheses: what
 	// the selection measured ("measured at N = 16, 64").
@@ -117,11 +100,10 @@ type Rule struct {
 type Figure struct {
 	// Name says what is compared and where: "lot n=64 total/futex-broadcast's".
 	Name string
-	// Rounds is the figure in each round, in run order.
+	// Rounds is the figure in each round, in run order; Of the
+	// configurations it is measured on (the busy policy reads their windows).
 	Rounds []float64
-	// Of are the configurations it is measured on (the busy policy reads
-	// their windows).
-	Of []*results.Config
+	Of     []*results.Config
 	// Unit formats it: "x" (a ratio), "%" (a share), "ms", "µs", "ns", or
 	// "" (a count or a plain number).
 	Unit    string
@@ -132,30 +114,12 @@ type Figure struct {
 	bounds  []bound
 }
 
+// bound is one limit: its value, its side, the limit Decide compares with
+// (a strict bound's is just inside v), and how it is said.
 type bound struct {
-	v              float64
-	atMost, strict bool
-}
-
-// word says the bound: "at most", "at least", "below", "above".
-func (b bound) word() string {
-	switch {
-	case b.atMost && b.strict:
-		return "below"
-	case b.atMost:
-		return "at most"
-	case b.strict:
-		return "above"
-	}
-	return "at least"
-}
-
-// toward is where a strict bound's limit moves, just inside its value.
-func (b bound) toward() float64 {
-	if b.atMost {
-		return math.Inf(-1)
-	}
-	return math.Inf(1)
+	v, limit float64
+	atMost   bool
+	word     string
 }
 
 // Fig is a figure: its name, its value per round, the configurations it
@@ -168,16 +132,20 @@ func Fig(name string, rounds []float64, of ...*results.Config) Figure {
 func (f Figure) In(unit string) Figure { f.Unit = unit; return f }
 
 // AtMost: the figure holds at or under v.
-func (f Figure) AtMost(v float64) Figure { return f.bound(bound{v: v, atMost: true}) }
+func (f Figure) AtMost(v float64) Figure { return f.bound(bound{v, v, true, "at most"}) }
 
 // AtLeast: the figure holds at or over v.
-func (f Figure) AtLeast(v float64) Figure { return f.bound(bound{v: v}) }
+func (f Figure) AtLeast(v float64) Figure { return f.bound(bound{v, v, false, "at least"}) }
 
 // Below: the figure holds under v.
-func (f Figure) Below(v float64) Figure { return f.bound(bound{v: v, atMost: true, strict: true}) }
+func (f Figure) Below(v float64) Figure {
+	return f.bound(bound{v, math.Nextafter(v, math.Inf(-1)), true, "below"})
+}
 
 // Above: the figure holds over v.
-func (f Figure) Above(v float64) Figure { return f.bound(bound{v: v, strict: true}) }
+func (f Figure) Above(v float64) Figure {
+	return f.bound(bound{v, math.Nextafter(v, math.Inf(1)), false, "above"})
+}
 
 func (f Figure) bound(b bound) Figure {
 	f.bounds = append(slices.Clip(f.bounds), b)
@@ -225,52 +193,32 @@ func busyText(f *results.Foreign) string {
 	return fmt.Sprintf("other processes used %.*f%% of the CPU", prec, 100*f.Fraction)
 }
 
-// Noise is the run's noise as a share of a figure: the median, over pairs
-// of measurements that should agree, of how far apart they are (the larger
-// over the smaller, less 1); n is how many pairs had two positive values.
+// Apart is how far apart two measurements that should agree are: the
+// larger over the smaller, less 1; ok is false unless both are positive.
+func Apart(a, b float64) (float64, bool) { return max(a, b)/min(a, b) - 1, a > 0 && b > 0 }
+
+// Noise is the run's noise as a share of a figure: the median of how far
+// apart pairs of measurements that should agree are (Apart), over n pairs.
 // A ratio of two configurations in one round is as uncertain as two
 // measurements of one thing are apart.
-func Noise(pairs [][2]float64) (share float64, n int) {
-	var d []float64
-	for _, p := range pairs {
-		if p[0] > 0 && p[1] > 0 {
-			d = append(d, max(p[0], p[1])/min(p[0], p[1])-1)
-		}
-	}
-	if len(d) == 0 {
+func Noise(apart []float64) (share float64, n int) {
+	if len(apart) == 0 {
 		return 0, 0
 	}
-	return stats.Median(d), len(d)
+	return stats.Median(apart), len(apart)
 }
 
-// RoundPairs are every two rounds of each configuration (metric): pairs
-// that should agree.
-func RoundPairs(cs []*results.Config, metric string) [][2]float64 {
-	var out [][2]float64
+// RoundsApart is Apart of every two rounds of each configuration (metric).
+func RoundsApart(cs []*results.Config, metric string) []float64 {
+	var out []float64
 	for _, c := range cs {
-		v := results.RoundValues(c, metric)
-		if len(v) != len(c.Rounds) {
-			continue
-		}
-		for i := range v {
-			for j := i + 1; j < len(v); j++ {
-				out = append(out, [2]float64{v[i], v[j]})
+		for i, x := range c.Rounds {
+			for _, y := range c.Rounds[i+1:] {
+				if d, ok := Apart(x.Metrics[metric], y.Metrics[metric]); ok {
+					out = append(out, d)
+				}
 			}
 		}
-	}
-	return out
-}
-
-// PairedRounds are round i of a with round i of b (metric), when both
-// have the same rounds: two configurations in the same pass.
-func PairedRounds(a, b *results.Config, metric string) [][2]float64 {
-	x, y := results.RoundValues(a, metric), results.RoundValues(b, metric)
-	if len(x) != len(y) || len(a.Rounds) != len(b.Rounds) {
-		return nil
-	}
-	out := make([][2]float64, len(x))
-	for i := range x {
-		out[i] = [2]float64{x[i], y[i]}
 	}
 	return out
 }
@@ -309,8 +257,7 @@ func PerRound(cs []*results.Config, f func(m []map[string]float64) (float64, boo
 	return out
 }
 
-// Each is a figure per selected configuration: Rule.Figures for a claim
-// that judges every configuration on its own.
+// Each is Rule.Figures for a claim that judges each configuration alone.
 func Each(f func(*results.Config) Figure) func([]*results.Config) []Figure {
 	return func(cs []*results.Config) []Figure {
 		out := make([]Figure, len(cs))
@@ -321,8 +268,7 @@ func Each(f func(*results.Config) Figure) func([]*results.Config) []Figure {
 	}
 }
 
-// Evaluate decides r on the configurations cs (the package doc's six
-// steps).
+// Evaluate decides r on the configurations cs (the package doc's steps).
 func Evaluate(r Rule, cs []*results.Config) results.Claim {
 	cl := results.Claim{ID: r.ID, Statement: r.Statement, Verdict: results.NotEvaluated}
 	sel := slices.DeleteFunc(slices.Clone(cs), func(c *results.Config) bool { return r.Select != nil && !r.Select(c) })
@@ -401,23 +347,22 @@ func Evaluate(r Rule, cs []*results.Config) results.Claim {
 }
 
 // EvaluateAll is Evaluate of each rule, in order.
-func EvaluateAll(cs []*results.Config, rules ...Rule) []results.Claim {
-	out := make([]results.Claim, len(rules))
-	for i, r := range rules {
-		out[i] = Evaluate(r, cs)
+func EvaluateAll(cs []*results.Config, rules ...Rule) (out []results.Claim) {
+	for _, r := range rules {
+		out = append(out, Evaluate(r, cs))
 	}
 	return out
 }
 
-// more is " (and 2 more figures near its limit)", "" for none.
+// more is " (and 2 more figures near their limits)", "" for none.
 func more(n int, what string) string {
-	if n <= 0 {
-		return ""
-	}
-	if n > 1 {
+	switch {
+	case n == 1:
+		return " (and 1 more figure " + what + ")"
+	case n > 1:
 		return fmt.Sprintf(" (and %d more figures %s)", n, strings.ReplaceAll(what, "its limit", "their limits"))
 	}
-	return " (and 1 more figure " + what + ")"
+	return ""
 }
 
 // figureTexts is every figure with its numbers, in order; beyond eight,
@@ -456,10 +401,7 @@ type decided struct {
 }
 
 func (f Figure) limit(b bound, minRounds int) results.Limit {
-	l := results.Limit{Figure: f.Name, Rounds: f.Rounds, Limit: b.v, AtMost: b.atMost, MinRounds: minRounds}
-	if b.strict {
-		l.Limit = math.Nextafter(b.v, b.toward())
-	}
+	l := results.Limit{Figure: f.Name, Rounds: f.Rounds, Limit: b.limit, AtMost: b.atMost, MinRounds: minRounds}
 	for _, v := range f.Rounds {
 		l.Noise = append(l.Noise, f.noise*math.Abs(v))
 	}
@@ -513,7 +455,7 @@ func (d decided) miss() float64 { return math.Abs(d.med-d.by.v) / max(math.Abs(d
 func (d decided) text() string {
 	var lim []string
 	for _, b := range d.bounds {
-		lim = append(lim, b.word()+" "+d.fmt(b.v))
+		lim = append(lim, b.word+" "+d.fmt(b.v))
 	}
 	s := d.Name + " " + d.fmt(d.med) + ", limit " + strings.Join(lim, " and ")
 	if len(d.Rounds) > 1 || d.near {

@@ -101,16 +101,14 @@ func TestNoise(t *testing.T) {
 	if c := one(Fig("f", []float64{1.7, 1.9}).AtMost(1.1).Noisy(0.05, "n")); c.Verdict != results.DoesNotHold || c.Near {
 		t.Errorf("failing beyond its noise: %+v", c)
 	}
-	share, n := Noise([][2]float64{{1, 1.2}, {2, 2}, {1.5, 1}, {0, 3}})
-	if n != 3 || share < 0.1999 || share > 0.2001 {
-		t.Errorf("Noise: %v over %d pairs, want 0.2 over 3", share, n)
+	a := &results.Config{Rounds: []results.Round{{Metrics: map[string]float64{"m": 1}}, {Metrics: map[string]float64{"m": 1.2}}, {Metrics: map[string]float64{"m": 0}}}}
+	b := &results.Config{Rounds: []results.Round{{Metrics: map[string]float64{"m": 2}}, {Metrics: map[string]float64{"m": 3}}}}
+	apart := RoundsApart([]*results.Config{a, b}, "m") // 0.2, and 0.5: the 0 is no measurement
+	if share, n := Noise(apart); n != 2 || share < 0.3499 || share > 0.3501 {
+		t.Errorf("Noise: %v over %d pairs (%v), want 0.35 over 2", share, n, apart)
 	}
-	a := &results.Config{Rounds: []results.Round{{Metrics: map[string]float64{"m": 1}}, {Metrics: map[string]float64{"m": 2}}, {Metrics: map[string]float64{"m": 4}}}}
-	if p := RoundPairs([]*results.Config{a}, "m"); len(p) != 3 || p[2] != [2]float64{2, 4} {
-		t.Errorf("RoundPairs: %v", p)
-	}
-	if p := PairedRounds(a, a, "m"); len(p) != 3 || p[1] != [2]float64{2, 2} {
-		t.Errorf("PairedRounds: %v", p)
+	if d, ok := Apart(1.5, 1); !ok || d != 0.5 {
+		t.Errorf("Apart(1.5, 1): %v %v", d, ok)
 	}
 }
 

@@ -2,19 +2,12 @@ package results
 
 import "github.com/parkbench/parkbench/internal/stats"
 
-// A claim's verdict is decided on the median of a figure against a limit;
-// the rounds it has say how close that decision is. With three rounds no
-// test reaches significance (a Mann-Whitney test of 3 against 3 cannot go
-// below p = 0.10), so the spread decides: when the rounds' own figures lie
-// on both sides of the limit, the same code measured again may decide the
-// other way, and the claim says so (Near) instead of flipping silently.
-// Two default runs minutes apart on the 2-vCPU AMD EPYC guest flipped five
-// claims whose rounds did exactly that. Limit is the core the claim kit
-// (internal/claim) builds every claim on.
-
 // Limit is one comparison of a claim: a figure (its value per round, in
 // run order) against a limit, holding when it is at most the limit
-// (AtMost) or at least it.
+// (AtMost) or at least it. It is the core the claim kit (internal/claim)
+// decides every claim on: with three rounds no test reaches significance
+// (a Mann-Whitney test of 3 against 3 cannot go below p = 0.10), so the
+// median decides and the rounds' spread says how firmly (Decide).
 type Limit struct {
 	// Figure names what is compared: "lot/futex n=16", "sync max wait".
 	Figure string
@@ -22,10 +15,8 @@ type Limit struct {
 	Limit  float64
 	AtMost bool
 	// Noise, when set, is each round's measured noise: a half-width in the
-	// figure's units around Rounds[i] (a missing or zero entry: none). A
-	// round within its noise of the limit counts on both sides of it. It is
-	// for figures whose rounds agree with each other more than runs do: the
-	// rounds of one run share its conditions (claim.Noise measures them).
+	// figure's units around Rounds[i] (a missing or zero entry: none); a
+	// round within its noise of the limit counts on both sides of it.
 	Noise []float64
 	// MinRounds, when set, is the rounds the figure needs before its
 	// spread shows: with fewer (but some), the verdict is near its limit

@@ -2,6 +2,7 @@ package driver
 
 import (
 	"math"
+	"slices"
 
 	"github.com/parkbench/parkbench/internal/results"
 )
@@ -22,18 +23,9 @@ const (
 	KindCRef = results.KindCRef
 )
 
-// IsOriginal reports whether c is a row of the original name
-// (results.IsOriginal).
-func IsOriginal(c *results.Config, name string) bool { return results.IsOriginal(c, name) }
-
 // OriginalLoaded reports whether any configuration is a row of name.
 func OriginalLoaded(configs []*results.Config, name string) bool {
-	for _, c := range configs {
-		if IsOriginal(c, name) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(configs, func(c *results.Config) bool { return results.IsOriginal(c, name) })
 }
 
 // Which row of the original a fidelity claim compares with.
@@ -53,33 +45,26 @@ const (
 )
 
 // Original is the original's row in the group same accepts, as which
-// says; onC reports whether it is the row from C threads.
+// says (the first of each kind); onC reports whether it is the row from C
+// threads.
 func Original(configs []*results.Config, name string, same func(*results.Config) bool, which OriginalRow) (c *results.Config, onC bool) {
-	var goRow, cRow *results.Config
+	var rows [2]*results.Config // from Go threads, from C threads
 	for _, x := range configs {
-		if !IsOriginal(x, name) || !same(x) {
-			continue
-		}
-		if x.Kind == KindCRef {
-			cRow = cmpOr(cRow, x)
-		} else {
-			goRow = cmpOr(goRow, x)
+		if k := b2i(x.Kind == KindCRef); results.IsOriginal(x, name) && same(x) && rows[k] == nil {
+			rows[k] = x
 		}
 	}
-	switch {
-	case which == PreferGoThreads && goRow != nil:
-		return goRow, false
-	case cRow != nil:
-		return cRow, true
+	if which == PreferGoThreads && rows[0] != nil {
+		return rows[0], false
 	}
-	return nil, false
+	return rows[1], rows[1] != nil
 }
 
-func cmpOr(a, b *results.Config) *results.Config {
-	if a != nil {
-		return a
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
-	return b
+	return 0
 }
 
 // RowName names the original's row in evidence: "rust-parking_lot (C

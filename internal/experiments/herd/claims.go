@@ -52,7 +52,7 @@ func rules() []claim.Rule {
 	tol := fmt.Sprintf("%.0f%%", 100*TotalTolerance)
 	return []claim.Rule{
 		{ID: "herd-return-n", Statement: "lot's notify_all returns N (woken + requeued) in every configuration and repeat",
-			Needs: "needs lot", Select: impl("lot"), Scope: measuredAt,
+			Needs: "needs lot", Select: func(c *results.Config) bool { return c.Impl == "lot" && len(c.Rounds) > 0 }, Scope: measuredAt,
 			Figures: claim.Each(func(c *results.Config) claim.Figure {
 				bad := 0.0
 				for _, r := range c.Rounds {
@@ -60,7 +60,7 @@ func rules() []claim.Rule {
 						bad++
 					}
 				}
-				return claim.Fig(c.Key+" notify_all returning other than N, repeats", rounds(bad, len(c.Rounds)), c).AtMost(0)
+				return claim.Fig(c.Key+" notify_all returning other than N, repeats", []float64{bad}, c).AtMost(0)
 			})},
 		// One preempted holder in one repeat of five moved lot's n=64 to
 		// x1.29 and flipped this claim between two default runs on the
@@ -72,8 +72,9 @@ func rules() []claim.Rule {
 				return band(claim.Fig(c.Key+" total/serial", results.RoundValues(c, mSerial), c)).With("mean hold " + fmtUs(c.Summary[mHoldMean]))
 			})},
 		{ID: "herd-total-equal", Statement: fmt.Sprintf("total time is about equal across implementations: within %s of futex-broadcast's (std's) at N >= %d", tol, ClaimMinN),
-			Needs: fmt.Sprintf("needs futex-broadcast and another implementation at N >= %d", ClaimMinN), Select: atLeastN(ClaimMinN), Scope: measuredAt,
-			How: "per configuration, its total / futex-broadcast's in each repeat",
+			Needs: fmt.Sprintf("needs futex-broadcast and another implementation at N >= %d", ClaimMinN), Scope: measuredAt,
+			Select: func(c *results.Config) bool { return c.IntParam("n") >= ClaimMinN },
+			How:    "per configuration, its total / futex-broadcast's in each repeat",
 			Figures: func(cs []*results.Config) (out []claim.Figure) {
 				for _, c := range cs {
 					if ref := twin(cs, c, "futex-broadcast", ""); ref != nil && c.Impl != "futex-broadcast" {
@@ -85,14 +86,14 @@ func rules() []claim.Rule {
 		{ID: "herd-first-sooner", Statement: fmt.Sprintf("lot's first waiter holds the lock sooner than futex-broadcast's (std's) at N = %d (else the largest N >= %d run)", FirstN, ClaimMinN),
 			Needs: fmt.Sprintf("needs lot and futex-broadcast with notify=notify-all at N >= %d", ClaimMinN), Select: notifyAllFrom(ClaimMinN),
 			Scope: func(cs []*results.Config) string {
-				if n := firstN(cs); n > 0 {
+				if n := firstN(lots(cs)); n > 0 {
 					return fmt.Sprintf("measured at N = %d", n)
 				}
 				return ""
 			},
 			Figures: func(cs []*results.Config) (out []claim.Figure) {
-				for _, c := range lots(cs, "futex-broadcast") {
-					if c.IntParam("n") == firstN(cs) {
+				for _, c := range lots(cs) {
+					if c.IntParam("n") == firstN(lots(cs)) {
 						ref := twin(cs, c, "futex-broadcast", "")
 						out = append(out, claim.Fig(group(c)+" lot/futex-broadcast first", results.RoundRatios(c, ref, results.MFirstNs), c, ref).In("x").Below(1).
 							With(fmt.Sprintf("lot %s, futex-broadcast %s", fmtUs(c.Summary[results.MFirstNs]), fmtUs(ref.Summary[results.MFirstNs]))))
@@ -103,7 +104,7 @@ func rules() []claim.Rule {
 		{ID: "herd-ctxsw", Statement: fmt.Sprintf("lot's context switches are about 2N or fewer (<= 2N + %d, participants and process) while futex-broadcast's (std's) are higher (participants), at N >= %d", CswSlack, ClaimMinN),
 			Needs: fmt.Sprintf("needs lot and futex-broadcast with notify=notify-all at N >= %d", ClaimMinN), Select: notifyAllFrom(ClaimMinN), Scope: measuredAt,
 			Figures: func(cs []*results.Config) (out []claim.Figure) {
-				for _, c := range lots(cs, "futex-broadcast") {
+				for _, c := range lots(cs) {
 					if _, ok := c.Summary[results.MCtxSwParts]; !ok {
 						continue
 					}
@@ -137,23 +138,6 @@ func band(f claim.Figure) claim.Figure {
 	return f.In("x").AtLeast(1 - TotalTolerance).AtMost(1 + TotalTolerance)
 }
 
-// rounds is one figure over all of a configuration's n rounds (a count
-// over them): none without rounds.
-func rounds(v float64, n int) []float64 {
-	if n == 0 {
-		return nil
-	}
-	return []float64{v}
-}
-
-func impl(name string) func(*results.Config) bool {
-	return func(c *results.Config) bool { return c.Impl == name }
-}
-
-func atLeastN(n int) func(*results.Config) bool {
-	return func(c *results.Config) bool { return c.IntParam("n") >= n }
-}
-
 func notifyAllFrom(n int) func(*results.Config) bool {
 	return func(c *results.Config) bool { return c.Params["notify"] == ModeAll && c.IntParam("n") >= n }
 }
@@ -177,21 +161,16 @@ func twin(cs []*results.Config, c *results.Config, impl, notify string) *results
 	return nil
 }
 
-// lots are lot's configurations that have a twin of impl.
-func lots(cs []*results.Config, impl string) (out []*results.Config) {
-	for _, c := range cs {
-		if c.Impl == "lot" && twin(cs, c, impl, "") != nil {
-			out = append(out, c)
-		}
-	}
-	return out
+// lots are lot's configurations that have a futex-broadcast twin.
+func lots(cs []*results.Config) (out []*results.Config) {
+	return slices.DeleteFunc(slices.Clone(cs), func(c *results.Config) bool { return c.Impl != "lot" || twin(cs, c, "futex-broadcast", "") == nil })
 }
 
-// firstN is the N the first-waiter claim is judged at: FirstN when lot
-// and futex-broadcast ran it, else the largest they both ran.
+// firstN is the N a first-waiter claim is judged at among cs: FirstN when
+// it ran, else the largest.
 func firstN(cs []*results.Config) int {
 	n := 0
-	for _, c := range lots(cs, "futex-broadcast") {
+	for _, c := range cs {
 		if m := c.IntParam("n"); m == FirstN || (n != FirstN && m > n) {
 			n = m
 		}

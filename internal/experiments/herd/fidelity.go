@@ -102,15 +102,15 @@ func fidelityRules() []claim.Rule {
 			FidelityFirst, FirstN, ClaimMinN),
 			Needs: fmt.Sprintf("needs lot and rust-parking_lot with notify=all at N >= %d", ClaimMinN),
 			Figures: func(cs []*results.Config) []claim.Figure {
-				// The N: FirstN when both ran it, else the largest N >= ClaimMinN.
-				n := 0
 				all := fidelityFigures(ClaimMinN, func(c, o *results.Config, row string) (claim.Figure, bool) {
-					if m := c.IntParam("n"); m == FirstN || (n != FirstN && m > n) {
-						n = m
-					}
 					name := fmt.Sprintf("%s: lot %s vs %s %s, lot/original first", group(c), fmtUs(c.Summary[results.MFirstNs]), row, fmtUs(o.Summary[results.MFirstNs]))
 					return claim.Fig(name, driver.Ratios(c, o, results.MFirstNs), c, o).In("x").AtLeast(1 / FidelityFirst).AtMost(FidelityFirst), true
 				})(cs)
+				var ported []*results.Config
+				for _, f := range all {
+					ported = append(ported, f.Of[0])
+				}
+				n := firstN(ported) // FirstN when both ran it, else the largest N >= ClaimMinN
 				return slices.DeleteFunc(all, func(f claim.Figure) bool { return f.Of[0].IntParam("n") != n })
 			}},
 	}

@@ -18,11 +18,6 @@ const (
 	ClaimAnatomyGap  = "E12-anatomy-gap"
 )
 
-const (
-	stmtAnatomyIdle = "a cross-core sleeping wake's largest part is its CPU leaving idle (idle_exit: the IPI and, in a VM guest, the host running a halted vCPU again), not the mechanism"
-	stmtAnatomyGap  = "under --gap, idle_exit's share of a cross-core wake grows with the gap (a CPU idle longer sits in a deeper state)"
-)
-
 // minIdleWakes: a configuration whose CPU was idle at fewer of its traced
 // wakes says nothing about leaving idle.
 const minIdleWakes = 20
@@ -46,7 +41,7 @@ func us(ns float64) string { return fmt.Sprintf("%.1f µs", ns/1000) }
 // component's median, at least 1, per configuration whose target CPU was
 // idle at minIdleWakes or more traced wakes (else it says nothing about
 // leaving idle: a loaded machine).
-var anatomyIdleRule = claim.Rule{ID: ClaimAnatomyIdle, Statement: stmtAnatomyIdle,
+var anatomyIdleRule = claim.Rule{ID: ClaimAnatomyIdle, Statement: "a cross-core sleeping wake's largest part is its CPU leaving idle (idle_exit: the IPI and, in a VM guest, the host running a halted vCPU again), not the mechanism",
 	Needs:  fmt.Sprintf("needs a cross-core configuration at gap 0 whose target CPU was idle at %d or more traced wakes (--anatomy)", minIdleWakes),
 	Select: func(c *results.Config) bool { return crossWithAnatomy(c) && c.Params["gap"] == "0s" },
 	Figures: claim.Each(func(c *results.Config) claim.Figure {
@@ -71,7 +66,7 @@ var anatomyIdleRule = claim.Rule{ID: ClaimAnatomyIdle, Statement: stmtAnatomyIdl
 
 // anatomyGapRule: per implementation, the median idle_exit share at the
 // largest gap less the smallest gap's, above 0.
-var anatomyGapRule = claim.Rule{ID: ClaimAnatomyGap, Statement: stmtAnatomyGap,
+var anatomyGapRule = claim.Rule{ID: ClaimAnatomyGap, Statement: "under --gap, idle_exit's share of a cross-core wake grows with the gap (a CPU idle longer sits in a deeper state)",
 	Needs: "needs --gap with two or more values and the target CPU idle at the wakes (e.g. --gap=0,50us,1ms --placement=cross-core)",
 	Select: func(c *results.Config) bool {
 		g, err := time.ParseDuration(c.Params["gap"])
@@ -79,26 +74,18 @@ var anatomyGapRule = claim.Rule{ID: ClaimAnatomyGap, Statement: stmtAnatomyGap,
 	},
 	Figures: func(cs []*results.Config) (out []claim.Figure) {
 		gap := func(c *results.Config) time.Duration { g, _ := time.ParseDuration(c.Params["gap"]); return g }
-		byImpl := map[string][]*results.Config{}
-		var impls []string
-		for _, c := range cs {
-			if byImpl[c.Impl] == nil {
-				impls = append(impls, c.Impl)
+		for i, c := range cs {
+			ps := slices.DeleteFunc(slices.Clone(cs), func(x *results.Config) bool { return x.Impl != c.Impl })
+			if len(ps) < 2 || slices.IndexFunc(cs, func(x *results.Config) bool { return x.Impl == c.Impl }) != i {
+				continue // one figure per implementation, at its first configuration
 			}
-			byImpl[c.Impl] = append(byImpl[c.Impl], c)
-		}
-		for _, im := range impls {
-			ps := byImpl[im]
-			if len(ps) < 2 {
-				continue
-			}
-			slices.SortFunc(ps, func(a, b *results.Config) int { return int(gap(a) - gap(b)) })
+			slices.SortStableFunc(ps, func(a, b *results.Config) int { return int(gap(a) - gap(b)) })
 			lo, hi := ps[0], ps[len(ps)-1]
 			var parts []string
 			for _, p := range ps {
 				parts = append(parts, fmt.Sprintf("%v %.0f%%", gap(p), 100*p.Summary[anatomy.MIdleShare]))
 			}
-			name := fmt.Sprintf("%s idle_exit share at gap %v less at %v", im, gap(hi), gap(lo))
+			name := fmt.Sprintf("%s idle_exit share at gap %v less at %v", c.Impl, gap(hi), gap(lo))
 			diff := claim.PerRound([]*results.Config{hi, lo}, func(m []map[string]float64) (float64, bool) {
 				return m[0][anatomy.MIdleShare] - m[1][anatomy.MIdleShare], true
 			})

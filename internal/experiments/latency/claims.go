@@ -12,32 +12,15 @@ import (
 )
 
 // The study's E12 claims (docs/experiments.md, "latency"), declared as
-// claim.Rules: each reads only configurations, so it can be re-run on any
-// result file.
-
-// Claim IDs.
+// claim.Rules. The study measured them on macOS (Apple silicon laptop);
+// the statements quote its figures as the reference they are phrased
+// after, never as a threshold.
 const (
 	ClaimE12SameOrder = "E12-same-order"
 	ClaimE12SpinFloor = "E12-spin-floor"
 	ClaimE12Slept     = "E12-really-slept"
 	ClaimE12Reverse   = "E12-reverse-check"
 	ClaimE12SelfAtOnc = "E12-selfwake-at-once"
-)
-
-// Claim statements.
-//
-// The study measured them on macOS (Apple silicon laptop); its figures are
-// quoted as the reference the statements are phrased after, never as a
-// threshold: median one-way wake std thread::park (libdispatch semaphore)
-// 1.17 us, parking_lot_core park/unpark_one (pthread condvar) 1.46 us,
-// crossbeam Parker (pthread condvar) 1.38 us; busy waiting 84-125 ns;
-// reverse check 8-12 ns.
-const (
-	stmtSameOrder = "the sleeping implementations are within one order of magnitude of each other (max/min median <= 10, per placement; the study on macOS: std 1.17, parking_lot_core 1.46, crossbeam 1.38 us)"
-	stmtSpinFloor = "busy waiting is at least 10x below them (spin median x 10 <= the fastest sleeping median; the study on macOS: 84-125 ns)"
-	stmtSlept     = "the measured waits really slept (no-sleep waits <= 1% and participant context switches >= ~1 per round trip)"
-	stmtReverse   = "the reverse check (wake self, then wait) is two orders of magnitude below the sleeping wake (the study on macOS: 8-12 ns against 1.2-1.5 us)"
-	stmtSelfOnce  = "in the reverse check the wait returns at once: no context switch"
 )
 
 // Thresholds of the claims.
@@ -63,13 +46,11 @@ const (
 	minSlept = 50
 )
 
-// ruleSlept names the figure same-order, spin-floor and the reverse check
-// compare.
+// ruleSlept is the figure same-order, spin-floor and the reverse check compare.
 const ruleSlept = "each sleeping configuration's median over the waits that slept (median_slept_ns; the overall median where not recorded)"
 
-// threads selects the thread configurations: the thread claims were
-// written for them (a result from before participants existed has no such
-// parameter and is all threads).
+// threads selects the thread configurations the thread claims were written
+// for (a result from before participants existed is all threads).
 func threads(c *results.Config) bool { return !isGoroutines(c) }
 
 // LatencyClaims evaluates the claims a latency experiment can decide on its
@@ -77,8 +58,8 @@ func threads(c *results.Config) bool { return !isGoroutines(c) }
 // see CrossClaims).
 func LatencyClaims(lat *results.Experiment) []results.Claim {
 	cs := claim.EvaluateAll(lat.Configs, sameOrderRule, spinFloorRule, reallySleptRule, schedShareRule, schedStealsRule, reverseRule(nil))
-	cs = append(cs, FidelityClaims(threadsView(lat))...)
-	return append(cs, GoroutineClaims(lat)...)
+	cs = append(cs, FidelityClaims(lat)...)
+	return append(cs, ClaimGoroutineHandoff(lat), ClaimGoMaxProcs1(lat))
 }
 
 // CrossClaims evaluates the reverse check from a latency and a selfwake
@@ -117,16 +98,13 @@ func sleptRound(m map[string]float64) (float64, bool) {
 	return m[results.MMedian], m[results.MMedian] > 0
 }
 
-// over is a's slept median over b's figure (read by bf) round by round.
-func over(a, b *results.Config, bf func(map[string]float64) (float64, bool)) []float64 {
+// over is a's slept median over b's metric, round by round.
+func over(a, b *results.Config, metric string) []float64 {
 	return claim.PerRound([]*results.Config{a, b}, func(m []map[string]float64) (float64, bool) {
-		x, ok1 := sleptRound(m[0])
-		y, ok2 := bf(m[1])
-		return x / y, ok1 && ok2 && y > 0
+		x, ok := sleptRound(m[0])
+		return x / m[1][metric], ok && m[1][metric] > 0
 	})
 }
-
-func median(m map[string]float64) (float64, bool) { return m[results.MMedian], m[results.MMedian] > 0 }
 
 // E12-same-order: per placement and regime (gap 0), the slowest over the
 // fastest slept median of the sleeping thread-level implementations, at
@@ -137,7 +115,7 @@ func median(m map[string]float64) (float64, bool) { return m[results.MMedian], m
 // blocks, about 1 µs on the 2-vCPU KVM guest) and a wake across CPUs
 // (20-30 µs) are different things, and unpinned implementations land in
 // either from run to run.
-var sameOrderRule = claim.Rule{ID: ClaimE12SameOrder, Statement: stmtSameOrder, Select: threads, How: ruleSlept,
+var sameOrderRule = claim.Rule{ID: ClaimE12SameOrder, Statement: "the sleeping implementations are within one order of magnitude of each other (max/min median <= 10, per placement; the study on macOS: std 1.17, parking_lot_core 1.46, crossbeam 1.38 us)", Select: threads, How: ruleSlept,
 	Needs: "needs two or more sleeping thread-level implementations at one placement and regime",
 	Figures: func(cs []*results.Config) (out []claim.Figure) {
 		for _, g := range regimeGroups(exp(cs)) {
@@ -164,7 +142,7 @@ var sameOrderRule = claim.Rule{ID: ClaimE12SameOrder, Statement: stmtSameOrder, 
 		}
 		return out
 	},
-	Context: func(cs []*results.Config) []string { return notes(leftOut(exp(cs)), spunNote(cs)) }}
+	Context: func(cs []*results.Config) []string { return notes(leftOut(exp(cs)), spunNote(cs, compared)) }}
 
 // E12-spin-floor: per placement (gap 0), the fastest slept median of a
 // sleeping wake across CPUs over the busy-wait's median (Go "spin", else
@@ -172,7 +150,7 @@ var sameOrderRule = claim.Rule{ID: ClaimE12SameOrder, Statement: stmtSameOrder, 
 // two threads on two CPUs; a sleeping configuration whose threads shared
 // one (unpinned, the scheduler's choice) measures a context switch on
 // that CPU, which no busy-wait can be a floor of, so it is left out.
-var spinFloorRule = claim.Rule{ID: ClaimE12SpinFloor, Statement: stmtSpinFloor, Select: threads, How: ruleSlept,
+var spinFloorRule = claim.Rule{ID: ClaimE12SpinFloor, Statement: "busy waiting is at least 10x below them (spin median x 10 <= the fastest sleeping median; the study on macOS: 84-125 ns)", Select: threads, How: ruleSlept,
 	Needs: "needs a busy-wait and a sleeping implementation waking across CPUs at one placement",
 	Figures: func(cs []*results.Config) (out []claim.Figure) {
 		for _, p := range placementsOf(exp(cs)) {
@@ -185,11 +163,11 @@ var spinFloorRule = claim.Rule{ID: ClaimE12SpinFloor, Statement: stmtSpinFloor, 
 				continue
 			}
 			name := fmt.Sprintf("%s: fastest sleeping %s %s / %s %s", p, sl[0].c.Impl, fmtNs(sl[0].v), spin.Impl, fmtNs(spin.Summary[results.MMedian]))
-			out = append(out, claim.Fig(name, over(sl[0].c, spin, median), sl[0].c, spin).In("x").AtLeast(spinFactor))
+			out = append(out, claim.Fig(name, over(sl[0].c, spin, results.MMedian), sl[0].c, spin).In("x").AtLeast(spinFactor))
 		}
 		return out
 	},
-	Context: func(cs []*results.Config) []string { return notes(oneCPUOut(exp(cs)), spunNote(cs)) }}
+	Context: func(cs []*results.Config) []string { return notes(oneCPUOut(exp(cs)), spunNote(cs, compared)) }}
 
 // E12-really-slept: every sleeping configuration (gap 0, thread-level and
 // goroutine-level) whose two threads were on two CPUs has no-sleep waits
@@ -199,7 +177,7 @@ var spinFloorRule = claim.Rule{ID: ClaimE12SpinFloor, Statement: stmtSpinFloor, 
 // and the waker finds its flag set when it resumes, so about half the
 // waits never sleep; those configurations are listed, not judged. Nor is
 // one most of whose waits did not sleep (spunShare): a spinner in effect.
-var reallySleptRule = claim.Rule{ID: ClaimE12Slept, Statement: stmtSlept,
+var reallySleptRule = claim.Rule{ID: ClaimE12Slept, Statement: "the measured waits really slept (no-sleep waits <= 1% and participant context switches >= ~1 per round trip)",
 	Needs:  "needs a sleeping configuration waking across CPUs with no-sleep and context-switch figures",
 	How:    fmt.Sprintf("per configuration waking across CPUs whose waits mostly slept (no-sleep <= %.0f%%)", 100*spunShare),
 	Select: threads,
@@ -217,7 +195,9 @@ var reallySleptRule = claim.Rule{ID: ClaimE12Slept, Statement: stmtSlept,
 		}
 		return out
 	},
-	Context: func(cs []*results.Config) []string { return notes(spunOut(cs)) }}
+	Context: func(cs []*results.Config) []string {
+		return notes(oneCPUOut(exp(cs)), spunNote(cs, "not judged as sleeping, most waits did not sleep (the reply came first: a spin caught it, or the wait began late)"))
+	}}
 
 // cNote is the C reference's no-sleep share (C threads, no Go runtime) at
 // c's placement, beside c's own. When C misses about as much (half c's
@@ -238,22 +218,6 @@ func cNote(cs []*results.Config, c *results.Config) string {
 	return s
 }
 
-// spunOut names the sleeping configurations across CPUs most of whose
-// waits did not sleep, not judged as sleeping, beside the one-CPU ones.
-func spunOut(cs []*results.Config) string {
-	var spun []string
-	for _, c := range cs {
-		if f, ok := noSleepShare(c); c.Params["sleeps"] == "true" && gapZero(c) && acrossCPUs(c) && ok && f > spunShare {
-			spun = append(spun, fmt.Sprintf("%s %.0f%%", c.Key, 100*f))
-		}
-	}
-	s := oneCPUOut(exp(cs))
-	if len(spun) > 0 {
-		s = strings.Join(notes(s, "not judged as sleeping, most of their waits returned without sleeping (the reply came first: a spin caught it, or the wait began late): "+strings.Join(spun, ", ")), "; ")
-	}
-	return s
-}
-
 // reverseRule: the reverse check, from a latency and a selfwake experiment
 // of the same run (sw nil: not evaluated, it needs them). The sleeping
 // wake (gap 0; cross-core if measured, else the lowest placement) over
@@ -266,22 +230,18 @@ func spunOut(cs []*results.Config) string {
 // guest, and the claim failed on 82x), which is not the wake the study
 // compares. One with too few slept waits for a median is left out, named.
 func reverseRule(sw *results.Experiment) claim.Rule {
-	return claim.Rule{ID: ClaimE12Reverse, Statement: stmtReverse, Select: threads, How: ruleSlept + ", over selfwake's ns per pair",
+	return claim.Rule{ID: ClaimE12Reverse, Statement: "the reverse check (wake self, then wait) is two orders of magnitude below the sleeping wake (the study on macOS: 8-12 ns against 1.2-1.5 us)", Select: threads, How: ruleSlept + ", over selfwake's ns per pair",
 		Needs: "needs the latency and selfwake figures of the same run (parkbench run), of a sleeping implementation in both",
 		Figures: func(cs []*results.Config) (out []claim.Figure) {
 			if sw == nil {
 				return nil
 			}
-			type wakeOf struct {
-				c *results.Config
-				v float64
-			}
-			wake := map[string]wakeOf{}
+			wake := map[string]implMedian{}
 			for _, c := range cs {
 				v, ok := sleptMedian(c)
 				if w, seen := wake[c.Impl]; isSleeping(c) && gapZero(c) && ok && v > 0 &&
 					(!seen || w.c.Placement != driver.CrossCore && (c.Placement == driver.CrossCore || v < w.v)) {
-					wake[c.Impl] = wakeOf{c, v}
+					wake[c.Impl] = implMedian{c, v}
 				}
 			}
 			study := []string{ImplLot, "std", "crossbeam"}
@@ -291,9 +251,8 @@ func reverseRule(sw *results.Experiment) claim.Rule {
 				if l.c == nil || s.Summary[results.MNsPerPair] <= 0 || isGoroutines(s) {
 					continue
 				}
-				pair := func(m map[string]float64) (float64, bool) { return m[results.MNsPerPair], m[results.MNsPerPair] > 0 }
 				name := fmt.Sprintf("%s %s %s / selfwake %s", s.Impl, l.c.Placement, fmtNs(l.v), fmtNs(s.Summary[results.MNsPerPair]))
-				f := claim.Fig(name, over(l.c, s, pair), l.c, s).In("x").AtLeast(reverseFactor)
+				f := claim.Fig(name, over(l.c, s, results.MNsPerPair), l.c, s).In("x").AtLeast(reverseFactor)
 				if judged && !slices.Contains(study, s.Impl) {
 					f = f.Skip("not the study's mechanisms")
 				}
@@ -318,7 +277,7 @@ func reverseRule(sw *results.Experiment) claim.Rule {
 // ClaimSelfwakeAtOnce: in selfwake, every mechanism's participant context
 // switches per pair <= 0.01, and no wait that slept.
 func ClaimSelfwakeAtOnce(sw *results.Experiment) results.Claim {
-	return claim.Evaluate(claim.Rule{ID: ClaimE12SelfAtOnc, Statement: stmtSelfOnce, Needs: "needs a mechanism with context-switch figures",
+	return claim.Evaluate(claim.Rule{ID: ClaimE12SelfAtOnc, Statement: "in the reverse check the wait returns at once: no context switch", Needs: "needs a mechanism with context-switch figures",
 		Select: func(c *results.Config) bool { _, ok := c.Summary[MCtxSwPerPair]; return ok },
 		Figures: func(cs []*results.Config) (out []claim.Figure) {
 			for _, c := range cs {
@@ -382,68 +341,32 @@ func sleptMedian(cfg *results.Config) (float64, bool) {
 	return v, true
 }
 
-// spunNote names the sleeping configurations most of whose waits did not
-// sleep, with the share and the slept median they are compared on.
-func spunNote(cs []*results.Config) string {
+// spunNote names the sleeping configurations (gap 0) most of whose waits
+// did not sleep, with the share and their overall and slept medians, after
+// what is done with them; "" when there are none.
+func spunNote(cs []*results.Config, what string) string {
 	var keys []string
-	for _, cfg := range cs {
-		f, ok := noSleepShare(cfg)
-		if !isSleeping(cfg) || !gapZero(cfg) || !ok || f <= spunShare {
-			continue
+	for _, c := range cs {
+		if f, ok := noSleepShare(c); isSleeping(c) && gapZero(c) && ok && f > spunShare {
+			k := fmt.Sprintf("%s %.0f%% (overall median %s", c.Key, 100*f, fmtNs(c.Summary[results.MMedian]))
+			if v, ok := sleptMedian(c); ok {
+				keys = append(keys, k+", slept "+fmtNs(v)+")")
+			} else {
+				keys = append(keys, k+", too few slept waits: left out)")
+			}
 		}
-		k := fmt.Sprintf("%s %.0f%% (overall median %s", cfg.Key, 100*f, fmtNs(cfg.Summary[results.MMedian]))
-		if v, ok := sleptMedian(cfg); ok {
-			k += ", slept " + fmtNs(v)
-		} else {
-			k += ", too few slept waits: left out"
-		}
-		keys = append(keys, k+")")
 	}
 	if len(keys) == 0 {
 		return ""
 	}
-	return "most waits did not sleep (the reply came first), compared on the waits that slept: " + strings.Join(keys, ", ")
+	return what + ": " + strings.Join(keys, ", ")
 }
 
-// isSleeping: a thread-level implementation whose waits block in the kernel.
-func isSleeping(cfg *results.Config) bool {
-	return cfg.Params["sleeps"] == "true" && cfg.Kind != "goroutine"
-}
+// compared is what same-order and spin-floor do with a configuration most
+// of whose waits did not sleep.
+const compared = "most waits did not sleep (the reply came first), compared on the waits that slept"
 
-func gapZero(cfg *results.Config) bool {
-	g := cfg.Params["gap"]
-	return g == "" || g == "0s"
-}
-
-func placementsOf(lat *results.Experiment) []string {
-	var out []string
-	for _, cfg := range lat.Configs {
-		if !slices.Contains(out, cfg.Placement) {
-			out = append(out, cfg.Placement)
-		}
-	}
-	return out
-}
-
-func findConfig(lat *results.Experiment, impl, placement string) *results.Config {
-	for _, cfg := range lat.Configs {
-		if cfg.Impl == impl && cfg.Placement == placement && gapZero(cfg) {
-			return cfg
-		}
-	}
-	return nil
-}
-
-// fmtNs renders ns for evidence: µs from 1 µs up, else ns.
-func fmtNs(v float64) string {
-	if v >= 1000 {
-		return fmt.Sprintf("%.2f µs", v/1000)
-	}
-	return fmt.Sprintf("%.0f ns", v)
-}
-
-// notes are the ones that say something (a note is "" when it has
-// nothing to say).
+// notes are those that say something (not "").
 func notes(ns ...string) []string {
 	return slices.DeleteFunc(ns, func(n string) bool { return n == "" })
 }

@@ -37,7 +37,7 @@ func FidelityClaims(lat *results.Experiment) []results.Claim {
 	return fidelityClaim(lat.Configs, claim.Rule{ID: ClaimFidelityCross,
 		Statement: fmt.Sprintf("lot's cross-core wake takes as long as parking_lot_core's own (rust-parking_lot): median within %.1fx both ways, gap 0", FidelityCross),
 		Needs:     "needs lot and rust-parking_lot cross-core with gap 0 (--placement cross-core)",
-		Select:    func(c *results.Config) bool { return c.Placement == driver.CrossCore && gapZero(c) },
+		Select:    func(c *results.Config) bool { return threads(c) && c.Placement == driver.CrossCore && gapZero(c) },
 		Figures: func(cs []*results.Config) (out []claim.Figure) {
 			for _, c := range cs {
 				if o, onC := driver.Original(cs, driver.OriginalLot, func(*results.Config) bool { return true }, driver.PreferGoThreads); c.Impl == ImplLot && o != nil {

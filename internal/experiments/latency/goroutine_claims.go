@@ -2,7 +2,6 @@ package latency
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
@@ -17,34 +16,12 @@ const (
 )
 
 const (
-	stmtGoHandoff = "a handoff between plain goroutines costs far less than the same handoff between locked threads " +
-		"(threads median >= 2x goroutines median, per goroutine-level mechanism and GOMAXPROCS): the woken goroutine " +
-		"runs from the waker's runnext when the waker blocks, and no thread sleeps or wakes"
-	stmtGoProcs1 = "with GOMAXPROCS = 1 no thread is woken for a wake between goroutines (wake_thread_woken_share = 0 " +
-		"and wake_other_p_share = 0 in the traced round): with one P, wakep finds no idle P to start an M on"
 	// goHandoffFactor: "far less" is at least this ratio.
 	goHandoffFactor = 2.0
 )
 
-// GoroutineClaims are the claims about goroutine participants.
-func GoroutineClaims(lat *results.Experiment) []results.Claim {
-	return []results.Claim{ClaimGoroutineHandoff(lat), ClaimGoMaxProcs1(lat)}
-}
-
 // isGoroutines reports whether cfg ran between plain goroutines.
 func isGoroutines(cfg *results.Config) bool { return cfg.Params["participants"] == driver.Goroutines }
-
-// threadsView is lat with its thread configurations only: the thread
-// claims were written for them (a result from before participants
-// existed has no such parameter and is all threads).
-func threadsView(lat *results.Experiment) *results.Experiment {
-	if !slices.ContainsFunc(lat.Configs, isGoroutines) {
-		return lat
-	}
-	v := *lat
-	v.Configs = slices.DeleteFunc(slices.Clone(lat.Configs), isGoroutines)
-	return &v
-}
 
 // threadTwin is the thread configuration an goroutine configuration is
 // compared with: same implementation and GOMAXPROCS, gap 0, cross-core
@@ -66,7 +43,9 @@ func threadTwin(lat *results.Experiment, g *results.Config) *results.Config {
 // same mechanism between locked threads: the threads' median over the
 // goroutines', at least goHandoffFactor.
 func ClaimGoroutineHandoff(lat *results.Experiment) results.Claim {
-	return claim.Evaluate(claim.Rule{ID: ClaimGoHandoff, Statement: stmtGoHandoff,
+	return claim.Evaluate(claim.Rule{ID: ClaimGoHandoff, Statement: "a handoff between plain goroutines costs far less than the same handoff between locked threads " +
+		"(threads median >= 2x goroutines median, per goroutine-level mechanism and GOMAXPROCS): the woken goroutine " +
+		"runs from the waker's runnext when the waker blocks, and no thread sleeps or wakes",
 		Needs: "needs a goroutine-level mechanism (chan, cond) measured with both threads and goroutines at one GOMAXPROCS",
 		Figures: func(cs []*results.Config) (out []claim.Figure) {
 			for _, g := range cs {
@@ -84,7 +63,8 @@ func ClaimGoroutineHandoff(lat *results.Experiment) results.Claim {
 // needing a thread. A configuration without wakes through the scheduler
 // (lot's is a futex wake of the M) has none to read.
 func ClaimGoMaxProcs1(lat *results.Experiment) results.Claim {
-	return claim.Evaluate(claim.Rule{ID: ClaimGoProcs1, Statement: stmtGoProcs1,
+	return claim.Evaluate(claim.Rule{ID: ClaimGoProcs1, Statement: "with GOMAXPROCS = 1 no thread is woken for a wake between goroutines (wake_thread_woken_share = 0 " +
+		"and wake_other_p_share = 0 in the traced round): with one P, wakep finds no idle P to start an M on",
 		Needs: "needs a goroutine configuration at GOMAXPROCS 1 whose wakes went through the scheduler (chan, cond, the sync semaphores), with its traced round",
 		Select: func(g *results.Config) bool {
 			_, ok := g.Summary[MWakesPerRT]

@@ -52,17 +52,13 @@ func Claims(all []*results.Config, numCPU int) []results.Claim {
 	), append(FidelityClaims(configs), goClaims(all, numCPU)...)...)
 }
 
-// rest is a configuration's key without its implementation: the group.
-func rest(c *results.Config) string {
-	return strings.TrimPrefix(strings.TrimPrefix(c.Key, c.Impl), "/")
-}
-
-// byGroup maps impl's configurations that keep accepts by their group.
+// byGroup maps impl's configurations that keep accepts by their group:
+// the key without the implementation.
 func byGroup(configs []*results.Config, impl string, keep func(*results.Config) bool) map[string]*results.Config {
 	out := map[string]*results.Config{}
 	for _, c := range configs {
 		if c.Impl == impl && keep(c) {
-			out[rest(c)] = c
+			out[strings.TrimPrefix(strings.TrimPrefix(c.Key, c.Impl), "/")] = c
 		}
 	}
 	return out
@@ -76,20 +72,17 @@ func looping(minThreads int) func(*results.Config) bool {
 }
 
 // ratioRule: per group (loop pattern, minThreads or more), impl's
-// throughput over each of others', repeat by repeat: above 1 for lot
-// against the others, below 1 for spin against lot. Each repeat's ratio
-// carries the run's noise (claim.Noise over every two repeats of each
-// selected configuration: the repeats of a group run back to back and
-// agree with each other more than runs do; on the AMD EPYC f25m17 guest
-// lot/std-futex at 2 threads read 1.24x and 1.38x in one default run and
-// 0.98x and 0.96x in the next, minutes later, while the configurations
-// moved a median 23% and 25% between their own two repeats). One repeat
-// alone is near its limit.
+// throughput over each of others', repeat by repeat: above 1 for lot, below
+// 1 for spin against lot. Each repeat's ratio carries the run's noise
+// (claim.Noise over every two repeats of the claim's configurations): the
+// repeats of a group run back to back and agree with each other more than
+// runs do (lot/std-futex 1.24x, 1.38x, then 0.96x, 0.98x: docs/lock.md).
+// One repeat alone is near its limit.
 func ratioRule(id, statement, needs string, minThreads int, impl string, others []string) claim.Rule {
 	return claim.Rule{ID: id, Statement: statement, Needs: needs, MinRounds: minRepeats, Select: looping(minThreads),
 		How: fmt.Sprintf("per group, %s's total throughput over the other's in each repeat, each ± the run's noise (how far apart two repeats of one configuration are: the median over this claim's configurations)", impl),
 		Figures: func(cs []*results.Config) (out []claim.Figure) {
-			share, n := claim.Noise(claim.RoundPairs(cs, MTotalMops))
+			share, n := claim.Noise(claim.RoundsApart(cs, MTotalMops))
 			a := byGroup(cs, impl, looping(0))
 			for _, other := range others {
 				for g, o := range byGroup(cs, other, looping(0)) {
@@ -119,17 +112,13 @@ func holdNs(c *results.Config) float64 {
 	return float64(c.IntParam("work_in_iters")) * c.FloatParam("work_unit_ns")
 }
 
-// fairRule: over impl's configurations with 2..numCPU threads (above that
-// a waiter also waits for a CPU: the scheduler's slice, not the lock),
-// each repeat's largest sampled wait against 1 ms + the hold + fairSlack.
-// One 4 ms wait in one repeat of two flipped lock-sync-starvation-bound
-// between two default runs on the AMD EPYC guest (the bound is a hand-off
-// after 1 ms of waiting, which one preempted holder delays); a repeat's
-// largest wait is one extreme of a few hundred sampled waits, and two
-// quiet default runs four minutes apart read sync's at t=2 as 0.47 ms and
-// then 3.39 ms, both repeats on one side each time: with fewer than
-// fairMinRepeats repeats (the default suite's two) it is near its limit;
-// `parkbench lock`, with its three, decides.
+// fairRule: over impl's configurations with 2..numCPU threads (above, a
+// waiter also waits for a CPU), each repeat's largest sampled wait against
+// 1 ms + the hold + fairSlack. A repeat's largest wait is one extreme of a
+// few hundred sampled waits, which one preempted holder delays: fewer than
+// fairMinRepeats repeats (the default suite's two) are near their limit,
+// and `parkbench lock`'s three decide (sync's at t=2 read 0.47 ms, then
+// 3.39 ms, in two quiet default runs: docs/findings.md).
 func fairRule(numCPU int, impl, id, statement string) claim.Rule {
 	return claim.Rule{ID: id, Statement: statement, MinRounds: fairMinRepeats,
 		Needs: fmt.Sprintf("needs %s at 2 to %d threads (above, waits include the scheduler's slices)", impl, numCPU),
@@ -139,11 +128,7 @@ func fairRule(numCPU int, impl, id, statement string) claim.Rule {
 		},
 		Figures: func(cs []*results.Config) (out []claim.Figure) {
 			for _, c := range cs {
-				var waits []float64
-				for _, r := range c.Rounds {
-					waits = append(waits, r.Metrics[MWaitMax])
-				}
-				out = append(out, claim.Fig(c.Key+" max wait", waits, c).In("ms").AtMost(float64(time.Millisecond+fairSlack)+holdNs(c)))
+				out = append(out, claim.Fig(c.Key+" max wait", results.RoundValues(c, MWaitMax), c).In("ms").AtMost(float64(time.Millisecond+fairSlack)+holdNs(c)))
 			}
 			return out
 		}}

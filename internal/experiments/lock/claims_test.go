@@ -87,7 +87,7 @@ func TestRunNoise(t *testing.T) {
 			sel = append(sel, c)
 		}
 	}
-	share, n := claim.Noise(claim.RoundPairs(sel, MTotalMops))
+	share, n := claim.Noise(claim.RoundsApart(sel, MTotalMops))
 	if n != 3 || share < 0.222 || share > 0.2223 {
 		t.Errorf("pairs 11/9, 10/10, 12/8: %v over %d, want the median 0.222 over 3", share, n)
 	}

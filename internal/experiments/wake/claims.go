@@ -84,7 +84,10 @@ func Claims(configs []*results.Config, numCPU int) []results.Claim {
 			Select:    func(c *results.Config) bool { return c.Params["bench"] == BenchHash && c.IntParam("n") <= numCPU },
 			Figures: func(cs []*results.Config) []claim.Figure {
 				lots := slices.DeleteFunc(slices.Clone(cs), func(c *results.Config) bool { return c.Impl != "lot" })
-				if numCPU < 2 || !hasN(lots, 1) || !hasN(lots, numCPU) {
+				hasN := func(n int) bool {
+					return slices.ContainsFunc(lots, func(c *results.Config) bool { return c.IntParam("n") == n })
+				}
+				if numCPU < 2 || !hasN(1) || !hasN(numCPU) {
 					return nil
 				}
 				note := "lot: " + rates(lots)
@@ -98,7 +101,7 @@ func Claims(configs []*results.Config, numCPU int) []results.Claim {
 			Needs:     "needs the condvar bench of lot and std",
 			Select:    func(c *results.Config) bool { return c.Params["bench"] == BenchCondvar },
 			Figures: func(cs []*results.Config) []claim.Figure {
-				lot, std := byImpl(cs, "lot"), byImpl(cs, "std")
+				lot, std := find(cs, "lot"), find(cs, "std")
 				if lot == nil || std == nil {
 					return nil
 				}
@@ -113,29 +116,15 @@ func Claims(configs []*results.Config, numCPU int) []results.Claim {
 	)
 }
 
-// find returns the configuration with this key, or nil.
+// find returns the configuration with this key (or implementation), or nil.
 func find(configs []*results.Config, key string) *results.Config {
-	for _, c := range configs {
-		if c.Key == key {
-			return c
-		}
-	}
-	return nil
-}
-
-// byImpl is impl's configuration in cs, nil when it did not run.
-func byImpl(cs []*results.Config, impl string) *results.Config {
-	if i := slices.IndexFunc(cs, func(c *results.Config) bool { return c.Impl == impl }); i >= 0 {
-		return cs[i]
+	if i := slices.IndexFunc(configs, func(c *results.Config) bool { return c.Key == key || c.Impl == key }); i >= 0 {
+		return configs[i]
 	}
 	return nil
 }
 
 func fmtUs(ns float64) string { return strconv.FormatFloat(ns/1000, 'f', 2, 64) + " µs" }
-
-func hasN(cs []*results.Config, n int) bool {
-	return slices.ContainsFunc(cs, func(c *results.Config) bool { return c.IntParam("n") == n })
-}
 
 // flatness is the slowest rate over the fastest among the metrics of one
 // round (or of the summaries) of hash configurations.
