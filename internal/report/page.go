@@ -202,15 +202,29 @@ func renderExperiment(p *page, e *results.Experiment, o Options) {
 	}
 	p.blank()
 	// Three or more claims this run could not decide (a run of one
-	// implementation: they compare several) take one line without
-	// --verbose, so the claims it did decide are not buried.
-	var undecided []string
+	// implementation: they compare several; or a busy machine: the claim
+	// kit's "cannot judge") take a line per cause without --verbose, so the
+	// claims it did decide are not buried.
+	var needs, cannot []string
+	reason := ""
 	for _, c := range e.Claims {
-		if c.Verdict == results.NotEvaluated {
-			undecided = append(undecided, c.ID)
+		r, _, _ := strings.Cut(c.Why, " (")
+		if strings.Contains(c.Why, "; not judged: ") {
+			r = "cannot judge: every figure was left out"
+		}
+		switch {
+		case c.Verdict != results.NotEvaluated:
+		case strings.HasPrefix(r, "cannot judge"):
+			if cannot = append(cannot, c.ID); reason == "" || reason == r {
+				reason = r
+			} else {
+				reason = "cannot judge: every figure was left out"
+			}
+		default:
+			needs = append(needs, c.ID)
 		}
 	}
-	collapse := !o.Verbose && len(undecided) >= 3
+	collapse := !o.Verbose && len(needs)+len(cannot) >= 3
 	for _, c := range e.Claims {
 		if collapse && c.Verdict == results.NotEvaluated {
 			continue
@@ -224,9 +238,12 @@ func renderExperiment(p *page, e *results.Experiment, o Options) {
 			p.sub("evidence: " + c.Evidence)
 		}
 	}
-	if collapse {
+	if collapse && len(needs) > 0 {
 		p.item(fmt.Sprintf("not evaluated: %s: each compares implementations or experiments this run did not measure together ('parkbench %s' with every implementation, or 'parkbench run'; --verbose says what each needs)",
-			strings.Join(undecided, ", "), e.Name))
+			strings.Join(needs, ", "), e.Name))
+	}
+	if collapse && len(cannot) > 0 {
+		p.item(fmt.Sprintf("not evaluated: %s: %s (--verbose has each)", strings.Join(cannot, ", "), reason))
 	}
 	for _, n := range e.Notes {
 		p.item("note: " + n)
