@@ -19,6 +19,10 @@
 //     judged); over half, because a runnable thread then waits for a CPU as
 //     long as anything it measures (lot/std-futex read 0.49x and 0.62x at 4
 //     threads in the AMD EPYC run with other processes on 55% of the CPU).
+//     A count load cannot cause (a wrong return value, an early return, a
+//     wait channel: Figure.Exact) is judged whatever the load: load delays
+//     events, it does not make them wrong, and a correctness failure is
+//     never left out.
 //  3. The rounds it needs: a figure without rounds is left out; one with
 //     fewer than Rule.MinRounds is near its limit. A rule with no figure
 //     left is not evaluated, and says why ("cannot judge: no rounds").
@@ -111,6 +115,7 @@ type Figure struct {
 	noiseOf string
 	note    string
 	skip    string
+	exact   bool
 	bounds  []bound
 }
 
@@ -161,6 +166,9 @@ func (f Figure) Noisy(share float64, of string) Figure {
 
 // With adds context to the figure's evidence ("p99 1.27x, not judged").
 func (f Figure) With(note string) Figure { f.note = note; return f }
+
+// Exact marks a count that load cannot cause: the busy policy leaves it in.
+func (f Figure) Exact() Figure { f.exact = true; return f }
 
 // Skip leaves the figure out of the verdict and says why ("one CPU for
 // some wakes"): it is named in the evidence, not judged.
@@ -291,7 +299,7 @@ func Evaluate(r Rule, cs []*results.Config) results.Claim {
 		switch b := Busy(f.Of...); {
 		case f.skip != "":
 			left = append(left, f.Name+" ("+f.skip+")")
-		case b != nil:
+		case b != nil && !f.exact:
 			busy, busiest = busy+1, max(busiest, b.Fraction)
 			left = append(left, f.Name+" ("+busyText(b)+")")
 		case len(f.Rounds) == 0:

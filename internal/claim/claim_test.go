@@ -175,6 +175,13 @@ func TestNotEvaluated(t *testing.T) {
 	if c.Verdict != results.Holds || !strings.Contains(c.Evidence, "not judged: lot/k (other processes used 64% of the CPU)") {
 		t.Errorf("one busy: %+v", c)
 	}
+	busy := at(0.9, 1)
+	exact := Rule{ID: "x", Figures: func(cs []*results.Config) []Figure {
+		return []Figure{Fig("wrong returns", []float64{1}, cs...).AtMost(0).Exact()}
+	}}
+	if c := Evaluate(exact, []*results.Config{busy}); c.Verdict != results.DoesNotHold {
+		t.Errorf("an exact count on a busy machine: %+v, want judged (does not hold)", c)
+	}
 	c = one(Fig("a", []float64{1}).AtMost(2).Skip("one CPU"))
 	if c.Verdict != results.NotEvaluated || c.Why != "needs y; not judged: a (one CPU)" {
 		t.Errorf("skipped: %+v", c)

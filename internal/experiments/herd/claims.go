@@ -60,7 +60,7 @@ func rules() []claim.Rule {
 						bad++
 					}
 				}
-				return claim.Fig(c.Key+" notify_all returning other than N, repeats", []float64{bad}, c).AtMost(0)
+				return claim.Fig(c.Key+" notify_all returning other than N, repeats", []float64{bad}, c).AtMost(0).Exact()
 			})},
 		// One preempted holder in one repeat of five moved lot's n=64 to
 		// x1.29 and flipped this claim between two default runs on the

@@ -93,7 +93,7 @@ func fidelityRules() []claim.Rule {
 							what = "woken + requeued"
 						}
 						// Counts, not times: the medians must be equal.
-						return claim.Fig(fmt.Sprintf("%s: %s lot %g vs %s %g, apart", group(c), what, a, row, b), []float64{math.Abs(a - b)}, c, o).AtMost(0), true
+						return claim.Fig(fmt.Sprintf("%s: %s lot %g vs %s %g, apart", group(c), what, a, row, b), []float64{math.Abs(a - b)}, c, o).AtMost(0).Exact(), true
 					}
 				}
 				return claim.Figure{}, false

@@ -59,7 +59,16 @@ func TestRwRunEveryImpl(t *testing.T) {
 			t.Errorf("%s: read_mops present %v with %s readers", c.Key, hasRead, c.Params["readers"])
 		}
 	}
-	if len(exp.Claims) != 1 || exp.Claims[0].ID != ClaimRwWriters || exp.Claims[0].Verdict == results.NotEvaluated {
+	if len(exp.Claims) != 1 || exp.Claims[0].ID != ClaimRwWriters {
+		t.Errorf("claims: %+v", exp.Claims)
+	}
+	// Judged again without the windows' foreign shares: on a machine busy
+	// with other processes the kit leaves every figure out (its own test);
+	// this is of the run's figures reaching the claim.
+	for _, c := range exp.Configs {
+		c.Foreign = nil
+	}
+	if exp.Claims = RwClaims(exp.Configs); exp.Claims[0].Verdict == results.NotEvaluated {
 		t.Errorf("claims: %+v", exp.Claims)
 	}
 }

@@ -43,7 +43,7 @@ func Claims(cfgs []*results.Config) []results.Claim {
 				if len(bad) > 0 {
 					note = "not parked by the scheduler: " + strings.Join(bad, ", ")
 				}
-				return []claim.Figure{claim.Fig("goroutine mechanisms not parked by the scheduler", []float64{float64(len(bad))}, cs...).AtMost(0).With(note)}
+				return []claim.Figure{claim.Fig("goroutine mechanisms not parked by the scheduler", []float64{float64(len(bad))}, cs...).AtMost(0).Exact().With(note)}
 			}},
 	)
 }
@@ -127,7 +127,7 @@ func sameTop(cs []*results.Config) []claim.Figure {
 	if len(notRead) > 0 {
 		note += "; not measured (unreadable): " + strings.Join(notRead, ", ")
 	}
-	return []claim.Figure{claim.Fig("pairs sharing a stack top that nothing tells apart", []float64{float64(len(clash))}, of...).AtMost(0).With(note)}
+	return []claim.Figure{claim.Fig("pairs sharing a stack top that nothing tells apart", []float64{float64(len(clash))}, of...).AtMost(0).Exact().With(note)}
 }
 
 func firstLine(s string) string {

@@ -44,7 +44,7 @@ func Claims(cfgs []*results.Config) []results.Claim {
 				if c.Summary[results.MMin] < 0 && e == 0 {
 					e = 1 // a negative minimum is at least one early return
 				}
-				return claim.Fig(c.Key+" early returns", []float64{e}, c).AtMost(0).
+				return claim.Fig(c.Key+" early returns", []float64{e}, c).AtMost(0).Exact().
 					With(fmt.Sprintf("of %.0f waits, min overshoot %.0f ns", c.Summary[results.MSamples], c.Summary[results.MMin]))
 			})},
 		claim.Rule{ID: ClaimSlackDominates, Statement: fmt.Sprintf(
