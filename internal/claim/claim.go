@@ -63,7 +63,8 @@
 //		})},
 //
 // No verdict, evidence or reason is written by hand, and internal/report's
-// TestEveryClaimRendered renders the new claim in every state.
+// TestEveryClaimRendered renders the new claim in every state (a new
+// experiment adds its Claims to that test's judge).
 package claim
 
 import (

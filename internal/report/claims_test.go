@@ -15,6 +15,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/loaded"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
+	"github.com/parkbench/parkbench/internal/experiments/spin"
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
 	"github.com/parkbench/parkbench/internal/experiments/wake"
@@ -38,7 +39,7 @@ func judge(e *results.Experiment, other *results.Experiment, numCPU int) []resul
 	case "selfwake":
 		return append([]results.Claim{latency.ClaimSelfwakeAtOnce(e)}, latency.SelfwakeFidelityClaims(e)...)
 	case "herd":
-		return append(herd.Claims(cs, 0), herd.TraceClaims(cs)...)
+		return append(append(herd.Claims(cs, 0), herd.TraceClaims(cs)...), herd.IdleClaims(cs, numCPU)...)
 	case "lock":
 		return lock.Claims(cs, numCPU)
 	case "rwlock":
@@ -53,11 +54,13 @@ func judge(e *results.Experiment, other *results.Experiment, numCPU int) []resul
 		return stacks.Claims(cs)
 	case "inversion":
 		return inversion.Claims(cs)
+	case "spin":
+		return spin.Claims(cs)
 	}
 	return nil
 }
 
-var names = []string{"latency", "selfwake", "herd", "lock", "rwlock", "wake", "loaded", "timeout", "stacks", "inversion"}
+var names = []string{"latency", "selfwake", "herd", "lock", "rwlock", "wake", "loaded", "timeout", "stacks", "inversion", "spin"}
 
 // every is every claim of every experiment, not evaluated: judged on no
 // measurement but the rows that make the optional claims appear (the
