@@ -180,10 +180,10 @@ type htmlStack struct {
 	Text string
 }
 
+// htmlClaim is a claim on the page: Why is its one reason (Reason), for
+// anything but a clear hold.
 type htmlClaim struct {
 	ID, Statement, Verdict, Class, Why, Evidence string
-	// Margin is the claim's, when it was decided near its limit.
-	Margin string
 }
 
 func table(t textfmt.Table) htmlTable { return htmlTable{t.Header, t.Rows} }
@@ -273,20 +273,15 @@ func htmlFileExperiment(name string, e *results.Experiment, o Options) htmlFile 
 		}
 	}
 	for _, c := range e.Claims {
-		hc := htmlClaim{ID: c.ID, Statement: c.Statement, Verdict: claimMark(c.Verdict, false), Evidence: c.Evidence}
-		if c.Near && c.Verdict != results.NotEvaluated {
-			hc.Verdict += ", NEAR ITS LIMIT"
-			hc.Margin = c.Margin
+		hc := htmlClaim{ID: c.ID, Statement: c.Statement, Verdict: claimMarkOf(c, false), Evidence: c.Evidence, Class: "unknown"}
+		if c.Verdict != results.Holds || c.Near {
+			hc.Why = Reason(c)
 		}
 		switch c.Verdict {
 		case results.Holds:
 			hc.Class = "holds"
 		case results.DoesNotHold:
 			hc.Class = "fails"
-			hc.Why = Reason(c)
-		default:
-			hc.Class = "unknown"
-			hc.Why = Reason(c)
 		}
 		hf.Claims = append(hf.Claims, hc)
 	}
@@ -417,7 +412,7 @@ pre { background: var(--bg2); padding: .6rem; overflow-x: auto; font-size: .82re
 {{range .Anatomy.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>
 {{end}}{{if .Claims}}<h4>Claims</h4><ul class="claims">
-{{range .Claims}}<li class="{{.Class}}"><span class="verdict">{{.Verdict}}</span> <b>{{.ID}}</b>: {{.Statement}}{{if .Why}}<span class="why">why: {{.Why}}</span>{{end}}{{if .Margin}}<span class="why">near its limit: {{.Margin}}</span>{{end}}{{if .Evidence}}<details><summary>evidence</summary>{{.Evidence}}</details>{{end}}</li>
+{{range .Claims}}<li class="{{.Class}}"><span class="verdict">{{.Verdict}}</span> <b>{{.ID}}</b>: {{.Statement}}{{if .Why}}<span class="why">why: {{.Why}}</span>{{end}}{{if .Evidence}}<details><summary>evidence</summary>{{.Evidence}}</details>{{end}}</li>
 {{end}}</ul>{{end}}
 {{if .Notes}}<details><summary>{{len .Notes}} note{{if ne (len .Notes) 1}}s{{end}}</summary><ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul></details>{{end}}
 {{if .Warnings}}<ul class="warnings">{{range .Warnings}}<li class="warning">warning: {{.}}</li>{{end}}</ul>{{end}}

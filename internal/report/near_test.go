@@ -34,7 +34,7 @@ func TestNearAndModeSummary(t *testing.T) {
 	for _, want := range []string{
 		"claims: 1 hold, 1 do not, 0 not evaluated (2 near its limit)",
 		"holds, near its limit: E12-sched-share: cross-core p99: rounds 1.17x",
-		"does not hold, near its limit: lock-x: 2.54 ms > 2 ms; rounds: rounds 2.54",
+		"does not hold, near its limit: lock-x: 2.54 ms > 2 ms; near its limit: rounds 2.54",
 		"claim E12-sched-share: HOLDS, NEAR ITS LIMIT",
 		"note (2 configurations): bimodal where waits returned without sleeping",
 		"futex/cross-core 13%, std/cross-core 23%",
@@ -81,5 +81,18 @@ func TestUndecidedClaimsOneLine(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "claim b: NOT EVALUATED") {
 		t.Errorf("--verbose: each claim:\n%s", b.String())
+	}
+	// The claims a busy machine left undecided are not said to need
+	// another run's implementations: a line of their own, with the cause.
+	busy := "cannot judge: every figure ran with other processes on over 50% of the CPU (up to 75%, 2 left out)"
+	e.Claims = append(e.Claims, results.Claim{ID: "e", Statement: "s", Verdict: results.NotEvaluated, Why: busy},
+		results.Claim{ID: "f", Statement: "s", Verdict: results.NotEvaluated, Why: busy})
+	b.Reset()
+	if err := Render(&b, f, "table", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if out := strings.Join(strings.Fields(b.String()), " "); !strings.Contains(out, "not evaluated: b, c, d: each compares") ||
+		!strings.Contains(out, "not evaluated: e, f: cannot judge: every figure ran with other processes on over 50% of the CPU (--verbose has each)") {
+		t.Errorf("busy claims on a line of their own:\n%s", b.String())
 	}
 }

@@ -122,12 +122,20 @@ func claimMark(v string, md bool) string {
 	return "NOT EVALUATED"
 }
 
-// Reason is a claim's reason in a line or two: its Why (one line with the
-// figure, written when it does not hold) or, for a claim without one, its
-// evidence, cut after the last "; " that keeps it under about two lines.
+// Reason is a claim's reason in a line or two, never empty: its Why (the
+// claim kit's one line with the figure, internal/claim), or for a file
+// written before every claim had one, its margin when near, else its
+// evidence cut after the last "; " that keeps it under about two lines.
 func Reason(c results.Claim) string {
-	if c.Why != "" {
+	switch {
+	case c.Why != "" && c.Near && strings.Contains(c.Margin, " against "): // Limit.Describe's, before the kit
+		return c.Why + "; near its limit: " + shortMargin(c.Margin)
+	case c.Why != "":
 		return c.Why
+	case c.Near && c.Margin != "":
+		return shortMargin(c.Margin)
+	case c.Evidence == "":
+		return "no reason recorded (a file from an older parkbench)"
 	}
 	ev := c.Evidence
 	const most = 200
@@ -194,40 +202,48 @@ func renderExperiment(p *page, e *results.Experiment, o Options) {
 	}
 	p.blank()
 	// Three or more claims this run could not decide (a run of one
-	// implementation: they compare several) take one line without
-	// --verbose, so the claims it did decide are not buried.
-	var undecided []string
+	// implementation: they compare several; or a busy machine: the claim
+	// kit's "cannot judge") take a line per cause without --verbose, so the
+	// claims it did decide are not buried.
+	var needs, cannot []string
+	reason := ""
 	for _, c := range e.Claims {
-		if c.Verdict == results.NotEvaluated {
-			undecided = append(undecided, c.ID)
+		r, _, _ := strings.Cut(c.Why, " (")
+		if strings.Contains(c.Why, "; not judged: ") {
+			r = "cannot judge: every figure was left out"
+		}
+		switch {
+		case c.Verdict != results.NotEvaluated:
+		case strings.HasPrefix(r, "cannot judge"):
+			if cannot = append(cannot, c.ID); reason == "" || reason == r {
+				reason = r
+			} else {
+				reason = "cannot judge: every figure was left out"
+			}
+		default:
+			needs = append(needs, c.ID)
 		}
 	}
-	collapse := !o.Verbose && len(undecided) >= 3
+	collapse := !o.Verbose && len(needs)+len(cannot) >= 3
 	for _, c := range e.Claims {
 		if collapse && c.Verdict == results.NotEvaluated {
 			continue
 		}
 		p.item(fmt.Sprintf("claim %s: %s: %s", c.ID, claimMarkOf(c, p.md), c.Statement))
-		if c.Near && c.Verdict != results.NotEvaluated {
-			p.sub("near its limit: " + c.Margin)
+		// --verbose prints the evidence, which an old file's reason is cut from.
+		if (c.Verdict != results.Holds || c.Near) && !(o.Verbose && c.Why == "" && c.Margin == "" && c.Evidence != "") {
+			p.sub("why: " + Reason(c))
 		}
-		switch {
-		case o.Verbose:
-			if c.Why != "" {
-				p.sub("why: " + c.Why)
-			}
-			if c.Evidence != "" {
-				p.sub("evidence: " + c.Evidence)
-			}
-		case c.Verdict != results.Holds:
-			if r := Reason(c); r != "" {
-				p.sub("why: " + r)
-			}
+		if o.Verbose && c.Evidence != "" {
+			p.sub("evidence: " + c.Evidence)
 		}
 	}
-	if collapse {
+	if collapse && len(needs) > 0 {
 		p.item(fmt.Sprintf("not evaluated: %s: each compares implementations or experiments this run did not measure together ('parkbench %s' with every implementation, or 'parkbench run'; --verbose says what each needs)",
-			strings.Join(undecided, ", "), e.Name))
+			strings.Join(needs, ", "), e.Name))
+	}
+	if collapse && len(cannot) > 0 {
+		p.item(fmt.Sprintf("not evaluated: %s: %s (--verbose has each)", strings.Join(cannot, ", "), reason))
 	}
 	for _, n := range e.Notes {
 		p.item("note: " + n)

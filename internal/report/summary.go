@@ -30,7 +30,7 @@ func renderSummaryTo(p *page, f *results.File) {
 }
 
 // SummaryLine is one experiment's line of a summary and the claims that do
-// not hold, each with its reason.
+// not hold or hold near their limit, each with its reason (Reason).
 type SummaryLine struct {
 	Experiment string
 	Text       string
@@ -64,19 +64,9 @@ func SummaryLines(f *results.File) []SummaryLine {
 		}
 		sl := SummaryLine{Experiment: e.Name, Text: line}
 		for _, c := range e.Claims {
-			switch {
-			case c.Verdict == results.DoesNotHold:
-				s := c.VerdictText() + ": " + c.ID
-				if r := Reason(c); r != "" {
-					s += ": " + r
-				}
-				if c.Near {
-					s += "; rounds: " + shortMargin(c.Margin)
-				}
-				sl.Sub = append(sl.Sub, s)
-			case c.Verdict == results.Holds && c.Near:
-				// A verdict another run may turn: said with its rounds.
-				sl.Sub = append(sl.Sub, c.VerdictText()+": "+c.ID+": "+shortMargin(c.Margin))
+			// A verdict another run may turn is said with its rounds.
+			if c.Verdict == results.DoesNotHold || c.Verdict == results.Holds && c.Near {
+				sl.Sub = append(sl.Sub, c.VerdictText()+": "+c.ID+": "+Reason(c))
 			}
 		}
 		out = append(out, sl)
@@ -126,7 +116,8 @@ func headline(e *results.Experiment, ks keyShortener) string {
 }
 
 // shortMargin is a claim's margin cut to its first two limits, with how
-// many more (the claim's own section and --verbose have them all).
+// many more (--verbose has them all): the reason of a near claim in a
+// file written before the claim kit gave every such claim a Why.
 func shortMargin(m string) string {
 	parts := strings.Split(m, "; ")
 	if len(parts) <= 2 {

@@ -191,21 +191,25 @@ type Foreign struct {
 	WindowTicks float64 `json:"window_ticks,omitempty"`
 }
 
-// Claim is one of the study's claims, evaluated from the numbers just measured.
+// Claim is one of the study's claims, evaluated from the numbers just
+// measured by the claim kit (internal/claim: Rule and Evaluate).
 type Claim struct {
 	ID        string `json:"id"`
 	Statement string `json:"statement"`
 	// Verdict is one of Holds, DoesNotHold, NotEvaluated.
 	Verdict  string `json:"verdict"`
 	Evidence string `json:"evidence"`
-	// Why is one line, with the figure, saying why a claim does not hold
-	// on this machine (or why it could not be evaluated): what the
-	// summary prints beside the claim's ID. Empty when it holds.
+	// Why is the one line, with its figure, that every renderer prints
+	// beside the claim's ID: the figure furthest beyond its limit when it
+	// does not hold, the figure whose rounds straddle its limit when it
+	// holds near it, what it needs when it is not evaluated. Empty for a
+	// clear hold.
 	Why string `json:"why,omitempty"`
-	// Near is set when the verdict was decided within its noise: the
-	// rounds' figures lie on both sides of the limit that decided it
-	// (Claim.Judge), so another run of the same code may decide the other
-	// way. Margin names those figures, every round against its limit.
+	// Near is set when the verdict was decided within its noise: a
+	// figure's rounds lie on both sides of the limit that decided it, or
+	// are fewer than it needs (internal/claim says so once), so another
+	// run of the same code may decide the other way. Margin names every
+	// such figure, with its rounds against its limit.
 	Near   bool   `json:"near_limit,omitempty"`
 	Margin string `json:"margin,omitempty"`
 }

@@ -1,10 +1,8 @@
 package driver
 
 import (
-	"fmt"
 	"math"
-	"strconv"
-	"strings"
+	"slices"
 
 	"github.com/parkbench/parkbench/internal/results"
 )
@@ -25,18 +23,9 @@ const (
 	KindCRef = results.KindCRef
 )
 
-// IsOriginal reports whether c is a row of the original name
-// (results.IsOriginal).
-func IsOriginal(c *results.Config, name string) bool { return results.IsOriginal(c, name) }
-
 // OriginalLoaded reports whether any configuration is a row of name.
 func OriginalLoaded(configs []*results.Config, name string) bool {
-	for _, c := range configs {
-		if IsOriginal(c, name) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(configs, func(c *results.Config) bool { return results.IsOriginal(c, name) })
 }
 
 // Which row of the original a fidelity claim compares with.
@@ -56,33 +45,26 @@ const (
 )
 
 // Original is the original's row in the group same accepts, as which
-// says; onC reports whether it is the row from C threads.
+// says (the first of each kind); onC reports whether it is the row from C
+// threads.
 func Original(configs []*results.Config, name string, same func(*results.Config) bool, which OriginalRow) (c *results.Config, onC bool) {
-	var goRow, cRow *results.Config
+	var rows [2]*results.Config // from Go threads, from C threads
 	for _, x := range configs {
-		if !IsOriginal(x, name) || !same(x) {
-			continue
-		}
-		if x.Kind == KindCRef {
-			cRow = cmpOr(cRow, x)
-		} else {
-			goRow = cmpOr(goRow, x)
+		if k := b2i(x.Kind == KindCRef); results.IsOriginal(x, name) && same(x) && rows[k] == nil {
+			rows[k] = x
 		}
 	}
-	switch {
-	case which == PreferGoThreads && goRow != nil:
-		return goRow, false
-	case cRow != nil:
-		return cRow, true
+	if which == PreferGoThreads && rows[0] != nil {
+		return rows[0], false
 	}
-	return nil, false
+	return rows[1], rows[1] != nil
 }
 
-func cmpOr(a, b *results.Config) *results.Config {
-	if a != nil {
-		return a
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
-	return b
+	return 0
 }
 
 // RowName names the original's row in evidence: "rust-parking_lot (C
@@ -92,17 +74,6 @@ func RowName(c *results.Config, onC bool) string {
 		return c.Impl + " (C threads)"
 	}
 	return c.Impl + " (Go threads, through cgo)"
-}
-
-// Within reports whether a and b are within factor of each other, both
-// ways (max/min <= factor), and gives a/b. Two positive figures are
-// needed; anything else is not within.
-func Within(a, b, factor float64) (ratio float64, ok bool) {
-	if !(a > 0) || !(b > 0) || math.IsInf(a, 0) || math.IsInf(b, 0) {
-		return math.NaN(), false
-	}
-	r := a / b
-	return r, max(r, 1/r) <= factor
 }
 
 // Ratios is the port's figure in each round over the original's median
@@ -122,74 +93,4 @@ func Ratios(port, orig *results.Config, metric string) []float64 {
 		out = []float64{math.NaN()} // fails any limit: nothing to compare
 	}
 	return out
-}
-
-// FidelityLimits is "port within factor of the original, both ways" as
-// two results.Limit on Ratios: at most factor, and at least 1/factor.
-// figure names the comparison (it is the claim's Why when it fails).
-func FidelityLimits(figure string, port, orig *results.Config, metric string, factor float64) []results.Limit {
-	rs := Ratios(port, orig, metric)
-	return []results.Limit{
-		{Figure: figure, Rounds: rs, Limit: factor, AtMost: true, Unit: "x"},
-		{Figure: figure, Rounds: rs, Limit: 1 / factor, Unit: "x"},
-	}
-}
-
-// Fidelity gathers a fidelity claim's comparisons, each a figure (a part of
-// the evidence) and the limits it is judged on.
-type Fidelity struct {
-	parts  []string
-	limits []results.Limit
-}
-
-// Add is one comparison: its figure and its limits.
-func (f *Fidelity) Add(figure string, limits ...results.Limit) {
-	f.parts = append(f.parts, figure)
-	f.limits = append(f.limits, limits...)
-}
-
-// Judge writes the figures as cl's evidence and decides cl on the limits
-// (JudgeFidelity).
-func (f *Fidelity) Judge(cl *results.Claim, notEvaluatedWhy string) {
-	cl.Evidence = strings.Join(f.parts, "; ")
-	JudgeFidelity(cl, f.limits, notEvaluatedWhy)
-}
-
-// JudgeFidelity decides a fidelity claim on its limits (results.Claim.Judge:
-// holds when every comparison is within, near its limit when the rounds
-// straddle it): not evaluated, with why, when there is none; when it does
-// not hold, Why is the first failing comparison.
-func JudgeFidelity(cl *results.Claim, limits []results.Limit, notEvaluatedWhy string) {
-	if len(limits) == 0 {
-		cl.Verdict = results.NotEvaluated
-		cl.Why = notEvaluatedWhy
-		if cl.Evidence == "" {
-			cl.Evidence = notEvaluatedWhy
-		}
-		return
-	}
-	cl.Judge(limits...)
-	if cl.Verdict != results.DoesNotHold {
-		return
-	}
-	n := 0
-	for _, l := range limits {
-		if ok, _ := l.Decide(); !ok {
-			if n == 0 {
-				lim := strconv.FormatFloat(l.Limit, 'g', 3, 64)
-				if l.Unit == "x" {
-					lim = strconv.FormatFloat(l.Limit, 'f', 2, 64) + "x"
-				}
-				side := "beyond"
-				if !l.AtMost {
-					side = "below"
-				}
-				cl.Why = fmt.Sprintf("%s, %s %s", l.Figure, side, lim)
-			}
-			n++
-		}
-	}
-	if n > 1 {
-		cl.Why += fmt.Sprintf(" (and %d more)", n-1)
-	}
 }

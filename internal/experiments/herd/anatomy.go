@@ -6,10 +6,10 @@ import (
 	"strings"
 
 	"github.com/parkbench/parkbench/internal/anatomy"
+	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/ktrace"
 	"github.com/parkbench/parkbench/internal/results"
-	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // --anatomy (docs/anatomy.md, "herd"): every repeat of a thread
@@ -100,85 +100,56 @@ var (
 // configuration with the mutex held at the notify (the study's E6), the
 // median over repeats of waiters that slept again is at least 1; for each
 // lot configuration it is 0 (a median, as every herd claim: one repeat's
-// stray sleep on a loaded machine, a preempted thread's way back, is listed
-// in the evidence, not the rule). A broadcast with the mutex
-// released is listed, not judged: its woken waiters find the mutex free
-// whenever they run one after another (one CPU free for them). A repeat
-// where the trace placed fewer than half the waiters is not judged.
+// stray sleep on a loaded machine, a preempted thread's way back, shows in
+// the rounds, not the verdict). A broadcast with the mutex released is
+// listed, not judged: its woken waiters find the mutex free whenever they
+// run one after another (one CPU free for them). A repeat where the trace
+// placed fewer than half the waiters is left out of the figure. Judged
+// only with both a broadcast and a requeue configuration traced.
 func TraceClaims(configs []*results.Config) []results.Claim {
-	cl := results.Claim{ID: ClaimTraceResleep, Statement: stmtTraceResleep, Verdict: results.NotEvaluated}
-	var ev, failing []string
-	var nb, nr int
-	for _, c := range configs {
-		if c.Params["notify"] != ModeAll || c.Params["participants"] == driver.Goroutines {
-			continue
-		}
-		n := 0
-		fmt.Sscan(c.Params["n"], &n)
-		if n < TraceMinN {
-			continue
-		}
-		var slept, runnable []float64
-		skipped := 0
-		for _, r := range c.Rounds {
-			tr, ok := r.Metrics[anatomy.MHerdTraced]
-			if !ok {
-				continue
-			}
-			if 2*tr < float64(n) {
-				skipped++
-				continue
-			}
-			slept = append(slept, r.Metrics[anatomy.MHerdSleptAgain])
-			runnable = append(runnable, r.Metrics[anatomy.MHerdRunnable])
-		}
-		if len(slept) == 0 {
-			if skipped > 0 {
-				ev = append(ev, fmt.Sprintf("%s: not judged (the trace placed fewer than half the waiters in all %d repeats)", c.Key, skipped))
-			}
-			continue
-		}
-		s := slices.Clone(slept)
-		slices.Sort(s)
-		med := stats.NearestRank(s, 0.5)
-		line := fmt.Sprintf("%s: %s of %d slept again per notify (repeats: %s; runnable switch-outs, yield or preemption: %s)",
-			c.Key, fmtCount(med), n, fmtCounts(slept), fmtCounts(runnable))
-		if skipped > 0 {
-			line += fmt.Sprintf(", %d repeats not judged", skipped)
-		}
-		switch {
-		case slices.Contains(broadcastImpls, c.Impl) && c.Params["lock_held"] != "true":
-			line += " (mutex released at the notify: listed, not judged)"
-		case slices.Contains(broadcastImpls, c.Impl):
-			nb++
-			if med < 1 {
-				failing = append(failing, fmt.Sprintf("%s: broadcast, but a median %s waiters slept again", c.Key, fmtCount(med)))
-			}
-		case slices.Contains(requeueImpls, c.Impl):
-			nr++
-			if med > 0 {
-				failing = append(failing, fmt.Sprintf("%s: requeue, but a median %s waiters slept again", c.Key, fmtCount(med)))
-			}
-		}
-		ev = append(ev, line)
-	}
-	rule := fmt.Sprintf("rule: notify-all at N >= %d, per repeat the waiters switched in after the notify that switched out asleep (S/D) before holding the mutex; broadcast (%s) with the mutex held at the notify: median >= 1; requeue (%s): median 0",
-		TraceMinN, strings.Join(broadcastImpls, ", "), strings.Join(requeueImpls, ", "))
-	cl.Evidence = rule + "; " + strings.Join(ev, "; ")
-	switch {
-	case len(failing) > 0:
-		cl.Verdict, cl.Why = results.DoesNotHold, strings.Join(failing, "; ")
-	case nb == 0 || nr == 0:
-		cl.Why = fmt.Sprintf("needs a traced broadcast (%s) and a traced requeue (%s) configuration at N >= %d with notify-all (e.g. parkbench herd --impl=lot,futex-broadcast --waiters=16 --anatomy)",
-			strings.Join(broadcastImpls, " or "), strings.Join(requeueImpls, ", "), TraceMinN)
-		if len(ev) == 0 {
-			cl.Evidence = cl.Why
-		}
-	default:
-		cl.Verdict = results.Holds
-	}
-	return []results.Claim{cl}
+	return []results.Claim{claim.Evaluate(traceRule, configs)}
 }
+
+var traceRule = claim.Rule{ID: ClaimTraceResleep, Statement: stmtTraceResleep,
+	Needs: fmt.Sprintf("needs a traced broadcast (%s) and a traced requeue (%s) configuration at N >= %d with notify-all (e.g. parkbench herd --impl=lot,futex-broadcast --waiters=16 --anatomy)",
+		strings.Join(broadcastImpls, " or "), strings.Join(requeueImpls, ", "), TraceMinN),
+	How: "per repeat, the waiters switched in after the notify that switched out asleep (S/D) before holding the mutex",
+	Select: func(c *results.Config) bool {
+		return c.Params["notify"] == ModeAll && c.Params["participants"] != driver.Goroutines && c.IntParam("n") >= TraceMinN
+	},
+	Figures: func(cs []*results.Config) (out []claim.Figure) {
+		kinds := map[bool]bool{}
+		for _, c := range cs {
+			var slept, runnable []float64
+			for _, r := range c.Rounds {
+				if tr, ok := r.Metrics[anatomy.MHerdTraced]; ok && 2*tr >= float64(c.IntParam("n")) {
+					slept = append(slept, r.Metrics[anatomy.MHerdSleptAgain])
+					runnable = append(runnable, r.Metrics[anatomy.MHerdRunnable])
+				}
+			}
+			bc, rq := slices.Contains(broadcastImpls, c.Impl), slices.Contains(requeueImpls, c.Impl)
+			if len(slept) == 0 || !bc && !rq {
+				continue
+			}
+			kind := map[bool]string{true: "broadcast", false: "requeue"}[bc]
+			f := claim.Fig(fmt.Sprintf("%s (%s) waiters of %d that slept again", c.Key, kind, c.IntParam("n")), slept, c).With("runnable switch-outs, yield or preemption: " + fmtCounts(runnable))
+			switch {
+			case bc && c.Params["lock_held"] != "true":
+				f = f.Skip("mutex released at the notify: listed, not judged")
+			case bc:
+				f, kinds[true] = f.AtLeast(1), true
+			default:
+				f, kinds[false] = f.AtMost(0), true
+			}
+			out = append(out, f)
+		}
+		for i := range out {
+			if len(kinds) < 2 {
+				out[i] = out[i].Skip("needs both a broadcast and a requeue traced")
+			}
+		}
+		return out
+	}}
 
 func fmtCount(v float64) string { return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") }
 

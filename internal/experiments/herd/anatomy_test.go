@@ -35,7 +35,7 @@ func TestTraceClaimHolds(t *testing.T) {
 	if cl.Verdict != results.Holds {
 		t.Fatalf("got %s (%s), want holds", cl.Verdict, cl.Why)
 	}
-	if !strings.Contains(cl.Evidence, "futex-broadcast/unpinned/notify=notify-all/lock-held=true/n=16: 7 of 16 slept again") {
+	if !strings.Contains(cl.Evidence, "futex-broadcast/unpinned/notify=notify-all/lock-held=true/n=16 (broadcast) waiters of 16 that slept again 7") {
 		t.Fatalf("evidence does not quote the median count: %s", cl.Evidence)
 	}
 }

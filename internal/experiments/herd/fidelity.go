@@ -2,7 +2,10 @@ package herd
 
 import (
 	"fmt"
+	"math"
+	"slices"
 
+	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
 )
@@ -34,128 +37,81 @@ func FidelityClaims(configs []*results.Config) []results.Claim {
 	if !driver.OriginalLoaded(configs, driver.OriginalLot) {
 		return nil
 	}
-	cs := claimCfgs(configs)
-	return []results.Claim{fidelityCsw(cs, configs), fidelityRequeue(cs, configs), fidelityFirst(cs, configs)}
+	return claim.EvaluateAll(configs, fidelityRules()...)
 }
 
-// originalOf is the original's row in h's group.
-func originalOf(configs []*results.Config, h claimCfg) (*results.Config, bool) {
-	same := func(c *results.Config) bool {
-		n := c.Params["n"]
-		return n == fmt.Sprint(h.n) && c.Placement == h.placement && c.Params["notify"] == h.notify && c.Params["lock_held"] == h.held
-	}
-	return driver.Original(configs, driver.OriginalLot, same, driver.PreferGoThreads)
+// original is the original's row in c's group.
+func original(cs []*results.Config, c *results.Config) (*results.Config, bool) {
+	same := func(o *results.Config) bool { return group(o) == group(c) && o.Params["notify"] == c.Params["notify"] }
+	return driver.Original(cs, driver.OriginalLot, same, driver.PreferGoThreads)
 }
 
-func groupName(h claimCfg) string {
-	return fmt.Sprintf("n=%d %s held=%s", h.n, h.placement, h.held)
-}
-
-func fidelityCsw(cs []claimCfg, configs []*results.Config) results.Claim {
-	cl := results.Claim{ID: ClaimFidelityCsw,
-		Statement: fmt.Sprintf("lot's herd takes the same participant context switches as parking_lot's own (rust-parking_lot): within %.0f%% + %d, notify=all, N >= %d",
-			100*FidelityCswFrac, CswSlack, ClaimMinN)}
-	var fid driver.Fidelity
-	for _, h := range cs {
-		if h.impl != driver.PortLot || h.notify != ModeAll || h.n < ClaimMinN {
-			continue
-		}
-		o, onC := originalOf(configs, h)
-		if o == nil {
-			continue
-		}
-		a, okA := h.c.Summary[results.MCtxSwParts]
-		b, okB := o.Summary[results.MCtxSwParts]
-		if !okA || !okB {
-			continue
-		}
-		e := fmt.Sprintf("%s: lot %g vs %s %g", groupName(h), a, driver.RowName(o, onC), b)
-		fid.Add(e, results.Limit{Figure: e, Rounds: roundDiffs(h.c, results.MCtxSwParts, b),
-			Limit: FidelityCswFrac*max(a, b) + CswSlack, AtMost: true})
-	}
-	fid.Judge(&cl, fmt.Sprintf("needs lot and rust-parking_lot with notify=all at N >= %d and their context switches", ClaimMinN))
-	return cl
-}
-
-// roundDiffs is |the port's figure - ref| per repeat.
-func roundDiffs(c *results.Config, metric string, ref float64) []float64 {
-	var out []float64
-	for _, v := range results.RoundValues(c, metric) {
-		out = append(out, abs(v-ref))
-	}
-	return out
-}
-
-// fidelityRequeue: the requeue count. parking_lot's Condvar::notify_all
-// returns only woken + requeued (parking_lot 0.12.1 src/condvar.rs
-// notify_all_slow), so a row that cannot split the count (requeued
-// unknown) is compared on that sum; where both split it, on the requeued
-// count.
-func fidelityRequeue(cs []claimCfg, configs []*results.Config) results.Claim {
-	cl := results.Claim{ID: ClaimFidelityRequeue,
-		Statement: "lot's notify_all moves as many waiters as parking_lot's own (rust-parking_lot): the same requeued count, or woken + requeued where the original reports only the sum, in every group both ran"}
-	var fid driver.Fidelity
-	for _, h := range cs {
-		if h.impl != driver.PortLot || h.notify != ModeAll {
-			continue
-		}
-		o, onC := originalOf(configs, h)
-		if o == nil {
-			continue
-		}
-		metric, what := results.MRequeued, "requeued"
-		a, okA := h.c.Summary[metric]
-		b, okB := o.Summary[metric]
-		if !okA || !okB || a < 0 || b < 0 {
-			metric, what = results.MReturn, "woken + requeued"
-			a, okA = h.c.Summary[metric]
-			b, okB = o.Summary[metric]
-		}
-		if !okA || !okB || a < 0 || b < 0 {
-			continue
-		}
-		e := fmt.Sprintf("%s: %s lot %g vs %s %g", groupName(h), what, a, driver.RowName(o, onC), b)
-		// Counts, not times: the medians must be equal.
-		fid.Add(e, results.Limit{Figure: e, Rounds: []float64{abs(a - b)}, Limit: 0, AtMost: true})
-	}
-	fid.Judge(&cl, "needs lot and rust-parking_lot with notify=all, and a count from both")
-	return cl
-}
-
-func fidelityFirst(cs []claimCfg, configs []*results.Config) results.Claim {
-	cl := results.Claim{ID: ClaimFidelityFirst,
-		Statement: fmt.Sprintf("lot's first waiter holds the lock as soon as parking_lot's own (rust-parking_lot): within %.1fx, notify=all, at N = %d (else the largest N >= %d run)",
-			FidelityFirst, FirstN, ClaimMinN)}
-	// The N: FirstN when both ran it, else the largest N >= ClaimMinN.
-	n := 0
-	for _, h := range cs {
-		if h.impl == driver.PortLot && h.notify == ModeAll && h.n >= ClaimMinN {
-			if o, _ := originalOf(configs, h); o != nil && (h.n == FirstN || (n != FirstN && h.n > n)) {
-				n = h.n
+// fidelityFigures is a figure per lot configuration with an original
+// beside it, notify-all, at N >= minN.
+func fidelityFigures(minN int, f func(c, o *results.Config, row string) (claim.Figure, bool)) func([]*results.Config) []claim.Figure {
+	return func(cs []*results.Config) (out []claim.Figure) {
+		for _, c := range cs {
+			if o, onC := original(cs, c); c.Impl == driver.PortLot && c.Params["notify"] == ModeAll && c.IntParam("n") >= minN && o != nil {
+				if fig, ok := f(c, o, driver.RowName(o, onC)); ok {
+					out = append(out, fig)
+				}
 			}
 		}
+		return out
 	}
-	var fid driver.Fidelity
-	for _, h := range cs {
-		if h.impl != driver.PortLot || h.notify != ModeAll || h.n != n {
-			continue
-		}
-		o, onC := originalOf(configs, h)
-		if o == nil {
-			continue
-		}
-		a, b := h.c.Summary[results.MFirstNs], o.Summary[results.MFirstNs]
-		r, _ := driver.Within(a, b, FidelityFirst)
-		e := fmt.Sprintf("%s: lot %s vs %s %s (x%.2f)", groupName(h), fmtUs(a), driver.RowName(o, onC), fmtUs(b), r)
-		fid.Add(e, driver.FidelityLimits(e, h.c, o, results.MFirstNs, FidelityFirst)...)
-	}
-	fid.Judge(&cl, fmt.Sprintf("needs lot and rust-parking_lot with notify=all at N >= %d", ClaimMinN))
-	return cl
 }
 
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
+func fidelityRules() []claim.Rule {
+	return []claim.Rule{
+		{ID: ClaimFidelityCsw, Statement: fmt.Sprintf("lot's herd takes the same participant context switches as parking_lot's own (rust-parking_lot): within %.0f%% + %d, notify=all, N >= %d",
+			100*FidelityCswFrac, CswSlack, ClaimMinN),
+			Needs: fmt.Sprintf("needs lot and rust-parking_lot with notify=all at N >= %d and their context switches", ClaimMinN),
+			How:   "per group, |lot's switches - the original's median| in each repeat",
+			Figures: fidelityFigures(ClaimMinN, func(c, o *results.Config, row string) (claim.Figure, bool) {
+				a, okA := c.Summary[results.MCtxSwParts]
+				b, okB := o.Summary[results.MCtxSwParts]
+				var apart []float64
+				for _, v := range results.RoundValues(c, results.MCtxSwParts) {
+					apart = append(apart, math.Abs(v-b))
+				}
+				name := fmt.Sprintf("%s: lot %g vs %s %g, switches apart", group(c), a, row, b)
+				return claim.Fig(name, apart, c, o).AtMost(FidelityCswFrac*max(a, b) + CswSlack), okA && okB
+			})},
+		// parking_lot's Condvar::notify_all returns only woken + requeued
+		// (parking_lot 0.12.1 src/condvar.rs notify_all_slow), so a row that
+		// cannot split the count (requeued unknown) is compared on that sum;
+		// where both split it, on the requeued count.
+		{ID: ClaimFidelityRequeue, Statement: "lot's notify_all moves as many waiters as parking_lot's own (rust-parking_lot): the same requeued count, or woken + requeued where the original reports only the sum, in every group both ran",
+			Needs: "needs lot and rust-parking_lot with notify=all, and a count from both",
+			Figures: fidelityFigures(0, func(c, o *results.Config, row string) (claim.Figure, bool) {
+				for _, m := range []string{results.MRequeued, results.MReturn} {
+					a, okA := c.Summary[m]
+					b, okB := o.Summary[m]
+					if okA && okB && a >= 0 && b >= 0 {
+						what := "requeued"
+						if m == results.MReturn {
+							what = "woken + requeued"
+						}
+						// Counts, not times: the medians must be equal.
+						return claim.Fig(fmt.Sprintf("%s: %s lot %g vs %s %g, apart", group(c), what, a, row, b), []float64{math.Abs(a - b)}, c, o).AtMost(0).Exact(), true
+					}
+				}
+				return claim.Figure{}, false
+			})},
+		{ID: ClaimFidelityFirst, Statement: fmt.Sprintf("lot's first waiter holds the lock as soon as parking_lot's own (rust-parking_lot): within %.1fx, notify=all, at N = %d (else the largest N >= %d run)",
+			FidelityFirst, FirstN, ClaimMinN),
+			Needs: fmt.Sprintf("needs lot and rust-parking_lot with notify=all at N >= %d", ClaimMinN),
+			Figures: func(cs []*results.Config) []claim.Figure {
+				all := fidelityFigures(ClaimMinN, func(c, o *results.Config, row string) (claim.Figure, bool) {
+					name := fmt.Sprintf("%s: lot %s vs %s %s, lot/original first", group(c), fmtUs(c.Summary[results.MFirstNs]), row, fmtUs(o.Summary[results.MFirstNs]))
+					return claim.Fig(name, driver.Ratios(c, o, results.MFirstNs), c, o).In("x").AtLeast(1 / FidelityFirst).AtMost(FidelityFirst), true
+				})(cs)
+				var ported []*results.Config
+				for _, f := range all {
+					ported = append(ported, f.Of[0])
+				}
+				n := firstN(ported) // FirstN when both ran it, else the largest N >= ClaimMinN
+				return slices.DeleteFunc(all, func(f claim.Figure) bool { return f.Of[0].IntParam("n") != n })
+			}},
 	}
-	return x
 }

@@ -69,9 +69,9 @@ func TestFidelityClaims(t *testing.T) {
 			map[string]string{ClaimFidelityRequeue: "woken + requeued lot 64 vs c-rust-parking_lot (C threads) 63"}},
 		// 1.25x slower, and 1.25x faster: both fail (within both ways).
 		{"first slower", []*results.Config{lot(64, 62500, 96), orig(64, 50000, 100, 64)},
-			map[string]string{ClaimFidelityFirst: results.DoesNotHold}, map[string]string{ClaimFidelityFirst: "x1.25"}},
+			map[string]string{ClaimFidelityFirst: results.DoesNotHold}, map[string]string{ClaimFidelityFirst: "1.25x"}},
 		{"first faster", []*results.Config{lot(64, 40000, 96), orig(64, 50000, 100, 64)},
-			map[string]string{ClaimFidelityFirst: results.DoesNotHold}, map[string]string{ClaimFidelityFirst: "x0.80"}},
+			map[string]string{ClaimFidelityFirst: results.DoesNotHold}, map[string]string{ClaimFidelityFirst: "0.80x"}},
 		// Only N = 4: below ClaimMinN, not judged (the requeue count is).
 		{"small n only", []*results.Config{lot(4, 20000, 5), orig(4, 20000, 5, 4)},
 			map[string]string{ClaimFidelityCsw: results.NotEvaluated, ClaimFidelityRequeue: results.Holds, ClaimFidelityFirst: results.NotEvaluated}, nil},

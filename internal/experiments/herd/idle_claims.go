@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/stats"
 )
@@ -92,68 +93,45 @@ func idlePairs(cfgs []*results.Config) []idlePair {
 
 // IdleClaims evaluates the idle pool's claim (numCPU: the CPUs the run
 // had). Pure: it reads Params, Impl, Placement and the rounds.
+//
+// With more idle workers than CPUs, notify_all's wasted wakes delay the
+// request itself: notify_all's latency until a worker holds the item at
+// least idleDelay x notify_one's, at every N above the CPUs, round by
+// round. The evidence gives, per pair, the smallest N from which the
+// median ratio stays at or above the limit, and the CPU per request.
 func IdleClaims(cfgs []*results.Config, numCPU int) []results.Claim {
-	return []results.Claim{claimIdleWasted(cfgs, numCPU)}
-}
-
-// claimIdleWasted: with more idle workers than CPUs, notify_all's wasted
-// wakes delay the request itself: notify_all's latency until a worker
-// holds the item at least idleDelay x notify_one's, at every N above the
-// CPUs, round by round. The evidence gives, per pair, the smallest N from
-// which the median ratio stays at or above the limit, and the CPU per
-// request either way.
-func claimIdleWasted(cfgs []*results.Config, numCPU int) results.Claim {
-	cl := results.Claim{ID: ClaimIdleWasted, Statement: fmt.Sprintf(
+	return []results.Claim{claim.Evaluate(claim.Rule{ID: ClaimIdleWasted, MinRounds: idleRounds, Statement: fmt.Sprintf(
 		"notify_all's wasted wakes cost the request itself, not only the CPU, once the idle workers outnumber the CPUs: at every N > %d, "+
 			"the latency until a worker holds the item with notify_all (waking every worker) is at least %.2fx notify_one's on the same mutex and parker "+
-			"(futex-broadcast's own; lot-wakeall against lot)", numCPU, idleDelay)}
-	pairs := idlePairs(cfgs)
-	var limits []results.Limit
-	onset := map[string]int{}
-	var ev []string
-	for _, p := range pairs {
-		r := results.RoundRatios(p.all, p.one, results.MMedian)
-		med := stats.Median(r)
-		id := p.name + " " + p.group
-		if _, seen := onset[id]; !seen {
-			onset[id] = -1
-		}
-		switch {
-		case med >= idleDelay && onset[id] < 0:
-			onset[id] = p.n
-		case med < idleDelay:
-			onset[id] = -1
-		}
-		cpuAll, cpuOne := p.all.Summary[MCPUPerRequest], p.one.Summary[MCPUPerRequest]
-		ev = append(ev, fmt.Sprintf("%s N=%d: latency %.2fx, CPU %.1f vs %.1f µs, wasted %.1f", id, p.n, med, cpuAll/1e3, cpuOne/1e3, p.all.Summary[MWastedWakes]))
-		if p.n > numCPU {
-			limits = append(limits, results.Limit{Figure: fmt.Sprintf("%s N=%d all/one latency", id, p.n), Rounds: r, Limit: idleDelay, Unit: "x", MinRounds: idleRounds})
-		}
-	}
-	if len(limits) == 0 {
-		cl.Verdict = results.NotEvaluated
-		cl.Evidence = fmt.Sprintf("needs notify_all and notify_one on one mutex (futex-broadcast, or lot-wakeall and lot) at some N > %d (herd --mode=idle)", numCPU)
-		cl.Why = cl.Evidence
-		return cl
-	}
-	cl.Judge(limits...)
-	var from []string
-	for _, id := range slices.Sorted(maps.Keys(onset)) {
-		if onset[id] > 0 {
-			from = append(from, fmt.Sprintf("%s from N=%d", id, onset[id]))
-		} else {
-			from = append(from, id+" at no N measured")
-		}
-	}
-	cl.Evidence = "delayed: " + strings.Join(from, ", ") + "; " + strings.Join(ev, "; ")
-	if cl.Verdict == results.DoesNotHold {
-		var bad []string
-		for _, l := range limits {
-			if ok, _ := l.Decide(); !ok {
-				bad = append(bad, fmt.Sprintf("%s %.2fx", l.Figure, stats.Median(l.Rounds)))
+			"(futex-broadcast's own; lot-wakeall against lot)", numCPU, idleDelay),
+		Needs: fmt.Sprintf("needs notify_all and notify_one on one mutex (futex-broadcast, or lot-wakeall and lot) at some N > %d (herd --mode=idle)", numCPU),
+		Figures: func(cs []*results.Config) (out []claim.Figure) {
+			for _, p := range idlePairs(cs) {
+				if p.n > numCPU {
+					out = append(out, claim.Fig(fmt.Sprintf("%s %s N=%d all/one latency", p.name, p.group, p.n), results.RoundRatios(p.all, p.one, results.MMedian), p.all, p.one).
+						In("x").AtLeast(idleDelay).With(fmt.Sprintf("CPU %.1f vs %.1f µs, wasted %.1f", p.all.Summary[MCPUPerRequest]/1e3, p.one.Summary[MCPUPerRequest]/1e3, p.all.Summary[MWastedWakes])))
+				}
 			}
-		}
-		cl.Why = "below the limit: " + strings.Join(bad, "; ")
-	}
-	return cl
+			return out
+		},
+		Context: func(cs []*results.Config) []string {
+			onset := map[string]int{}
+			for _, p := range idlePairs(cs) {
+				id := p.name + " " + p.group
+				if med := stats.Median(results.RoundRatios(p.all, p.one, results.MMedian)); med < idleDelay {
+					onset[id] = -1
+				} else if onset[id] <= 0 {
+					onset[id] = p.n
+				}
+			}
+			var from []string
+			for _, id := range slices.Sorted(maps.Keys(onset)) {
+				if onset[id] > 0 {
+					from = append(from, fmt.Sprintf("%s from N=%d", id, onset[id]))
+				} else {
+					from = append(from, id+" at no N measured")
+				}
+			}
+			return []string{"delayed: " + strings.Join(from, ", ")}
+		}}, cfgs)}
 }

@@ -2,8 +2,8 @@ package inversion
 
 import (
 	"fmt"
-	"strings"
 
+	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -26,63 +26,41 @@ const (
 )
 
 // Claims evaluates the claims from the configurations (pure: it reads
-// only Params and Summary).
+// only Params and Summary, or each round's figures where recorded).
 func Claims(cfgs []*results.Config) []results.Claim {
-	return []results.Claim{
-		judge(cfgs, "true", results.Claim{ID: ClaimPIBounded, Statement: fmt.Sprintf(
+	pi := func(v string) func(*results.Config) bool {
+		return func(c *results.Config) bool { return c.Params["pi"] == v }
+	}
+	return claim.EvaluateAll(cfgs,
+		claim.Rule{ID: ClaimPIBounded, Statement: fmt.Sprintf(
 			"priority inheritance bounds the inversion: pi-futex's and pthread-pi's p99 wait is at most %.0fx the critical section "+
-				"(the kernel runs the owner at the waiter's priority, so medium cannot preempt it)", piBound)},
-			"needs pi-futex or pthread-pi",
-			func(cf *results.Config) (string, bool) {
-				cs, p99 := cf.Summary[MCritical], cf.Summary[results.MP99]
-				line := fmt.Sprintf("%s p99 %.0f µs = %.1fx the %.0f µs section", cf.Impl, p99/1e3, p99/cs, cs/1e3)
-				if st := cf.Summary[MSteal]; st > 0 {
+				"(the kernel runs the owner at the waiter's priority, so medium cannot preempt it)", piBound),
+			Needs: "needs pi-futex or pthread-pi", Select: pi("true"),
+			Figures: claim.Each(func(c *results.Config) claim.Figure {
+				f := claim.Fig(c.Impl+" p99/section", share(c, results.MP99, MCritical), c).In("x").AtMost(piBound).
+					With(fmt.Sprintf("p99 %.0f µs, section %.0f µs", c.Summary[results.MP99]/1e3, c.Summary[MCritical]/1e3))
+				if st := c.Summary[MSteal]; st > 0 {
 					// A round the host preempted is longer by what it took, in
 					// PI's favour or not: said beside the figure, not judged.
-					line += fmt.Sprintf(" (the host stole %.0f ms of the measured CPU during its rounds)", st/1e6)
+					f = f.With(fmt.Sprintf("p99 %.0f µs, section %.0f µs; the host stole %.0f ms of the measured CPU during its rounds",
+						c.Summary[results.MP99]/1e3, c.Summary[MCritical]/1e3, st/1e6))
 				}
-				return line, cs > 0 && p99 <= piBound*cs
-			}),
-		judge(cfgs, "false", results.Claim{ID: ClaimNoPIInverts, Statement: fmt.Sprintf(
+				return f
+			})},
+		claim.Rule{ID: ClaimNoPIInverts, Statement: fmt.Sprintf(
 			"the locks without inheritance do not bound it: their median wait includes medium's spin (at least %.0f%% of it), "+
-				"since medium outranks the owner and runs first", inversionShare*100)},
-			"needs a lock without inheritance (std-futex, lot, sync, pthread)",
-			func(cf *results.Config) (string, bool) {
-				med, spin := cf.Summary[results.MMedian], cf.Summary[MMediumNs]
-				return fmt.Sprintf("%s median %.0f µs (spin %.0f µs)", cf.Impl, med/1e3, spin/1e3), spin > 0 && med >= inversionShare*spin
-			}),
-	}
+				"since medium outranks the owner and runs first", inversionShare*100),
+			Needs: "needs a lock without inheritance (std-futex, lot, sync, pthread)", Select: pi("false"),
+			Figures: claim.Each(func(c *results.Config) claim.Figure {
+				return claim.Fig(c.Impl+" median wait/medium's spin", share(c, results.MMedian, MMediumNs), c).In("x").AtLeast(inversionShare).
+					With(fmt.Sprintf("median %.0f µs, spin %.0f µs", c.Summary[results.MMedian]/1e3, c.Summary[MMediumNs]/1e3))
+			})},
+	)
 }
 
-// judge evaluates c over the configurations whose pi param is pi: it
-// holds when test holds for every one of them, the failing ones first in
-// the evidence.
-func judge(cfgs []*results.Config, pi string, c results.Claim, none string, test func(*results.Config) (string, bool)) results.Claim {
-	var ok, bad []string
-	for _, cf := range cfgs {
-		if cf.Params["pi"] != pi {
-			continue
-		}
-		if line, good := test(cf); good {
-			ok = append(ok, line)
-		} else {
-			bad = append(bad, line)
-		}
-	}
-	switch {
-	case len(ok)+len(bad) == 0:
-		c.Verdict, c.Evidence, c.Why = results.NotEvaluated, none, none
-	case len(bad) > 0:
-		c.Verdict, c.Evidence = results.DoesNotHold, "not met: "+strings.Join(bad, "; ")
-		c.Why = bad[0]
-		if len(bad) > 1 {
-			c.Why += fmt.Sprintf(" (and %d more)", len(bad)-1)
-		}
-		if len(ok) > 0 {
-			c.Evidence += "; met: " + strings.Join(ok, "; ")
-		}
-	default:
-		c.Verdict, c.Evidence = results.Holds, strings.Join(ok, "; ")
-	}
-	return c
+// share is c's metric over its ref metric, round by round.
+func share(c *results.Config, metric, ref string) []float64 {
+	return claim.PerRound([]*results.Config{c}, func(m []map[string]float64) (float64, bool) {
+		return m[0][metric] / m[0][ref], m[0][ref] > 0
+	})
 }

@@ -3,6 +3,7 @@ package latency
 import (
 	"fmt"
 
+	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
 )
@@ -29,60 +30,52 @@ const (
 
 // FidelityClaims compares lot's cross-core wake with the original's (from
 // Go threads when it ran there: the same harness, one cgo call under 1% of
-// the wake; else from C threads); nil when the original was not run.
+// the wake; else from C threads): the port's median in each round over the
+// original's median, within FidelityCross both ways. Nil when the original
+// was not run.
 func FidelityClaims(lat *results.Experiment) []results.Claim {
-	statement := fmt.Sprintf("lot's cross-core wake takes as long as parking_lot_core's own (rust-parking_lot): median within %.1fx both ways, gap 0", FidelityCross)
-	return fidelityClaim(lat.Configs, ClaimFidelityCross, statement, "needs lot and rust-parking_lot cross-core with gap 0 (--placement cross-core)",
-		func(c *results.Config, fid *driver.Fidelity) {
-			if c.Placement != driver.CrossCore || !gapZero(c) {
-				return
+	return fidelityClaim(lat.Configs, claim.Rule{ID: ClaimFidelityCross,
+		Statement: fmt.Sprintf("lot's cross-core wake takes as long as parking_lot_core's own (rust-parking_lot): median within %.1fx both ways, gap 0", FidelityCross),
+		Needs:     "needs lot and rust-parking_lot cross-core with gap 0 (--placement cross-core)",
+		Select:    func(c *results.Config) bool { return threads(c) && c.Placement == driver.CrossCore && gapZero(c) },
+		Figures: func(cs []*results.Config) (out []claim.Figure) {
+			for _, c := range cs {
+				if o, onC := driver.Original(cs, driver.OriginalLot, func(*results.Config) bool { return true }, driver.PreferGoThreads); c.Impl == ImplLot && o != nil {
+					name := fmt.Sprintf("cross-core: lot %s vs %s %s, lot/original", fmtNs(c.Summary[results.MMedian]), driver.RowName(o, onC), fmtNs(o.Summary[results.MMedian]))
+					out = append(out, claim.Fig(name, driver.Ratios(c, o, results.MMedian), c, o).In("x").AtLeast(1/FidelityCross).AtMost(FidelityCross))
+				}
 			}
-			same := func(o *results.Config) bool { return o.Placement == c.Placement && gapZero(o) }
-			o, onC := driver.Original(lat.Configs, driver.OriginalLot, same, driver.PreferGoThreads)
-			if o == nil {
-				return
-			}
-			a, b := c.Summary[results.MMedian], o.Summary[results.MMedian]
-			r, _ := driver.Within(a, b, FidelityCross)
-			e := fmt.Sprintf("cross-core: lot %s vs %s %s (x%.2f)", fmtNs(a), driver.RowName(o, onC), fmtNs(b), r)
-			fid.Add(e, driver.FidelityLimits(e, c, o, results.MMedian, FidelityCross)...)
-		})
+			return out
+		}})
 }
 
 // SelfwakeFidelityClaims compares lot's self-wake pair with the original's
 // from C threads (a cgo call costs more than the pair); nil when the
 // original was not run.
 func SelfwakeFidelityClaims(sw *results.Experiment) []results.Claim {
-	statement := fmt.Sprintf("lot's self-wake pair is at most %.1fx parking_lot_core's own (rust-parking_lot on C threads)", FidelitySelf)
-	return fidelityClaim(sw.Configs, ClaimFidelitySelf, statement, "needs lot and rust-parking_lot's self-wake on C threads (through cgo, one call costs more than the pair)",
-		func(c *results.Config, fid *driver.Fidelity) {
-			o, _ := driver.Original(sw.Configs, driver.OriginalLot, func(*results.Config) bool { return true }, driver.CThreadsOnly)
-			if o == nil {
-				return
+	return fidelityClaim(sw.Configs, claim.Rule{ID: ClaimFidelitySelf,
+		Statement: fmt.Sprintf("lot's self-wake pair is at most %.1fx parking_lot_core's own (rust-parking_lot on C threads)", FidelitySelf),
+		Needs:     "needs lot and rust-parking_lot's self-wake on C threads (through cgo, one call costs more than the pair)",
+		Figures: func(cs []*results.Config) (out []claim.Figure) {
+			for _, c := range cs {
+				o, _ := driver.Original(cs, driver.OriginalLot, func(*results.Config) bool { return true }, driver.CThreadsOnly)
+				if c.Impl != ImplLot || o == nil {
+					continue
+				}
+				if a, b := c.Summary[results.MNsPerPair], o.Summary[results.MNsPerPair]; a > 0 && b > 0 {
+					name := fmt.Sprintf("lot %.1f ns vs %s %.1f ns per pair, lot/original", a, driver.RowName(o, true), b)
+					out = append(out, claim.Fig(name, driver.Ratios(c, o, results.MNsPerPair), c, o).In("x").AtMost(FidelitySelf))
+				}
 			}
-			a, b := c.Summary[results.MNsPerPair], o.Summary[results.MNsPerPair]
-			if !(a > 0) || !(b > 0) {
-				return
-			}
-			e := fmt.Sprintf("lot %.1f ns vs %s %.1f ns per pair (x%.2f)", a, driver.RowName(o, true), b, a/b)
-			fid.Add(e, results.Limit{Figure: e, Rounds: driver.Ratios(c, o, results.MNsPerPair), Limit: FidelitySelf, AtMost: true, Unit: "x"})
-		})
+			return out
+		}})
 }
 
-// fidelityClaim is what both fidelity claims share: nil when the original
-// was not run; else add gives each of lot's configurations its figures,
-// and the claim is judged on them (missing: why, when none had one).
-func fidelityClaim(configs []*results.Config, id, statement, missing string, add func(c *results.Config, fid *driver.Fidelity)) []results.Claim {
+// fidelityClaim is r evaluated on configs, nil when the original was not
+// run.
+func fidelityClaim(configs []*results.Config, r claim.Rule) []results.Claim {
 	if !driver.OriginalLoaded(configs, driver.OriginalLot) {
 		return nil
 	}
-	cl := results.Claim{ID: id, Statement: statement}
-	var fid driver.Fidelity
-	for _, c := range configs {
-		if c.Impl == ImplLot {
-			add(c, &fid)
-		}
-	}
-	fid.Judge(&cl, missing)
-	return []results.Claim{cl}
+	return []results.Claim{claim.Evaluate(r, configs)}
 }

@@ -48,10 +48,10 @@ func TestFidelityCrossCore(t *testing.T) {
 		{"within", exp(fidCfg("lot", "thread", cross, results.MMedian, 13000, 13500, 14000),
 			fidCfg("rust-parking_lot", "plugin", cross, results.MMedian, 14000, 14200, 13900)), results.Holds, false, ""},
 		{"lot slower", exp(fidCfg("lot", "thread", cross, results.MMedian, 16000, 16500, 17000),
-			fidCfg("rust-parking_lot", "plugin", cross, results.MMedian, 14000)), results.DoesNotHold, false, "x1.18"},
+			fidCfg("rust-parking_lot", "plugin", cross, results.MMedian, 14000)), results.DoesNotHold, false, "lot/original 1.18x"},
 		// Faster beyond 1.1x is not the same either.
 		{"lot faster", exp(fidCfg("lot", "thread", cross, results.MMedian, 11000, 11500, 12000),
-			fidCfg("rust-parking_lot", "plugin", cross, results.MMedian, 14000)), results.DoesNotHold, false, "x0.82"},
+			fidCfg("rust-parking_lot", "plugin", cross, results.MMedian, 14000)), results.DoesNotHold, false, "lot/original 0.82x"},
 		// Rounds on both sides of the limit: decided, but near it.
 		{"straddles", exp(fidCfg("lot", "thread", cross, results.MMedian, 14000, 15000, 16000),
 			fidCfg("rust-parking_lot", "plugin", cross, results.MMedian, 14000, 14000, 14000)), results.Holds, true, ""},
@@ -94,7 +94,7 @@ func TestFidelitySelfwake(t *testing.T) {
 	}{
 		{"within", exp(fidCfg("lot", "thread", "", results.MNsPerPair, 13, 14, 14.5), orig), results.Holds, ""},
 		{"faster is fine", exp(fidCfg("lot", "thread", "", results.MNsPerPair, 8, 9, 8.5), orig), results.Holds, ""},
-		{"slower", exp(fidCfg("lot", "thread", "", results.MNsPerPair, 28, 29, 27), orig), results.DoesNotHold, "lot 28.0 ns vs c-rust-parking_lot (C threads) 11.5 ns per pair (x2.43), beyond 1.30x"},
+		{"slower", exp(fidCfg("lot", "thread", "", results.MNsPerPair, 28, 29, 27), orig), results.DoesNotHold, "lot 28.0 ns vs c-rust-parking_lot (C threads) 11.5 ns per pair, lot/original 2.43x, limit at most 1.30x"},
 		// Only the row through cgo: a call costs more than the pair.
 		{"Go row only", exp(fidCfg("lot", "thread", "", results.MNsPerPair, 14),
 			fidCfg("rust-parking_lot", "plugin", "", results.MNsPerPair, 60)), results.NotEvaluated, "C threads"},

@@ -123,3 +123,40 @@ func acrossCPUs(cfg *results.Config) bool {
 	r := regimeOf(cfg)
 	return r == regimeTwoCPUs || r == regimeUnknown
 }
+
+// isSleeping: a thread-level implementation whose waits block in the kernel.
+func isSleeping(cfg *results.Config) bool {
+	return cfg.Params["sleeps"] == "true" && cfg.Kind != "goroutine"
+}
+
+func gapZero(cfg *results.Config) bool {
+	g := cfg.Params["gap"]
+	return g == "" || g == "0s"
+}
+
+func placementsOf(lat *results.Experiment) []string {
+	var out []string
+	for _, cfg := range lat.Configs {
+		if !slices.Contains(out, cfg.Placement) {
+			out = append(out, cfg.Placement)
+		}
+	}
+	return out
+}
+
+func findConfig(lat *results.Experiment, impl, placement string) *results.Config {
+	for _, cfg := range lat.Configs {
+		if cfg.Impl == impl && cfg.Placement == placement && gapZero(cfg) {
+			return cfg
+		}
+	}
+	return nil
+}
+
+// fmtNs renders ns for evidence: µs from 1 µs up, else ns.
+func fmtNs(v float64) string {
+	if v >= 1000 {
+		return fmt.Sprintf("%.2f µs", v/1000)
+	}
+	return fmt.Sprintf("%.0f ns", v)
+}

@@ -22,29 +22,29 @@ func schedCfg(impl string, median, p99, steals float64) *results.Config {
 
 func TestClaimSchedShare(t *testing.T) {
 	ok := lat(schedCfg("futex", 11500, 60000, 0), schedCfg("futex-raw", 11400, 59000, 0), schedCfg("c-futex", 11000, 58000, -1))
-	wantVerdict(t, "1.05x/1.03x", ClaimSchedShare(ok), results.Holds)
+	wantVerdict(t, "1.05x/1.03x", schedShareOf(ok), results.Holds)
 	// The p99 ratio is shown, not judged: 1.40x at p99 with the median
 	// at 1.06x holds; the median over its limit does not.
 	tail := lat(schedCfg("futex", 12000, 81600, 0), schedCfg("c-futex", 11300, 58100, -1))
-	if c := ClaimSchedShare(tail); c.Verdict != results.Holds || !strings.Contains(c.Evidence, "p99 shown, not judged") {
+	if c := schedShareOf(tail); c.Verdict != results.Holds || !strings.Contains(c.Evidence, "p99 1.40x, not judged") {
 		t.Errorf("p99 1.40x, median 1.06x: %+v", c)
 	}
 	slow := lat(schedCfg("futex", 12800, 58000, 0), schedCfg("c-futex", 11300, 58100, -1))
-	wantVerdict(t, "median 1.13x", ClaimSchedShare(slow), results.DoesNotHold)
-	wantVerdict(t, "no c-futex", ClaimSchedShare(lat(schedCfg("futex", 1, 1, 0))), results.NotEvaluated)
+	wantVerdict(t, "median 1.13x", schedShareOf(slow), results.DoesNotHold)
+	wantVerdict(t, "no c-futex", schedShareOf(lat(schedCfg("futex", 1, 1, 0))), results.NotEvaluated)
 }
 
 func TestClaimSchedSteals(t *testing.T) {
 	ok := lat(schedCfg("futex-plain", 12000, 80000, 1.2), schedCfg("futex", 11500, 60000, 0.01))
-	wantVerdict(t, "1.2 vs 0.01", ClaimSchedSteals(ok), results.Holds)
+	wantVerdict(t, "1.2 vs 0.01", schedSteals(ok), results.Holds)
 	same := lat(schedCfg("futex-plain", 12000, 80000, 1.2), schedCfg("futex", 11500, 60000, 0.5))
-	wantVerdict(t, "keep-alive did nothing", ClaimSchedSteals(same), results.DoesNotHold)
+	wantVerdict(t, "keep-alive did nothing", schedSteals(same), results.DoesNotHold)
 	quiet := lat(schedCfg("futex-plain", 12000, 80000, 0.04), schedCfg("futex", 11500, 60000, 0))
-	wantVerdict(t, "quiet machine: 0.04 vs 0", ClaimSchedSteals(quiet), results.Holds)
+	wantVerdict(t, "quiet machine: 0.04 vs 0", schedSteals(quiet), results.Holds)
 	none := lat(schedCfg("futex-plain", 12000, 80000, 0.001), schedCfg("futex", 11500, 60000, 0))
-	wantVerdict(t, "no steals to remove", ClaimSchedSteals(none), results.DoesNotHold)
+	wantVerdict(t, "no steals to remove", schedSteals(none), results.DoesNotHold)
 	uncounted := lat(schedCfg("futex-plain", 12000, 80000, -1), schedCfg("futex", 11500, 60000, -1))
-	wantVerdict(t, "no traced round", ClaimSchedSteals(uncounted), results.NotEvaluated)
+	wantVerdict(t, "no traced round", schedSteals(uncounted), results.NotEvaluated)
 }
 
 func TestSchedShareNotes(t *testing.T) {
@@ -87,10 +87,10 @@ func TestClaimSchedShareSleptAndRegime(t *testing.T) {
 	// Overall 0.69x (futex had more no-sleep waits) and 1.4x at p99; on
 	// the slept waits 1.04x and 1.08x: holds.
 	moved := lat(slept(schedCfg("futex", 7000, 84000, 0), 21800, 64800), slept(schedCfg("c-futex", 10100, 60000, -1), 21000, 60000))
-	wantVerdict(t, "slept 1.04x/1.08x", ClaimSchedShare(moved), results.Holds)
+	wantVerdict(t, "slept 1.04x/1.08x", schedShareOf(moved), results.Holds)
 	// The slept waits over the limit: does not hold, with the placement.
 	over := lat(slept(schedCfg("futex", 21000, 60000, 0), 24000, 90000), slept(schedCfg("c-futex", 21000, 60000, -1), 21000, 60000))
-	c := ClaimSchedShare(over)
+	c := schedShareOf(over)
 	wantVerdict(t, "slept 1.14x/1.5x", c, results.DoesNotHold)
 	if !strings.HasPrefix(c.Why, driver.CrossCore+": ") {
 		t.Errorf("why %q: want the placement first", c.Why)
@@ -102,7 +102,7 @@ func TestClaimSchedShareSleptAndRegime(t *testing.T) {
 		return x
 	}
 	same := lat(oneCPU("futex", 912, 1550), oneCPU("c-futex", 808, 1290))
-	c = ClaimSchedShare(same)
+	c = schedShareOf(same)
 	wantVerdict(t, "one CPU only", c, results.NotEvaluated)
 	if !strings.Contains(c.Evidence, "not judged") {
 		t.Errorf("evidence %q: want the one-CPU ratio shown as not judged", c.Evidence)
@@ -111,8 +111,8 @@ func TestClaimSchedShareSleptAndRegime(t *testing.T) {
 	// sysmon's tick): shown, not judged; across CPUs the mechanism is.
 	steals := lat(oneCPU("futex-plain", 900, 1500), oneCPU("futex", 910, 1500),
 		schedCfg("futex-plain", 24700, 80000, 0.6), schedCfg("futex", 21400, 60000, 0.016))
-	wantVerdict(t, "cross-core 0.6 vs 0.016, same-core not judged", ClaimSchedSteals(steals), results.Holds)
-	wantVerdict(t, "same-core only", ClaimSchedSteals(lat(oneCPU("futex-plain", 900, 1500), oneCPU("futex", 910, 1500))), results.NotEvaluated)
+	wantVerdict(t, "cross-core 0.6 vs 0.016, same-core not judged", schedSteals(steals), results.Holds)
+	wantVerdict(t, "same-core only", schedSteals(lat(oneCPU("futex-plain", 900, 1500), oneCPU("futex", 910, 1500))), results.NotEvaluated)
 }
 
 // withParts gives c's three rounds the traced parts' steals per round trip
@@ -157,9 +157,9 @@ func TestClaimSchedStealsParts(t *testing.T) {
 		{"one traced round, 0.019x", pair(0.3, []float64{0.845}, []float64{0.016}), results.Holds, true, "", ""},
 		{"one traced round, 0.144x", pair(0.44, []float64{0.185}, []float64{0.0266}), results.DoesNotHold, true, "", ""},
 		{"busy: other processes on 51%", pair(0.506, []float64{0.845, 0.8, 0.9}, []float64{0.016, 0.2, 0.3}), results.NotEvaluated, false,
-			"cross-core: not judged (other processes used 51% of the CPU (over 50%)", ""},
+			"not judged: cross-core futex-plain steals/rt per traced part (other processes used 51% of the CPU)", ""},
 	} {
-		c := ClaimSchedSteals(tc.e)
+		c := schedSteals(tc.e)
 		if c.Verdict != tc.want || c.Near != tc.near {
 			t.Errorf("%s: %s near=%v, want %s near=%v (%s; margin %s)", tc.name, c.Verdict, c.Near, tc.want, tc.near, c.Evidence, c.Margin)
 		}
@@ -169,7 +169,7 @@ func TestClaimSchedStealsParts(t *testing.T) {
 		if tc.inEvidence != "" && !strings.Contains(c.Evidence, tc.inEvidence) {
 			t.Errorf("%s: evidence %q lacks %q", tc.name, c.Evidence, tc.inEvidence)
 		}
-		if strings.HasPrefix(tc.name, "one traced round") && !strings.Contains(c.Margin, "(1 of the 3 rounds it needs to show its spread)") {
+		if strings.HasPrefix(tc.name, "one traced round") && !strings.Contains(c.Margin, "; 1 of the 3 rounds it needs)") {
 			t.Errorf("%s: margin %q", tc.name, c.Margin)
 		}
 		if tc.want == results.DoesNotHold && !strings.Contains(c.Why, "traced part") {
@@ -184,8 +184,8 @@ func TestClaimSchedStealsParts(t *testing.T) {
 	busyKept.Placement, busyKept.Key = driver.Unpinned, "futex/unpinned"
 	e := pair(0.2, []float64{0.8, 0.9, 0.85}, []float64{0.014, 0.02, 0.016})
 	e.Configs = append(e.Configs, busy, busyKept)
-	c := ClaimSchedSteals(e)
-	if c.Verdict != results.Holds || c.Near || !strings.Contains(c.Evidence, "unpinned: not judged (other processes used 60% of the CPU (over 50%)") {
+	c := schedSteals(e)
+	if c.Verdict != results.Holds || c.Near || !strings.Contains(c.Evidence, "not judged: unpinned futex-plain steals/rt per traced part (other processes used 60% of the CPU)") {
 		t.Errorf("one placement busy: %s near=%v %q", c.Verdict, c.Near, c.Evidence)
 	}
 }

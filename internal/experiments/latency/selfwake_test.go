@@ -51,8 +51,14 @@ func TestRunSelfwake(t *testing.T) {
 	if len(exp.Claims) != 1 || exp.Claims[0].ID != ClaimE12SelfAtOnc {
 		t.Errorf("claims %+v", exp.Claims)
 	}
-	// The cross claim evaluates from these and a latency run.
+	// The cross claim evaluates from these and a latency run. The windows'
+	// foreign shares go: on a machine busy with other processes the claim
+	// kit leaves every figure out (its own test), and this test is of the
+	// two runs' figures meeting, not of the machine.
 	l := drivertest.Run(t, RunLatency, tinyLatency(sleeper(t)))
+	for _, c := range append(slices.Clone(l.Configs), exp.Configs...) {
+		c.Foreign = nil
+	}
 	if c := CrossClaims(l, exp); c[0].Verdict == results.NotEvaluated {
 		t.Errorf("cross claim not evaluated: %s", c[0].Evidence)
 	}

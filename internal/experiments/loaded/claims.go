@@ -1,12 +1,11 @@
 package loaded
 
 import (
-	"cmp"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
+	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -16,240 +15,104 @@ const (
 	ClaimSpinBeforePk = "loaded-spin-before-park-oversubscribed"
 )
 
-// CollapseFactor: a mechanism has collapsed once its p99 wakeup latency
-// exceeds this many times its unloaded value (its p99 at the lowest load
-// of the rate sweep).
-const CollapseFactor = 10.0
-
-// Collapse is one mechanism's collapse figure.
-type Collapse struct {
-	Impl string
-	// BaseP99 is the p99 wakeup latency (ns) at the lowest load.
-	BaseP99  float64
-	BaseLoad int
-	// Load is the first load of the rate sweep at which the p99 wakeup
-	// latency exceeded CollapseFactor x BaseP99 (0: none did; Closed:
-	// only the closed loop did); LoadRatio its p99 / BaseP99 there.
-	Load      int
-	LoadRatio float64
-	Closed    bool
-	// Multiple is the first oversubscription multiple at which it did
-	// (0: none); MultipleRatio likewise.
-	Multiple      int
-	MultipleRatio float64
-	// MaxRatio is the largest p99 / BaseP99 over every configuration.
-	MaxRatio float64
-	// Saturated is the first load of the rate sweep at which no worker
-	// slept (0: none): past it there is no wakeup to time, and the
-	// request latency says what happened.
-	Saturated int
-}
-
-// point is one configuration the collapse reads.
-type point struct {
-	load     int
-	closed   bool
-	multiple int
-	sweeps   string
-	p99      float64
-	// saturated: no worker slept in the window (each always had a
-	// request queued), so there is no wakeup latency to read.
-	saturated bool
-}
-
-func points(configs []*results.Config) map[string][]point {
-	out := map[string][]point{}
-	for _, c := range configs {
-		p99, ok := c.Summary[MWakeP99]
-		pt := point{closed: c.Params["mode"] == "closed", sweeps: c.Params["sweep"], p99: p99, saturated: !ok}
-		pt.load, pt.multiple = c.IntParam("load_pct"), c.IntParam("multiple")
-		out[c.Impl] = append(out[c.Impl], pt)
-	}
-	return out
-}
-
-func inSweep(p point, s string) bool { return strings.Contains(p.sweeps, s) }
-
-// Collapses computes each mechanism's collapse figure from the configurations
-// of one run, in the order the mechanisms first appear. A mechanism
-// without an open-loop rate point has no reference and is left out.
-func Collapses(configs []*results.Config) []Collapse {
-	var order []string
-	seen := map[string]bool{}
-	for _, c := range configs {
-		if !seen[c.Impl] {
-			seen[c.Impl] = true
-			order = append(order, c.Impl)
-		}
-	}
-	pts := points(configs)
-	var out []Collapse
-	for _, impl := range order {
-		var rate, over []point
-		var closed *point
-		for _, p := range pts[impl] {
-			switch {
-			case p.closed:
-				closed = &p
-			case inSweep(p, "rate"):
-				rate = append(rate, p)
-			}
-			if inSweep(p, "oversubscribe") {
-				over = append(over, p)
-			}
-		}
-		slices.SortFunc(rate, func(x, y point) int { return cmp.Compare(x.load, y.load) })
-		var sat int
-		for len(rate) > 0 && rate[0].saturated {
-			if sat == 0 {
-				sat = rate[0].load
-			}
-			rate = rate[1:]
-		}
-		if len(rate) == 0 {
-			continue
-		}
-		slices.SortFunc(over, func(x, y point) int { return cmp.Compare(x.multiple, y.multiple) })
-		c := Collapse{Impl: impl, BaseP99: rate[0].p99, BaseLoad: rate[0].load, Saturated: sat}
-		ratio := func(p99 float64) float64 {
-			if c.BaseP99 <= 0 {
-				return 0
-			}
-			return p99 / c.BaseP99
-		}
-		for _, p := range rate {
-			if p.saturated {
-				if c.Saturated == 0 {
-					c.Saturated = p.load
-				}
-				continue
-			}
-			r := ratio(p.p99)
-			c.MaxRatio = max(c.MaxRatio, r)
-			if c.Load == 0 && r > CollapseFactor {
-				c.Load, c.LoadRatio = p.load, r
-			}
-		}
-		if closed != nil && !closed.saturated {
-			r := ratio(closed.p99)
-			c.MaxRatio = max(c.MaxRatio, r)
-			if c.Load == 0 && r > CollapseFactor {
-				c.Closed, c.LoadRatio = true, r
-			}
-		}
-		for _, p := range over {
-			if p.saturated {
-				continue
-			}
-			r := ratio(p.p99)
-			c.MaxRatio = max(c.MaxRatio, r)
-			if c.Multiple == 0 && r > CollapseFactor {
-				c.Multiple, c.MultipleRatio = p.multiple, r
-			}
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-// rank orders collapse points: a lower load collapses earlier; the closed
-// loop after every load; none last.
-func (c Collapse) loadRank() int {
-	switch {
-	case c.Load > 0:
-		return c.Load
-	case c.Closed:
-		return 1 << 29
-	}
-	return 1 << 30
-}
-
-func (c Collapse) multipleRank() int {
-	if c.Multiple > 0 {
-		return c.Multiple
-	}
-	return 1 << 30
-}
-
-// earlier reports whether a collapses strictly before b: at a lower load,
-// or at the same load (or none) at a smaller oversubscription multiple.
-func earlier(a, b Collapse) bool {
-	if a.loadRank() != b.loadRank() {
-		return a.loadRank() < b.loadRank()
-	}
-	return a.multipleRank() < b.multipleRank()
-}
-
-// Describe is the collapse row in words.
-func (c Collapse) Describe() string {
-	s := fmt.Sprintf("%s: unloaded p99 wakeup %.1f µs (load %s); rate: ", c.Impl, c.BaseP99/1e3, fmtLoad(c.BaseLoad))
-	switch {
-	case c.Load > 0:
-		s += fmt.Sprintf("collapses at load %s (p99 %.0fx)", fmtLoad(c.Load), c.LoadRatio)
-	case c.Closed:
-		s += fmt.Sprintf("collapses only in the closed loop (p99 %.0fx)", c.LoadRatio)
-	default:
-		s += "no collapse"
-	}
-	if c.Saturated > 0 {
-		s += fmt.Sprintf(", saturated from load %s (no worker slept)", fmtLoad(c.Saturated))
-	}
-	s += "; oversubscription: "
-	if c.Multiple > 0 {
-		s += fmt.Sprintf("collapses at %dx the CPUs (p99 %.0fx)", c.Multiple, c.MultipleRatio)
-	} else {
-		s += "no collapse"
-	}
-	return s + fmt.Sprintf("; worst %.1fx", c.MaxRatio)
-}
-
-// CollapseNotes is the collapse table as one note per mechanism.
-func CollapseNotes(configs []*results.Config) []string {
-	var out []string
-	for _, c := range Collapses(configs) {
-		out = append(out, fmt.Sprintf("collapse (p99 wakeup > %.0fx unloaded) %s", CollapseFactor, c.Describe()))
-	}
-	return out
-}
-
-// minRounds is the rounds a loaded claim needs before its spread shows;
-// with fewer its verdict is near its limit (results.Limit.MinRounds). A
-// p99 of n wakeups is set by its n/100 largest, so one scheduler delay in
-// one window moves it: with one round of 120 ms (the default suite's quick
-// sweep, 29-660 wakeups per configuration) two default runs minutes apart
-// on the AMD EPYC f25m17 guest (load 1.7-2.3) read spin-park/futex at 4x
-// 1.74x, then 0.62x, and spin first, then pthread first (pthread's
-// "collapse" at load 80% was its largest of 19 wakeups). Three rounds give
-// a median and show whether the rounds straddle the limit.
+// minRounds is the rounds a loaded claim needs before its spread shows
+// (claim.Rule.MinRounds): a p99 of n wakeups is set by its n/100 largest,
+// and one round of the default suite's quick sweep read spin-park/futex at
+// 4x 1.74x, then 0.62x, in two default runs (docs/experiments.md, "loaded").
 const minRounds = 3
 
 // Claims evaluates loaded's claims from one run's configurations. It is a
 // pure function of its input.
 func Claims(configs []*results.Config) []results.Claim {
-	return []results.Claim{claimSpinFirst(configs), claimSpinBeforePark(configs)}
+	const few = "a p99 of n wakeups is set by its n/100 largest"
+	return claim.EvaluateAll(configs,
+		// Busy-waiting collapses before any sleeping mechanism (crossbeam
+		// #821, parking_lot #338/#437: spinners steal the CPU the thread
+		// they wait for needs), decided round by round on each round's
+		// collapse figures.
+		claim.Rule{ID: ClaimSpinFirst, MinRounds: minRounds,
+			Statement: fmt.Sprintf("the spinning waiter degrades first: spin's p99 wakeup latency exceeds %.0fx its unloaded value at a lower load or thread count than every sleeping mechanism's", CollapseFactor),
+			Needs:     "needs spin and at least one sleeping mechanism, with a rate sweep",
+			How:       "per round, spin's collapse strictly before every sleeping mechanism's (1) or not (0), " + few,
+			Figures: func(cs []*results.Config) []claim.Figure {
+				if _, _, ok := spinFirst(Collapses(cs)); !ok {
+					return nil
+				}
+				var firsts []string
+				rounds := claim.PerRound(cs, func(m []map[string]float64) (float64, bool) {
+					holds, first, ok := spinFirst(collapsesIn(cs, m))
+					firsts = append(firsts, first)
+					return b2f(holds), ok
+				})
+				f := claim.Fig("spin first to degrade (1 yes, 0 no)", rounds, cs...).AtLeast(1)
+				if len(rounds) > 1 {
+					f = f.With("degrades first per round: " + strings.Join(slices.DeleteFunc(firsts, func(s string) bool { return s == "" }), ", "))
+				}
+				return []claim.Figure{f}
+			},
+			Context: func(cs []*results.Config) []string {
+				_, first, _ := spinFirst(Collapses(cs))
+				out := []string{"degrades first on the medians over rounds: " + first}
+				for _, c := range Collapses(cs) {
+					out = append(out, c.Describe())
+				}
+				return out
+			}},
+		// parking_lot's SpinWait before the futex wait, against the futex
+		// wait alone, once threads outnumber CPUs: per multiple, spin-park's
+		// p99 over futex's round by round (the two run in the same round). A
+		// configuration in which no worker slept (each always had a request
+		// queued) has no wakeup latency: it is no p99 of 0, and its multiple
+		// is shown, not judged (two default runs on the AMD EPYC f25m17 guest
+		// at load 10-19 read "spin-park 0.0 µs vs futex 0.0 µs" as a failure,
+		// then 2672.6 µs against 0.0 as a hold).
+		claim.Rule{ID: ClaimSpinBeforePk, MinRounds: minRounds,
+			Statement: "spinning before parking hurts once threads outnumber the CPUs: spin-park's p99 wakeup latency above futex's (no spinning) at every oversubscription of 2x or more",
+			Needs:     "needs spin-park and futex in the oversubscription sweep at 2x or more, both with a wakeup latency",
+			How:       "per multiple, spin-park's p99 over futex's in each round, " + few,
+			Select: func(c *results.Config) bool {
+				return strings.Contains(c.Params["sweep"], "oversubscribe") && c.IntParam("multiple") >= 2 && (c.Impl == "spin-park" || c.Impl == "futex")
+			},
+			Figures: func(cs []*results.Config) (out []claim.Figure) {
+				for _, sp := range cs {
+					i := slices.IndexFunc(cs, func(c *results.Config) bool {
+						return c.Impl == "futex" && c.IntParam("multiple") == sp.IntParam("multiple")
+					})
+					if sp.Impl != "spin-park" || i < 0 {
+						continue
+					}
+					fx := cs[i]
+					f := claim.Fig(fmt.Sprintf("%dx spin-park/futex p99", sp.IntParam("multiple")), results.RoundRatios(sp, fx, MWakeP99), sp, fx).In("x").Above(1)
+					var sat []string
+					for _, c := range []*results.Config{sp, fx} {
+						if _, ok := c.Summary[MWakeP99]; !ok {
+							sat = append(sat, c.Impl)
+						}
+					}
+					if len(sat) > 0 {
+						f = f.Skip("no worker of " + strings.Join(sat, ", ") + " slept: each always had a request queued, no wakeup to time")
+					} else {
+						f = f.With(fmt.Sprintf("spin-park %.1f µs (%.0f wakeups) vs futex %.1f µs (%.0f wakeups)",
+							sp.Summary[MWakeP99]/1e3, sp.Summary[MWakeups], fx.Summary[MWakeP99]/1e3, fx.Summary[MWakeups]))
+					}
+					out = append(out, f)
+				}
+				slices.SortFunc(out, func(a, b claim.Figure) int { return a.Of[0].IntParam("multiple") - b.Of[0].IntParam("multiple") })
+				return out
+			}},
+	)
 }
 
-// roundCount is the rounds every configuration has (0: some has none).
-func roundCount(configs []*results.Config) int {
-	n := -1
-	for _, c := range configs {
-		if n < 0 || len(c.Rounds) < n {
-			n = len(c.Rounds)
-		}
+// collapsesIn is the collapse figures of cs measured as m says (one
+// round's metrics, or the summaries), in the order of cs.
+func collapsesIn(cs []*results.Config, m []map[string]float64) []Collapse {
+	cp := make([]*results.Config, len(cs))
+	for k, c := range cs {
+		x := *c
+		x.Summary = m[k]
+		cp[k] = &x
 	}
-	return max(n, 0)
-}
-
-// inRound is configs as measured in round i: each one's summary is its
-// round i's figures.
-func inRound(configs []*results.Config, i int) []*results.Config {
-	out := make([]*results.Config, len(configs))
-	for k, c := range configs {
-		cp := *c
-		cp.Summary = c.Rounds[i].Metrics
-		out[k] = &cp
-	}
-	return out
+	return Collapses(cp)
 }
 
 // spinFirst reads the collapse figures: whether spin collapses strictly
@@ -281,118 +144,9 @@ func spinFirst(cs []Collapse) (holds bool, first string, ok bool) {
 	return holds, f.Impl, true
 }
 
-// loaded-spin-collapses-first: busy-waiting collapses before any sleeping
-// mechanism (crossbeam #821, parking_lot #338/#437: spinners steal the
-// CPU the thread they wait for needs). Decided round by round: each
-// round's collapse figures say whether spin went first (1) or not (0),
-// the median over rounds decides, and rounds that disagree, or fewer than
-// minRounds, leave it near its limit.
-func claimSpinFirst(configs []*results.Config) results.Claim {
-	cl := results.Claim{ID: ClaimSpinFirst,
-		Statement: fmt.Sprintf("the spinning waiter degrades first: spin's p99 wakeup latency exceeds %.0fx its unloaded value at a lower load or thread count than every sleeping mechanism's", CollapseFactor)}
-	cs := Collapses(configs)
-	onMedians, first, ok := spinFirst(cs)
-	if !ok {
-		cl.Verdict = results.NotEvaluated
-		cl.Evidence = "needs spin and at least one sleeping mechanism, with a rate sweep"
-		return cl
-	}
-	lim := results.Limit{Figure: "spin degrades first (1 per round it does, 0 not)", Limit: 1, MinRounds: minRounds}
-	var firsts []string
-	for i := range roundCount(configs) {
-		if holds, f, ok := spinFirst(Collapses(inRound(configs, i))); ok {
-			lim.Rounds = append(lim.Rounds, b2f(holds))
-			firsts = append(firsts, f)
-		}
-	}
-	if len(lim.Rounds) == 0 {
-		// No round alone has a collapse figure for spin and another (or
-		// the rounds are not recorded): the medians' one, as one round.
-		lim.Rounds = []float64{b2f(onMedians)}
-	}
-	cl.Judge(lim)
-	parts := []string{fmt.Sprintf("rule: per round, spin's collapse strictly before every sleeping mechanism's, decided on the median over rounds; near its limit when rounds disagree or with fewer than %d (a p99 of n wakeups is set by its n/100 largest)", minRounds)}
-	if len(firsts) > 1 {
-		parts = append(parts, "degrades first per round: "+strings.Join(firsts, ", "))
-	}
-	parts = append(parts, "degrades first on the medians over rounds: "+first)
-	for _, c := range cs {
-		parts = append(parts, c.Describe())
-	}
-	cl.Evidence = strings.Join(parts, "; ")
-	return cl
-}
-
 func b2f(b bool) float64 {
 	if b {
 		return 1
 	}
 	return 0
-}
-
-// loaded-spin-before-park-oversubscribed: parking_lot's SpinWait before
-// the futex wait, against the futex wait alone, once threads outnumber
-// CPUs: per multiple, spin-park's p99 over futex's round by round (the
-// two run in the same round), above 1 on the median over rounds; near its
-// limit when the rounds straddle 1 or are fewer than minRounds.
-func claimSpinBeforePark(configs []*results.Config) results.Claim {
-	cl := results.Claim{ID: ClaimSpinBeforePk,
-		Statement: "spinning before parking hurts once threads outnumber the CPUs: spin-park's p99 wakeup latency above futex's (no spinning) at every oversubscription of 2x or more"}
-	// A configuration in which no worker slept (each always had a request
-	// queued) has no wakeup latency: it is no p99 of 0, and a multiple
-	// where either side has none is left out, named (two default runs on
-	// the AMD EPYC f25m17 guest at load 10-19 read "spin-park 0.0 µs vs
-	// futex 0.0 µs" as a failure, then 2672.6 µs against 0.0 as a hold).
-	by := map[string]map[int]*results.Config{}
-	satAt := map[int][]string{}
-	for _, c := range configs {
-		if !strings.Contains(c.Params["sweep"], "oversubscribe") {
-			continue
-		}
-		k := c.IntParam("multiple")
-		if k < 2 || (c.Impl != "spin-park" && c.Impl != "futex") {
-			continue
-		}
-		if _, ok := c.Summary[MWakeP99]; !ok {
-			satAt[k] = append(satAt[k], c.Impl)
-			continue
-		}
-		if by[c.Impl] == nil {
-			by[c.Impl] = map[int]*results.Config{}
-		}
-		by[c.Impl][k] = c
-	}
-	var ks, sat []int
-	for k := range by["spin-park"] {
-		if _, ok := by["futex"][k]; ok {
-			ks = append(ks, k)
-		}
-	}
-	for k := range satAt {
-		sat = append(sat, k)
-	}
-	slices.Sort(sat)
-	var left []string
-	for _, k := range sat {
-		slices.Sort(satAt[k])
-		left = append(left, fmt.Sprintf("%dx: not judged, no worker of %s slept (each always had a request queued: no wakeup to time)", k, strings.Join(satAt[k], ", ")))
-	}
-	if len(ks) == 0 {
-		cl.Verdict = results.NotEvaluated
-		cl.Evidence = strings.Join(append([]string{"needs spin-park and futex in the oversubscription sweep at 2x or more, both with a wakeup latency"}, left...), "; ")
-		return cl
-	}
-	slices.Sort(ks)
-	parts := []string{fmt.Sprintf("rule: per multiple, the median over rounds of spin-park's p99 over futex's, above 1; near its limit when rounds straddle 1 or with fewer than %d (a p99 of n wakeups is set by its n/100 largest)", minRounds)}
-	var limits []results.Limit
-	for _, k := range ks {
-		sp, fx := by["spin-park"][k], by["futex"][k]
-		limits = append(limits, results.Limit{Figure: fmt.Sprintf("%dx spin-park/futex p99", k), Rounds: results.RoundRatios(sp, fx, MWakeP99),
-			Limit: math.Nextafter(1, 2), Unit: "x", MinRounds: minRounds})
-		parts = append(parts, fmt.Sprintf("%dx: spin-park %.1f µs (%.0f wakeups) vs futex %.1f µs (%.0f wakeups) (%.2fx)",
-			k, sp.Summary[MWakeP99]/1e3, sp.Summary[MWakeups], fx.Summary[MWakeP99]/1e3, fx.Summary[MWakeups], sp.Summary[MWakeP99]/max(fx.Summary[MWakeP99], 1)))
-	}
-	cl.Judge(limits...)
-	cl.Evidence = strings.Join(append(parts, left...), "; ")
-	return cl
 }

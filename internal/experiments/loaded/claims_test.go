@@ -130,7 +130,7 @@ func TestSpinBeforeParkSaturated(t *testing.T) {
 		if cl.Verdict != tc.want {
 			t.Errorf("p99 at 4x futex %v spin-park %v: %s (%s), want %s", tc.futex4, tc.park4, cl.Verdict, cl.Evidence, tc.want)
 		}
-		if saturated := !tc.futex4 || !tc.park4; saturated != strings.Contains(cl.Evidence, "4x: not judged, no worker of") || strings.Contains(cl.Evidence, " 0.0 µs") {
+		if saturated := !tc.futex4 || !tc.park4; saturated != strings.Contains(cl.Evidence, "4x spin-park/futex p99 (no worker of") || strings.Contains(cl.Evidence, " 0.0 µs") {
 			t.Errorf("p99 at 4x futex %v spin-park %v: evidence %q", tc.futex4, tc.park4, cl.Evidence)
 		}
 	}
@@ -195,10 +195,10 @@ func TestSpinBeforeParkRounds(t *testing.T) {
 		if cl.Verdict != tc.want || cl.Near != tc.near {
 			t.Errorf("spin-park %v against futex 100 at 4x: %s near=%v, want %s near=%v (%s)", tc.park4, cl.Verdict, cl.Near, tc.want, tc.near, cl.Margin)
 		}
-		if !strings.Contains(cl.Evidence, "rule: per multiple, the median over rounds") {
+		if !strings.Contains(cl.Evidence, "rule: per multiple, spin-park's p99 over futex's in each round") {
 			t.Errorf("no rule in %q", cl.Evidence)
 		}
-		if few := len(tc.park4) < minRounds; few != strings.Contains(cl.Margin, "rounds it needs to show its spread") {
+		if few := len(tc.park4) < minRounds; few != strings.Contains(cl.Margin, "of the 3 rounds it needs") {
 			t.Errorf("spin-park %v: margin %q", tc.park4, cl.Margin)
 		}
 	}

@@ -3,6 +3,7 @@ package lock
 import (
 	"fmt"
 
+	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
 )
@@ -32,31 +33,29 @@ func FidelityClaims(configs []*results.Config) []results.Claim {
 	if !driver.OriginalLoaded(configs, driver.OriginalLot) {
 		return nil
 	}
-	cl := results.Claim{ID: ClaimFidelity,
-		Statement: fmt.Sprintf("lot's Mutex makes at least %.1fx the throughput of parking_lot's own (rust-parking_lot on C threads) at 1 and 2 threads, zero work, one lock", FidelityLock)}
 	zero := func(c *results.Config) bool {
 		// On locked threads, as the original's C threads: lot on plain
 		// goroutines (--participants=goroutines) is another question.
 		return !isGoroutines(c) && c.Params["pattern"] == "loop" && c.Params["work_in"] == "0s" && c.Params["work_between"] == "0s" && c.Params["locks"] == "1" &&
 			c.IntParam("threads") >= 1 && c.IntParam("threads") <= FidelityMaxThreads
 	}
-	var fid driver.Fidelity
-	for _, c := range configs {
-		if c.Impl != driver.PortLot || !zero(c) {
-			continue
-		}
-		same := func(o *results.Config) bool { return zero(o) && o.Params["threads"] == c.Params["threads"] }
-		o, _ := driver.Original(configs, driver.OriginalLot, same, driver.CThreadsOnly)
-		if o == nil {
-			continue
-		}
-		a, b := c.Summary[MTotalMops], o.Summary[MTotalMops]
-		if !(a > 0) || !(b > 0) {
-			continue
-		}
-		e := fmt.Sprintf("t=%s: lot %.1f vs %s %.1f Mops/s (x%.2f)", c.Params["threads"], a, driver.RowName(o, true), b, a/b)
-		fid.Add(e, results.Limit{Figure: e, Rounds: driver.Ratios(c, o, MTotalMops), Limit: FidelityLock, Unit: "x"})
-	}
-	fid.Judge(&cl, "needs lot and rust-parking_lot on C threads at 1 or 2 threads, zero work (lock --threads 1,2 --work-in 0 --work-between 0)")
-	return []results.Claim{cl}
+	return []results.Claim{claim.Evaluate(claim.Rule{ID: ClaimFidelity,
+		Statement: fmt.Sprintf("lot's Mutex makes at least %.1fx the throughput of parking_lot's own (rust-parking_lot on C threads) at 1 and 2 threads, zero work, one lock", FidelityLock),
+		Needs:     "needs lot and rust-parking_lot on C threads at 1 or 2 threads, zero work (lock --threads 1,2 --work-in 0 --work-between 0)",
+		How:       "per thread count, lot's throughput in each repeat over the original's median",
+		Select:    zero,
+		Figures: func(cs []*results.Config) (out []claim.Figure) {
+			for _, c := range cs {
+				same := func(o *results.Config) bool { return o.Params["threads"] == c.Params["threads"] }
+				o, _ := driver.Original(cs, driver.OriginalLot, same, driver.CThreadsOnly)
+				if c.Impl != driver.PortLot || o == nil {
+					continue
+				}
+				if a, b := c.Summary[MTotalMops], o.Summary[MTotalMops]; a > 0 && b > 0 {
+					name := fmt.Sprintf("t=%s: lot %.1f vs %s %.1f Mops/s, lot/original", c.Params["threads"], a, driver.RowName(o, true), b)
+					out = append(out, claim.Fig(name, driver.Ratios(c, o, MTotalMops), c, o).In("x").AtLeast(FidelityLock))
+				}
+			}
+			return out
+		}}, configs)}
 }

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strings"
-	"time"
 
+	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
 )
@@ -66,7 +65,7 @@ func goClaims(configs []*results.Config, numCPU int) []results.Claim {
 	if !slices.ContainsFunc(configs, isGoroutines) {
 		return nil
 	}
-	return []results.Claim{claimGoFair(configs, numCPU)}
+	return []results.Claim{claim.Evaluate(goFairRule(numCPU), configs)}
 }
 
 // ClaimGoFair is the goroutine claim.
@@ -77,41 +76,30 @@ const stmtGoFair = "on plain goroutines, sync.Mutex's handoff in starvation mode
 	"eventual fairness (a fair unlock about every 0.5 ms) both bound the longest sampled wait near 1 ms plus the hold, " +
 	"at 2 goroutines up to the CPUs"
 
-// claimGoFair judges sync and lot on the goroutine configurations with
-// claimFair's rule (each repeat's largest sampled wait, the median over
-// repeats, against 1 ms + hold + slack, at 2 to numCPU goroutines: above,
-// a waiter also waits for a CPU), and puts the two side by side with
-// their fairness (Jain's index, min/max) in the evidence.
-func claimGoFair(configs []*results.Config, numCPU int) results.Claim {
-	cl := results.Claim{ID: ClaimGoFair, Statement: stmtGoFair, Verdict: results.NotEvaluated}
-	gor := slices.DeleteFunc(slices.Clone(configs), func(c *results.Config) bool { return !isGoroutines(c) })
-	s := claimFair(gor, numCPU, "sync", ClaimGoFair, stmtGoFair)
-	l := claimFair(gor, numCPU, "lot", ClaimGoFair, stmtGoFair)
-	if s.Verdict == results.NotEvaluated || l.Verdict == results.NotEvaluated {
-		cl.Evidence = fmt.Sprintf("needs sync and lot on goroutines at 2 to %d goroutines: sync: %s; lot: %s", numCPU, s.Evidence, l.Evidence)
-		return cl
+// goFairRule judges sync and lot on the goroutine configurations with
+// fairRule's figures (each repeat's largest sampled wait against 1 ms +
+// hold + slack, at 2 to numCPU goroutines: above, a waiter also waits for
+// a CPU), both needed, and puts the two side by side with their fairness
+// (Jain's index, min/max) in the evidence.
+func goFairRule(numCPU int) claim.Rule {
+	r := fairRule(numCPU, "", ClaimGoFair, stmtGoFair)
+	r.Needs = fmt.Sprintf("needs sync and lot on goroutines at 2 to %d goroutines", numCPU)
+	r.Select = func(c *results.Config) bool {
+		t := c.IntParam("threads")
+		return isGoroutines(c) && (c.Impl == "sync" || c.Impl == "lot") && t >= 2 && t <= numCPU
 	}
-	var side, over []string
-	for _, c := range gor {
-		if (c.Impl != "sync" && c.Impl != "lot") || c.IntParam("threads") < 2 {
-			continue
+	figures := r.Figures
+	r.Figures = func(cs []*results.Config) []claim.Figure {
+		if !slices.ContainsFunc(cs, func(c *results.Config) bool { return c.Impl == "sync" }) || !slices.ContainsFunc(cs, func(c *results.Config) bool { return c.Impl == "lot" }) {
+			return nil
 		}
-		line := fmt.Sprintf("%s: max wait %.2f ms, Jain %.2f, min/max %.2f", c.Key, c.Summary[MWaitMax]/1e6, c.Summary[MJain], c.Summary[MMinMax])
-		side = append(side, line)
-		bound := float64(time.Millisecond+fairSlack) + holdNs(c)
-		if t := c.IntParam("threads"); t <= numCPU && c.Summary[MWaitMax] > bound {
-			over = append(over, fmt.Sprintf("%s %.2f ms > %.2f ms", c.Key, c.Summary[MWaitMax]/1e6, bound/1e6))
-		}
+		return figures(cs)
 	}
-	cl.Verdict = results.Holds
-	if s.Verdict == results.DoesNotHold || l.Verdict == results.DoesNotHold {
-		cl.Verdict = results.DoesNotHold
-		cl.Why = "largest sampled wait over 1 ms + hold + 1 ms (rule: the median over repeats of each repeat's largest)"
-		if len(over) > 0 {
-			cl.Why += ": " + strings.Join(over, "; ")
+	r.Context = func(cs []*results.Config) (side []string) {
+		for _, c := range cs {
+			side = append(side, fmt.Sprintf("%s: Jain %.2f, min/max %.2f", c.Key, c.Summary[MJain], c.Summary[MMinMax]))
 		}
+		return side
 	}
-	cl.Near = s.Near || l.Near
-	cl.Evidence = "sync: " + s.Evidence + "; lot: " + l.Evidence + "; side by side: " + strings.Join(side, "; ")
-	return cl
+	return r
 }

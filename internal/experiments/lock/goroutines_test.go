@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/stats"
@@ -20,6 +21,10 @@ func goFairCfg(impl string, t string, waits ...float64) *results.Config {
 	}
 	c.Summary[MWaitMax] = stats.Median(waits)
 	return c
+}
+
+func claimGoFair(cs []*results.Config, numCPU int) results.Claim {
+	return claim.Evaluate(goFairRule(numCPU), cs)
 }
 
 // Shapes of the AMD EPYC guest's goroutine runs: sync's starvation handoff

@@ -134,8 +134,8 @@ func TestClaims(t *testing.T) {
 		}
 	}
 	for _, c := range cs {
-		if c.ID == ClaimFaster && !strings.Contains(c.Evidence, "2 of 2") {
-			t.Errorf("faster evidence: %s", c.Evidence)
+		if c.ID == ClaimFaster && !strings.Contains(c.Why, "(and 1 more figure beyond its limit)") {
+			t.Errorf("faster: %s", c.Why)
 		}
 	}
 	// One violating comparison is enough.
@@ -480,7 +480,12 @@ func TestSpinLosesNearLimit(t *testing.T) {
 		if len(tc.spin) == 2 {
 			lot = mk("lot", 10, 10)
 		}
-		c := claimSpin([]*results.Config{lot, mk("spin", tc.spin...)}, 2)
+		var c results.Claim
+		for _, cl := range Claims([]*results.Config{lot, mk("spin", tc.spin...)}, 2) {
+			if cl.ID == ClaimSpin {
+				c = cl
+			}
+		}
 		if c.Verdict != tc.want || c.Near != tc.near || !strings.Contains(c.Evidence, "rule: ") {
 			t.Errorf("spin %v against lot 10: %s near=%v (%s), want %s near=%v", tc.spin, c.Verdict, c.Near, c.Evidence, tc.want, tc.near)
 		}

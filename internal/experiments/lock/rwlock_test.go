@@ -59,7 +59,16 @@ func TestRwRunEveryImpl(t *testing.T) {
 			t.Errorf("%s: read_mops present %v with %s readers", c.Key, hasRead, c.Params["readers"])
 		}
 	}
-	if len(exp.Claims) != 1 || exp.Claims[0].ID != ClaimRwWriters || exp.Claims[0].Verdict == results.NotEvaluated {
+	if len(exp.Claims) != 1 || exp.Claims[0].ID != ClaimRwWriters {
+		t.Errorf("claims: %+v", exp.Claims)
+	}
+	// Judged again without the windows' foreign shares: on a machine busy
+	// with other processes the kit leaves every figure out (its own test);
+	// this is of the run's figures reaching the claim.
+	for _, c := range exp.Configs {
+		c.Foreign = nil
+	}
+	if exp.Claims = RwClaims(exp.Configs); exp.Claims[0].Verdict == results.NotEvaluated {
 		t.Errorf("claims: %+v", exp.Claims)
 	}
 }
@@ -81,7 +90,7 @@ func TestRwClaims(t *testing.T) {
 	}
 	for _, bad := range [][2]float64{{0, 0}, {0.5, 0}} { // no writes; one writer starved
 		cs := RwClaims(append(good, rwCfg("pthread/r=4", "4", [2]float64{1, 5}, bad)))
-		if cs[0].Verdict != results.DoesNotHold || !strings.Contains(cs[0].Evidence, "pthread/r=4 repeat 2") {
+		if cs[0].Verdict != results.DoesNotHold || !strings.Contains(cs[0].Why, "pthread/r=4 repeats where a writer stalled 1, limit at most 0 (repeat 2: ") {
 			t.Errorf("violating %v: %s (%s), want does not hold naming pthread's repeat 2", bad, cs[0].Verdict, cs[0].Evidence)
 		}
 	}

@@ -41,7 +41,7 @@ func TestTimeoutClaimNoEarly(t *testing.T) {
 		testConfig("pthread", "10µs", "default", true, -5, 55000, 0, 50000),
 	}
 	c := claimByID(Claims(bad), ClaimNoEarlyReturn)
-	if c.Verdict != results.DoesNotHold || !strings.Contains(c.Evidence, "std") || !strings.Contains(c.Evidence, "pthread") || strings.Contains(c.Evidence, "futex/") {
+	if c.Verdict != results.DoesNotHold || !strings.Contains(c.Why, "std/") || !strings.Contains(c.Evidence, "pthread/deadline=10µs/slack=default early returns 1") || strings.Contains(c.Why, "futex/") {
 		t.Fatalf("violating numbers: %+v", c)
 	}
 	if c := claimByID(Claims(nil), ClaimNoEarlyReturn); c.Verdict != results.NotEvaluated {

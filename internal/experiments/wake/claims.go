@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -36,219 +37,115 @@ const (
 // Claims evaluates wake's claims from the measured configurations; numCPU
 // bounds the hash claim's thread range. It is a pure function of its input.
 func Claims(configs []*results.Config, numCPU int) []results.Claim {
-	return []results.Claim{
-		claimRequeue(configs),
-		claimUnparkAll(configs),
-		claimHashFlat(configs, numCPU),
-		claim448(configs),
-	}
+	return claim.EvaluateAll(configs,
+		// perf's premise (tools/perf/bench/futex-requeue.c:7-9): moving N
+		// waiters to another key without waking them costs the waker less
+		// than waking them.
+		claim.Rule{ID: ClaimRequeueCheaper,
+			Statement: "requeueing N waiters onto another key costs the waker less than waking them (perf bench futex requeue's premise): requeue's median (over runs) below wake's at the same N and per-call count, per implementation (futex, futex-shared, c-futex, lot; std-requeue's notify_all is itself a requeue)",
+			Needs:     "needs the wake and requeue benches of one implementation at the same N and per-call count",
+			How:       "per pair, requeue's waker median / wake's in each round",
+			// std-requeue's notify_all already requeues (it wakes one and
+			// moves the rest): its wake bench is no "waking N" to compare.
+			Select: func(c *results.Config) bool { return c.Impl != "std-requeue" },
+			Figures: func(cs []*results.Config) (out []claim.Figure) {
+				for _, r := range cs {
+					wk := strings.Replace(strings.Replace(r.Key, "/"+BenchRequeue+"/", "/"+BenchWake+"/", 1), "/q=", "/w=", 1)
+					if w := find(cs, wk); r.Params["bench"] == BenchRequeue && w != nil {
+						name := fmt.Sprintf("%s n=%s per call %s requeue/wake", r.Impl, r.Params["n"], r.Params["per_call"])
+						out = append(out, claim.Fig(name, results.RoundRatios(r, w, MWakerMedian), r, w).In("x").Below(1).
+							With(fmt.Sprintf("requeue %s vs wake %s", fmtUs(r.Summary[MWakerMedian]), fmtUs(w.Summary[MWakerMedian]))))
+					}
+				}
+				return out
+			}},
+		claim.Rule{ID: ClaimUnparkAll,
+			Statement: fmt.Sprintf("lot's UnparkAll of N costs the waker no more than %.1fx N raw FUTEX_WAKE calls (futex, one at a time), at each N (medians over runs: a run's time is bimodal here, a wake that reaches an idle vCPU costs several times one that does not, and a mean of ten follows the mix)", UnparkAllLimit),
+			Needs:     "needs lot's wake with --wakes including 0 (all at once) and futex's with 1, at the same N",
+			How:       "per N, lot's waker median / futex's in each round (round i of each in the same pass)",
+			Select: func(c *results.Config) bool {
+				return c.Impl == "lot" && c.Params["bench"] == BenchWake && c.Params["per_call"] == "all"
+			},
+			Figures: func(cs []*results.Config) (out []claim.Figure) {
+				for _, l := range cs {
+					if f := find(configs, fmt.Sprintf("futex/%s/n=%s/w=1", BenchWake, l.Params["n"])); f != nil {
+						out = append(out, claim.Fig("n="+l.Params["n"]+" lot/futex", results.RoundRatios(l, f, MWakerMedian), l, f).In("x").AtMost(UnparkAllLimit).
+							With(fmt.Sprintf("lot UnparkAll %s vs futex %s", fmtUs(l.Summary[MWakerMedian]), fmtUs(f.Summary[MWakerMedian]))))
+					}
+				}
+				return out
+			}},
+		// The parking lot's bucket table under perf's hash load scales with
+		// the threads, from 1 to NumCPU: each round's slowest per-thread rate
+		// over its fastest (the thread counts' round r ran in the same pass).
+		claim.Rule{ID: ClaimHashFlat,
+			Statement: fmt.Sprintf("lot's hash table stays flat from 1 to NumCPU threads under perf's hash load (Park whose validate fails at once, over 1024 keys per thread): the slowest per-thread rate at least %.1f of the fastest", HashFlatMin),
+			Needs:     fmt.Sprintf("needs lot's hash bench at 1 and at NumCPU (%d) threads", numCPU),
+			Select:    func(c *results.Config) bool { return c.Params["bench"] == BenchHash && c.IntParam("n") <= numCPU },
+			Figures: func(cs []*results.Config) []claim.Figure {
+				lots := slices.DeleteFunc(slices.Clone(cs), func(c *results.Config) bool { return c.Impl != "lot" })
+				hasN := func(n int) bool {
+					return slices.ContainsFunc(lots, func(c *results.Config) bool { return c.IntParam("n") == n })
+				}
+				if numCPU < 2 || !hasN(1) || !hasN(numCPU) {
+					return nil
+				}
+				note := "lot: " + rates(lots)
+				if futex := slices.DeleteFunc(slices.Clone(cs), func(c *results.Config) bool { return c.Impl != "futex" }); len(futex) > 1 {
+					note += "; the kernel's (futex): " + rates(futex)
+				}
+				return []claim.Figure{claim.Fig("lot slowest/fastest per-thread rate", claim.PerRound(lots, flatness), lots...).In("x").AtLeast(HashFlatMin).With(note)}
+			}},
+		claim.Rule{ID: ClaimCondvar448,
+			Statement: fmt.Sprintf("parking_lot issue #448: one producer and one consumer over a bounded queue with notify_one per item run several times slower on parking_lot's Condvar than on std's (34.0 s against 6.3 s there, 5.4x); here: std's items/s at least %.0fx lot's", Gap448),
+			Needs:     "needs the condvar bench of lot and std",
+			Select:    func(c *results.Config) bool { return c.Params["bench"] == BenchCondvar },
+			Figures: func(cs []*results.Config) []claim.Figure {
+				lot, std := find(cs, "lot"), find(cs, "std")
+				if lot == nil || std == nil {
+					return nil
+				}
+				return []claim.Figure{claim.Fig("std/lot items/s", results.RoundRatios(std, lot, MItemsPerSec), std, lot).In("x").AtLeast(Gap448)}
+			},
+			Context: func(cs []*results.Config) (out []string) {
+				for _, c := range cs {
+					out = append(out, fmt.Sprintf("%s %.0f k items/s, %.2f switches/item", c.Impl, c.Summary[MItemsPerSec]/1e3, c.Summary[MCswPerItem]))
+				}
+				return out
+			}},
+	)
 }
 
-// find returns the configuration with this key, or nil.
+// find returns the configuration with this key (or implementation), or nil.
 func find(configs []*results.Config, key string) *results.Config {
-	for _, c := range configs {
-		if c.Key == key {
-			return c
-		}
+	if i := slices.IndexFunc(configs, func(c *results.Config) bool { return c.Key == key || c.Impl == key }); i >= 0 {
+		return configs[i]
 	}
 	return nil
 }
 
 func fmtUs(ns float64) string { return strconv.FormatFloat(ns/1000, 'f', 2, 64) + " µs" }
 
-// wake-requeue-cheaper: perf's premise (tools/perf/bench/futex-requeue.c:
-// 7-9): moving N waiters to another key without waking them costs the
-// waker less than waking them.
-func claimRequeue(configs []*results.Config) results.Claim {
-	cl := results.Claim{ID: ClaimRequeueCheaper,
-		Statement: "requeueing N waiters onto another key costs the waker less than waking them (perf bench futex requeue's premise): requeue's median (over runs) below wake's at the same N and per-call count, per implementation (futex, futex-shared, c-futex, lot; std-requeue's notify_all is itself a requeue)"}
-	var ev, bad []string
-	var limits []results.Limit
-	evaluated := 0
-	for _, r := range configs {
-		// std-requeue's notify_all already requeues (it wakes one and
-		// moves the rest): its wake bench is no "waking N" to compare.
-		if r.Params["bench"] != BenchRequeue || r.Impl == "std-requeue" {
-			continue
+// flatness is the slowest rate over the fastest among the metrics of one
+// round (or of the summaries) of hash configurations.
+func flatness(m []map[string]float64) (float64, bool) {
+	lo, hi := math.Inf(1), 0.0
+	for _, x := range m {
+		v, ok := x[MOpsPerSec]
+		if !ok {
+			return 0, false
 		}
-		wk := strings.Replace(strings.Replace(r.Key, "/"+BenchRequeue+"/", "/"+BenchWake+"/", 1), "/q=", "/w=", 1)
-		w := find(configs, wk)
-		if w == nil {
-			continue
-		}
-		evaluated++
-		rq, wm := r.Summary[MWakerMedian], w.Summary[MWakerMedian]
-		s := fmt.Sprintf("%s n=%s per call %s: requeue %s vs wake %s (%.2fx)", r.Impl, r.Params["n"], r.Params["per_call"], fmtUs(rq), fmtUs(wm), rq/wm)
-		// Below 1: requeue cheaper, round by round.
-		l := results.Limit{Figure: fmt.Sprintf("%s n=%s requeue/wake", r.Impl, r.Params["n"]), Rounds: results.RoundRatios(r, w, MWakerMedian), Limit: math.Nextafter(1, 0), AtMost: true, Unit: "x"}
-		limits = append(limits, l)
-		if ok, _ := l.Decide(); !ok {
-			bad = append(bad, s)
-		} else {
-			ev = append(ev, s)
-		}
+		lo, hi = min(lo, v), max(hi, v)
 	}
-	if evaluated == 0 {
-		cl.Verdict = results.NotEvaluated
-		cl.Evidence = "needs the wake and requeue benches of one implementation at the same N and per-call count"
-		return cl
-	}
-	cl.Judge(limits...)
-	cl.Evidence = fmt.Sprintf("rule: per pair, the median of the rounds' requeue/wake ratios below 1; %d pairs", evaluated)
-	if len(bad) > 0 {
-		cl.Evidence += "; failing: " + strings.Join(bad, "; ")
-	}
-	if len(ev) > 0 {
-		cl.Evidence += "; holding: " + strings.Join(ev, "; ")
-	}
-	return cl
+	return lo / hi, hi > 0
 }
 
-// wake-lot-unparkall: lot's UnparkAll of N against N raw FUTEX_WAKEs.
-func claimUnparkAll(configs []*results.Config) results.Claim {
-	cl := results.Claim{ID: ClaimUnparkAll,
-		Statement: fmt.Sprintf("lot's UnparkAll of N costs the waker no more than %.1fx N raw FUTEX_WAKE calls (futex, one at a time), at each N (medians over runs: a run's time is bimodal here, a wake that reaches an idle vCPU costs several times one that does not, and a mean of ten follows the mix)", UnparkAllLimit)}
+// rates are the hash configurations' per-thread rates: "1 thr 67.66 M/s, 2 thr 13.88 M/s".
+func rates(cs []*results.Config) string {
+	cs = slices.SortedFunc(slices.Values(cs), func(a, b *results.Config) int { return a.IntParam("n") - b.IntParam("n") })
 	var parts []string
-	var limits []results.Limit
-	for _, l := range configs {
-		if l.Impl != "lot" || l.Params["bench"] != BenchWake || l.Params["per_call"] != "all" {
-			continue
-		}
-		f := find(configs, fmt.Sprintf("futex/%s/n=%s/w=1", BenchWake, l.Params["n"]))
-		if f == nil {
-			continue
-		}
-		lm, fm := l.Summary[MWakerMedian], f.Summary[MWakerMedian]
-		limits = append(limits, results.Limit{Figure: "n=" + l.Params["n"] + " lot/futex", Rounds: results.RoundRatios(l, f, MWakerMedian), Limit: UnparkAllLimit, AtMost: true, Unit: "x"})
-		parts = append(parts, fmt.Sprintf("n=%s: lot UnparkAll %s vs futex %s (%.2fx)", l.Params["n"], fmtUs(lm), fmtUs(fm), lm/fm))
+	for _, c := range cs {
+		parts = append(parts, fmt.Sprintf("%d thr %.2f M/s", c.IntParam("n"), c.Summary[MOpsPerSec]/1e6))
 	}
-	if len(limits) == 0 {
-		cl.Verdict = results.NotEvaluated
-		cl.Evidence = "needs lot's wake with --wakes including 0 (all at once) and futex's with 1, at the same N"
-		return cl
-	}
-	cl.Judge(limits...)
-	cl.Evidence = "rule: the median of the rounds' ratios (round i of each in the same pass); " + strings.Join(parts, "; ")
-	return cl
-}
-
-// hashRates are the per-thread rates of impl's hash configurations with
-// at most maxThreads threads, by thread count.
-func hashRates(configs []*results.Config, impl string, maxThreads int) map[int]float64 {
-	out := map[int]float64{}
-	for _, c := range configs {
-		if c.Impl == impl && c.Params["bench"] == BenchHash {
-			if n := c.IntParam("n"); n <= maxThreads {
-				out[n] = c.Summary[MOpsPerSec]
-			}
-		}
-	}
-	return out
-}
-
-func flatness(rates map[int]float64) (ratio float64, desc string) {
-	var ns []int
-	lo, hi := 0.0, 0.0
-	for n, r := range rates {
-		ns = append(ns, n)
-		if lo == 0 || r < lo {
-			lo = r
-		}
-		hi = max(hi, r)
-	}
-	slices.Sort(ns)
-	var parts []string
-	for _, n := range ns {
-		parts = append(parts, fmt.Sprintf("%d thr %.2f M/s", n, rates[n]/1e6))
-	}
-	if hi > 0 {
-		ratio = lo / hi
-	}
-	return ratio, strings.Join(parts, ", ")
-}
-
-// wake-lot-hash-flat: the parking lot's bucket table under perf's hash
-// load scales with the threads, from 1 to NumCPU.
-func claimHashFlat(configs []*results.Config, numCPU int) results.Claim {
-	cl := results.Claim{ID: ClaimHashFlat,
-		Statement: fmt.Sprintf("lot's hash table stays flat from 1 to NumCPU threads under perf's hash load (Park whose validate fails at once, over 1024 keys per thread): the slowest per-thread rate at least %.1f of the fastest", HashFlatMin)}
-	lr := hashRates(configs, "lot", numCPU)
-	_, one := lr[1]
-	_, all := lr[numCPU]
-	if !one || !all || numCPU < 2 {
-		cl.Verdict = results.NotEvaluated
-		cl.Evidence = fmt.Sprintf("needs lot's hash bench at 1 and at NumCPU (%d) threads", numCPU)
-		return cl
-	}
-	ratio, desc := flatness(lr)
-	// Round by round (the thread counts' round r ran in the same pass):
-	// the flatness of each round, against the limit.
-	var lots []*results.Config
-	for _, c := range configs {
-		if c.Impl == "lot" && c.Params["bench"] == BenchHash && c.IntParam("n") <= numCPU {
-			lots = append(lots, c)
-		}
-	}
-	var rounds []float64
-	for r := 0; ; r++ {
-		per := map[int]float64{}
-		for _, c := range lots {
-			if v := results.RoundValues(c, MOpsPerSec); r < len(v) && len(v) == len(c.Rounds) {
-				per[c.IntParam("n")] = v[r]
-			}
-		}
-		if len(per) != len(lots) {
-			break
-		}
-		f, _ := flatness(per)
-		rounds = append(rounds, f)
-	}
-	if len(rounds) == 0 {
-		rounds = []float64{ratio}
-	}
-	cl.Judge(results.Limit{Figure: "lot slowest/fastest per-thread rate", Rounds: rounds, Limit: HashFlatMin, Unit: "x"})
-	cl.Evidence = fmt.Sprintf("rule: the median over rounds of each round's slowest/fastest; lot: %s (slowest/fastest %.2f)", desc, ratio)
-	if kr := hashRates(configs, "futex", numCPU); len(kr) > 1 {
-		kratio, kdesc := flatness(kr)
-		cl.Evidence += fmt.Sprintf("; the kernel's (futex): %s (%.2f)", kdesc, kratio)
-	}
-	return cl
-}
-
-// wake-condvar-448: parking_lot issue #448's gap.
-func claim448(configs []*results.Config) results.Claim {
-	cl := results.Claim{ID: ClaimCondvar448,
-		Statement: fmt.Sprintf("parking_lot issue #448: one producer and one consumer over a bounded queue with notify_one per item run several times slower on parking_lot's Condvar than on std's (34.0 s against 6.3 s there, 5.4x); here: std's items/s at least %.0fx lot's", Gap448)}
-	var lotC, stdC *results.Config
-	var others []string
-	for _, c := range configs {
-		if c.Params["bench"] != BenchCondvar {
-			continue
-		}
-		switch c.Impl {
-		case "lot":
-			lotC = c
-		case "std":
-			stdC = c
-		default:
-			others = append(others, fmt.Sprintf("%s %.0f k items/s, %.2f switches/item", c.Impl, c.Summary[MItemsPerSec]/1e3, c.Summary[MCswPerItem]))
-		}
-	}
-	if lotC == nil || stdC == nil {
-		cl.Verdict = results.NotEvaluated
-		cl.Evidence = "needs the condvar bench of lot and std"
-		return cl
-	}
-	l, s := lotC.Summary[MItemsPerSec], stdC.Summary[MItemsPerSec]
-	gap := 0.0
-	if l > 0 {
-		gap = s / l
-	}
-	cl.Judge(results.Limit{Figure: "std/lot items/s", Rounds: results.RoundRatios(stdC, lotC, MItemsPerSec), Limit: Gap448, Unit: "x"})
-	cl.Evidence = fmt.Sprintf("rule: the median of the rounds' ratios; std %.0f k items/s (%.2f switches/item) vs lot %.0f k items/s (%.2f switches/item): std/lot %.2fx",
-		s/1e3, stdC.Summary[MCswPerItem], l/1e3, lotC.Summary[MCswPerItem], gap)
-	if len(others) > 0 {
-		cl.Evidence += "; " + strings.Join(others, "; ")
-	}
-	return cl
+	return strings.Join(parts, ", ")
 }
