@@ -108,7 +108,6 @@ func Register(impls ...Impl) error {
 		if im.NewParker != nil {
 			newP := im.NewParker
 			x.NewToken = func() parkers.TokenParker { return newP() }
-			x.Check = func() error { return parkers.CheckToken(x.NewToken, parkers.ConformCycles, conformLimit) }
 		}
 		if im.NewLock != nil {
 			newL := im.NewLock
@@ -122,6 +121,3 @@ func Register(impls ...Impl) error {
 	}
 	return experiments.AddExternal(xs...)
 }
-
-// conformLimit bounds each step of a parker's conformance check.
-const conformLimit = 5 * time.Second
