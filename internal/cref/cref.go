@@ -27,7 +27,7 @@ package cref
 
 /*
 #cgo CFLAGS: -O2 -std=gnu11 -I${SRCDIR}/../../include -I${SRCDIR}/../watch
-#cgo pbnowatch CFLAGS: -DPBW_OFF
+#cgo pbnowatch CFLAGS: -DPBWD_OFF
 #include "cref.h"
 #include "cref_watch.h"
 #include "parkbench.h"
@@ -73,7 +73,7 @@ func Open(mode Mode, cpus [2]int, capacity int, gap time.Duration, sampleCPU boo
 
 // OpenPlugin is Open for a plugin's implementation (ext.Impl.C: its struct
 // pb_impl of include/parkbench.h, with a parker or lot operations, and who
-// it is for the watchdog, internal/watch/watch.h's pbw_foreign): the same
+// it is for the watchdog, internal/watch/watch.h's pbwd_foreign): the same
 // ping-pong, its threads calling the library's function pointers.
 func OpenPlugin(plugin unsafe.Pointer, cpus [2]int, capacity int, gap time.Duration, sampleCPU bool) (*Pair, error) {
 	return open(Plugin, plugin, cpus, capacity, gap, sampleCPU)
@@ -88,7 +88,7 @@ func open(mode Mode, plugin unsafe.Pointer, cpus [2]int, capacity int, gap time.
 	if sampleCPU {
 		sc = 1
 	}
-	p := C.cref_open(C.int(mode), (*C.pbw_foreign)(plugin), C.int(cpus[0]), C.int(cpus[1]), sc, C.long(gap), C.long(capacity), &cerr)
+	p := C.cref_open(C.int(mode), (*C.pbwd_foreign)(plugin), C.int(cpus[0]), C.int(cpus[1]), sc, C.long(gap), C.long(capacity), &cerr)
 	if p == nil {
 		return nil, fmt.Errorf("cref: starting C threads: %w", syscall.Errno(cerr))
 	}
@@ -200,7 +200,7 @@ func Selfwake(mode Mode, pairs int, out []int64) int {
 // library's secret, so it returns -1 (unknown).
 func SelfwakePlugin(plugin unsafe.Pointer, pairs int, out []int64) int {
 	if len(out) > 0 {
-		C.cref_selfwake_plugin((*C.pbw_foreign)(plugin), C.long(pairs), C.long(len(out)), (*C.int64_t)(unsafe.Pointer(&out[0])))
+		C.cref_selfwake_plugin((*C.pbwd_foreign)(plugin), C.long(pairs), C.long(len(out)), (*C.int64_t)(unsafe.Pointer(&out[0])))
 	}
 	return -1
 }

@@ -1,8 +1,8 @@
 // The C-thread rows' part of the watchdog (internal/watch, watch.h): every
 // loop that calls a plugin's functions from C threads (latency's ping-pong,
 // selfwake's loop, lock's loop and its uncontended pairs) keeps its
-// thread's slot: pbw_enter when the loop starts, pbw_progress once per
-// iteration (one relaxed store of the loop's counter), pbw_leave when it
+// thread's slot: pbwd_enter when the loop starts, pbwd_progress once per
+// iteration (one relaxed store of the loop's counter), pbwd_leave when it
 // ends; the library's
 // create and destroy are single watched calls. The built-in floors (c-futex,
 // c-spin, c-pthread, ...) run the same code on a slot of their own that no
@@ -14,17 +14,17 @@
 
 #include "watch.h"
 
-// cref_wself is internal/watch's pbw_self (cref_watch_init, from Go's init).
-extern pbw_self_fn cref_wself;
+// cref_wself is internal/watch's pbwd_self (cref_watch_init, from Go's init).
+extern pbwd_self_fn cref_wself;
 void cref_watch_init(void *self);
 
 // cref_wslot is the calling thread's watched slot when f is a plugin's
 // implementation, else spare (the caller's own, unwatched).
-static inline pbw_slot *cref_wslot(const pbw_foreign *f, pbw_slot *spare) {
+static inline pbwd_slot *cref_wslot(const pbwd_foreign *f, pbwd_slot *spare) {
 	return f != NULL && cref_wself != NULL ? cref_wself() : spare;
 }
 
 // cref_site is f's site of op for the slot (NULL for a built-in floor).
-static inline const pbw_site *cref_site(const pbw_foreign *f, int op) { return f != NULL ? &f->sites[op] : NULL; }
+static inline const pbwd_site *cref_site(const pbwd_foreign *f, int op) { return f != NULL ? &f->sites[op] : NULL; }
 
 #endif

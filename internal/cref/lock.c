@@ -102,7 +102,7 @@ static void *pb_lk_thread(void *p) {
 	uint64_t rng = r->seed ^ ((uint64_t)(a->i + 1) * 0x9E3779B97F4A7C15ull);
 	double value = 0, local = 0;
 	int64_t n = 0;
-	pbw_slot spare, *w = cref_wslot(r->f, &spare);
+	pbwd_slot spare, *w = cref_wslot(r->f, &spare);
 	pthread_mutex_lock(&r->gate_mu);
 	r->ready++;
 	pthread_cond_broadcast(&r->gate_cv);
@@ -110,9 +110,9 @@ static void *pb_lk_thread(void *p) {
 	pthread_mutex_unlock(&r->gate_mu);
 	// Watched from the gate to the stop flag: the count of acquisitions
 	// is the progress.
-	pbw_enter(w, cref_site(r->f, PBW_LOOP_LOCK));
+	pbwd_enter(w, cref_site(r->f, PBWD_LOOP_LOCK));
 	while (!atomic_load_explicit(&r->stop, memory_order_relaxed)) {
-		pbw_progress(w, (uint64_t)n);
+		pbwd_progress(w, (uint64_t)n);
 		pb_lk *l = &r->locks[0];
 		if (nlocks > 1) {
 			rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
@@ -145,7 +145,7 @@ static void *pb_lk_thread(void *p) {
 		}
 		n++;
 	}
-	pbw_leave(w);
+	pbwd_leave(w);
 	s->count = n;
 	// The timed acquisitions are those numbered 0, mask+1, 2(mask+1), ...
 	s->checked = check_all ? n : (n + mask) / (mask + 1);
@@ -173,22 +173,22 @@ static int64_t pb_lk_cpu(void) {
 // failure.
 // pb_lk_create and pb_lk_destroy are f's create and destroy on the
 // calling thread, watched.
-static void *pb_lk_create(const pbw_foreign *f) {
-	pbw_slot spare, *w = cref_wslot(f, &spare);
-	pbw_enter(w, cref_site(f, PBW_CREATE));
+static void *pb_lk_create(const pbwd_foreign *f) {
+	pbwd_slot spare, *w = cref_wslot(f, &spare);
+	pbwd_enter(w, cref_site(f, PBWD_CREATE));
 	void *m = f->impl->mutex->create();
-	pbw_leave(w);
+	pbwd_leave(w);
 	return m;
 }
 
-static void pb_lk_destroy(const pbw_foreign *f, void *m) {
-	pbw_slot spare, *w = cref_wslot(f, &spare);
-	pbw_enter(w, cref_site(f, PBW_DESTROY));
+static void pb_lk_destroy(const pbwd_foreign *f, void *m) {
+	pbwd_slot spare, *w = cref_wslot(f, &spare);
+	pbwd_enter(w, cref_site(f, PBWD_DESTROY));
 	f->impl->mutex->destroy(m);
-	pbw_leave(w);
+	pbwd_leave(w);
 }
 
-pb_lk_run *pb_lk_run_once(int mode, const pbw_foreign *f, int pattern, int nthreads, int nlocks, int win, int wbetween,
+pb_lk_run *pb_lk_run_once(int mode, const pbwd_foreign *f, int pattern, int nthreads, int nlocks, int win, int wbetween,
 		int64_t hold_sleep_ns, int64_t duration_ns, int sample_every, uint64_t seed,
 		int64_t *wall, int64_t *cpu, int *err) {
 	pb_lk_run *r = calloc(1, sizeof *r);
@@ -285,7 +285,7 @@ double pb_lk_work_ns(long iters) {
 }
 
 // pb_lk_uncontended_ns is one thread's lock+unlock pair of mode, in ns.
-double pb_lk_uncontended_ns(int mode, const pbw_foreign *f, long iters) {
+double pb_lk_uncontended_ns(int mode, const pbwd_foreign *f, long iters) {
 	if (mode != PB_LK_PLUGIN) f = NULL;
 	const struct pb_mutex *ops = f != NULL ? f->impl->mutex : NULL;
 	pb_lk *l = aligned_alloc(64, sizeof(pb_lk));
@@ -293,16 +293,16 @@ double pb_lk_uncontended_ns(int mode, const pbw_foreign *f, long iters) {
 	memset(l, 0, sizeof *l);
 	pb_lk_mutex_init(mode, &l->mu);
 	if (mode == PB_LK_PLUGIN) l->pm = pb_lk_create(f);
-	pbw_slot spare, *w = cref_wslot(f, &spare);
-	pbw_enter(w, cref_site(f, PBW_LOOP_LOCK));
+	pbwd_slot spare, *w = cref_wslot(f, &spare);
+	pbwd_enter(w, cref_site(f, PBWD_LOOP_LOCK));
 	int64_t t0 = pb_lk_now();
 	for (long k = 0; k < iters; k++) {
-		pbw_progress(w, (uint64_t)k);
+		pbwd_progress(w, (uint64_t)k);
 		pb_lk_acquire(mode, ops, l);
 		pb_lk_release(mode, ops, l);
 	}
 	int64_t t1 = pb_lk_now();
-	pbw_leave(w);
+	pbwd_leave(w);
 	pthread_mutex_destroy(&l->mu);
 	if (mode == PB_LK_PLUGIN) pb_lk_destroy(f, l->pm);
 	free(l);

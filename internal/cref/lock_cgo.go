@@ -69,12 +69,12 @@ func LockUncontendedNs(mode LockMode, plugin unsafe.Pointer, iters int) float64 
 	return float64(C.pb_lk_uncontended_ns(C.int(mode), foreign(mode, plugin), C.long(iters)))
 }
 
-// foreign is plugin (ext.Impl.C: a pbw_foreign) for LockPlugin, else nil.
-func foreign(mode LockMode, plugin unsafe.Pointer) *C.pbw_foreign {
+// foreign is plugin (ext.Impl.C: a pbwd_foreign) for LockPlugin, else nil.
+func foreign(mode LockMode, plugin unsafe.Pointer) *C.pbwd_foreign {
 	if mode != LockPlugin || plugin == nil {
 		return nil
 	}
-	return (*C.pbw_foreign)(plugin)
+	return (*C.pbwd_foreign)(plugin)
 }
 
 // CgoCallNs is the cost of one empty cgo call in ns (the crossing the Go

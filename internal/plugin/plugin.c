@@ -8,12 +8,12 @@
 
 #include "plugin.h"
 
-static pbw_self_fn pbl_self_fn;
-__thread pbw_slot *pbl_tw __attribute__((tls_model("initial-exec")));
+static pbwd_self_fn pbl_self_fn;
+__thread pbwd_slot *pbl_tw __attribute__((tls_model("initial-exec")));
 
-void pbl_watch_init(void *self) { pbl_self_fn = (pbw_self_fn)self; }
+void pbl_watch_init(void *self) { pbl_self_fn = (pbwd_self_fn)self; }
 
-pbw_slot *pbl_attach(void) { return pbl_tw = pbl_self_fn(); }
+pbwd_slot *pbl_attach(void) { return pbl_tw = pbl_self_fn(); }
 
 // The trampolines' first call on a thread (plugin.h): the slot, then the
 // trampoline, whose slot is now there.
@@ -75,10 +75,10 @@ void *pbl_sym(void *h, const char *name, char *err, size_t n) {
 
 const struct pb_plugin *pbl_table(void *sym) { return ((const struct pb_plugin *(*)(void))sym)(); }
 
-pbw_foreign *pbl_foreign(const struct pb_impl *impl, const char *lib) {
-	pbw_foreign *f = malloc(sizeof *f);
+pbwd_foreign *pbl_foreign(const struct pb_impl *impl, const char *lib) {
+	pbwd_foreign *f = malloc(sizeof *f);
 	if (f == NULL)
 		return NULL;
-	pbw_foreign_init(f, impl, impl->name, lib);
+	pbwd_foreign_init(f, impl, impl->name, lib);
 	return f;
 }

@@ -20,17 +20,17 @@ void *pbl_sym(void *h, const char *name, char *err, size_t n);
 // pbl_table calls the library's parkbench_plugin.
 const struct pb_plugin *pbl_table(void *sym);
 
-// pbl_foreign makes impl's pbw_foreign (ext.Impl.C): lib is the library's
+// pbl_foreign makes impl's pbwd_foreign (ext.Impl.C): lib is the library's
 // path; both strings must live as long as the process.
-pbw_foreign *pbl_foreign(const struct pb_impl *impl, const char *lib);
+pbwd_foreign *pbl_foreign(const struct pb_impl *impl, const char *lib);
 
 // The calling thread's watch slot: internal/watch's, reached through the
 // pointer pbl_watch_init was given, and cached per thread here. pbl_attach
 // is the first call's way (out of line, so that the trampolines keep few
 // registers across the library's call).
-extern __thread pbw_slot *pbl_tw __attribute__((tls_model("initial-exec")));
+extern __thread pbwd_slot *pbl_tw __attribute__((tls_model("initial-exec")));
 void pbl_watch_init(void *self);
-pbw_slot *pbl_attach(void);
+pbwd_slot *pbl_attach(void);
 
 // pbl_deadline is now (CLOCK_MONOTONIC) + rel, never below 0: a parker's
 // and a condvar's deadline is never negative (include/parkbench.h).
@@ -45,8 +45,8 @@ static inline int64_t pbl_deadline(int64_t rel) {
 
 // The trampolines: Go cannot call a C function pointer, so each call goes
 // through one of these (one cgo crossing each). Every one is watched: the
-// slot says which implementation and which call (site, a pbw_site of the
-// implementation's pbw_foreign) while it runs. The function, the library's
+// slot says which implementation and which call (site, a pbwd_site of the
+// implementation's pbwd_foreign) while it runs. The function, the library's
 // object and the site are C memory, passed as integers: cgo checks every
 // pointer argument for Go pointers (runtime.cgoCheckPointer, about a
 // hundred instructions each), and these hold none.
@@ -55,17 +55,17 @@ static inline int64_t pbl_deadline(int64_t rel) {
 // of the trampoline (the _slow functions of plugin.c), so that the inline
 // one keeps only the slot and its sequence in registers across the
 // library's call.
-#ifdef PBW_OFF
+#ifdef PBWD_OFF
 #define PBL_ENTER(site, slow) (void)(site)
 #define PBL_LEAVE() (void)0
 #else
 #define PBL_ENTER(site, slow)                              \
-	pbw_slot *w_ = pbl_tw;                             \
+	pbwd_slot *w_ = pbl_tw;                             \
 	if (__builtin_expect(w_ == NULL, 0)) {             \
 		slow;                                      \
 	}                                                  \
-	uint64_t s_ = pbw_enter(w_, (const pbw_site *)(site))
-#define PBL_LEAVE() pbw_leave_at(w_, s_)
+	uint64_t s_ = pbwd_enter(w_, (const pbwd_site *)(site))
+#define PBL_LEAVE() pbwd_leave_at(w_, s_)
 #endif
 
 uintptr_t pbl_create_slow(uintptr_t f, uintptr_t site);

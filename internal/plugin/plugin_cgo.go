@@ -5,7 +5,7 @@ package plugin
 /*
 #cgo CFLAGS: -O2 -std=gnu11 -I${SRCDIR}/../../include -I${SRCDIR}/../watch
 #cgo linux LDFLAGS: -ldl
-#cgo pbnowatch CFLAGS: -DPBW_OFF
+#cgo pbnowatch CFLAGS: -DPBWD_OFF
 #include <stdlib.h>
 #include "plugin.h"
 */
@@ -132,7 +132,7 @@ func decode(ce *C.struct_pb_impl) entry {
 func init() { C.pbl_watch_init(watch.Self()) }
 
 // implOf builds the ext.Impl of a validated entry. Its C is the entry's
-// pbw_foreign (the struct pb_impl, who it is and a watch site per call),
+// pbwd_foreign (the struct pb_impl, who it is and a watch site per call),
 // made once and kept for the life of the process, as the library is.
 func implOf(ce *C.struct_pb_impl, e entry, path, lib, version string) ext.Impl {
 	f := C.pbl_foreign(ce, C.CString(path))
@@ -173,8 +173,8 @@ type word = C.uintptr_t
 
 func fn(f *[0]byte) word { return word(uintptr(unsafe.Pointer(f))) }
 
-// site is f's watch site of op (watch.h's pbw_site).
-func site(f *C.pbw_foreign, op int) word { return word(uintptr(unsafe.Pointer(&f.sites[op]))) }
+// site is f's watch site of op (watch.h's pbwd_site).
+func site(f *C.pbwd_foreign, op int) word { return word(uintptr(unsafe.Pointer(&f.sites[op]))) }
 
 // rel is the time until d in ns, clamped to what an int64 of ns holds.
 func rel(d time.Time) C.int64_t {
@@ -189,12 +189,12 @@ func rel(d time.Time) C.int64_t {
 // the Go wrapper (which must become unreachable for the cleanup to run).
 type destroyArg struct {
 	fn, h word
-	f     *C.pbw_foreign
+	f     *C.pbwd_foreign
 }
 
-func destroy(a destroyArg) { C.pbl_v(a.fn, a.h, site(a.f, C.PBW_DESTROY)) }
+func destroy(a destroyArg) { C.pbl_v(a.fn, a.h, site(a.f, C.PBWD_DESTROY)) }
 
-func create(fp *[0]byte, f *C.pbw_foreign) word { return C.pbl_create(fn(fp), site(f, C.PBW_CREATE)) }
+func create(fp *[0]byte, f *C.pbwd_foreign) word { return C.pbl_create(fn(fp), site(f, C.PBWD_CREATE)) }
 
 // token is a token parker (prepare NULL). create runs on the calling
 // thread, which is the owner: the experiments make each parker on its
@@ -202,20 +202,20 @@ func create(fp *[0]byte, f *C.pbw_foreign) word { return C.pbl_create(fn(fp), si
 type token struct {
 	ops *C.struct_pb_parker
 	h   word
-	f   *C.pbw_foreign
+	f   *C.pbwd_foreign
 }
 
-func newToken(ops *C.struct_pb_parker, f *C.pbw_foreign) *token {
+func newToken(ops *C.struct_pb_parker, f *C.pbwd_foreign) *token {
 	t := &token{ops: ops, h: create(ops.create, f), f: f}
 	runtime.AddCleanup(t, destroy, destroyArg{fn(ops.destroy), t.h, f})
 	return t
 }
 
-func (t *token) Park() { C.pbl_v(fn(t.ops.park), t.h, site(t.f, C.PBW_PARK)) }
+func (t *token) Park() { C.pbl_v(fn(t.ops.park), t.h, site(t.f, C.PBWD_PARK)) }
 func (t *token) ParkDeadline(d time.Time) bool {
-	return C.pbl_park_for(fn(t.ops.park_until), t.h, rel(d), site(t.f, C.PBW_PARK_UNTIL)) != 0
+	return C.pbl_park_for(fn(t.ops.park_until), t.h, rel(d), site(t.f, C.PBWD_PARK_UNTIL)) != 0
 }
-func (t *token) Unpark() { C.pbl_v(fn(t.ops.unpark), t.h, site(t.f, C.PBW_UNPARK)) }
+func (t *token) Unpark() { C.pbl_v(fn(t.ops.unpark), t.h, site(t.f, C.PBWD_UNPARK)) }
 
 // thread is a thread parker (prepare set): parking_lot's ThreadParkerT,
 // whose TimedOut and UnparkLock the ABI folds into park_until and unpark.
@@ -228,13 +228,13 @@ func (t *token) Unpark() { C.pbl_v(fn(t.ops.unpark), t.h, site(t.f, C.PBW_UNPARK
 type thread struct {
 	ops   *C.struct_pb_parker
 	h     word
-	f     *C.pbw_foreign
+	f     *C.pbwd_foreign
 	state atomic.Int32
 }
 
 type threadUnpark thread
 
-func newThread(ops *C.struct_pb_parker, f *C.pbw_foreign) *thread {
+func newThread(ops *C.struct_pb_parker, f *C.pbwd_foreign) *thread {
 	t := &thread{ops: ops, h: create(ops.create, f), f: f}
 	runtime.AddCleanup(t, destroy, destroyArg{fn(ops.destroy), t.h, f})
 	return t
@@ -242,11 +242,11 @@ func newThread(ops *C.struct_pb_parker, f *C.pbw_foreign) *thread {
 
 func (t *thread) PreparePark() {
 	t.state.Store(0)
-	C.pbl_v(fn(t.ops.prepare), t.h, site(t.f, C.PBW_PREPARE))
+	C.pbl_v(fn(t.ops.prepare), t.h, site(t.f, C.PBWD_PREPARE))
 }
-func (t *thread) Park() { C.pbl_v(fn(t.ops.park), t.h, site(t.f, C.PBW_PARK)) }
+func (t *thread) Park() { C.pbl_v(fn(t.ops.park), t.h, site(t.f, C.PBWD_PARK)) }
 func (t *thread) ParkUntil(d time.Time) bool {
-	return C.pbl_park_for(fn(t.ops.park_until), t.h, rel(d), site(t.f, C.PBW_PARK_UNTIL)) != 0
+	return C.pbl_park_for(fn(t.ops.park_until), t.h, rel(d), site(t.f, C.PBWD_PARK_UNTIL)) != 0
 }
 func (t *thread) TimedOut() bool {
 	if t.state.Load() == 0 {
@@ -262,7 +262,7 @@ func (t *thread) UnparkLock() parkers.UnparkHandle {
 	return (*threadUnpark)(t)
 }
 func (u *threadUnpark) Unpark() {
-	C.pbl_v(fn(u.ops.unpark), u.h, site(u.f, C.PBW_UNPARK))
+	C.pbl_v(fn(u.ops.unpark), u.h, site(u.f, C.PBWD_UNPARK))
 	u.state.Store(2)
 }
 
@@ -270,21 +270,21 @@ func (u *threadUnpark) Unpark() {
 type mutex struct {
 	ops *C.struct_pb_mutex
 	h   word
-	f   *C.pbw_foreign
+	f   *C.pbwd_foreign
 }
 
-func newMutex(ops *C.struct_pb_mutex, f *C.pbw_foreign) *mutex {
+func newMutex(ops *C.struct_pb_mutex, f *C.pbwd_foreign) *mutex {
 	m := &mutex{ops: ops, h: create(ops.create, f), f: f}
 	runtime.AddCleanup(m, destroy, destroyArg{fn(ops.destroy), m.h, f})
 	return m
 }
 
-func (m *mutex) Lock()   { C.pbl_v(fn(m.ops.lock), m.h, site(m.f, C.PBW_LOCK)) }
-func (m *mutex) Unlock() { C.pbl_v(fn(m.ops.unlock), m.h, site(m.f, C.PBW_UNLOCK)) }
+func (m *mutex) Lock()   { C.pbl_v(fn(m.ops.lock), m.h, site(m.f, C.PBWD_LOCK)) }
+func (m *mutex) Unlock() { C.pbl_v(fn(m.ops.unlock), m.h, site(m.f, C.PBWD_UNLOCK)) }
 
 // TryLock is trylock, or false when the library has none.
 func (m *mutex) TryLock() bool {
-	return m.ops.trylock != nil && C.pbl_i(fn(m.ops.trylock), m.h, site(m.f, C.PBW_TRYLOCK)) != 0
+	return m.ops.trylock != nil && C.pbl_i(fn(m.ops.trylock), m.h, site(m.f, C.PBWD_TRYLOCK)) != 0
 }
 
 // cond is a pb_condvar used with a mutex of the same implementation.
@@ -292,10 +292,10 @@ type cond struct {
 	ops *C.struct_pb_condvar
 	h   word
 	m   *mutex
-	f   *C.pbw_foreign
+	f   *C.pbwd_foreign
 }
 
-func newCond(ops *C.struct_pb_condvar, l ext.Locker, f *C.pbw_foreign) *cond {
+func newCond(ops *C.struct_pb_condvar, l ext.Locker, f *C.pbwd_foreign) *cond {
 	m, ok := l.(*mutex)
 	if !ok {
 		panic(fmt.Sprintf("plugin: the condvar of %s is used with a %T, not its own mutex", C.GoString(f.who.impl), l))
@@ -305,14 +305,14 @@ func newCond(ops *C.struct_pb_condvar, l ext.Locker, f *C.pbw_foreign) *cond {
 	return c
 }
 
-func (c *cond) Wait()      { C.pbl_wait(fn(c.ops.wait), c.h, c.m.h, site(c.f, C.PBW_WAIT)) }
+func (c *cond) Wait()      { C.pbl_wait(fn(c.ops.wait), c.h, c.m.h, site(c.f, C.PBWD_WAIT)) }
 func (c *cond) Signal()    { c.SignalCount() }
 func (c *cond) Broadcast() { c.BroadcastCount() }
 func (c *cond) SignalCount() int {
-	return int(C.pbl_i(fn(c.ops.notify_one), c.h, site(c.f, C.PBW_NOTIFY_ONE)))
+	return int(C.pbl_i(fn(c.ops.notify_one), c.h, site(c.f, C.PBWD_NOTIFY_ONE)))
 }
 func (c *cond) BroadcastCount() int {
-	return int(C.pbl_i(fn(c.ops.notify_all), c.h, site(c.f, C.PBW_NOTIFY_ALL)))
+	return int(C.pbl_i(fn(c.ops.notify_all), c.h, site(c.f, C.PBWD_NOTIFY_ALL)))
 }
 
 // WaitUntil is wait_until: false when the deadline passed. A library
@@ -322,14 +322,14 @@ func (c *cond) WaitUntil(d time.Time) bool {
 		c.Wait()
 		return true
 	}
-	return C.pbl_wait_for(fn(c.ops.wait_until), c.h, c.m.h, rel(d), site(c.f, C.PBW_WAIT_UNTIL)) != 0
+	return C.pbl_wait_for(fn(c.ops.wait_until), c.h, c.m.h, rel(d), site(c.f, C.PBWD_WAIT_UNTIL)) != 0
 }
 
 // lot is a pb_lot. The address passed is Go memory: cgo pins it for the
 // call, and the library keeps it only as a key while the call runs.
 type lot struct {
 	ops *C.struct_pb_lot
-	f   *C.pbw_foreign
+	f   *C.pbwd_foreign
 }
 
 func (l *lot) Park(addr *uint32, expected uint32, deadline time.Time) int {
@@ -338,18 +338,18 @@ func (l *lot) Park(addr *uint32, expected uint32, deadline time.Time) int {
 	if !deadline.IsZero() {
 		timed, r = 1, rel(deadline)
 	}
-	return int(C.pbl_lot_park(fn(l.ops.park), (*C.uint32_t)(unsafe.Pointer(addr)), C.uint32_t(expected), r, timed, site(l.f, C.PBW_LOT_PARK)))
+	return int(C.pbl_lot_park(fn(l.ops.park), (*C.uint32_t)(unsafe.Pointer(addr)), C.uint32_t(expected), r, timed, site(l.f, C.PBWD_LOT_PARK)))
 }
 func (l *lot) UnparkOne(addr *uint32) int {
-	return int(C.pbl_lot1(fn(l.ops.unpark_one), (*C.uint32_t)(unsafe.Pointer(addr)), site(l.f, C.PBW_LOT_UNPARK_ONE)))
+	return int(C.pbl_lot1(fn(l.ops.unpark_one), (*C.uint32_t)(unsafe.Pointer(addr)), site(l.f, C.PBWD_LOT_UNPARK_ONE)))
 }
 func (l *lot) UnparkAll(addr *uint32) int {
-	return int(C.pbl_lot1(fn(l.ops.unpark_all), (*C.uint32_t)(unsafe.Pointer(addr)), site(l.f, C.PBW_LOT_UNPARK_ALL)))
+	return int(C.pbl_lot1(fn(l.ops.unpark_all), (*C.uint32_t)(unsafe.Pointer(addr)), site(l.f, C.PBWD_LOT_UNPARK_ALL)))
 }
 func (l *lot) HasRequeue() bool { return l.ops.requeue != nil }
 func (l *lot) Requeue(from, to *uint32) int {
 	if l.ops.requeue == nil {
 		return -1
 	}
-	return int(C.pbl_lot2(fn(l.ops.requeue), (*C.uint32_t)(unsafe.Pointer(from)), (*C.uint32_t)(unsafe.Pointer(to)), site(l.f, C.PBW_LOT_REQUEUE)))
+	return int(C.pbl_lot2(fn(l.ops.requeue), (*C.uint32_t)(unsafe.Pointer(from)), (*C.uint32_t)(unsafe.Pointer(to)), site(l.f, C.PBWD_LOT_REQUEUE)))
 }

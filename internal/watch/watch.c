@@ -12,42 +12,42 @@
 
 #include "watch.h"
 
-static pthread_mutex_t pbw_mu = PTHREAD_MUTEX_INITIALIZER;
-static pbw_slot *pbw_list;
-static pthread_key_t pbw_key;
-static pthread_once_t pbw_once = PTHREAD_ONCE_INIT;
-static __thread pbw_slot *pbw_tls;
+static pthread_mutex_t pbwd_mu = PTHREAD_MUTEX_INITIALIZER;
+static pbwd_slot *pbwd_list;
+static pthread_key_t pbwd_key;
+static pthread_once_t pbwd_once = PTHREAD_ONCE_INIT;
+static __thread pbwd_slot *pbwd_tls;
 
 // An exiting thread's key destructor marks its slot; the next scan frees it.
-static void pbw_dead(void *w) { atomic_store_explicit(&((pbw_slot *)w)->dead, 1, memory_order_release); }
-static void pbw_key_init(void) { pthread_key_create(&pbw_key, pbw_dead); }
+static void pbwd_dead(void *w) { atomic_store_explicit(&((pbwd_slot *)w)->dead, 1, memory_order_release); }
+static void pbwd_key_init(void) { pthread_key_create(&pbwd_key, pbwd_dead); }
 
-static pbw_slot *pbw_attach(void) {
-	pbw_slot *w = aligned_alloc(128, sizeof *w);
+static pbwd_slot *pbwd_attach(void) {
+	pbwd_slot *w = aligned_alloc(128, sizeof *w);
 	if (w == NULL)
 		abort();
 	memset(w, 0, sizeof *w);
-	pthread_once(&pbw_once, pbw_key_init);
-	pthread_setspecific(pbw_key, w);
-	pthread_mutex_lock(&pbw_mu);
-	w->next = pbw_list;
-	pbw_list = w;
-	pthread_mutex_unlock(&pbw_mu);
-	pbw_tls = w;
+	pthread_once(&pbwd_once, pbwd_key_init);
+	pthread_setspecific(pbwd_key, w);
+	pthread_mutex_lock(&pbwd_mu);
+	w->next = pbwd_list;
+	pbwd_list = w;
+	pthread_mutex_unlock(&pbwd_mu);
+	pbwd_tls = w;
 	return w;
 }
 
-pbw_slot *pbw_self(void) {
-	pbw_slot *w = pbw_tls;
-	return __builtin_expect(w != NULL, 1) ? w : pbw_attach();
+pbwd_slot *pbwd_self(void) {
+	pbwd_slot *w = pbwd_tls;
+	return __builtin_expect(w != NULL, 1) ? w : pbwd_attach();
 }
 
-int pbw_scan(int limit, const char **impl, const char **lib, int *op) {
-	pbw_slot *hit = NULL;
-	pthread_mutex_lock(&pbw_mu);
-	pbw_slot **pp = &pbw_list;
+int pbwd_scan(int limit, const char **impl, const char **lib, int *op) {
+	pbwd_slot *hit = NULL;
+	pthread_mutex_lock(&pbwd_mu);
+	pbwd_slot **pp = &pbwd_list;
 	while (*pp != NULL) {
-		pbw_slot *w = *pp;
+		pbwd_slot *w = *pp;
 		if (atomic_load_explicit(&w->dead, memory_order_acquire)) {
 			*pp = w->next;
 			free(w);
@@ -55,9 +55,7 @@ int pbw_scan(int limit, const char **impl, const char **lib, int *op) {
 		}
 		uint64_t seq = atomic_load_explicit(&w->seq, memory_order_acquire);
 		uint64_t progress = atomic_load_explicit(&w->progress, memory_order_relaxed);
-		const _Atomic uint64_t *c = atomic_load_explicit(&w->count, memory_order_acquire);
-		uint64_t count = c != NULL ? atomic_load_explicit(c, memory_order_relaxed) : 0;
-		if ((seq & 1) != 0 && seq == w->last_seq && progress == w->last_progress && count == w->last_count) {
+		if ((seq & 1) != 0 && seq == w->last_seq && progress == w->last_progress) {
 			if (++w->stalled >= limit && hit == NULL && !w->reported) {
 				w->reported = 1;
 				hit = w;
@@ -67,48 +65,47 @@ int pbw_scan(int limit, const char **impl, const char **lib, int *op) {
 			w->reported = 0;
 			w->last_seq = seq;
 			w->last_progress = progress;
-			w->last_count = count;
 		}
 		pp = &w->next;
 	}
 	if (hit != NULL) {
-		const pbw_site *site = atomic_load_explicit(&hit->site, memory_order_relaxed);
+		const pbwd_site *site = atomic_load_explicit(&hit->site, memory_order_relaxed);
 		*impl = site != NULL && site->who != NULL ? site->who->impl : NULL;
 		*lib = site != NULL && site->who != NULL ? site->who->lib : NULL;
-		*op = site != NULL ? site->op : PBW_NONE;
+		*op = site != NULL ? site->op : PBWD_NONE;
 	}
-	pthread_mutex_unlock(&pbw_mu);
+	pthread_mutex_unlock(&pbwd_mu);
 	return hit != NULL;
 }
 
-static const char *const pbw_ops[PBW_NOPS] = {
-	[PBW_NONE] = "no call",
-	[PBW_CREATE] = "create",
-	[PBW_DESTROY] = "destroy",
-	[PBW_PREPARE] = "prepare",
-	[PBW_PARK] = "park",
-	[PBW_PARK_UNTIL] = "park_until",
-	[PBW_UNPARK] = "unpark",
-	[PBW_LOCK] = "lock",
-	[PBW_TRYLOCK] = "trylock",
-	[PBW_UNLOCK] = "unlock",
-	[PBW_WAIT] = "condvar wait",
-	[PBW_WAIT_UNTIL] = "condvar wait_until",
-	[PBW_NOTIFY_ONE] = "condvar notify_one",
-	[PBW_NOTIFY_ALL] = "condvar notify_all",
-	[PBW_LOT_PARK] = "lot park",
-	[PBW_LOT_UNPARK_ONE] = "lot unpark_one",
-	[PBW_LOT_UNPARK_ALL] = "lot unpark_all",
-	[PBW_LOT_REQUEUE] = "lot requeue",
-	[PBW_LOOP_LOCK] = "lock's C-thread loop (lock, unlock)",
-	[PBW_LOOP_PINGPONG] = "the C ping-pong (park, unpark)",
-	[PBW_LOOP_SELFWAKE] = "the C self-wake loop (unpark, park)",
+static const char *const pbwd_ops[PBWD_NOPS] = {
+	[PBWD_NONE] = "no call",
+	[PBWD_CREATE] = "create",
+	[PBWD_DESTROY] = "destroy",
+	[PBWD_PREPARE] = "prepare",
+	[PBWD_PARK] = "park",
+	[PBWD_PARK_UNTIL] = "park_until",
+	[PBWD_UNPARK] = "unpark",
+	[PBWD_LOCK] = "lock",
+	[PBWD_TRYLOCK] = "trylock",
+	[PBWD_UNLOCK] = "unlock",
+	[PBWD_WAIT] = "condvar wait",
+	[PBWD_WAIT_UNTIL] = "condvar wait_until",
+	[PBWD_NOTIFY_ONE] = "condvar notify_one",
+	[PBWD_NOTIFY_ALL] = "condvar notify_all",
+	[PBWD_LOT_PARK] = "lot park",
+	[PBWD_LOT_UNPARK_ONE] = "lot unpark_one",
+	[PBWD_LOT_UNPARK_ALL] = "lot unpark_all",
+	[PBWD_LOT_REQUEUE] = "lot requeue",
+	[PBWD_LOOP_LOCK] = "lock's C-thread loop (lock, unlock)",
+	[PBWD_LOOP_PINGPONG] = "the C ping-pong (park, unpark)",
+	[PBWD_LOOP_SELFWAKE] = "the C self-wake loop (unpark, park)",
 };
 
-const char *pbw_op_name(int op) {
-	if (op < 0 || op >= PBW_NOPS || pbw_ops[op] == NULL)
+const char *pbwd_op_name(int op) {
+	if (op < 0 || op >= PBWD_NOPS || pbwd_ops[op] == NULL)
 		return "a call";
-	return pbw_ops[op];
+	return pbwd_ops[op];
 }
 
 // ---- The crash note. A fault in a library's code is Go's to report (it
@@ -121,12 +118,12 @@ const char *pbw_op_name(int op) {
 // (SA_ONSTACK, and the previous handler called for the signals it does not
 // take; os/signal's "Go programs that use cgo or SWIG").
 
-static const int pbw_sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
-#define PBW_NSIGS ((int)(sizeof pbw_sigs / sizeof pbw_sigs[0]))
-static struct sigaction pbw_prev[PBW_NSIGS];
-static volatile sig_atomic_t pbw_noted;
+static const int pbwd_sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+#define PBWD_NSIGS ((int)(sizeof pbwd_sigs / sizeof pbwd_sigs[0]))
+static struct sigaction pbwd_prev[PBWD_NSIGS];
+static volatile sig_atomic_t pbwd_noted;
 
-static void pbw_puts(const char *s) {
+static void pbwd_puts(const char *s) {
 	size_t n = strlen(s);
 	while (n > 0) {
 		ssize_t k = write(2, s, n);
@@ -137,7 +134,7 @@ static void pbw_puts(const char *s) {
 	}
 }
 
-static const char *pbw_signame(int sig) {
+static const char *pbwd_signame(int sig) {
 	switch (sig) {
 	case SIGSEGV: return "SIGSEGV";
 	case SIGBUS: return "SIGBUS";
@@ -148,26 +145,26 @@ static const char *pbw_signame(int sig) {
 	return "a signal";
 }
 
-static void pbw_on_crash(int sig, siginfo_t *si, void *uc) {
-	pbw_slot *w = pbw_tls;
-	if (w != NULL && !pbw_noted && (atomic_load_explicit(&w->seq, memory_order_relaxed) & 1) != 0) {
-		pbw_noted = 1;
-		const pbw_site *site = atomic_load_explicit(&w->site, memory_order_relaxed);
-		const pbw_who *who = site != NULL ? site->who : NULL;
-		pbw_puts("parkbench: crash: ");
-		pbw_puts(pbw_signame(sig));
-		pbw_puts(" in implementation \"");
-		pbw_puts(who != NULL && who->impl != NULL ? who->impl : "?");
-		pbw_puts("\" of library ");
-		pbw_puts(who != NULL && who->lib != NULL ? who->lib : "?");
-		pbw_puts(", in ");
-		pbw_puts(pbw_op_name(site != NULL ? site->op : PBW_NONE));
-		pbw_puts(" (the library's code; Go's report of the signal follows)\n");
+static void pbwd_on_crash(int sig, siginfo_t *si, void *uc) {
+	pbwd_slot *w = pbwd_tls;
+	if (w != NULL && !pbwd_noted && (atomic_load_explicit(&w->seq, memory_order_relaxed) & 1) != 0) {
+		pbwd_noted = 1;
+		const pbwd_site *site = atomic_load_explicit(&w->site, memory_order_relaxed);
+		const pbwd_who *who = site != NULL ? site->who : NULL;
+		pbwd_puts("parkbench: crash: ");
+		pbwd_puts(pbwd_signame(sig));
+		pbwd_puts(" in implementation \"");
+		pbwd_puts(who != NULL && who->impl != NULL ? who->impl : "?");
+		pbwd_puts("\" of library ");
+		pbwd_puts(who != NULL && who->lib != NULL ? who->lib : "?");
+		pbwd_puts(", in ");
+		pbwd_puts(pbwd_op_name(site != NULL ? site->op : PBWD_NONE));
+		pbwd_puts(" (the library's code; Go's report of the signal follows)\n");
 	}
-	for (int i = 0; i < PBW_NSIGS; i++) {
-		if (pbw_sigs[i] != sig)
+	for (int i = 0; i < PBWD_NSIGS; i++) {
+		if (pbwd_sigs[i] != sig)
 			continue;
-		struct sigaction *p = &pbw_prev[i];
+		struct sigaction *p = &pbwd_prev[i];
 		if (p->sa_flags & SA_SIGINFO) {
 			p->sa_sigaction(sig, si, uc);
 			return;
@@ -183,14 +180,14 @@ static void pbw_on_crash(int sig, siginfo_t *si, void *uc) {
 	}
 }
 
-int pbw_crash_note(void) {
+int pbwd_crash_note(void) {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = pbw_on_crash;
+	sa.sa_sigaction = pbwd_on_crash;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
 	sigfillset(&sa.sa_mask);
-	for (int i = 0; i < PBW_NSIGS; i++) {
-		if (sigaction(pbw_sigs[i], &sa, &pbw_prev[i]) != 0)
+	for (int i = 0; i < PBWD_NSIGS; i++) {
+		if (sigaction(pbwd_sigs[i], &sa, &pbwd_prev[i]) != 0)
 			return errno;
 	}
 	return 0;
