@@ -23,7 +23,7 @@ func buildPlugin(t *testing.T, src string) string {
 	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(gcc, "-O2", "-shared", "-fPIC", "-I../../include", "-o", so, c).CombinedOutput(); err != nil {
+	if out, err := exec.Command(gcc, "-O2", "-shared", "-fPIC", "-I../../include", "-I../plugin/testdata", "-o", so, c).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
 	return so

@@ -50,55 +50,18 @@ func buildSO(t testing.TB, src string) string {
 	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(gcc, "-O2", "-shared", "-fPIC", "-I../../include", "-o", so, c).CombinedOutput()
+	out, err := exec.Command(gcc, "-O2", "-shared", "-fPIC", "-I../../include", "-Itestdata", "-o", so, c).CombinedOutput()
 	if err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
 	return so
 }
 
-// prelude is a correct futex-free token parker (a mutex and a condvar)
-// and a mutex, for the tables below to use or break.
+// prelude is a correct futex-free token parker (a mutex and a condvar:
+// testdata/misbehave.h's) and a mutex, for the tables below to use or
+// break.
 const prelude = `
-#include <pthread.h>
-#include <stdlib.h>
-#include <time.h>
-#include "parkbench.h"
-typedef struct { pthread_mutex_t m; pthread_cond_t c; int token; } tp;
-static void *tp_new(void) {
-	tp *p = calloc(1, sizeof *p);
-	pthread_condattr_t a;
-	pthread_condattr_init(&a);
-	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-	pthread_mutex_init(&p->m, NULL);
-	pthread_cond_init(&p->c, &a);
-	return p;
-}
-static void tp_park(void *v) {
-	tp *p = v;
-	pthread_mutex_lock(&p->m);
-	while (!p->token) pthread_cond_wait(&p->c, &p->m);
-	p->token = 0;
-	pthread_mutex_unlock(&p->m);
-}
-static int tp_park_until(void *v, int64_t d) {
-	tp *p = v;
-	struct timespec ts = {d / 1000000000, d % 1000000000};
-	pthread_mutex_lock(&p->m);
-	while (!p->token && pthread_cond_timedwait(&p->c, &p->m, &ts) == 0) {}
-	int r = p->token;
-	p->token = 0;
-	pthread_mutex_unlock(&p->m);
-	return r;
-}
-static void tp_unpark(void *v) {
-	tp *p = v;
-	pthread_mutex_lock(&p->m);
-	p->token = 1;
-	pthread_cond_signal(&p->c);
-	pthread_mutex_unlock(&p->m);
-}
-static void tp_free(void *v) { free(v); }
+#include "misbehave.h"
 static void *mx_new(void) { pthread_mutex_t *m = malloc(sizeof *m); pthread_mutex_init(m, NULL); return m; }
 static void mx_lock(void *m) { pthread_mutex_lock(m); }
 static void mx_unlock(void *m) { pthread_mutex_unlock(m); }
@@ -245,8 +208,8 @@ const struct pb_plugin *parkbench_plugin(void) { return &table; }`))
 // A park that never returns is named by the watchdog.
 func TestWatchdogNamesHangingPark(t *testing.T) {
 	so := buildSO(t, lib(`
-static void hang(void *v) { (void)v; for (;;) { struct timespec ts = {1, 0}; nanosleep(&ts, NULL); } }
-static const struct pb_parker pk = {tp_new, NULL, hang, tp_park_until, tp_unpark, tp_free};
+static void park_forever(void *v) { (void)v; hang(); }
+static const struct pb_parker pk = {tp_new, NULL, park_forever, tp_park_until, tp_unpark, tp_free};
 static const struct pb_impl impls[] = {{"hangs", "never returns from park", 1, &pk, NULL, NULL, NULL}};
 static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "t", "v", 1, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }`))
