@@ -181,6 +181,11 @@ static void pbwd_on_crash(int sig, siginfo_t *si, void *uc) {
 }
 
 int pbwd_crash_note(void) {
+	// Once: installed twice, the handler would chain to itself.
+	static int installed;
+	if (installed)
+		return 0;
+	installed = 1;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = pbwd_on_crash;
