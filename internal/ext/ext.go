@@ -343,6 +343,13 @@ func Restore(s []Impl) {
 	mu.Lock()
 	defer mu.Unlock()
 	impl = s
+	// A check's result belongs to the implementation that ran it: one of
+	// the same name registered later (another library) is checked anew.
+	for name := range checked {
+		if !slices.ContainsFunc(s, func(x Impl) bool { return x.Name == name }) {
+			delete(checked, name)
+		}
+	}
 }
 
 // Parkers is every parker backend: the built-in ones (parkers.All), then
