@@ -9,7 +9,7 @@
  * kinds of operations, each optional (NULL when absent):
  *
  *   parker   a thread or token parker (latency, selfwake, timeout, wake);
- *   mutex    a lock (lock, and herd and wake with a condvar);
+ *   mutex    a lock (lock, spin, and herd and wake with a condvar);
  *   condvar  a condition variable used with the same implementation's mutex
  *            (herd, wake);
  *   lot      parking-lot-style park/unpark on an address: without a parker,
