@@ -8,21 +8,33 @@
  * and the operations it provides. An implementation may provide any of four
  * kinds of operations, each optional (NULL when absent):
  *
- *   parker   a thread or token parker (latency, selfwake, wake);
- *   mutex    a lock (lock, and herd with a condvar);
+ *   parker   a thread or token parker (latency, selfwake, timeout, wake);
+ *   mutex    a lock (lock, spin, and herd and wake with a condvar);
  *   condvar  a condition variable used with the same implementation's mutex
- *            (herd);
- *   lot      parking-lot-style park/unpark on an address (latency, selfwake,
- *            wake, herd's requeue).
+ *            (herd, wake);
+ *   lot      parking-lot-style park/unpark on an address: without a parker,
+ *            park and unpark_one run where a parker does, as a token parker
+ *            on a word of the harness's (latency, selfwake, timeout, wake);
+ *            unpark_all and requeue are checked but no experiment calls
+ *            them yet.
  *
  * Threads: parkbench calls every operation from its own threads: Go
  * threads locked to their OS thread (through cgo), and, where an experiment
- * has a C floor, C threads that call the function pointers directly. A
+ * has a C floor, C threads that call the function pointers directly; never
+ * plain goroutines that may change threads between two calls (a run with
+ * --participants=goroutines leaves a plugin's implementations out). A
  * library must not assume it created the thread, must not spawn threads of
  * its own that call back, and must not unwind (a C++ exception or a Rust
  * panic) out of any operation.
  *
- * Time: every deadline is CLOCK_MONOTONIC, in nanoseconds.
+ * Every call is watched: one that has not returned after 30 s (a C-thread
+ * loop that has not finished an iteration) ends the run, naming the
+ * implementation and the call; a crash in the library is named on the first
+ * line of stderr before Go reports it (docs/plugins.md).
+ *
+ * Time: every deadline is CLOCK_MONOTONIC, in nanoseconds. A parker's
+ * park_until and a condvar's wait_until get a deadline of 0 or more (one
+ * already past is passed as it is); the lot's park gets -1 for none.
  *
  * Versioning: the host refuses a table whose abi field is not the version
  * it was built with. A later version adds fields only at the end of a
@@ -46,7 +58,9 @@ extern "C" {
  * prepare == NULL: a token parker (crossbeam's Parker, Rust std's
  *   thread::park). unpark may come before park; one pending token makes the
  *   next park return at once; tokens do not accumulate. park returns only
- *   with a token (a parker that may return spuriously must loop inside).
+ *   with a token (a parker that may return spuriously must loop inside):
+ *   the conformance check counts the returns against the unparks and
+ *   refuses a parker whose park returns without one.
  *
  * prepare != NULL: a thread parker (parking_lot_core's ThreadParkerT).
  *   The owner calls prepare, then (after checking its own condition) park;

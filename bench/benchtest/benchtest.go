@@ -14,7 +14,6 @@ package benchtest
 
 import (
 	"testing"
-	"time"
 
 	"github.com/parkbench/parkbench/bench"
 	"github.com/parkbench/parkbench/internal/parkers"
@@ -27,7 +26,7 @@ import (
 func Conformance(t testing.TB, newParker func() bench.Parker) {
 	t.Helper()
 	newTok := func() parkers.TokenParker { return newParker() }
-	if err := parkers.CheckToken(newTok, parkers.ConformCycles, 5*time.Second); err != nil {
+	if err := parkers.CheckToken(newTok, parkers.ConformCycles, parkers.ConformLimit); err != nil {
 		t.Fatalf("parker conformance: %v", err)
 	}
 }

@@ -13,8 +13,12 @@ import "io"
 
 // Main runs parkbench with args (without the program name) on the process's
 // stdout and stderr and returns the exit status: 0, 1 (a failed run or a
-// regression), 2 (bad input), 130 (interrupted).
+// regression), 2 (bad input), 130 (interrupted). It owns the process's
+// SIGINT and SIGTERM while it runs (common.go, "Signals").
 func Main(args []string) int { return execute(args) }
 
 // MainTo is Main writing to stdout and stderr.
-func MainTo(args []string, stdout, stderr io.Writer) int { return executeTo(args, stdout, stderr) }
+func MainTo(args []string, stdout, stderr io.Writer) int {
+	defer installInterrupts()()
+	return executeTo(args, stdout, stderr)
+}

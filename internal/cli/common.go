@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/parkbench/parkbench/internal/report"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/textfmt"
+	"github.com/parkbench/parkbench/internal/undo"
 )
 
 // outputFlags are the flags every measuring command shares.
@@ -184,12 +186,115 @@ func notSaved(cmd *cobra.Command) string {
 	return "result not saved: --out FILE writes it (versioned JSON: parkbench report, compare and plot read it)"
 }
 
-// signalContext is cancelled on SIGINT or SIGTERM. Experiments check it
-// between configurations and rounds, restore what they changed (affinity is
+// Signals. SIGINT and SIGTERM always end the run, with status 130 and
+// nothing written. The process's handler (installInterrupts: Main installs
+// it for the life of the process) cancels every context signalContext made:
+// experiments check it between configurations and rounds (and the C
+// ping-pong within a round trip), restore what they changed (affinity is
 // per retired thread; GOMAXPROCS and GC through runenv) and return
-// context.Canceled; nothing is written then.
+// context.Canceled, and the command exits 130. A run that cannot return,
+// because a thread is blocked in a library's code (a hung foreign call, or
+// a C-thread lock round that blocks in C until it ends), is ended by the
+// handler itself: if the command has not returned interruptGrace after the
+// signal, or at a second signal, it prints "interrupted; no result
+// written", runs what the run registered to put back (internal/undo) and
+// exits 130. A blocked C thread cannot be taken back; the process can still
+// exit. The one thing it waits for is a result being written (emit): a file
+// is written whole or not at all.
+
+// interruptGrace is how long a run has, after SIGINT or SIGTERM, to return
+// by itself.
+const interruptGrace = 500 * time.Millisecond
+
+var interrupts struct {
+	mu       sync.Mutex
+	cancels  map[*context.CancelFunc]bool
+	signaled bool
+	writing  int
+}
+
+// installInterrupts starts the process's SIGINT/SIGTERM handler; stop
+// removes it.
+func installInterrupts() (stop func()) {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		for n := 1; ; n++ {
+			select {
+			case <-ch:
+			case <-done:
+				return
+			}
+			interrupted()
+			if n == 1 {
+				time.AfterFunc(interruptGrace, forceInterrupt)
+			} else {
+				forceInterrupt()
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}
+
+// interrupted cancels every run's context, and those made from now on.
+func interrupted() {
+	interrupts.mu.Lock()
+	defer interrupts.mu.Unlock()
+	interrupts.signaled = true
+	for c := range interrupts.cancels {
+		(*c)()
+	}
+}
+
+// forceInterrupt ends the process (130), unless a result is being
+// written: that command ends as soon as it is.
+func forceInterrupt() {
+	interrupts.mu.Lock()
+	writing := interrupts.writing > 0
+	interrupts.mu.Unlock()
+	if writing {
+		return
+	}
+	fmt.Fprintln(os.Stderr, "parkbench: interrupted; no result written")
+	undo.Exit(exitInterrupted)
+}
+
+// writingResult keeps forceInterrupt from ending the process until done is
+// called.
+func writingResult() (done func()) {
+	interrupts.mu.Lock()
+	interrupts.writing++
+	interrupts.mu.Unlock()
+	return func() {
+		interrupts.mu.Lock()
+		interrupts.writing--
+		interrupts.mu.Unlock()
+	}
+}
+
+// signalContext is cancelled on SIGINT or SIGTERM (see above).
 func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	key := &cancel
+	interrupts.mu.Lock()
+	defer interrupts.mu.Unlock()
+	if interrupts.signaled {
+		cancel()
+	}
+	if interrupts.cancels == nil {
+		interrupts.cancels = map[*context.CancelFunc]bool{}
+	}
+	interrupts.cancels[key] = true
+	return ctx, func() {
+		interrupts.mu.Lock()
+		delete(interrupts.cancels, key)
+		interrupts.mu.Unlock()
+		cancel()
+	}
 }
 
 // runErr maps an experiment error to the exit status: interrupted (130),
@@ -295,10 +400,16 @@ func measure(cmd *cobra.Command, of *outputFlags, fields map[string]string, plan
 		}
 	}
 	exps, err := run(ctx, progress(cmd, of))
+	if err == nil && ctx.Err() != nil {
+		// The signal came as the last round ended: still an
+		// interrupted run, written nowhere.
+		err = ctx.Err()
+	}
 	if err != nil {
 		return nil, runErr(err, fields)
 	}
 	f.Experiments = exps
+	defer writingResult()()
 	return f, emit(cmd, of, f)
 }
 

@@ -71,9 +71,16 @@ func renderList(w io.Writer, platform, defaultParker string, reg []experiments.E
 		head := fmt.Sprintf("%s %s", e.Name, flag)
 		shown := impls
 		for _, d := range done {
-			if len(d.impls) > 1 && len(d.impls) < len(impls) && contains(impls, d.impls) {
-				head += fmt.Sprintf(": every %s implementation above, and", d.exp)
-				shown = slices.DeleteFunc(slices.Clone(impls), func(im driver.ImplInfo) bool { return slices.Contains(d.impls, im) })
+			// The goroutine-only rows of one experiment (latency's) do
+			// not keep another that has every other row from saying so.
+			above := slices.DeleteFunc(slices.Clone(d.impls), func(im driver.ImplInfo) bool { return im.GoroutinesOnly })
+			if len(above) > 1 && len(above) < len(impls) && contains(impls, above) {
+				head += fmt.Sprintf(": every %s implementation above", d.exp)
+				if len(above) < len(d.impls) {
+					head += " (not the goroutine-only ones)"
+				}
+				head += ", and"
+				shown = slices.DeleteFunc(slices.Clone(impls), func(im driver.ImplInfo) bool { return slices.Contains(above, im) })
 				break
 			}
 		}

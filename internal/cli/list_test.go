@@ -31,8 +31,17 @@ var accepts = map[string]struct {
 		o := latency.QuickLatencyOptions()
 		o.Impls = []string{n}
 		o.Placements = []string{"unpinned"}
+		if slices.ContainsFunc(latency.GoroutineImpls(), func(im driver.ImplInfo) bool { return im.Name == n }) {
+			o.Participants = []string{driver.Goroutines}
+		}
 		return o.Validate()
-	}, latency.ImplNames},
+	}, func() []string {
+		names := latency.ImplNames()
+		for _, im := range latency.GoroutineImpls() {
+			names = append(names, im.Name)
+		}
+		return names
+	}},
 	"selfwake": {withImpl(latency.QuickSelfwakeOptions, "Impls"), latency.SelfwakeImplNames},
 	"herd":     {withImpl(herd.QuickOptions, "Impls"), herd.ImplNames},
 	"timeout":  {withImpl(timeout.QuickOptions, "Impls"), timeout.ImplNames},

@@ -12,6 +12,8 @@ import (
 	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/plugin"
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/textfmt"
+	"github.com/parkbench/parkbench/internal/watch"
 )
 
 // The --plugin flag: shared libraries of the C ABI (include/parkbench.h,
@@ -34,14 +36,20 @@ func measuring(name string) bool {
 }
 
 // loadPlugins loads $PARKBENCH_PLUGIN and every --plugin, registers their
-// implementations, and (for a measuring command) checks their parkers.
-// Every refusal is bad input (exit 2), before anything is measured or
-// written.
+// implementations, starts the watchdog over their calls, and (for a
+// measuring command) checks their parkers. Every refusal is bad input (exit
+// 2), before anything is measured or written. A parker that fails its
+// conformance check is not a refusal of the library: that parker is not
+// measured (a note on stderr says why, and naming it in --impl is refused
+// with the reason), the library's other implementations and kinds are.
 func loadPlugins(cmd *cobra.Command) error {
 	flags, _ := cmd.Flags().GetStringArray("plugin")
 	paths := plugin.Paths(os.Getenv(plugin.EnvVar), flags)
 	if len(paths) == 0 {
 		return nil
+	}
+	if err := watch.ParseEnv(); err != nil {
+		return usageError{err}
 	}
 	libs, err := plugin.Load(paths)
 	if err != nil {
@@ -54,10 +62,11 @@ func loadPlugins(cmd *cobra.Command) error {
 	if err := experiments.AddExternal(impls...); err != nil {
 		return usagef("--plugin: %v", err)
 	}
-	plugin.StartWatchdog()
+	watch.Start()
 	if measuring(cmd.Name()) {
-		if err := experiments.CheckExternal(); err != nil {
-			return usagef("--plugin: %v", err)
+		for _, r := range experiments.CheckExternal() {
+			watch.Excuse(r.Impl.Name)
+			fmt.Fprintln(cmd.ErrOrStderr(), textfmt.Wrap("parkbench: note: "+r.Note(), textfmt.Columns, "", "    "))
 		}
 	}
 	return nil

@@ -101,7 +101,11 @@ func versionString() string {
 	return v + " " + t.GoVersion
 }
 
-func execute(args []string) int { return executeTo(args, os.Stdout, os.Stderr) }
+// execute is Main: the process's signal handler, then executeTo.
+func execute(args []string) int {
+	defer installInterrupts()()
+	return executeTo(args, os.Stdout, os.Stderr)
+}
 
 // executeTo runs parkbench with args, writing to stdout and stderr, and
 // returns the exit status.

@@ -18,7 +18,12 @@
 
 #include "cref.h"
 #include "cref_os.h"
+#include "cref_watch.h"
 #include "parkbench.h"
+
+pbwd_self_fn cref_wself;
+
+void cref_watch_init(void *self) { cref_wself = (pbwd_self_fn)self; }
 
 // One side's mailbox. The waker writes stamp (and, when sampled, its CPU),
 // then sets flag; the woken side reads stamp after it sees flag (acquire),
@@ -36,7 +41,9 @@ struct cref_pair {
 	cref_slot slot[2];
 	int mode;
 	// CREF_PLUGIN: the plugin's parker (each side's made by create on
-	// that side's thread), or, when it has none, its lot operations.
+	// that side's thread), or, when it has none, its lot operations; f
+	// names them for the watchdog (NULL for the built-in floors).
+	const pbwd_foreign *f;
 	const struct pb_parker *pk;
 	const struct pb_lot *lot;
 	void *ph[2];
@@ -156,7 +163,7 @@ static inline void send(struct cref_pair *p, int peer, long i) {
 // each trip (send, then wait); side 1 answers (wait, then send). The woken
 // side clears its own flag before it sends back, and the peer only sets it
 // again after receiving that send, so a flag is never set twice in a row.
-static void run_round(struct cref_pair *p, int me) {
+static void run_round(struct cref_pair *p, int me, pbwd_slot *w) {
 	int peer = 1 - me;
 	long n = p->n;
 	int64_t *out = p->samples + (long)me * n;
@@ -164,7 +171,11 @@ static void run_round(struct cref_pair *p, int me) {
 	cref_side r = {0};
 	r.done = n;
 	int64_t csw0 = cref_thread_csw(me);
+	// Watched from here to the round's end: the round trips are the
+	// progress.
+	pbwd_enter(w, cref_site(p->f, PBWD_LOOP_PINGPONG));
 	for (long i = 0; i < n; i++) {
+		pbwd_progress(w, (uint64_t)i);
 		if (me == 0) {
 			// A stop request ends the round here, between round trips:
 			// side 1 is then waiting for this side's send, so it is told
@@ -199,6 +210,7 @@ static void run_round(struct cref_pair *p, int me) {
 		if (me == 1)
 			send(p, peer, i);
 	}
+	pbwd_leave(w);
 	r.csw = cref_thread_csw(me) - csw0;
 	p->res[me] = r;
 }
@@ -216,23 +228,30 @@ static void *thread_main(void *a) {
 	p->tid[me] = cref_gettid(); // read by cref_tid after the first round's barriers
 	if (p->cpu[me] >= 0)
 		p->pin_err[me] = cref_pin(p->cpu[me]);
+	pbwd_slot spare, *w = cref_wslot(p->f, &spare);
 	// The parker is made on its owner thread, before the first round:
 	// the start barrier orders it before the peer's first unpark.
-	if (p->pk != NULL)
+	if (p->pk != NULL) {
+		pbwd_enter(w, cref_site(p->f, PBWD_CREATE));
 		p->ph[me] = p->pk->create();
+		pbwd_leave(w);
+	}
 	for (;;) {
 		cref_barrier_wait(&p->start);
 		if (p->quit) {
-			if (p->pk != NULL)
+			if (p->pk != NULL) {
+				pbwd_enter(w, cref_site(p->f, PBWD_DESTROY));
 				p->pk->destroy(p->ph[me]);
+				pbwd_leave(w);
+			}
 			return NULL;
 		}
-		run_round(p, me);
+		run_round(p, me, w);
 		cref_barrier_wait(&p->end);
 	}
 }
 
-cref_pair *cref_open(int mode, const struct pb_impl *impl, int cpu0, int cpu1, int sample_cpu, long gap_ns, long cap, int *err) {
+cref_pair *cref_open(int mode, const pbwd_foreign *f, int cpu0, int cpu1, int sample_cpu, long gap_ns, long cap, int *err) {
 	struct cref_pair *p;
 	*err = 0;
 	if (posix_memalign((void **)&p, 64, sizeof *p) != 0) {
@@ -242,8 +261,9 @@ cref_pair *cref_open(int mode, const struct pb_impl *impl, int cpu0, int cpu1, i
 	memset(p, 0, sizeof *p);
 	p->mode = mode;
 	if (mode == CREF_PLUGIN) {
-		p->pk = impl->parker;
-		p->lot = impl->parker == NULL ? impl->lot : NULL;
+		p->f = f;
+		p->pk = f->impl->parker;
+		p->lot = f->impl->parker == NULL ? f->impl->lot : NULL;
 	}
 	p->cpu[0] = cpu0;
 	p->cpu[1] = cpu1;
@@ -349,36 +369,53 @@ long cref_selfwake(int mode, long pairs, long nsamples, int64_t *out) {
 	return slept;
 }
 
-// cref_selfwake_plugin is cref_selfwake with impl's parker: a token
+// cref_selfwake_plugin is cref_selfwake with f's parker: a token
 // parker's unpark then park (the token makes park return at once), a
 // thread parker's prepare, unpark, park; or, without a parker, the lot's
 // unpark_one (nobody parked) then park with an expected value the word
-// does not hold (invalid: it returns at once, as c-futex's EAGAIN).
-void cref_selfwake_plugin(const struct pb_impl *impl, long pairs, long nsamples, int64_t *out) {
+// does not hold (invalid: it returns at once, as c-futex's EAGAIN). Whether
+// a wait slept is the library's to know: nothing is counted.
+void cref_selfwake_plugin(const pbwd_foreign *f, long pairs, long nsamples, int64_t *out) {
 	static _Atomic uint32_t word = 1;
+	const struct pb_impl *impl = f->impl;
 	const struct pb_parker *pk = impl->parker;
-	void *h = pk != NULL ? pk->create() : NULL;
+	pbwd_slot spare, *w = cref_wslot(f, &spare);
+	void *h = NULL;
+	if (pk != NULL) {
+		pbwd_enter(w, cref_site(f, PBWD_CREATE));
+		h = pk->create();
+		pbwd_leave(w);
+	}
+	pbwd_enter(w, cref_site(f, PBWD_LOOP_SELFWAKE));
+	uint64_t it = 0; // pairs done: the progress
 	for (long k = 0; k < nsamples; k++) {
 		int64_t t0 = now_ns();
 		if (pk != NULL && pk->prepare != NULL) {
 			for (long i = 0; i < pairs; i++) {
+				pbwd_progress(w, ++it);
 				pk->prepare(h);
 				pk->unpark(h);
 				pk->park(h);
 			}
 		} else if (pk != NULL) {
 			for (long i = 0; i < pairs; i++) {
+				pbwd_progress(w, ++it);
 				pk->unpark(h);
 				pk->park(h);
 			}
 		} else {
 			for (long i = 0; i < pairs; i++) {
+				pbwd_progress(w, ++it);
 				impl->lot->unpark_one((const uint32_t *)&word);
 				impl->lot->park((const uint32_t *)&word, 0, -1);
 			}
 		}
 		out[k] = now_ns() - t0;
 	}
-	if (pk != NULL)
+	pbwd_leave(w);
+	if (pk != NULL) {
+		pbwd_enter(w, cref_site(f, PBWD_DESTROY));
 		pk->destroy(h);
+		pbwd_leave(w);
+	}
 }

@@ -26,8 +26,10 @@
 package cref
 
 /*
-#cgo CFLAGS: -O2 -std=gnu11 -I${SRCDIR}/../../include
+#cgo CFLAGS: -O2 -std=gnu11 -I${SRCDIR}/../../include -I${SRCDIR}/../watch
+#cgo pbnowatch CFLAGS: -DPBWD_OFF
 #include "cref.h"
+#include "cref_watch.h"
 #include "parkbench.h"
 */
 import "C"
@@ -38,7 +40,12 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/parkbench/parkbench/internal/watch"
 )
+
+// The C-thread rows that call a plugin keep watch slots (cref_watch.h).
+func init() { C.cref_watch_init(watch.Self()) }
 
 // Available returns nil: the reference runs here.
 func Available() error { return nil }
@@ -64,8 +71,9 @@ func Open(mode Mode, cpus [2]int, capacity int, gap time.Duration, sampleCPU boo
 	return open(mode, nil, cpus, capacity, gap, sampleCPU)
 }
 
-// OpenPlugin is Open for a plugin's implementation (a struct pb_impl of
-// include/parkbench.h with a parker or lot operations): the same
+// OpenPlugin is Open for a plugin's implementation (ext.Impl.C: its struct
+// pb_impl of include/parkbench.h, with a parker or lot operations, and who
+// it is for the watchdog, internal/watch/watch.h's pbwd_foreign): the same
 // ping-pong, its threads calling the library's function pointers.
 func OpenPlugin(plugin unsafe.Pointer, cpus [2]int, capacity int, gap time.Duration, sampleCPU bool) (*Pair, error) {
 	return open(Plugin, plugin, cpus, capacity, gap, sampleCPU)
@@ -80,7 +88,7 @@ func open(mode Mode, plugin unsafe.Pointer, cpus [2]int, capacity int, gap time.
 	if sampleCPU {
 		sc = 1
 	}
-	p := C.cref_open(C.int(mode), (*C.struct_pb_impl)(plugin), C.int(cpus[0]), C.int(cpus[1]), sc, C.long(gap), C.long(capacity), &cerr)
+	p := C.cref_open(C.int(mode), (*C.pbwd_foreign)(plugin), C.int(cpus[0]), C.int(cpus[1]), sc, C.long(gap), C.long(capacity), &cerr)
 	if p == nil {
 		return nil, fmt.Errorf("cref: starting C threads: %w", syscall.Errno(cerr))
 	}
@@ -188,11 +196,11 @@ func Selfwake(mode Mode, pairs int, out []int64) int {
 }
 
 // SelfwakePlugin is Selfwake with a plugin's parker (or its lot
-// operations): whether a wait slept is the library's secret, so it
-// returns 0.
+// operations; plugin is ext.Impl.C): whether a wait slept is the
+// library's secret, so it returns -1 (unknown).
 func SelfwakePlugin(plugin unsafe.Pointer, pairs int, out []int64) int {
 	if len(out) > 0 {
-		C.cref_selfwake_plugin((*C.struct_pb_impl)(plugin), C.long(pairs), C.long(len(out)), (*C.int64_t)(unsafe.Pointer(&out[0])))
+		C.cref_selfwake_plugin((*C.pbwd_foreign)(plugin), C.long(pairs), C.long(len(out)), (*C.int64_t)(unsafe.Pointer(&out[0])))
 	}
-	return 0
+	return -1
 }

@@ -6,7 +6,7 @@
 // its parker, or else its lot operations.
 enum { CREF_FUTEX = 0, CREF_SPIN = 1, CREF_ULOCK = 2, CREF_PLUGIN = 3 };
 
-struct pb_impl;
+struct pbwd_foreign;
 
 // What one side measured in a round.
 typedef struct {
@@ -21,7 +21,8 @@ typedef struct cref_pair cref_pair;
 
 // cref_open starts the two threads, pinned to cpu0 / cpu1 (-1: unpinned),
 // with room for cap round trips per round. NULL and *err on failure.
-cref_pair *cref_open(int mode, const struct pb_impl *impl, int cpu0, int cpu1, int sample_cpu, long gap_ns, long cap, int *err);
+// CREF_PLUGIN runs f's parker (internal/watch's pbwd_foreign), NULL otherwise.
+cref_pair *cref_open(int mode, const struct pbwd_foreign *f, int cpu0, int cpu1, int sample_cpu, long gap_ns, long cap, int *err);
 // cref_pin_error is side me's pthread_setaffinity_np result (valid after
 // the first round).
 int cref_pin_error(cref_pair *p, int me);
@@ -42,5 +43,8 @@ void cref_round(cref_pair *p, long n, cref_side *res0, cref_side *res1, int64_t 
 void cref_stop(cref_pair *p);
 void cref_close(cref_pair *p);
 long cref_selfwake(int mode, long pairs, long nsamples, int64_t *out);
-// cref_selfwake_plugin is cref_selfwake with impl's parker (or its lot).
-void cref_selfwake_plugin(const struct pb_impl *impl, long pairs, long nsamples, int64_t *out);
+// cref_selfwake_plugin is cref_selfwake with f's parker (or its lot); it
+// counts no slept waits (the library's secret).
+void cref_selfwake_plugin(const struct pbwd_foreign *f, long pairs, long nsamples, int64_t *out);
+// cref_watch_init gives the C-thread rows internal/watch's pbwd_self.
+void cref_watch_init(void *self);

@@ -52,4 +52,4 @@ func OpenPlugin(plugin unsafe.Pointer, cpus [2]int, capacity int, gap time.Durat
 }
 
 // SelfwakePlugin measures nothing in this build.
-func SelfwakePlugin(plugin unsafe.Pointer, pairs int, out []int64) int { return 0 }
+func SelfwakePlugin(plugin unsafe.Pointer, pairs int, out []int64) int { return -1 }

@@ -102,12 +102,17 @@ static void *pb_lk_thread(void *p) {
 	uint64_t rng = r->seed ^ ((uint64_t)(a->i + 1) * 0x9E3779B97F4A7C15ull);
 	double value = 0, local = 0;
 	int64_t n = 0;
+	pbwd_slot spare, *w = cref_wslot(r->f, &spare);
 	pthread_mutex_lock(&r->gate_mu);
 	r->ready++;
 	pthread_cond_broadcast(&r->gate_cv);
 	while (!r->go) pthread_cond_wait(&r->gate_cv, &r->gate_mu);
 	pthread_mutex_unlock(&r->gate_mu);
+	// Watched from the gate to the stop flag: the count of acquisitions
+	// is the progress.
+	pbwd_enter(w, cref_site(r->f, PBWD_LOOP_LOCK));
 	while (!atomic_load_explicit(&r->stop, memory_order_relaxed)) {
+		pbwd_progress(w, (uint64_t)n);
 		pb_lk *l = &r->locks[0];
 		if (nlocks > 1) {
 			rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
@@ -140,6 +145,7 @@ static void *pb_lk_thread(void *p) {
 		}
 		n++;
 	}
+	pbwd_leave(w);
 	s->count = n;
 	// The timed acquisitions are those numbered 0, mask+1, 2(mask+1), ...
 	s->checked = check_all ? n : (n + mask) / (mask + 1);
@@ -165,12 +171,30 @@ static int64_t pb_lk_cpu(void) {
 // stop (relaxed, as mutex.rs's keep_going) and joins. On success it
 // returns the run (free with pb_lk_free) and wall/cpu; NULL and *err on
 // failure.
-pb_lk_run *pb_lk_run_once(int mode, const struct pb_mutex *ops, int pattern, int nthreads, int nlocks, int win, int wbetween,
+// pb_lk_create and pb_lk_destroy are f's create and destroy on the
+// calling thread, watched.
+static void *pb_lk_create(const pbwd_foreign *f) {
+	pbwd_slot spare, *w = cref_wslot(f, &spare);
+	pbwd_enter(w, cref_site(f, PBWD_CREATE));
+	void *m = f->impl->mutex->create();
+	pbwd_leave(w);
+	return m;
+}
+
+static void pb_lk_destroy(const pbwd_foreign *f, void *m) {
+	pbwd_slot spare, *w = cref_wslot(f, &spare);
+	pbwd_enter(w, cref_site(f, PBWD_DESTROY));
+	f->impl->mutex->destroy(m);
+	pbwd_leave(w);
+}
+
+pb_lk_run *pb_lk_run_once(int mode, const pbwd_foreign *f, int pattern, int nthreads, int nlocks, int win, int wbetween,
 		int64_t hold_sleep_ns, int64_t duration_ns, int sample_every, uint64_t seed,
 		int64_t *wall, int64_t *cpu, int *err) {
 	pb_lk_run *r = calloc(1, sizeof *r);
 	if (!r) { *err = ENOMEM; return NULL; }
-	r->mode = mode; r->ops = ops; r->pattern = pattern; r->nthreads = nthreads; r->nlocks = nlocks;
+	const struct pb_mutex *ops = mode == PB_LK_PLUGIN ? f->impl->mutex : NULL;
+	r->mode = mode; r->ops = ops; r->f = mode == PB_LK_PLUGIN ? f : NULL; r->pattern = pattern; r->nthreads = nthreads; r->nlocks = nlocks;
 	r->win = win; r->wbetween = wbetween; r->sample_mask = sample_every - 1;
 	r->hold_sleep_ns = hold_sleep_ns; r->seed = seed | 1;
 	r->locks = aligned_alloc(64, sizeof(pb_lk) * (size_t)nlocks);
@@ -186,7 +210,7 @@ pb_lk_run *pb_lk_run_once(int mode, const struct pb_mutex *ops, int pattern, int
 	memset(r->slots, 0, sizeof(pb_lk_slot) * (size_t)nthreads);
 	for (int i = 0; i < nlocks; i++) {
 		pb_lk_mutex_init(mode, &r->locks[i].mu);
-		if (mode == PB_LK_PLUGIN) r->locks[i].pm = ops->create();
+		if (mode == PB_LK_PLUGIN) r->locks[i].pm = pb_lk_create(f);
 	}
 	pthread_mutex_init(&r->gate_mu, NULL);
 	pthread_cond_init(&r->gate_cv, NULL);
@@ -216,7 +240,7 @@ pb_lk_run *pb_lk_run_once(int mode, const struct pb_mutex *ops, int pattern, int
 	for (int i = 0; i < nthreads; i++) pthread_join(th[i], NULL);
 	for (int i = 0; i < nlocks; i++) {
 		pthread_mutex_destroy(&r->locks[i].mu);
-		if (mode == PB_LK_PLUGIN) ops->destroy(r->locks[i].pm);
+		if (mode == PB_LK_PLUGIN) pb_lk_destroy(f, r->locks[i].pm);
 	}
 	free(th); free(args);
 	return r;
@@ -261,20 +285,26 @@ double pb_lk_work_ns(long iters) {
 }
 
 // pb_lk_uncontended_ns is one thread's lock+unlock pair of mode, in ns.
-double pb_lk_uncontended_ns(int mode, const struct pb_mutex *ops, long iters) {
+double pb_lk_uncontended_ns(int mode, const pbwd_foreign *f, long iters) {
+	if (mode != PB_LK_PLUGIN) f = NULL;
+	const struct pb_mutex *ops = f != NULL ? f->impl->mutex : NULL;
 	pb_lk *l = aligned_alloc(64, sizeof(pb_lk));
 	if (!l) return -1;
 	memset(l, 0, sizeof *l);
 	pb_lk_mutex_init(mode, &l->mu);
-	if (mode == PB_LK_PLUGIN) l->pm = ops->create();
+	if (mode == PB_LK_PLUGIN) l->pm = pb_lk_create(f);
+	pbwd_slot spare, *w = cref_wslot(f, &spare);
+	pbwd_enter(w, cref_site(f, PBWD_LOOP_LOCK));
 	int64_t t0 = pb_lk_now();
 	for (long k = 0; k < iters; k++) {
+		pbwd_progress(w, (uint64_t)k);
 		pb_lk_acquire(mode, ops, l);
 		pb_lk_release(mode, ops, l);
 	}
 	int64_t t1 = pb_lk_now();
+	pbwd_leave(w);
 	pthread_mutex_destroy(&l->mu);
-	if (mode == PB_LK_PLUGIN) ops->destroy(l->pm);
+	if (mode == PB_LK_PLUGIN) pb_lk_destroy(f, l->pm);
 	free(l);
 	return (double)(t1 - t0) / (double)iters;
 }

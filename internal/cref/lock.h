@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "parkbench.h"
+#include "cref_watch.h"
 
 // PB_LK_PLUGIN locks a plugin's pb_mutex (include/parkbench.h) through its
 // function pointers, one per lock, made by its create.
@@ -54,6 +55,7 @@ typedef struct {
 typedef struct {
 	int mode, pattern, nthreads, nlocks, win, wbetween, sample_mask;
 	const struct pb_mutex *ops; // PB_LK_PLUGIN
+	const pbwd_foreign *f;       // PB_LK_PLUGIN: whose ops, for the watchdog
 	int64_t hold_sleep_ns;
 	uint64_t seed;
 	pb_lk *locks;
@@ -76,8 +78,9 @@ void pb_lk_free(pb_lk_run *r);
 // gate once all have arrived, sleeps duration_ns, sets
 // stop (relaxed, as mutex.rs's keep_going) and joins. On success it
 // returns the run (free with pb_lk_free) and wall/cpu; NULL and *err on
-// failure.
-pb_lk_run *pb_lk_run_once(int mode, const struct pb_mutex *ops, int pattern, int nthreads, int nlocks, int win, int wbetween,
+// failure. f is the plugin's implementation for PB_LK_PLUGIN (NULL
+// otherwise): each thread's loop is watched (cref_watch.h).
+pb_lk_run *pb_lk_run_once(int mode, const pbwd_foreign *f, int pattern, int nthreads, int nlocks, int win, int wbetween,
 		int64_t hold_sleep_ns, int64_t duration_ns, int sample_every, uint64_t seed,
 		int64_t *wall, int64_t *cpu, int *err);
 
@@ -95,8 +98,9 @@ int64_t pb_lk_hist(pb_lk_run *r, int i, int b);
 // loop (the shared value may live in a register for the loop's length).
 double pb_lk_work_ns(long iters);
 
-// pb_lk_uncontended_ns is one thread's lock+unlock pair of mode, in ns.
-double pb_lk_uncontended_ns(int mode, const struct pb_mutex *ops, long iters);
+// pb_lk_uncontended_ns is one thread's lock+unlock pair of mode, in ns
+// (f as for pb_lk_run_once).
+double pb_lk_uncontended_ns(int mode, const pbwd_foreign *f, long iters);
 
 // The Go pthread implementation's mutex: padded like the benchmark's.
 pb_lk *pb_mutex_new(void);

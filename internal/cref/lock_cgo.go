@@ -36,7 +36,7 @@ func LockRun(cfg LockRunConfig) (LockRunResult, error) {
 	}
 	var wall, cpu C.int64_t
 	var cerr C.int
-	r := C.pb_lk_run_once(C.int(cfg.Mode), mutexOps(cfg.Mode, cfg.Plugin), C.int(cfg.Pattern), C.int(cfg.Threads), C.int(cfg.Locks),
+	r := C.pb_lk_run_once(C.int(cfg.Mode), foreign(cfg.Mode, cfg.Plugin), C.int(cfg.Pattern), C.int(cfg.Threads), C.int(cfg.Locks),
 		C.int(cfg.WorkIn), C.int(cfg.WorkBetween), C.int64_t(cfg.HoldSleep), C.int64_t(cfg.Duration),
 		C.int(cfg.SampleEvery), C.uint64_t(cfg.Seed), &wall, &cpu, &cerr)
 	if r == nil {
@@ -66,15 +66,15 @@ func LockWorkNs(iters int) float64 { return float64(C.pb_lk_work_ns(C.long(iters
 // LockUncontendedNs is one C thread's lock+unlock pair of mode in ns, over
 // iters pairs (no cgo crossing inside).
 func LockUncontendedNs(mode LockMode, plugin unsafe.Pointer, iters int) float64 {
-	return float64(C.pb_lk_uncontended_ns(C.int(mode), mutexOps(mode, plugin), C.long(iters)))
+	return float64(C.pb_lk_uncontended_ns(C.int(mode), foreign(mode, plugin), C.long(iters)))
 }
 
-// mutexOps is the pb_mutex of plugin (a struct pb_impl) for LockPlugin.
-func mutexOps(mode LockMode, plugin unsafe.Pointer) *C.struct_pb_mutex {
+// foreign is plugin (ext.Impl.C: a pbwd_foreign) for LockPlugin, else nil.
+func foreign(mode LockMode, plugin unsafe.Pointer) *C.pbwd_foreign {
 	if mode != LockPlugin || plugin == nil {
 		return nil
 	}
-	return (*C.struct_pb_impl)(plugin).mutex
+	return (*C.pbwd_foreign)(plugin)
 }
 
 // CgoCallNs is the cost of one empty cgo call in ns (the crossing the Go

@@ -14,7 +14,6 @@ package ext
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -87,11 +86,14 @@ type Impl struct {
 	NewCond func(Locker) Cond
 	// Lot is the parking-lot operations.
 	Lot Lot
-	// C is the implementation's struct pb_impl for the C floors (C
-	// threads calling its function pointers), nil for a Go one.
+	// C is the implementation's pbw_foreign (internal/watch/watch.h: its
+	// struct pb_impl and who it is) for the C floors (C threads calling
+	// its function pointers), nil for a Go one.
 	C unsafe.Pointer
-	// Check, if set, runs before the first measurement (the parker's
-	// conformance check); its error refuses the implementation.
+	// Check, if set, runs before the first measurement; Register sets it
+	// to the parker's conformance check (parkers.CheckThread or
+	// CheckToken) for an implementation with a parker. Its error refuses
+	// the parker (Backend says why), not the implementation's other kinds.
 	Check func() error
 }
 
@@ -117,9 +119,14 @@ func (i Impl) Kinds() string {
 }
 
 // Backend is i's parker as a parkers.Backend (ok false when it has none):
-// how the parker experiments take it.
+// how the parker experiments take it. A parker that failed its conformance
+// check (Checked) is unavailable, with the check's error as the reason.
 func (i Impl) Backend() (parkers.Backend, bool) {
 	b := parkers.Backend{Name: i.Name, Summary: i.Summary, Sleeps: i.Sleeps}
+	if i.Check != nil {
+		name := i.Name
+		b.Unavailable = func() error { return refusal(name) }
+	}
 	switch {
 	case i.NewThread != nil:
 		b.Kind, b.NewThread = parkers.KindThread, i.NewThread
@@ -159,38 +166,61 @@ var (
 	impl []Impl
 )
 
-// Register adds impls to the run. builtin reports whether a name is
-// listed by any experiment (registered names included: a duplicate is
-// found first and called one). A bad or duplicate name,
-// one that clashes with a built-in, or an implementation of no kind is
-// refused by name and nothing is registered.
+// Register adds impls to the run: the one place an implementation from
+// outside the tree is checked. builtin reports whether a name is listed by
+// any experiment. A bad name (CheckName), a name given twice (in impls or
+// already registered) or a built-in's, a summary that is not one line of
+// at most 80 bytes, an implementation of no kind, or a condvar without a
+// mutex is refused by name, and nothing is registered. An implementation
+// with a parker gets its conformance check as Check.
 func Register(builtin func(string) bool, impls ...Impl) error {
 	seen := map[string]string{}
 	for _, x := range All() {
 		seen[x.Name] = x.Origin
 	}
+	out := make([]Impl, 0, len(impls))
 	for _, x := range impls {
 		if why := CheckName(x.Name); why != "" {
 			return fmt.Errorf("%s: implementation name %q: %s", x.Origin, x.Name, why)
 		}
 		if o, dup := seen[x.Name]; dup {
+			if o == x.Origin {
+				return fmt.Errorf("%s: implementation %q is listed twice: each name is one implementation", x.Origin, x.Name)
+			}
 			return fmt.Errorf("%s: implementation %q is also in %s: each name is one implementation", x.Origin, x.Name, o)
 		}
 		if builtin != nil && builtin(x.Name) {
 			return fmt.Errorf("%s: implementation %q has a built-in implementation's name", x.Origin, x.Name)
 		}
+		if len(x.Summary) > 80 || strings.ContainsAny(x.Summary, "\n\r") {
+			return fmt.Errorf("%s: implementation %q: the summary is one line of at most 80 bytes", x.Origin, x.Name)
+		}
 		if x.Kinds() == "" {
-			return fmt.Errorf("%s: implementation %q has no parker, mutex or lot operations", x.Origin, x.Name)
+			return fmt.Errorf("%s: implementation %q has no parker, mutex, condvar or lot operations", x.Origin, x.Name)
 		}
 		if x.NewCond != nil && x.NewLock == nil {
 			return fmt.Errorf("%s: implementation %q has a condvar but no mutex to use it with", x.Origin, x.Name)
 		}
+		if x.Check == nil {
+			x.Check = conformance(x)
+		}
 		seen[x.Name] = x.Origin
+		out = append(out, x)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	impl = append(impl, impls...)
-	setForeign()
+	impl = append(impl, out...)
+	return nil
+}
+
+// conformance is x's parker's conformance check (nil without a parker).
+func conformance(x Impl) func() error {
+	switch {
+	case x.NewThread != nil:
+		return func() error { return parkers.CheckThread(x.NewThread, parkers.ConformCycles, parkers.ConformLimit) }
+	case x.NewToken != nil:
+		return func() error { return parkers.CheckToken(x.NewToken, parkers.ConformCycles, parkers.ConformLimit) }
+	}
 	return nil
 }
 
@@ -219,22 +249,20 @@ func Reset() {
 	defer mu.Unlock()
 	impl = nil
 	checked = map[string]error{}
-	setForeign()
-}
-
-// setForeign hands the registered parkers to internal/parkers. The caller
-// holds mu.
-func setForeign() {
-	var bs []parkers.Backend
-	for _, x := range impl {
-		if b, ok := x.Backend(); ok {
-			bs = append(bs, b)
-		}
-	}
-	parkers.SetForeign(bs)
 }
 
 var checked = map[string]error{}
+
+// refusal is the remembered error of the named implementation's check
+// (nil before it ran, or when it passed).
+func refusal(name string) error {
+	mu.Lock()
+	defer mu.Unlock()
+	if err := checked[name]; err != nil {
+		return fmt.Errorf("its parker failed the conformance check: %w", err)
+	}
+	return nil
+}
 
 // Checked runs i.Check once per run and returns its (remembered) result.
 func Checked(i Impl) error {
@@ -315,60 +343,49 @@ func Restore(s []Impl) {
 	mu.Lock()
 	defer mu.Unlock()
 	impl = s
-	setForeign()
-}
-
-// The watchdog's setting (internal/plugin runs it over the plugins'
-// blocking calls; Guard covers a C-floor round): how long one call may
-// last, and what happens then: by default it reports and ends the process
-// (status 1), because a thread blocked in a library cannot be taken back.
-var (
-	watchMu    sync.Mutex
-	watchLimit = 30 * time.Second
-	watchHung  = func(msg string) {
-		fmt.Fprintln(os.Stderr, "parkbench: "+msg)
-		os.Exit(1)
-	}
-)
-
-// WatchLimit is how long one blocking call of a library may last.
-func WatchLimit() time.Duration {
-	watchMu.Lock()
-	defer watchMu.Unlock()
-	return watchLimit
-}
-
-// Hung reports a hung call (it ends the process unless a test replaced it).
-func Hung(msg string) {
-	watchMu.Lock()
-	h := watchHung
-	watchMu.Unlock()
-	h(msg)
-}
-
-// SetWatch replaces the watchdog's limit and action (tests) and returns
-// what puts them back.
-func SetWatch(limit time.Duration, hung func(msg string)) (restore func()) {
-	watchMu.Lock()
-	defer watchMu.Unlock()
-	l, h := watchLimit, watchHung
-	watchLimit, watchHung = limit, hung
-	return func() {
-		watchMu.Lock()
-		defer watchMu.Unlock()
-		watchLimit, watchHung = l, h
+	// A check's result belongs to the implementation that ran it: one of
+	// the same name registered later (another library) is checked anew.
+	for name := range checked {
+		if !slices.ContainsFunc(s, func(x Impl) bool { return x.Name == name }) {
+			delete(checked, name)
+		}
 	}
 }
 
-// Guard starts the watchdog over one C-floor call of the implementation
-// named name (the C loops call the library directly, outside the watched
-// trampolines; their rounds take a second or two): if stop has not been
-// called within WatchLimit, Hung ends the run naming it.
-func Guard(name, what string) (stop func() bool) {
-	limit := WatchLimit()
-	t := time.AfterFunc(limit, func() {
-		Hung(fmt.Sprintf("watchdog: implementation %q: %s has not returned for %v; stopping the run "+
-			"(a thread blocked in a library cannot be taken back)", name, what, limit))
-	})
-	return t.Stop
+// Parkers is every parker backend: the built-in ones (parkers.All), then
+// the registered implementations' parkers. An experiment that takes any
+// parker lists these.
+func Parkers() []parkers.Backend {
+	out := parkers.All()
+	for _, x := range All() {
+		if b, ok := x.Backend(); ok {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// Parker finds a parker backend by name, built-in or registered (as
+// parkers.Lookup does for the built-in ones): an unknown name's error
+// lists the valid names; one that does not run here says why.
+func Parker(name string) (parkers.Backend, error) {
+	if x, ok := Lookup(name); ok {
+		b, has := x.Backend()
+		if !has {
+			return b, fmt.Errorf("%s has no parker (it has: %s)", name, x.Kinds())
+		}
+		if why := b.Why(); why != "" {
+			return b, fmt.Errorf("parker %q is not available here: %s", name, why)
+		}
+		return b, nil
+	}
+	b, err := parkers.Lookup(name)
+	if err != nil && !parkers.Known(name) {
+		var names []string
+		for _, p := range Parkers() {
+			names = append(names, p.Name)
+		}
+		return b, fmt.Errorf("unknown parker %q; valid names: %s", name, strings.Join(names, ", "))
+	}
+	return b, err
 }

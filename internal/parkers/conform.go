@@ -23,6 +23,10 @@ import (
 // ConformCycles is the ping-pong length of CheckToken and CheckThread.
 const ConformCycles = 2000
 
+// ConformLimit bounds each step of CheckToken and CheckThread as the
+// experiments run them (internal/ext, package benchtest).
+const ConformLimit = 5 * time.Second
+
 // step is one check on the owner thread.
 type step struct {
 	what string
@@ -41,6 +45,24 @@ func CheckToken(newP func() TokenParker, cycles int, limit time.Duration) error 
 	steps := []step{
 		{"create", func() error { p = newP(); return nil }},
 		{"Unpark then Park (the token must make Park return at once)", func() error { p.Unpark(); p.Park(); return nil }},
+		{"Park with no token returns only after an Unpark (10 times)", func() error {
+			for i := 0; i < 10; i++ {
+				var sent atomic.Bool
+				go func() {
+					time.Sleep(time.Millisecond)
+					sent.Store(true)
+					p.Unpark()
+				}()
+				p.Park()
+				if !sent.Load() {
+					return fmt.Errorf("Park returned without a token (try %d): it may return only with one", i+1)
+				}
+				// The Unpark call may still be running: let it
+				// finish before the next try's token.
+				time.Sleep(time.Millisecond)
+			}
+			return nil
+		}},
 		{"Unpark then ParkDeadline(+1h)", func() error {
 			p.Unpark()
 			if !p.ParkDeadline(time.Now().Add(time.Hour)) {
@@ -75,14 +97,39 @@ func CheckToken(newP func() TokenParker, cycles int, limit time.Duration) error 
 		return err
 	}
 	var ps [2]TokenParker
+	var n tokenCount
 	return conformPingPong(cycles, limit,
 		func(me int) { ps[me] = newP() },
-		func(me int, flag *atomic.Uint32) {
+		func(me int, flag *atomic.Uint32) error {
 			for flag.Load() == 0 {
 				ps[me].Park()
+				if err := n.returned(me, "Park"); err != nil {
+					return err
+				}
 			}
+			return nil
 		},
-		func(peer int) { ps[peer].Unpark() })
+		func(peer int) { n.unparking(peer); ps[peer].Unpark() })
+}
+
+// tokenCount catches a park that returns without a token (the contract
+// says it may not: a parker that can must loop inside). Each unpark leaves
+// at most one token and each park that returns consumes one, so a side's
+// returns never outnumber the unparks made to it, whatever the races; the
+// waker counts an unpark before making it. A park that returns spuriously
+// while no token is pending (most of them, in a ping-pong) shows as one
+// return too many.
+type tokenCount struct {
+	unparks, returns [2]atomic.Int64
+}
+
+func (c *tokenCount) unparking(peer int) { c.unparks[peer].Add(1) }
+
+func (c *tokenCount) returned(me int, call string) error {
+	if r, u := c.returns[me].Add(1), c.unparks[me].Load(); r > u {
+		return fmt.Errorf("%s returned without a token (return %d after %d unparks): it may return only with one", call, r, u)
+	}
+	return nil
 }
 
 // CheckThread checks parking_lot's ThreadParkerT contract: Park after
@@ -119,17 +166,24 @@ func CheckThread(newP func() ThreadParker, cycles int, limit time.Duration) erro
 		return err
 	}
 	var ps [2]ThreadParker
+	var n tokenCount
 	return conformPingPong(cycles, limit,
 		func(me int) { ps[me] = newP() },
-		func(me int, flag *atomic.Uint32) {
+		func(me int, flag *atomic.Uint32) error {
 			for flag.Load() == 0 {
 				ps[me].PreparePark()
 				if flag.Load() == 0 {
 					ps[me].Park()
+					// Park returns only after an unpark (never
+					// spuriously): never more returns than unparks.
+					if err := n.returned(me, "Park"); err != nil {
+						return err
+					}
 				}
 			}
+			return nil
 		},
-		func(peer int) { ps[peer].UnparkLock().Unpark() })
+		func(peer int) { n.unparking(peer); ps[peer].UnparkLock().Unpark() })
 }
 
 // onOwner runs steps in order on one new locked thread, giving each at
@@ -171,17 +225,19 @@ func onOwner(limit time.Duration, steps []step) error {
 // conformPingPong runs cycles round trips between two locked threads, each first
 // calling setup(me) (its parker is made on its own thread): side 0 sets
 // side 1's flag and wakes it, then waits for its own; side 1 answers. A
-// lost wakeup leaves both waiting: no progress for limit is reported.
-func conformPingPong(cycles int, limit time.Duration, setup func(me int), wait func(me int, flag *atomic.Uint32), wake func(peer int)) error {
+// lost wakeup leaves both waiting: no progress for limit is reported. A
+// wait's error (a park that broke the contract) ends the check at once,
+// leaving the other side where it is.
+func conformPingPong(cycles int, limit time.Duration, setup func(me int), wait func(me int, flag *atomic.Uint32) error, wake func(peer int)) error {
 	var flags [2]atomic.Uint32
 	var progress atomic.Int64
 	var ready sync.WaitGroup
 	ready.Add(2)
 	done := make(chan struct{}, 2)
+	failed := make(chan error, 2)
 	side := func(me int) {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		defer func() { done <- struct{}{} }()
 		setup(me)
 		ready.Done()
 		ready.Wait()
@@ -191,7 +247,10 @@ func conformPingPong(cycles int, limit time.Duration, setup func(me int), wait f
 				flags[peer].Store(1)
 				wake(peer)
 			}
-			wait(me, &flags[me])
+			if err := wait(me, &flags[me]); err != nil {
+				failed <- fmt.Errorf("ping-pong, round trip %d: %w", i+1, err)
+				return
+			}
 			flags[me].Store(0)
 			progress.Add(1)
 			if me == 1 {
@@ -199,6 +258,7 @@ func conformPingPong(cycles int, limit time.Duration, setup func(me int), wait f
 				wake(peer)
 			}
 		}
+		done <- struct{}{}
 	}
 	go side(0)
 	go side(1)
@@ -209,6 +269,8 @@ func conformPingPong(cycles int, limit time.Duration, setup func(me int), wait f
 		select {
 		case <-done:
 			finished++
+		case err := <-failed:
+			return err
 		case <-tick.C:
 			if n := progress.Load(); n != last {
 				last, since = n, time.Now()

@@ -51,22 +51,13 @@ type provision struct {
 	newToken    func() TokenParker
 }
 
+// The registry holds the backends of this tree only; the parkers from
+// outside it (a plugin's, a Go program's) are internal/ext's, whose
+// Parkers and Parker list and find both.
 var (
 	regMu    sync.Mutex
 	provided = map[string]provision{}
-	// foreign are the parkers from outside the tree (internal/ext: a
-	// plugin's, a Go program's), listed after the table's.
-	foreign []Backend
 )
-
-// SetForeign replaces the parkers from outside the tree (internal/ext
-// calls it on registration): All lists them after the table's rows and
-// Lookup finds them, so every experiment that takes a parker takes them.
-func SetForeign(bs []Backend) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	foreign = bs
-}
 
 // provide attaches this build's implementation of backend name (a row of
 // backends): its constructors (nil where it cannot run) and, where the
@@ -123,21 +114,24 @@ func All() []Backend {
 	for _, r := range backends {
 		out = append(out, r.backend())
 	}
-	return append(out, foreign...)
+	return out
 }
 
 // Names returns every backend name in list order.
 func Names() []string {
 	regMu.Lock()
 	defer regMu.Unlock()
-	names := make([]string, 0, len(backends)+len(foreign))
+	names := make([]string, 0, len(backends))
 	for _, r := range backends {
 		names = append(names, r.Name)
 	}
-	for _, b := range foreign {
-		names = append(names, b.Name)
-	}
 	return names
+}
+
+// Known reports whether name is a backend of the table.
+func Known(name string) bool {
+	_, ok := rowOf(name)
+	return ok
 }
 
 // lookup finds a backend by name, as it stands in this build.
@@ -146,11 +140,6 @@ func lookup(name string) (Backend, bool) {
 	defer regMu.Unlock()
 	r, ok := rowOf(name)
 	if !ok {
-		for _, b := range foreign {
-			if b.Name == name {
-				return b, true
-			}
-		}
 		return Backend{}, false
 	}
 	return r.backend(), true

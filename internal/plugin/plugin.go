@@ -2,24 +2,28 @@
 // (include/parkbench.h, version 1) at run time with dlopen, checks their
 // table, and turns each implementation into an ext.Impl: a parker, a
 // mutex, a condvar and the lot operations callable from Go threads through
-// cgo, and the struct pb_impl itself for the C floors (internal/cref's C
-// threads call its function pointers directly).
+// cgo (the trampolines of plugin.h), and, for the C floors, the struct
+// pb_impl with its watch sites (internal/cref's C threads call its function
+// pointers directly). The implementations' names and kinds are checked
+// where every outside implementation's are, by ext.Register.
 //
 // The thread model: every operation runs on the calling OS thread. A
 // participant is a goroutine locked to its thread, so a park that blocks in
 // the library blocks that thread, as the cgo pthread parker does: the Go
 // scheduler sees a cgo call (entersyscall) and hands the P on if it lasts.
 //
-// What cannot be caught: a library that crashes (SIGSEGV in C) takes the
-// process down; Go prints the signal and the C frames. A park that hangs
-// is caught by the watchdog (watch.go), which names the implementation and
-// ends the run.
+// Every call is watched (internal/watch): one that hangs ends the run,
+// naming the implementation and the call. What cannot be caught: a library
+// that crashes (SIGSEGV in C) takes the process down; the watchdog's crash
+// note names the implementation, its library and the call on the first line
+// of stderr, then Go reports the signal.
 package plugin
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/parkbench/parkbench/internal/ext"
@@ -40,15 +44,26 @@ type Library struct {
 }
 
 // Paths returns the plugins named by env (the value of EnvVar) and then by
-// flags, each once, in that order; empty entries are skipped.
+// flags, each file once, in that order; empty entries are skipped. One file
+// named two ways (an absolute path and ./lib.so, a symbolic link) is one
+// library: the same file (device and inode, os.SameFile) is kept once, as
+// first named. dlopen would return the same handle for it, and its names
+// would clash with themselves.
 func Paths(env string, flags []string) []string {
 	var out []string
+	var files []os.FileInfo
 	seen := map[string]bool{}
 	for _, p := range append(strings.Split(env, ":"), flags...) {
 		if p == "" || seen[p] {
 			continue
 		}
 		seen[p] = true
+		if st, err := os.Stat(p); err == nil {
+			if slices.ContainsFunc(files, func(f os.FileInfo) bool { return os.SameFile(f, st) }) {
+				continue
+			}
+			files = append(files, st)
+		}
 		out = append(out, p)
 	}
 	return out
@@ -109,7 +124,6 @@ type table struct {
 // entry is one struct pb_impl: its strings and which operations are set.
 type entry struct {
 	name, summary string
-	nilName       bool
 	sleeps        bool
 	parker        *opsSet // create, prepare, park, park_until, unpark, destroy
 	mutex         *opsSet // create, lock, trylock, unlock, destroy
@@ -132,9 +146,10 @@ var required = map[string][]string{
 // abiVersion is the version this build was made with (PARKBENCH_ABI_VERSION).
 const abiVersion = 1
 
-// validate checks a table: the ABI version, each entry's name (the header's
-// rule, unique in the library) and summary, and every kind it claims has
-// its required functions.
+// validate checks what only a table can get wrong: the ABI version, the
+// library's name, and that every kind an entry claims has its required
+// functions. The implementations themselves (names, summaries, kinds) are
+// checked where every implementation from outside is, by ext.Register.
 func validate(t table) error {
 	if t.abi != abiVersion {
 		return fmt.Errorf("ABI version %d; this parkbench reads version %d (include/parkbench.h)", t.abi, abiVersion)
@@ -145,40 +160,19 @@ func validate(t table) error {
 	if len(t.impls) == 0 {
 		return fmt.Errorf("the table lists no implementations")
 	}
-	seen := map[string]bool{}
-	for i, e := range t.impls {
-		if e.nilName {
-			return fmt.Errorf("implementation %d has no name", i)
-		}
-		if why := ext.CheckName(e.name); why != "" {
-			return fmt.Errorf("implementation name %q: %s", e.name, why)
-		}
-		if seen[e.name] {
-			return fmt.Errorf("implementation %q is listed twice: each name is one implementation", e.name)
-		}
-		seen[e.name] = true
-		if len(e.summary) > 80 || strings.ContainsAny(e.summary, "\n\r") {
-			return fmt.Errorf("implementation %q: the summary is one line of at most 80 bytes", e.name)
-		}
-		kinds := map[string]*opsSet{"parker": e.parker, "mutex": e.mutex, "condvar": e.condvar, "lot": e.lot}
-		any := false
-		for _, k := range []string{"parker", "mutex", "condvar", "lot"} {
-			ops := kinds[k]
-			if ops == nil {
+	for _, e := range t.impls {
+		for _, k := range []struct {
+			kind string
+			ops  *opsSet
+		}{{"parker", e.parker}, {"mutex", e.mutex}, {"condvar", e.condvar}, {"lot", e.lot}} {
+			if k.ops == nil {
 				continue
 			}
-			any = true
-			for _, f := range required[k] {
-				if !(*ops)[f] {
-					return fmt.Errorf("implementation %q: its %s has no %s function", e.name, k, f)
+			for _, f := range required[k.kind] {
+				if !(*k.ops)[f] {
+					return fmt.Errorf("implementation %q: its %s has no %s function", e.name, k.kind, f)
 				}
 			}
-		}
-		if !any {
-			return fmt.Errorf("implementation %q has no parker, mutex, condvar or lot operations", e.name)
-		}
-		if e.condvar != nil && e.mutex == nil {
-			return fmt.Errorf("implementation %q has a condvar but no mutex to use it with", e.name)
 		}
 	}
 	return nil

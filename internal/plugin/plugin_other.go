@@ -16,5 +16,3 @@ func Supported() error {
 }
 
 func open(string) (*Library, error) { return nil, Supported() }
-
-func scan(int) (string, string, bool) { return "", "", false }

@@ -11,18 +11,34 @@ import (
 	"time"
 
 	"github.com/parkbench/parkbench/internal/ext"
+	"github.com/parkbench/parkbench/internal/watch"
 )
 
 // TestMain keeps the watchdog from ending the test binary: the lossy and
 // hanging parkers' threads stay blocked in C until it exits.
 func TestMain(m *testing.M) {
-	ext.SetWatch(time.Minute, func(string) {})
+	watch.Set(time.Minute, func(string) {})
 	os.Exit(m.Run())
+}
+
+// loadAndRegister loads so and registers its implementations as a command
+// does (ext.Register checks their names); the registry is reset after t.
+func loadAndRegister(t *testing.T, so string) ([]ext.Impl, error) {
+	t.Helper()
+	libs, err := Load([]string{so})
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(ext.Reset)
+	if err := ext.Register(nil, libs[0].Impls...); err != nil {
+		return nil, err
+	}
+	return ext.All(), nil
 }
 
 // buildSO compiles src (C, with include/parkbench.h) into a shared library
 // in t.TempDir, skipping the test when there is no gcc.
-func buildSO(t *testing.T, src string) string {
+func buildSO(t testing.TB, src string) string {
 	t.Helper()
 	gcc, err := exec.LookPath("gcc")
 	if err != nil {
@@ -34,55 +50,18 @@ func buildSO(t *testing.T, src string) string {
 	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(gcc, "-O2", "-shared", "-fPIC", "-I../../include", "-o", so, c).CombinedOutput()
+	out, err := exec.Command(gcc, "-O2", "-shared", "-fPIC", "-I../../include", "-Itestdata", "-o", so, c).CombinedOutput()
 	if err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
 	return so
 }
 
-// prelude is a correct futex-free token parker (a mutex and a condvar)
-// and a mutex, for the tables below to use or break.
+// prelude is a correct futex-free token parker (a mutex and a condvar:
+// testdata/misbehave.h's) and a mutex, for the tables below to use or
+// break.
 const prelude = `
-#include <pthread.h>
-#include <stdlib.h>
-#include <time.h>
-#include "parkbench.h"
-typedef struct { pthread_mutex_t m; pthread_cond_t c; int token; } tp;
-static void *tp_new(void) {
-	tp *p = calloc(1, sizeof *p);
-	pthread_condattr_t a;
-	pthread_condattr_init(&a);
-	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-	pthread_mutex_init(&p->m, NULL);
-	pthread_cond_init(&p->c, &a);
-	return p;
-}
-static void tp_park(void *v) {
-	tp *p = v;
-	pthread_mutex_lock(&p->m);
-	while (!p->token) pthread_cond_wait(&p->c, &p->m);
-	p->token = 0;
-	pthread_mutex_unlock(&p->m);
-}
-static int tp_park_until(void *v, int64_t d) {
-	tp *p = v;
-	struct timespec ts = {d / 1000000000, d % 1000000000};
-	pthread_mutex_lock(&p->m);
-	while (!p->token && pthread_cond_timedwait(&p->c, &p->m, &ts) == 0) {}
-	int r = p->token;
-	p->token = 0;
-	pthread_mutex_unlock(&p->m);
-	return r;
-}
-static void tp_unpark(void *v) {
-	tp *p = v;
-	pthread_mutex_lock(&p->m);
-	p->token = 1;
-	pthread_cond_signal(&p->c);
-	pthread_mutex_unlock(&p->m);
-}
-static void tp_free(void *v) { free(v); }
+#include "misbehave.h"
 static void *mx_new(void) { pthread_mutex_t *m = malloc(sizeof *m); pthread_mutex_init(m, NULL); return m; }
 static void mx_lock(void *m) { pthread_mutex_lock(m); }
 static void mx_unlock(void *m) { pthread_mutex_unlock(m); }
@@ -111,7 +90,11 @@ func TestLoadGood(t *testing.T) {
 	if l.Name != "t" || l.Version != "t 0.1" || len(l.Impls) != 2 {
 		t.Fatalf("library %+v", l)
 	}
-	p, m := l.Impls[0], l.Impls[1]
+	impls, err := loadAndRegister(t, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, m := impls[0], impls[1]
 	if p.NewToken == nil || p.NewThread != nil || p.NewLock != nil || p.Check == nil {
 		t.Fatalf("t-park: %+v", p)
 	}
@@ -171,7 +154,7 @@ const struct pb_plugin *parkbench_plugin(void) { return &table; }`), `has a cond
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			so := buildSO(t, tc.src)
-			_, err := Load([]string{so})
+			_, err := loadAndRegister(t, so)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), so) {
 				t.Fatalf("Load: %v; want an error naming %s and containing %q", err, so, tc.want)
 			}
@@ -212,11 +195,11 @@ static const struct pb_parker pk = {tp_new, NULL, lossy_park, tp_park_until, tp_
 static const struct pb_impl impls[] = {{"lossy", "loses an early unpark", 1, &pk, NULL, NULL, NULL}};
 static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "t", "v", 1, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }`))
-	libs, err := Load([]string{so})
+	impls, err := loadAndRegister(t, so)
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := libs[0].Impls[0]
+	x := impls[0]
 	if err := x.Check(); err == nil || !strings.Contains(err.Error(), "still blocked") {
 		t.Fatalf("conformance check of a lossy parker: %v; want a lost wakeup", err)
 	}
@@ -225,8 +208,8 @@ const struct pb_plugin *parkbench_plugin(void) { return &table; }`))
 // A park that never returns is named by the watchdog.
 func TestWatchdogNamesHangingPark(t *testing.T) {
 	so := buildSO(t, lib(`
-static void hang(void *v) { (void)v; for (;;) { struct timespec ts = {1, 0}; nanosleep(&ts, NULL); } }
-static const struct pb_parker pk = {tp_new, NULL, hang, tp_park_until, tp_unpark, tp_free};
+static void park_forever(void *v) { (void)v; hang(); }
+static const struct pb_parker pk = {tp_new, NULL, park_forever, tp_park_until, tp_unpark, tp_free};
 static const struct pb_impl impls[] = {{"hangs", "never returns from park", 1, &pk, NULL, NULL, NULL}};
 static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "t", "v", 1, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }`))
@@ -235,7 +218,7 @@ const struct pb_plugin *parkbench_plugin(void) { return &table; }`))
 		t.Fatal(err)
 	}
 	hung := make(chan string, 16)
-	defer ext.SetWatch(time.Second, func(msg string) {
+	defer watch.Set(time.Second, func(msg string) {
 		if !strings.Contains(msg, `"hangs"`) {
 			return // another test's blocked thread (the lossy parker's)
 		}
@@ -244,7 +227,7 @@ const struct pb_plugin *parkbench_plugin(void) { return &table; }`))
 		default:
 		}
 	})()
-	StartWatchdog()
+	watch.Start()
 	p := libs[0].Impls[0].NewToken
 	go func() {
 		// This thread stays blocked in C for the rest of the test binary.
@@ -257,7 +240,7 @@ const struct pb_plugin *parkbench_plugin(void) { return &table; }`))
 		select {
 		case msg := <-hung:
 			if strings.Contains(msg, `"hangs"`) {
-				if !strings.Contains(msg, "in park for") {
+				if !strings.Contains(msg, "in park for") || !strings.Contains(msg, so) {
 					t.Fatalf("watchdog message %q does not name the call", msg)
 				}
 				return
@@ -272,5 +255,28 @@ func TestPaths(t *testing.T) {
 	got := Paths("a.so::b.so", []string{"b.so", "c.so"})
 	if strings.Join(got, ",") != "a.so,b.so,c.so" {
 		t.Fatalf("Paths = %v", got)
+	}
+}
+
+// One file named two ways (its absolute path in PARKBENCH_PLUGIN, ./name
+// with --plugin, a symbolic link) is one library, loaded once; a copy is
+// another file.
+func TestPathsOneFileTwoNames(t *testing.T) {
+	dir := t.TempDir()
+	so := filepath.Join(dir, "lib.so")
+	cp := filepath.Join(dir, "copy.so")
+	link := filepath.Join(dir, "link.so")
+	for _, f := range []string{so, cp} {
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(so, link); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	got := Paths(so, []string{"./lib.so", "lib.so", link, cp})
+	if strings.Join(got, ",") != so+","+cp {
+		t.Fatalf("Paths = %v; want the library once, then the copy", got)
 	}
 }

@@ -81,7 +81,10 @@ func Interrupted(ctx context.Context) bool { return ctx.Err() != nil }
 
 // ImplInfo describes one implementation an experiment accepts: its name
 // (what --impl takes), its kind (results.Config.Kind), a one-line summary,
-// and Why it is unavailable here ("" when it runs).
+// and Why it is unavailable here ("" when it runs). GoroutinesOnly marks
+// one that runs only with --participants=goroutines (latency's semaphore
+// rows): listed, and its name reserved, like every other.
 type ImplInfo struct {
 	Name, Kind, Summary, Why string
+	GoroutinesOnly           bool
 }

@@ -191,7 +191,7 @@ func TestRepeatDistinct(t *testing.T) {
 	}
 }
 
-func TestSetForeign(t *testing.T) {
+func TestRecordForeignLoad(t *testing.T) {
 	for _, c := range []struct {
 		f       *results.Foreign
 		kept    bool
@@ -203,9 +203,9 @@ func TestSetForeign(t *testing.T) {
 		{&results.Foreign{Fraction: 0.5}, true, true},
 	} {
 		cfg := &results.Config{}
-		SetForeign(cfg, c.f)
+		RecordForeignLoad(cfg, c.f)
 		if (cfg.Foreign != nil) != c.kept || (len(cfg.Warnings) > 0) != c.warning {
-			t.Errorf("SetForeign(%+v): foreign %v, warnings %q", c.f, cfg.Foreign, cfg.Warnings)
+			t.Errorf("RecordForeignLoad(%+v): foreign %v, warnings %q", c.f, cfg.Foreign, cfg.Warnings)
 		}
 	}
 }

@@ -30,10 +30,10 @@ func WarnForeign(c *results.Config) {
 	}
 }
 
-// SetForeign records the foreign-load window f (probe.StartForeign ...
+// RecordForeignLoad records the foreign-load window f (probe.StartForeign ...
 // Stop) on c and warns when it was noisy. No window, or one too short to
 // measure (a negative Fraction), leaves c without one.
-func SetForeign(c *results.Config, f *results.Foreign) {
+func RecordForeignLoad(c *results.Config, f *results.Foreign) {
 	if f == nil || f.Fraction < 0 {
 		return
 	}

@@ -3,6 +3,7 @@ package driver
 import (
 	"errors"
 
+	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/parkers"
 )
@@ -10,13 +11,13 @@ import (
 // LotParker validates the name of a parker backend to put under the
 // parking lot (Options.LotParker): "" is the lot's current one (normally
 // the platform default); otherwise a known, available thread or goroutine
-// parker, never wasm (it aborts on any park, by design). Errors are
+// parker (built-in, or registered: internal/ext), never wasm (it aborts on any park, by design). Errors are
 // *OptionError for field.
 func LotParker(field, name string) (parkers.Backend, error) {
 	if name == "" {
 		return lot.CurrentBackend(), nil
 	}
-	b, err := parkers.Lookup(name)
+	b, err := ext.Parker(name)
 	if err != nil {
 		return b, Bad(field, "%v", err)
 	}

@@ -21,8 +21,8 @@ func herdThreadsOnly(im implSpec) string {
 	switch {
 	case im.c:
 		return "the whole repeat runs in C threads, outside the Go scheduler"
-	case im.ext:
-		return "a plugin's lock and condvar are C code that may need the thread that locked them"
+	case im.plugin:
+		return "a plugin's mutex must be unlocked by the thread that locked it (include/parkbench.h), and a plain goroutine may move to another thread in between"
 	}
 	return ""
 }

@@ -433,7 +433,7 @@ func (p *herdPlan) runIdle(ctx context.Context, progress driver.Progress) (*resu
 						Params: map[string]string{"n": fmt.Sprint(n), "wake": row.wake, "lock_held": fmt.Sprint(held), "mode": ModeIdle,
 							"requests": fmt.Sprint(o.Requests), "gomaxprocs": fmt.Sprint(rt.GOMAXPROCS)},
 						Rounds: rounds[k], Summary: driver.MedianOfRounds(ms), Probe: pr}
-					driver.SetForeign(c, foreign)
+					driver.RecordForeignLoad(c, foreign)
 					configs = append(configs, c)
 				}
 			}

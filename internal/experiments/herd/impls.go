@@ -59,8 +59,9 @@ type implSpec struct {
 	goroutines bool
 	// c: the whole repeat runs in C (pthread).
 	c bool
-	// ext: a plugin's lock and condvar (internal/ext).
-	ext bool
+	// plugin: a plugin's lock and condvar (C code; a Go program's, also
+	// from internal/ext, is Go code like sync's).
+	plugin bool
 	// onGoroutines: a thread implementation run between plain goroutines
 	// (--participants=goroutines; goroutines is then set too).
 	onGoroutines bool
@@ -126,7 +127,7 @@ func extImpls() []implSpec {
 			continue
 		}
 		newLock, newCond := x.NewLock, x.NewCond
-		out = append(out, implSpec{name: x.Name, kind: "thread", ext: true, summary: x.Summary,
+		out = append(out, implSpec{name: x.Name, kind: "thread", plugin: x.C != nil, summary: x.Summary,
 			newPrim: func() primitive {
 				m := newLock()
 				return &extPrim{Locker: m, c: newCond(m)}

@@ -234,7 +234,7 @@ func (p *herdPlan) Run(ctx context.Context, progress driver.Progress) (*results.
 				return nil, err
 			}
 			c.Probe = pr
-			driver.SetForeign(c, foreign)
+			driver.RecordForeignLoad(c, foreign)
 			cfgs[k] = c
 		}
 		configs = append(configs, cfgs...)

@@ -16,6 +16,7 @@ import (
 	"github.com/parkbench/parkbench/internal/futex"
 	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
+	"github.com/parkbench/parkbench/internal/undo"
 )
 
 // The three roles, indexes into session's arrays.
@@ -377,6 +378,17 @@ func (s *session) coordinate(ctx context.Context, repeats int, roundLen time.Dur
 			}
 		}
 	}()
+	// The threads' SCHED_FIFO and the isolation's affinities are
+	// registered with internal/undo too, so that SIGINT during a round
+	// that cannot return (and the watchdog's end) put them back as this
+	// function's own way out does.
+	defer undo.Push(func() {
+		for role := range nRoles {
+			if tid := s.tids[role].Load(); tid != 0 {
+				_ = setOther(int(tid))
+			}
+		}
+	})()
 	ready := make(chan error, nRoles)
 	for role := range nRoles {
 		s.thread(role, ready)
@@ -397,7 +409,7 @@ func (s *session) coordinate(ctx context.Context, repeats int, roundLen time.Dur
 		keep = append(keep, int(s.tids[role].Load()))
 	}
 	iso := isolate(s.cpu, keep)
-	defer iso.restore()
+	defer undo.Push(iso.restore)()
 	// A round lasts about medium + hold; the watchdog allows that twice
 	// plus half a second (a loaded machine) before it aborts the round.
 	timeout := 2*roundLen + 500*time.Millisecond

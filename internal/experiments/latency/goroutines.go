@@ -83,11 +83,15 @@ func participantCatalog(participants string) driver.Catalog[e12Impl] {
 }
 
 // GoroutineImpls describes the implementations latency runs only between
-// goroutines, for `parkbench list`.
+// goroutines (Impls lists them last, for `parkbench list` and the names a
+// plugin may not take).
 func GoroutineImpls() []driver.ImplInfo {
 	var out []driver.ImplInfo
 	for _, im := range goroutineImpls() {
-		out = append(out, im.info())
+		info := im.info()
+		info.Summary = "--participants=goroutines only: " + info.Summary
+		info.GoroutinesOnly = true
+		out = append(out, info)
 	}
 	return out
 }

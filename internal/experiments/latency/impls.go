@@ -57,11 +57,12 @@ type e12Impl struct {
 	plugin unsafe.Pointer
 }
 
-// e12Impls lists every implementation in list order: the parker backends,
-// then lot, the Go twins of the C reference, then the C reference.
+// e12Impls lists every implementation in list order: the parker backends
+// (the registered implementations' after the built-in ones), then lot, the
+// Go twins of the C reference, then the C reference.
 func e12Impls() []e12Impl {
 	var out []e12Impl
-	for _, b := range parkers.All() {
+	for _, b := range ext.Parkers() {
 		im := e12Impl{name: b.Name, kind: string(b.Kind), sleeps: b.Sleeps, backend: b, summary: b.Summary}
 		im.busy = !b.Sleeps && (b.Name == parkers.NameSpin || b.Name == parkers.NameGeneric)
 		im.raw = parkers.IsRaw(b.Name)
@@ -95,11 +96,16 @@ func e12Impls() []e12Impl {
 	}
 	// Each plugin parker (or lot) also as c-NAME: the C ping-pong with
 	// its threads calling the library's functions (the parkers
-	// themselves are among parkers.All, above).
+	// themselves are among ext.Parkers, above); one that failed its
+	// conformance check is unavailable in both rows.
 	for _, x := range ext.All() {
-		if x.C != nil && (x.NewThread != nil || x.NewToken != nil) {
+		if b, ok := x.Backend(); ok && x.C != nil {
+			why := crefWhy
+			if why == "" {
+				why = b.Why()
+			}
 			out = append(out, e12Impl{name: ext.CName(x.Name), kind: KindCRef, sleeps: x.Sleeps, busy: !x.Sleeps,
-				why: crefWhy, cmode: cref.Plugin, plugin: x.C,
+				why: why, cmode: cref.Plugin, plugin: x.C,
 				summary: x.Name + " from C threads calling its functions: no Go runtime in the loop"})
 		}
 	}
@@ -131,8 +137,9 @@ func (im e12Impl) info() driver.ImplInfo {
 	return driver.ImplInfo{Name: im.name, Kind: im.kind, Summary: im.summary, Why: im.why}
 }
 
-// Impls describes every implementation latency accepts, in list order.
-func Impls() []driver.ImplInfo { return catalog().Infos() }
+// Impls describes every implementation latency accepts, in list order:
+// catalog's, then the goroutine-only ones (GoroutineImpls).
+func Impls() []driver.ImplInfo { return append(catalog().Infos(), GoroutineImpls()...) }
 
 // SelfwakeImpls describes every implementation selfwake accepts: the
 // syscall reference row, then latency's.

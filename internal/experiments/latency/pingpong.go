@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/parkbench/parkbench/internal/ext"
 	"sync/atomic"
 	"time"
 
@@ -347,18 +346,13 @@ func (g *goPair) close() {
 }
 
 // cPair adapts the C reference to pairRunner. A cancelled ctx ends a C
-// round within one round trip (cref.Pair.RoundContext).
+// round within one round trip (cref.Pair.RoundContext). A plugin's C row
+// is watched by its threads (internal/watch, internal/cref/cref_watch.h).
 type cPair struct {
 	p *cref.Pair
-	// plugin names a plugin's C row, whose rounds the watchdog guards
-	// (its threads call the library directly).
-	plugin string
 }
 
 func (c cPair) round(ctx context.Context, n int) (pairRound, error) {
-	if c.plugin != "" {
-		defer ext.Guard(c.plugin, "a C ping-pong round")()
-	}
 	r, err := c.p.RoundContext(ctx, n)
 	if err != nil {
 		return pairRound{}, err

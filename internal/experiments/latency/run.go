@@ -320,10 +320,8 @@ func openRunner(c latencyConfig, anatomy bool) (pairRunner, error) {
 	if c.impl.kind == KindCRef {
 		var p *cref.Pair
 		var err error
-		name := ""
 		if c.impl.plugin != nil {
 			p, err = cref.OpenPlugin(c.impl.plugin, c.cpus, capacity, c.gap, sampleCPU)
-			name = c.impl.name
 		} else {
 			p, err = cref.Open(c.impl.cmode, c.cpus, capacity, c.gap, sampleCPU)
 		}
@@ -336,7 +334,7 @@ func openRunner(c latencyConfig, anatomy bool) (pairRunner, error) {
 				return nil, err
 			}
 		}
-		return cPair{p, name}, nil
+		return cPair{p}, nil
 	}
 	pp := &pingpong{base: monoclock.Nanotime(), gap: c.gap, sampleCPU: sampleCPU, samples: make([]int64, 2*capacity)}
 	if anatomy {

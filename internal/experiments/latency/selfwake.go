@@ -9,7 +9,6 @@ import (
 
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
-	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
 	"github.com/parkbench/parkbench/internal/probe"
@@ -137,9 +136,9 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 			u0, _ := usage()
 			var r selfRound
 			if m == nil && im.plugin != nil {
-				stop := ext.Guard(im.name, "a C self-wake round")
+				// Watched by its thread's slot (internal/watch); slept
+				// is -1: the library's to know.
 				r.slept = cref.SelfwakePlugin(im.plugin, o.Pairs, samples[:n])
-				stop()
 			} else if m == nil {
 				r.slept = cref.Selfwake(im.cmode, o.Pairs, samples[:n])
 			} else {
@@ -195,7 +194,7 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 			MGCCycles:          float64(ms1.NumGC - ms0.NumGC),
 			MSyscallNs:         cfg.Probe.SyscallNs,
 		}
-		if im.kind == KindCRef || im.kind == KindTwin {
+		if (im.kind == KindCRef || im.kind == KindTwin) && r.slept >= 0 {
 			m[MSleptWaits] = float64(r.slept)
 		}
 		if m[MGCCycles] > 0 {

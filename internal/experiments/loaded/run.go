@@ -90,7 +90,7 @@ func (p *loadedPlan) Run(ctx context.Context, progress driver.Progress) (*result
 		foreign := fg.Stop()
 		for k, cfg := range cfgs {
 			cfg.Probe = pr
-			driver.SetForeign(cfg, foreign)
+			driver.RecordForeignLoad(cfg, foreign)
 			cfg.Summary = driver.MedianOfRounds(vals[k])
 			if enc, err := results.EncodeHist(hists[k]); err == nil && hists[k].TotalCount() > 0 {
 				cfg.Rounds[0].Histogram = enc

@@ -26,6 +26,8 @@ func lockThreadsOnly(im impl) string {
 		return "the loop runs in C threads, outside the Go scheduler"
 	case im.name == "pthread":
 		return "a pthread mutex must be unlocked by the thread that locked it, and a plain goroutine may move to another thread in between"
+	case im.plugin:
+		return "a plugin's mutex must be unlocked by the thread that locked it (include/parkbench.h), and a plain goroutine may move to another thread in between"
 	case im.name == "pi-futex" || im.name == "pthread-pi":
 		return "a PI lock's owner is a thread (its TID is the futex word, the kernel checks it on unlock), and a plain goroutine may move to another thread in between"
 	}

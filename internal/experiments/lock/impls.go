@@ -37,6 +37,9 @@ type impl struct {
 	parker parkers.Backend
 	// goroutines: the loop runs on plain goroutines (goroutines.go).
 	goroutines bool
+	// plugin: a plugin's mutex from Go threads (its unlock must come from
+	// the thread that locked, include/parkbench.h).
+	plugin bool
 }
 
 // goImpl builds a Go implementation over lock type M.
@@ -136,7 +139,9 @@ func extImpls() []impl {
 			kind = KindCgo
 		}
 		newLock := x.NewLock
-		out = append(out, goImpl[extLock](x.Name, kind, x.Summary, func(m *extLock) error { m.Locker = newLock(); return nil }, func(*extLock) {}))
+		goRow := goImpl[extLock](x.Name, kind, x.Summary, func(m *extLock) error { m.Locker = newLock(); return nil }, func(*extLock) {})
+		goRow.plugin = x.C != nil
+		out = append(out, goRow)
 		if x.C == nil {
 			continue
 		}

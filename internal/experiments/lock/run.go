@@ -365,7 +365,7 @@ func sweep[G, R any](ctx context.Context, exp *results.Experiment, env *runenv.E
 			if err != nil {
 				return err
 			}
-			driver.SetForeign(c, foreign)
+			driver.RecordForeignLoad(c, foreign)
 			exp.Configs = append(exp.Configs, c)
 		}
 	}

@@ -124,7 +124,7 @@ func (p *spinPlan) Run(ctx context.Context, progress driver.Progress) (*results.
 		for _, c := range cs.order {
 			if c.Placement == pl {
 				c.Probe = pm
-				driver.SetForeign(c, foreign)
+				driver.RecordForeignLoad(c, foreign)
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/parkers"
 )
@@ -38,11 +39,11 @@ type mechanism struct {
 var extraMechanisms []func(lotParker parkers.Backend) mechanism
 
 // mechanisms returns every mechanism in list order: the parkers
-// registry (minus the "default" alias), then the lot (over lotParker),
-// then references.
+// (minus the "default" alias; the registered implementations' after the
+// built-in ones), then the lot (over lotParker), then references.
 func mechanisms(lotParker parkers.Backend) []mechanism {
 	var out []mechanism
-	for _, b := range parkers.All() {
+	for _, b := range ext.Parkers() {
 		if b.Name == parkers.NameDefault {
 			continue
 		}

@@ -120,7 +120,7 @@ func (p *wakePlan) Run(ctx context.Context, progress driver.Progress) (*results.
 		}
 		for _, cfg := range records {
 			cfg.Probe = pr
-			driver.SetForeign(cfg, foreign)
+			driver.RecordForeignLoad(cfg, foreign)
 			cfg.Params["gomaxprocs"] = strconv.Itoa(grt.GOMAXPROCS)
 			exp.Configs = append(exp.Configs, cfg)
 		}
