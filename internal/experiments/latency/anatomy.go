@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -21,20 +22,35 @@ import (
 // summary carries the anatomy of every traced wake pooled. The rings are
 // read between rounds only: no reader runs beside the measured threads.
 
+// Memory (docs/anatomy.md, "Memory"): a traced round's records are joined
+// and folded into pools (anatomy.Pool: the figures of each wake, not its
+// records) right after the round, the rings are closed, and the run's GC
+// (off for the whole run: runenv) collects before the next round what the
+// join dropped. What stays from one configuration to the next is its
+// figures; the peak is one round's records, its index and the rings.
+
 // anatomyRun is one configuration's tracing state.
 type anatomyRun struct {
-	sess     *ktrace.Session
-	tids     [2]int32
-	events   []ktrace.Event
-	wakes    []anatomy.Wake
-	measured []int64 // t1 - t0 of the traced waits that slept, pooled
-	parts    []anatomy.Parts
-	lost     uint64
-	full     int       // rings found full when read (ktrace.Session.Full)
-	traced   []float64 // per traced round: its median
-	n        int
-	notes    []string // the session's
-	dumped   bool
+	tids [2]int32
+	cpus []int
+	n    int
+	// events and wakes are the current traced round's, their room kept
+	// from round to round and dropped at the configuration's end.
+	events []ktrace.Event
+	wakes  []anatomy.Wake
+	// round is the current traced round's wakes, pooled every traced
+	// wake of the configuration.
+	round, pooled anatomy.Pool
+	lost          uint64
+	full          int       // rings found full when read (ktrace.Session.Full)
+	traced        []float64 // per traced round: its median
+	notes         []string  // the sessions'
+	dumped        bool
+	// sess is open during a traced round only (opened right before it,
+	// closed once its rings are read).
+	sess *ktrace.Session
+	// collect frees what a round dropped (runenv.Env.Collect).
+	collect func()
 }
 
 // ringBytes sizes a CPU's ring for a round of n round trips: about 1 KiB
@@ -48,8 +64,9 @@ func ringBytes(n int) int { return min(max(2*n*1024, 1<<20), 256<<20) }
 // every thread's every syscall through the kernel's slow syscall path.
 var joinKinds = []ktrace.Kind{ktrace.Waking, ktrace.Switch, ktrace.CPUIdle}
 
-// openAnatomy opens the tracepoints for the configuration's participants.
-func openAnatomy(r pairRunner, c latencyConfig) (*anatomyRun, error) {
+// openAnatomy checks the configuration's participants can be traced; the
+// tracepoints are opened for each traced round (open).
+func openAnatomy(r pairRunner, c latencyConfig, collect func()) (*anatomyRun, error) {
 	tids := r.tids()
 	if tids[0] <= 0 || tids[1] <= 0 {
 		return nil, fmt.Errorf("--anatomy: the participants' thread ids are unknown (%v)", tids)
@@ -61,16 +78,44 @@ func openAnatomy(r pairRunner, c latencyConfig) (*anatomyRun, error) {
 			cpus = append(cpus, c.cpus[1])
 		}
 	}
-	sess, err := ktrace.Open(ktrace.Options{TIDs: []int{int(tids[0]), int(tids[1])}, CPUs: cpus, BytesPerCPU: ringBytes(c.n), Kinds: joinKinds})
-	if err != nil {
-		if ktrace.IsUnavailable(err) {
-			return nil, driver.Bad("Anatomy", "%v", err)
-		}
+	if collect == nil {
+		collect = func() {}
+	}
+	// The room for a round's wakes and (a first guess, 8 a round trip)
+	// its records, and the pools' for every traced wake, once: no
+	// doubling garbage.
+	a := &anatomyRun{tids: tids, cpus: cpus, n: c.n, collect: collect,
+		wakes: make([]anatomy.Wake, 0, 2*c.n), events: make([]ktrace.Event, 0, 8*c.n)}
+	a.round.Grow(2 * c.n)
+	a.pooled.Grow(2 * c.n * max(c.rounds, 1))
+	// Open once now: a configuration that cannot be traced fails before
+	// its warm-up, not at its first traced round.
+	if err := a.open(); err != nil {
 		return nil, err
 	}
-	return &anatomyRun{sess: sess, tids: tids, n: c.n, notes: sess.Notes, wakes: make([]anatomy.Wake, 0, 2*c.n)}, nil
+	a.close()
+	return a, nil
 }
 
+// open opens the tracepoints and their rings for one traced round.
+func (a *anatomyRun) open() error {
+	sess, err := ktrace.Open(ktrace.Options{TIDs: []int{int(a.tids[0]), int(a.tids[1])}, CPUs: a.cpus, BytesPerCPU: ringBytes(a.n), Kinds: joinKinds})
+	if err != nil {
+		if ktrace.IsUnavailable(err) {
+			return driver.Bad("Anatomy", "%v", err)
+		}
+		return err
+	}
+	for _, n := range sess.Notes {
+		if !slices.Contains(a.notes, n) {
+			a.notes = append(a.notes, n)
+		}
+	}
+	a.sess = sess
+	return nil
+}
+
+// close closes the tracepoints and unmaps the rings; safe on nil and twice.
 func (a *anatomyRun) close() {
 	if a != nil && a.sess != nil {
 		a.sess.Close()
@@ -91,8 +136,6 @@ func (a *anatomyRun) capture(pr pairRound) {
 		noSleep := v < 0
 		if noSleep {
 			v = ^v
-		} else {
-			a.measured = append(a.measured, v)
 		}
 		t1 := pr.ends[idx]
 		a.wakes = append(a.wakes, anatomy.Wake{Waker: a.tids[1-me], Wakee: a.tids[me], T0: t1 - v, T1: t1, NoSleep: noSleep})
@@ -100,11 +143,14 @@ func (a *anatomyRun) capture(pr pairRound) {
 }
 
 // tracedRound runs one round under the trace and joins it; it returns the
-// round's anatomy figures.
+// round's anatomy figures. The round's records are dropped and collected
+// before it returns; its wakes' figures stay in the pools.
 func (cr *configRun) tracedRound(ctx context.Context, h *hdrhistogram.Histogram) (map[string]float64, error) {
 	a := cr.anat
-	a.events = a.sess.Drain(a.events[:0]) // nothing from before this round
-	lost0 := a.sess.Lost()
+	if err := a.open(); err != nil {
+		return nil, err
+	}
+	defer a.close()
 	var m map[string]float64
 	err := cr.withBackend(func() error {
 		if err := a.sess.Enable(); err != nil {
@@ -121,9 +167,10 @@ func (cr *configRun) tracedRound(ctx context.Context, h *hdrhistogram.Histogram)
 		return nil, err
 	}
 	a.events = a.sess.Drain(a.events[:0])
-	lost := a.sess.Lost() - lost0
-	a.full = a.sess.Full()
+	lost := a.sess.Lost()
+	a.full += a.sess.Full()
 	a.lost += lost
+	a.close()
 	if path := os.Getenv("PARKBENCH_ANATOMY_DUMP"); path != "" && !a.dumped {
 		// A developer's aid (docs/anatomy.md): the first traced round's
 		// records and wakes, as internal/anatomy's recorded tests read them.
@@ -132,24 +179,38 @@ func (cr *configRun) tracedRound(ctx context.Context, h *hdrhistogram.Histogram)
 			return nil, err
 		}
 	}
-	tr := anatomy.Index(a.events, a.tids[:])
-	first := len(a.parts)
-	for _, w := range a.wakes {
-		a.parts = append(a.parts, tr.Join(w))
-	}
-	measured := make([]int64, 0, len(a.wakes))
-	for _, w := range a.wakes {
-		if !w.NoSleep {
-			measured = append(measured, w.T1-w.T0)
-		}
-	}
+	return a.fold(m, lost), nil
+}
+
+// fold joins the traced round's wakes (a.wakes) with its records
+// (a.events) into the round's pool and the configuration's, and returns
+// the round's anatomy figures (m: its latency figures; lost: the records
+// the kernel dropped in it). The join's index is garbage when it returns,
+// and collected.
+func (a *anatomyRun) fold(m map[string]float64, lost uint64) map[string]float64 {
+	a.join()
 	out := map[string]float64{}
-	anatomy.Summarize(a.parts[first:], measured).Metrics(out, lost)
+	a.round.Summary().Metrics(out, lost)
 	if v, ok := m[MMedianSlept]; ok {
 		a.traced = append(a.traced, v)
 		out[anatomy.MTracedMedian] = v
 	}
-	return out, nil
+	a.collect()
+	return out
+}
+
+func (a *anatomyRun) join() {
+	tr := anatomy.IndexInPlace(a.events, a.tids[:]) // the dump, if any, is written
+	a.round.Reset()
+	for _, w := range a.wakes {
+		p := tr.Join(w)
+		a.round.Add(p)
+		a.pooled.Add(p)
+		if !w.NoSleep {
+			a.round.Measured(w.T1 - w.T0)
+			a.pooled.Measured(w.T1 - w.T0)
+		}
+	}
 }
 
 // anatomyRound runs round i as a traced and an untraced round, in the
@@ -182,10 +243,12 @@ func (cr *configRun) anatomyRound(ctx context.Context, h *hdrhistogram.Histogram
 	return nil
 }
 
-// finishAnatomy puts the pooled anatomy into the summary.
+// finishAnatomy puts the pooled anatomy into the summary and drops the
+// configuration's records and pools: the next configuration starts from
+// the figures alone.
 func (cr *configRun) finishAnatomy() {
 	a, cfg := cr.anat, cr.cfg
-	s := anatomy.Summarize(a.parts, a.measured)
+	s := a.pooled.Summary()
 	for k := range cfg.Summary {
 		if len(k) > 8 && k[:8] == "anatomy_" {
 			delete(cfg.Summary, k) // medians of rounds: replaced by the pooled figures
@@ -211,11 +274,12 @@ func (cr *configRun) finishAnatomy() {
 		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("anatomy: the kernel dropped %d trace records (rings full): the wakes around them are flagged, not decomposed", a.lost))
 	}
 	if f := s.Flagged(); f > 0 {
-		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("anatomy: %d of %d traced wakes not decomposed: %s", f, len(a.parts), s.FlagLine()))
+		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("anatomy: %d of %d traced wakes not decomposed: %s", f, a.pooled.Wakes(), s.FlagLine()))
 	}
 	for _, n := range a.notes {
 		cfg.Warnings = append(cfg.Warnings, "anatomy: "+n)
 	}
-	a.parts, a.measured = nil, nil
 	a.close()
+	a.events, a.wakes, a.round, a.pooled = nil, nil, anatomy.Pool{}, anatomy.Pool{}
+	a.collect()
 }

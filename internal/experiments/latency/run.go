@@ -66,6 +66,9 @@ func (p *latencyPlan) Run(ctx context.Context, progress driver.Progress) (*resul
 	runs := make([]*configRun, len(plan))
 	for i, c := range plan {
 		runs[i] = &configRun{c: c, lot: lotBackend, sysmon: sysmon, schedCounts: o.SchedCounts || c.participants == driver.Goroutines, anatomy: o.Anatomy}
+		if o.Anatomy {
+			runs[i].collect = env.Collect
+		}
 	}
 	defer func() {
 		for _, cr := range runs {
@@ -165,9 +168,11 @@ type configRun struct {
 	sysmon      int
 	schedCounts bool
 	sched       map[string]float64
-	// anatomy: --anatomy; anat its tracing state once started.
+	// anatomy: --anatomy; anat its tracing state once started; collect
+	// frees what a traced round dropped (runenv.Env.Collect).
 	anatomy bool
 	anat    *anatomyRun
+	collect func()
 }
 
 // start probes the floor (right before the configuration's first round),
@@ -209,7 +214,7 @@ func (cr *configRun) start(ctx context.Context) error {
 	}
 	cr.runner = r
 	if cr.anatomy {
-		if cr.anat, err = openAnatomy(r, c); err != nil {
+		if cr.anat, err = openAnatomy(r, c, cr.collect); err != nil {
 			return err
 		}
 	}
