@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/parkbench/parkbench/internal/anatomy"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/ktrace"
+	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/stats"
 )
 
@@ -45,17 +47,29 @@ type anatomyRun struct {
 	full          int       // rings found full when read (ktrace.Session.Full)
 	traced        []float64 // per traced round: its median
 	notes         []string  // the sessions'
+	recorder      string    // the sessions' recorder (ktrace.Session.Recorder)
 	dumped        bool
-	// sess is open during a traced round only (opened right before it,
-	// closed once its rings are read).
-	sess *ktrace.Session
+	// sess is the open tracepoints and rings: from the configuration's
+	// start to its end, or (perRound) from right before each traced round
+	// to the reading of its rings.
+	sess     *ktrace.Session
+	perRound bool
 	// collect frees what a round dropped (runenv.Env.Collect).
 	collect func()
 }
 
-// ringBytes sizes a CPU's ring for a round of n round trips: about 1 KiB
-// of records per wake on each side's CPU (measured: ~12 records per wake).
-func ringBytes(n int) int { return min(max(2*n*1024, 1<<20), 256<<20) }
+// maxProbeEffect: a configuration whose traced rounds' median exceeds the
+// untraced rounds' by more than this is warned about, with its figure.
+const maxProbeEffect = 0.10
+
+// ringBytes sizes a CPU's perf ring for a round of n round trips: about
+// 1 KiB of records per wake on each side's CPU (measured: ~6 records a
+// round trip per CPU, 56 to 104 bytes each). bpfRingBytes sizes the eBPF
+// recorder's one ring: 1 KiB a round trip (about 12 records of 40 bytes
+// per round trip on both CPUs, twice over). Every record of a round must
+// fit: the rings are read between rounds only.
+func ringBytes(n int) int    { return min(max(2*n*1024, 1<<20), 256<<20) }
+func bpfRingBytes(n int) int { return min(max(n*1024, 1<<20), 256<<20) }
 
 // joinKinds are the events the join reads (internal/anatomy: Index, Join),
 // and only those: every record is written by the CPU that hit the
@@ -66,7 +80,13 @@ var joinKinds = []ktrace.Kind{ktrace.Waking, ktrace.Switch, ktrace.CPUIdle}
 
 // openAnatomy checks the configuration's participants can be traced; the
 // tracepoints are opened for each traced round (open).
-func openAnatomy(r pairRunner, c latencyConfig, collect func()) (*anatomyRun, error) {
+//
+// perRound opens them for each traced round and closes them after it (under
+// --interleave, where every configuration is started at once: one
+// configuration's rings at a time); else they stay open from now to the
+// configuration's end, which spares each round the ~0.1 s an eBPF recorder
+// takes to load its programs.
+func openAnatomy(r pairRunner, c latencyConfig, collect func(), perRound bool) (*anatomyRun, error) {
 	tids := r.tids()
 	if tids[0] <= 0 || tids[1] <= 0 {
 		return nil, fmt.Errorf("--anatomy: the participants' thread ids are unknown (%v)", tids)
@@ -84,22 +104,35 @@ func openAnatomy(r pairRunner, c latencyConfig, collect func()) (*anatomyRun, er
 	// The room for a round's wakes and (a first guess, 8 a round trip)
 	// its records, and the pools' for every traced wake, once: no
 	// doubling garbage.
-	a := &anatomyRun{tids: tids, cpus: cpus, n: c.n, collect: collect,
+	a := &anatomyRun{tids: tids, cpus: cpus, n: c.n, collect: collect, perRound: perRound,
 		wakes: make([]anatomy.Wake, 0, 2*c.n), events: make([]ktrace.Event, 0, 8*c.n)}
 	a.round.Grow(2 * c.n)
 	a.pooled.Grow(2 * c.n * max(c.rounds, 1))
-	// Open once now: a configuration that cannot be traced fails before
-	// its warm-up, not at its first traced round.
+	// Open now: a configuration that cannot be traced fails before its
+	// warm-up, not at its first traced round.
 	if err := a.open(); err != nil {
 		return nil, err
 	}
-	a.close()
+	if perRound {
+		a.close()
+	}
 	return a, nil
 }
 
-// open opens the tracepoints and their rings for one traced round.
+// recorder is ktrace's recorder for the anatomy: eBPF where the kernel
+// takes it, else perf; PARKBENCH_ANATOMY_RECORDER=perf|ebpf picks one (a
+// developer's aid, docs/anatomy.md: what eBPF buys, measured side by side).
+func recorder() string {
+	if r := os.Getenv("PARKBENCH_ANATOMY_RECORDER"); r != "" {
+		return r
+	}
+	return ktrace.RecorderAuto
+}
+
+// open opens the tracepoints and their rings.
 func (a *anatomyRun) open() error {
-	sess, err := ktrace.Open(ktrace.Options{TIDs: []int{int(a.tids[0]), int(a.tids[1])}, CPUs: a.cpus, BytesPerCPU: ringBytes(a.n), Kinds: joinKinds})
+	sess, err := ktrace.Open(ktrace.Options{TIDs: []int{int(a.tids[0]), int(a.tids[1])}, CPUs: a.cpus, BytesPerCPU: ringBytes(a.n), BPFBytes: bpfRingBytes(a.n), Kinds: joinKinds,
+		Recorder: recorder()})
 	if err != nil {
 		if ktrace.IsUnavailable(err) {
 			return driver.Bad("Anatomy", "%v", err)
@@ -111,7 +144,7 @@ func (a *anatomyRun) open() error {
 			a.notes = append(a.notes, n)
 		}
 	}
-	a.sess = sess
+	a.sess, a.recorder = sess, sess.Recorder
 	return nil
 }
 
@@ -147,10 +180,16 @@ func (a *anatomyRun) capture(pr pairRound) {
 // before it returns; its wakes' figures stay in the pools.
 func (cr *configRun) tracedRound(ctx context.Context, h *hdrhistogram.Histogram) (map[string]float64, error) {
 	a := cr.anat
-	if err := a.open(); err != nil {
-		return nil, err
+	if a.sess == nil {
+		if err := a.open(); err != nil {
+			return nil, err
+		}
 	}
-	defer a.close()
+	if a.perRound {
+		defer a.close()
+	}
+	a.events = a.sess.Drain(a.events[:0]) // nothing from before this round
+	lost0, full0 := a.sess.Lost(), a.sess.Full()
 	var m map[string]float64
 	err := cr.withBackend(func() error {
 		if err := a.sess.Enable(); err != nil {
@@ -167,10 +206,12 @@ func (cr *configRun) tracedRound(ctx context.Context, h *hdrhistogram.Histogram)
 		return nil, err
 	}
 	a.events = a.sess.Drain(a.events[:0])
-	lost := a.sess.Lost()
-	a.full += a.sess.Full()
+	lost := a.sess.Lost() - lost0
+	a.full += a.sess.Full() - full0
 	a.lost += lost
-	a.close()
+	if a.perRound {
+		a.close()
+	}
 	if path := os.Getenv("PARKBENCH_ANATOMY_DUMP"); path != "" && !a.dumped {
 		// A developer's aid (docs/anatomy.md): the first traced round's
 		// records and wakes, as internal/anatomy's recorded tests read them.
@@ -267,6 +308,7 @@ func (cr *configRun) finishAnatomy() {
 		cfg.Summary[anatomy.MTracedMedian] = tm
 		cfg.Summary[anatomy.MProbeEffect] = tm/pm - 1
 	}
+	cfg.Params["anatomy_recorder"] = a.recorder
 	if f := a.full; f > 0 {
 		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("anatomy: a ring was full when read %d times (records after it dropped): the wakes after its last record are flagged lost", f))
 	}
@@ -282,4 +324,25 @@ func (cr *configRun) finishAnatomy() {
 	a.close()
 	a.events, a.wakes, a.round, a.pooled = nil, nil, anatomy.Pool{}, anatomy.Pool{}
 	a.collect()
+}
+
+// probeWarning is the run's warning naming every configuration whose probe
+// effect exceeds maxProbeEffect, each with its figure and its two medians
+// (nil when none does). One warning for the run, so that the output, which
+// shows one example of warnings alike, shows every figure.
+func probeWarning(cfgs []*results.Config) []string {
+	var over []string
+	for _, c := range cfgs {
+		pe, ok := c.Summary[anatomy.MProbeEffect]
+		if !ok || pe <= maxProbeEffect {
+			continue
+		}
+		tm := c.Summary[anatomy.MTracedMedian]
+		over = append(over, fmt.Sprintf("%s %+.0f%% (%.2f µs traced, %.2f untraced)", c.Key, 100*pe, tm/1000, tm/(1+pe)/1000))
+	}
+	if len(over) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("anatomy: probe effect over %.0f%% (traced rounds' median against the untraced rounds'; the components describe wakes slower than the measured ones): %s",
+		100*maxProbeEffect, strings.Join(over, ", "))}
 }

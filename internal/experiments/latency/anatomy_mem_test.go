@@ -3,6 +3,7 @@ package latency
 import (
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/anatomy"
@@ -86,4 +87,33 @@ func TestAnatomyMemoryFlat(t *testing.T) {
 	t.Logf("records per configuration %d bytes; heap after configurations %d..%d: %d..%d; round peaks %d..%d",
 		records, early, late, afterConfig[early], afterConfig[late], roundPeak[early], roundPeak[late])
 	runtime.KeepAlive(kept)
+}
+
+// A configuration whose traced rounds' median exceeds the untraced rounds'
+// by more than 10% is named in the run's warning with its figure; one
+// within 10% is not; the probe effect is in each configuration's summary.
+func TestProbeEffectWarned(t *testing.T) {
+	var cfgs []*results.Config
+	for i, traced := range []float64{12_000, 10_900, 13_000} {
+		a := &anatomyRun{tids: [2]int32{1, 2}, collect: func() {}, recorder: ktrace.RecorderBPF, traced: []float64{traced, traced, traced}}
+		cr := &configRun{cfg: &results.Config{Key: []string{"futex/cross-core", "c-futex/cross-core", "lot/cross-core"}[i],
+			Summary: map[string]float64{}, Params: map[string]string{}}, anat: a,
+			perRound: []map[string]float64{{MMedianSlept: 10_000}, {MMedianSlept: 9_000}, {MMedianSlept: 11_000}}}
+		cr.finishAnatomy()
+		if pe := cr.cfg.Summary[anatomy.MProbeEffect]; pe != traced/10_000-1 {
+			t.Errorf("traced %v: probe effect %v, want %v", traced, pe, traced/10_000-1)
+		}
+		if cr.cfg.Params["anatomy_recorder"] != ktrace.RecorderBPF {
+			t.Errorf("params %v: want the recorder", cr.cfg.Params)
+		}
+		cfgs = append(cfgs, cr.cfg)
+	}
+	w := probeWarning(cfgs)
+	if len(w) != 1 || !strings.Contains(w[0], "futex/cross-core +20% (12.00 µs traced, 10.00 untraced)") ||
+		!strings.Contains(w[0], "lot/cross-core +30%") || strings.Contains(w[0], "c-futex") {
+		t.Fatalf("warning %q: want futex +20%% and lot +30%% named with their figures, c-futex (+9%%) not", w)
+	}
+	if w := probeWarning(cfgs[1:2]); w != nil {
+		t.Fatalf("warning %q for a probe effect of 9%%", w)
+	}
 }

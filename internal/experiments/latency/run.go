@@ -67,7 +67,7 @@ func (p *latencyPlan) Run(ctx context.Context, progress driver.Progress) (*resul
 	for i, c := range plan {
 		runs[i] = &configRun{c: c, lot: lotBackend, sysmon: sysmon, schedCounts: o.SchedCounts || c.participants == driver.Goroutines, anatomy: o.Anatomy}
 		if o.Anatomy {
-			runs[i].collect = env.Collect
+			runs[i].collect, runs[i].interleaved = env.Collect, o.Interleave
 		}
 	}
 	defer func() {
@@ -148,6 +148,7 @@ func (p *latencyPlan) Run(ctx context.Context, progress driver.Progress) (*resul
 	exp.Notes = append(exp.Notes, SpinLineNotes(exp)...)
 	exp.Claims = LatencyClaims(exp)
 	if o.Anatomy {
+		exp.Warnings = append(exp.Warnings, probeWarning(exp.Configs)...)
 		exp.Metrics = append(slices.Clone(LatencyMetrics), anatomy.MetricSpecs()...)
 		exp.Claims = append(exp.Claims, AnatomyClaims(exp)...)
 	}
@@ -173,6 +174,8 @@ type configRun struct {
 	anatomy bool
 	anat    *anatomyRun
 	collect func()
+	// interleaved: --interleave (every configuration started at once).
+	interleaved bool
 }
 
 // start probes the floor (right before the configuration's first round),
@@ -214,7 +217,7 @@ func (cr *configRun) start(ctx context.Context) error {
 	}
 	cr.runner = r
 	if cr.anatomy {
-		if cr.anat, err = openAnatomy(r, c, cr.collect); err != nil {
+		if cr.anat, err = openAnatomy(r, c, cr.collect, cr.interleaved); err != nil {
 			return err
 		}
 	}
