@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -98,15 +99,32 @@ type kernelLayout struct {
 
 // bpfSession is the eBPF recorder's state.
 type bpfSession struct {
-	ring    *ebpf.Map
+	// rings: one per traced CPU (ringCPUs), or one for all.
+	rings   []*ebpf.Map
+	readers []*ringbuf.Reader
 	lostMap *ebpf.Map
 	progs   []*ebpf.Program
 	names   []string
 	links   []link.Link
-	reader  *ringbuf.Reader
 	rec     ringbuf.Record
 	lost    uint64
 	full    int
+}
+
+// bpfMaxRings bounds the rings of one session: more CPUs than this share
+// one ring.
+const bpfMaxRings = 8
+
+// ringCPUs is the CPU of each ring: o's CPUs when there are 1 to
+// bpfMaxRings of them, each writing its own ring (a ring's reservation
+// lock and producer position then stay in one CPU's cache: shared by the
+// waker's and the wakee's CPUs, they would move between them on every
+// record of a cross-core wake); nil for one ring shared by every CPU.
+func ringCPUs(o Options) []int {
+	if len(o.CPUs) == 0 || len(o.CPUs) > bpfMaxRings {
+		return nil
+	}
+	return o.CPUs
 }
 
 // bpfUsable says why o cannot be recorded by eBPF ("" when it can).
@@ -145,9 +163,24 @@ func openBPF(o Options, ringBytes int) (_ *bpfSession, err error) {
 			b.close()
 		}
 	}()
-	b.ring, err = ebpf.NewMap(&ebpf.MapSpec{Name: "pb_anatomy", Type: ebpf.RingBuf, MaxEntries: uint32(ringBytes)})
-	if err != nil {
-		return nil, fmt.Errorf("BPF ring buffer of %d KiB: %w", ringBytes>>10, err)
+	cpus := ringCPUs(o)
+	size := ringBytes
+	if len(cpus) > 1 {
+		size = pow2Pages(ringBytes/len(cpus), os.Getpagesize())
+	}
+	var ringFDs []int
+	for range max(len(cpus), 1) {
+		r, err := ebpf.NewMap(&ebpf.MapSpec{Name: "pb_anatomy", Type: ebpf.RingBuf, MaxEntries: uint32(size)})
+		if err != nil {
+			return nil, fmt.Errorf("BPF ring buffer of %d KiB: %w", size>>10, err)
+		}
+		b.rings = append(b.rings, r)
+		ringFDs = append(ringFDs, r.FD())
+		rd, err := ringbuf.NewReader(r)
+		if err != nil {
+			return nil, fmt.Errorf("BPF ring buffer reader: %w", err)
+		}
+		b.readers = append(b.readers, rd)
 	}
 	b.lostMap, err = ebpf.NewMap(&ebpf.MapSpec{Name: "pb_lost", Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 16, MaxEntries: 1})
 	if err != nil {
@@ -157,7 +190,7 @@ func openBPF(o Options, ringBytes int) (_ *bpfSession, err error) {
 		if !slices.Contains(o.Kinds, k) {
 			continue
 		}
-		insns, name := bpfProgram(k, o.TIDs, o.CPUs, l.pidOffset, b.ring.FD(), b.lostMap.FD())
+		insns, name := bpfProgram(k, o.TIDs, o.CPUs, l.pidOffset, cpus, ringFDs, b.lostMap.FD())
 		p, err := ebpf.NewProgramWithOptions(&ebpf.ProgramSpec{
 			Name: "pb_" + name, Type: ebpf.Tracing, AttachType: ebpf.AttachTraceRawTp, AttachTo: name,
 			Instructions: insns,
@@ -169,9 +202,6 @@ func openBPF(o Options, ringBytes int) (_ *bpfSession, err error) {
 			return nil, fmt.Errorf("BPF program for %s: %w", name, err)
 		}
 		b.progs, b.names = append(b.progs, p), append(b.names, name)
-	}
-	if b.reader, err = ringbuf.NewReader(b.ring); err != nil {
-		return nil, fmt.Errorf("BPF ring buffer reader: %w", err)
 	}
 	return b, nil
 }
@@ -199,17 +229,19 @@ func (b *bpfSession) disable() error {
 	return first
 }
 
-// drain appends every record in the ring to dst, and a Lost event when the
-// programs found the ring full (from the first record dropped to the end:
-// the wakes after it are not attributed).
+// drain appends every record in the rings to dst (each ring's in its
+// order), and a Lost event when the programs found a ring full (from the
+// first record dropped to the end: the wakes after it are not attributed).
 func (b *bpfSession) drain(dst []Event) []Event {
-	b.reader.SetDeadline(time.Now()) // read what is there, wait for nothing
-	for {
-		if err := b.reader.ReadInto(&b.rec); err != nil {
-			break // os.ErrDeadlineExceeded: the ring is empty
-		}
-		if e, ok := decodeBPF(b.rec.RawSample); ok {
-			dst = append(dst, e)
+	for _, rd := range b.readers {
+		rd.SetDeadline(time.Now()) // read what is there, wait for nothing
+		for {
+			if err := rd.ReadInto(&b.rec); err != nil {
+				break // os.ErrDeadlineExceeded: the ring is empty
+			}
+			if e, ok := decodeBPF(b.rec.RawSample); ok {
+				dst = append(dst, e)
+			}
 		}
 	}
 	var key uint32
@@ -268,16 +300,18 @@ func (b *bpfSession) close() {
 		return
 	}
 	b.disable()
-	if b.reader != nil {
-		b.reader.Close()
+	for _, rd := range b.readers {
+		rd.Close()
 	}
+	b.readers = nil
 	for _, p := range b.progs {
 		p.Close()
 	}
 	b.progs = nil
-	if b.ring != nil {
-		b.ring.Close()
+	for _, r := range b.rings {
+		r.Close()
 	}
+	b.rings = nil
 	if b.lostMap != nil {
 		b.lostMap.Close()
 	}
@@ -301,7 +335,10 @@ const (
 // cpus), stamp the time, reserve and fill a record, submit it without a
 // wakeup; when the ring is full count the loss and the time of the first.
 // It returns the instructions and the tracepoint's name.
-func bpfProgram(kind Kind, tids, cpus []int, pidOff, ringFD, lostFD int) (asm.Instructions, string) {
+//
+// ringCPUs and ringFDs are the rings: the record goes to the ring of the
+// CPU it is written on (one ring and no CPU: the only ring).
+func bpfProgram(kind Kind, tids, cpus []int, pidOff int, ringCPUs, ringFDs []int, lostFD int) (asm.Instructions, string) {
 	var in asm.Instructions
 	// readPid loads the pid of the task the argument at argOff points to
 	// into dst: a typed load (the verifier knows the argument is a
@@ -399,8 +436,22 @@ func bpfProgram(kind Kind, tids, cpus []int, pidOff, ringFD, lostFD int) (asm.In
 	in = append(in,
 		asm.FnKtimeGetNs.Call().WithSymbol("stamp"),
 		asm.StoreMem(asm.R10, slotTime, asm.R0, asm.DWord),
-		asm.LoadMapPtr(asm.R1, ringFD),
-		asm.Mov.Imm(asm.R2, bpfRecordSize),
+	)
+	if len(ringCPUs) == 0 {
+		in = append(in, asm.LoadMapPtr(asm.R1, ringFDs[0]))
+	} else {
+		// This CPU's ring.
+		in = append(in, asm.FnGetSmpProcessorId.Call())
+		for i, c := range ringCPUs {
+			in = append(in, asm.JEq.Imm32(asm.R0, int32(c), fmt.Sprintf("ring%d", i)))
+		}
+		in = append(in, asm.Ja.Label("drop"))
+		for i, fd := range ringFDs {
+			in = append(in, asm.LoadMapPtr(asm.R1, fd).WithSymbol(fmt.Sprintf("ring%d", i)), asm.Ja.Label("reserve"))
+		}
+	}
+	in = append(in,
+		asm.Mov.Imm(asm.R2, bpfRecordSize).WithSymbol("reserve"),
 		asm.Mov.Imm(asm.R3, 0),
 		asm.FnRingbufReserve.Call(),
 		asm.JEq.Imm(asm.R0, 0, "lost"),

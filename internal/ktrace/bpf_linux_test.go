@@ -18,7 +18,14 @@ func TestBPFRecordsSleeps(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	tid := unix.Gettid()
-	s, err := Open(Options{TIDs: []int{tid}, Kinds: []Kind{Waking, Switch, CPUIdle}, BytesPerCPU: 1 << 20, Recorder: RecorderBPF})
+	var cpus []int // every CPU, a ring each (up to bpfMaxRings)
+	for c := range min(runtime.NumCPU(), bpfMaxRings) {
+		cpus = append(cpus, c)
+	}
+	if runtime.NumCPU() > bpfMaxRings {
+		cpus = nil // one ring for all
+	}
+	s, err := Open(Options{TIDs: []int{tid}, CPUs: cpus, Kinds: []Kind{Waking, Switch, CPUIdle}, BytesPerCPU: 1 << 20, Recorder: RecorderBPF})
 	if IsUnavailable(err) {
 		t.Skip(err)
 	}
@@ -76,7 +83,7 @@ func mono(t *testing.T) int64 {
 func TestBPFProgramsAssemble(t *testing.T) {
 	for _, k := range bpfKinds {
 		for _, cpus := range [][]int{nil, {0, 1}} {
-			in, name := bpfProgram(k, []int{100, 101}, cpus, 1264, 3, 4)
+			in, name := bpfProgram(k, []int{100, 101}, cpus, 1264, cpus, []int{3, 4}[:max(len(cpus), 1)], 5)
 			if err := in.Marshal(io.Discard, binary.LittleEndian); err != nil {
 				t.Errorf("%s (cpus %v): %v", name, cpus, err)
 			}
