@@ -65,10 +65,8 @@ func (p *latencyPlan) Run(ctx context.Context, progress driver.Progress) (*resul
 	maxAllocs := 0.0
 	runs := make([]*configRun, len(plan))
 	for i, c := range plan {
-		runs[i] = &configRun{c: c, lot: lotBackend, sysmon: sysmon, schedCounts: o.SchedCounts || c.participants == driver.Goroutines, anatomy: o.Anatomy}
-		if o.Anatomy {
-			runs[i].collect, runs[i].interleaved = env.Collect, o.Interleave
-		}
+		runs[i] = &configRun{c: c, lot: lotBackend, sysmon: sysmon, schedCounts: o.SchedCounts || c.participants == driver.Goroutines, anatomy: o.Anatomy,
+			collect: env.Collect, interleaved: o.Interleave}
 	}
 	defer func() {
 		for _, cr := range runs {
@@ -169,8 +167,10 @@ type configRun struct {
 	sysmon      int
 	schedCounts bool
 	sched       map[string]float64
-	// anatomy: --anatomy; anat its tracing state once started; collect
-	// frees what a traced round dropped (runenv.Env.Collect).
+	// anatomy: --anatomy; anat its tracing state once started. collect
+	// (runenv.Env.Collect) frees what the configuration dropped when it
+	// finishes (with --anatomy, after each traced round too): the run's GC
+	// is off, and without it every configuration's garbage stays.
 	anatomy bool
 	anat    *anatomyRun
 	collect func()
@@ -300,6 +300,9 @@ func (cr *configRun) finish(ctx context.Context) error {
 	}
 	driver.WarnForeign(cfg)
 	refuseBelowResolution(cfg, latencyTimeFigures, 1, monoclock.Resolution(), monoclock.Source)
+	if cr.collect != nil && cr.anat == nil { // finishAnatomy has collected
+		cr.collect()
+	}
 	return nil
 }
 
