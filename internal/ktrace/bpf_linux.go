@@ -21,8 +21,9 @@ import (
 // (BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP: the tracepoint's own arguments,
 // no trace record assembled; a task's pid read with one typed load), which
 // filters in the kernel as the perf recorder's filters do and writes one
-// 32-byte record into a BPF ring buffer, submitted with BPF_RB_NO_WAKEUP:
-// nothing is woken, the ring is read between rounds. What it spares each
+// 32-byte record into a BPF ring buffer (its CPU's: ringCPUs), submitted
+// with BPF_RB_NO_WAKEUP: nothing is woken, the rings are read between
+// rounds. What it spares each
 // traced event is perf's sample path: the trace record assembled
 // (sched_switch's two comms), the filter interpreted, the sample prepared
 // and copied into a perf ring. The programs are written here with

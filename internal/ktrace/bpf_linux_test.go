@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"io"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,5 +119,24 @@ func TestDecodeBPF(t *testing.T) {
 	}
 	if _, ok := decodeBPF(rec(Waking, 1, 0, 0)[:20]); ok {
 		t.Fatal("a short record decoded")
+	}
+}
+
+// Auto falls back to perf, with a note saying why, for what the eBPF
+// recorder does not record; an unknown recorder is an error.
+func TestAutoFallsBackToPerf(t *testing.T) {
+	s, err := Open(Options{TIDs: []int{unix.Gettid()}, Kinds: []Kind{Switch, FutexEnter}, BytesPerCPU: 1 << 16, Recorder: RecorderAuto})
+	if IsUnavailable(err) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Recorder != RecorderPerf || len(s.Notes) == 0 || !strings.Contains(s.Notes[0], "recorded through perf, not eBPF: event syscalls:sys_enter_futex") {
+		t.Fatalf("recorder %q, notes %q", s.Recorder, s.Notes)
+	}
+	if _, err := Open(Options{Recorder: "bpftrace"}); err == nil || !strings.Contains(err.Error(), `recorder "bpftrace"`) {
+		t.Fatalf("unknown recorder: %v", err)
 	}
 }

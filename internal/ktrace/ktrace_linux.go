@@ -36,11 +36,12 @@ type Options struct {
 	Kinds []Kind
 	// Recorder is RecorderBPF, RecorderAuto or RecorderPerf ("" too).
 	Recorder string
-	// BPFBytes sizes the eBPF recorder's one ring, shared by the CPUs
-	// (rounded up to a power of two pages; 0: a quarter of BytesPerCPU
-	// times the CPUs: its records are about half a perf sample's size).
-	// The ring is mapped twice over into the process (so a record that
-	// wraps reads as one): it counts twice in the resident size.
+	// BPFBytes sizes the eBPF recorder's rings, all together (split
+	// between the traced CPUs' rings, each rounded up to a power of two
+	// pages; 0: a quarter of BytesPerCPU times the CPUs: its records are
+	// about half a perf sample's size). A ring is mapped twice over into
+	// the process (so a record that wraps reads as one): it counts twice
+	// in the resident size.
 	BPFBytes int
 }
 
