@@ -65,8 +65,8 @@ const maxProbeEffect = 0.10
 // ringBytes sizes a CPU's perf ring for a round of n round trips: about
 // 1 KiB of records per wake on each side's CPU (measured: ~6 records a
 // round trip per CPU, 56 to 104 bytes each). bpfRingBytes sizes the eBPF
-// recorder's one ring: 1 KiB a round trip (about 12 records of 40 bytes
-// per round trip on both CPUs, twice over). Every record of a round must
+// recorder's rings together: 1 KiB a round trip (about 12 records of 40
+// bytes per round trip on both CPUs, twice over). Every record of a round must
 // fit: the rings are read between rounds only.
 func ringBytes(n int) int    { return min(max(2*n*1024, 1<<20), 256<<20) }
 func bpfRingBytes(n int) int { return min(max(n*1024, 1<<20), 256<<20) }
