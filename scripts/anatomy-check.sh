@@ -3,6 +3,18 @@
 # idle_exit (docs/anatomy.md, "Independent check").
 #
 #   scripts/anatomy-check.sh [ITERATIONS] [ROUNDS]     (default 10000, 3; root)
+#   scripts/anatomy-check.sh figures [REPS]            (default 3; root)
+#
+# figures: the anatomy's two targets (docs/anatomy.md, "Memory" and "Probe
+# effect"). Peak resident size (/usr/bin/time's maximum RSS) of
+# `parkbench latency --anatomy` for 1 configuration (futex cross-core), 4
+# (futex,c-futex,lot,std cross-core) and all (the defaults); then REPS
+# times `parkbench latency --impl=futex,c-futex,lot --placement=cross-core
+# --anatomy` with the eBPF recorder and, alternated with it, the perf one
+# (PARKBENCH_ANATOMY_RECORDER=perf): per configuration the probe effect
+# (traced rounds' median against the untraced rounds', interleaved in each
+# run), and per recorder the median over the repetitions. About 8 minutes
+# on the 2-vCPU guest (the default run is 5 of them).
 #
 # 1. Runs `parkbench latency --impl=c-futex --placement=cross-core` (no
 #    --anatomy) under `perf record -e sched:sched_waking,sched:sched_switch,
@@ -23,9 +35,48 @@
 # file descriptors, gone when perf exits; nothing is written to tracefs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+command -v jq >/dev/null || { echo "anatomy-check: jq is not installed (apt-get install jq)" >&2; exit 2; }
+if [ "${1:-}" = figures ]; then
+	reps=${2:-3}
+	[[ "$reps" =~ ^[1-9][0-9]?$ ]] || { echo "anatomy-check figures: REPS must be 1 to 99, not '$reps'" >&2; exit 2; }
+	[ -x /usr/bin/time ] || { echo "anatomy-check figures: /usr/bin/time is not installed (apt-get install time)" >&2; exit 2; }
+	# shellcheck source=scripts/perf-work.sh
+	. scripts/perf-work.sh
+	perf_work anatomy-check
+	echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') (family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ') model $(grep -m1 '^model' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')), $(nproc) CPUs, $(uname -r)"
+	echo "peak resident size of parkbench latency --anatomy (/usr/bin/time, maximum RSS):"
+	for spec in "1|--impl=futex --placement=cross-core" "4|--impl=futex,c-futex,lot,std --placement=cross-core" "all|"; do
+		name=${spec%%|*}
+		# shellcheck disable=SC2086 # the spec is words
+		/usr/bin/time -f '%M %e' -o "$work/time.txt" "$work/parkbench" latency ${spec#*|} --anatomy -q -o "$work/mem.json" >/dev/null
+		read -r kb secs <"$work/time.txt"
+		n=$(jq '.experiments[0].configs | length' "$work/mem.json")
+		echo "  $name: $n configurations, peak $((kb / 1024)) MB, ${secs} s (load $(cut -d' ' -f1 /proc/loadavg))"
+	done
+	echo "probe effect of --anatomy, cross-core (traced rounds' median / untraced rounds' median - 1, each run's rounds interleaved):"
+	for i in $(seq "$reps"); do
+		for rec in ebpf perf; do
+			PARKBENCH_ANATOMY_RECORDER=$rec "$work/parkbench" latency --impl=futex,c-futex,lot --placement=cross-core --anatomy -q \
+				-o "$work/probe-$rec-$i.json" >/dev/null
+			jq -r --arg rec "$rec" --arg i "$i" --arg load "$(cut -d' ' -f1 /proc/loadavg)" '"  run \($i) \($rec):" +
+				([.experiments[0].configs[] | .summary as $s | " \(.impl) " +
+					(if $s.anatomy_probe_effect then ($s.anatomy_probe_effect | (if . >= 0 then "+" else "" end) + ((. * 1000 | round) / 10 | tostring) + "%") else "-" end) +
+					" (\(($s.anatomy_traced_median_ns // 0) / 10 | round / 100)/\(($s.median_slept_ns // 0) / 10 | round / 100) µs)"] | join(",")) +
+				" load \($load)"' "$work/probe-$rec-$i.json"
+		done
+	done
+	for rec in ebpf perf; do
+		jq -rs --arg rec "$rec" 'def pct: (if . >= 0 then "+" else "" end) + ((. * 1000 | round) / 10 | tostring) + "%";
+			[.[].experiments[0].configs[] | {impl, p: .summary.anatomy_probe_effect}] | group_by(.impl) |
+			map(([.[].p | select(. != null)] | sort) as $s | .[0].impl + " " +
+				(if ($s | length) > 0 then ($s[(($s | length) - 1) / 2 | floor] | pct) + " (max " + ($s[-1] | pct) + ")" else "-" end)) |
+			"  median over the runs, \($rec): " + join(", ")' "$work"/probe-"$rec"-*.json
+	done
+	echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+	exit 0
+fi
 iters=${1:-10000}
 rounds=${2:-3}
-command -v jq >/dev/null || { echo "anatomy-check: jq is not installed (apt-get install jq)" >&2; exit 2; }
 # shellcheck source=scripts/perf-work.sh
 . scripts/perf-work.sh
 perf_work anatomy-check

@@ -27,6 +27,7 @@
 package anatomy
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -159,8 +160,6 @@ type Trace struct {
 	// well, docs/anatomy.md); a wake onto such a CPU has no switch-in to
 	// find, and the flag says why.
 	idleTraced map[int]bool
-	// Events kept (participants' and the CPUs'), for the herd count.
-	events []ktrace.Event
 }
 
 // taskSleeping: prev_state bits of a sleep (S, D, stopped, traced, dead,
@@ -170,25 +169,62 @@ func taskSleeping(state int64) bool { return state&0x7f != 0 }
 
 // Index sorts events by time and indexes those of tids (and every CPU's
 // idle events).
+//
+// What it allocates is sized by a first pass over the events (a round's
+// index is the largest thing a traced round allocates: docs/anatomy.md,
+// "Memory"), so no slice grows by doubling.
 func Index(events []ktrace.Event, tids []int32) *Trace {
-	ev := slices.Clone(events)
-	sort.SliceStable(ev, func(i, j int) bool { return ev[i].Time < ev[j].Time })
+	return IndexInPlace(slices.Clone(events), tids)
+}
+
+// IndexInPlace is Index sorting events in place (their order is the
+// caller's no more): the copy Index makes is a round's records over again.
+func IndexInPlace(ev []ktrace.Event, tids []int32) *Trace {
+	slices.SortStableFunc(ev, func(a, b ktrace.Event) int { return cmp.Compare(a.Time, b.Time) })
 	want := map[int32]bool{}
 	for _, t := range tids {
 		want[t] = true
 	}
+	nsw, nwk, ncpu := map[int32]int{}, map[int32]int{}, map[int]int{}
+	for _, e := range ev {
+		switch e.Kind {
+		case ktrace.Waking:
+			if want[int32(e.A)] {
+				nwk[int32(e.A)]++
+			}
+		case ktrace.Switch:
+			prev, next := int32(e.A), int32(e.B)
+			if want[prev] {
+				nsw[prev]++
+			}
+			if want[next] {
+				nsw[next]++
+			}
+			if next == 0 || prev == 0 || want[next] || want[prev] {
+				ncpu[int(e.CPU)]++
+			}
+		case ktrace.CPUIdle:
+			ncpu[int(e.CPU)]++
+		}
+	}
 	tr := &Trace{sw: map[int32][]sw{}, wk: map[int32][]wk{}, cpu: map[int][]cpuEv{}, idleTraced: map[int]bool{}}
+	for t, n := range nsw {
+		tr.sw[t] = make([]sw, 0, n)
+	}
+	for t, n := range nwk {
+		tr.wk[t] = make([]wk, 0, n)
+	}
+	for c, n := range ncpu {
+		tr.cpu[c] = make([]cpuEv, 0, n)
+	}
 	for _, e := range ev {
 		cpu := int(e.CPU)
 		switch e.Kind {
 		case ktrace.Lost:
 			tr.lost = append(tr.lost, window{e.Time, e.B})
-			continue
 		case ktrace.Waking:
 			if p := int32(e.A); want[p] {
 				tr.wk[p] = append(tr.wk[p], wk{t: e.Time, waker: e.TID, cpu: cpu})
-			} else {
-				continue
 			}
 		case ktrace.Switch:
 			prev, next := int32(e.A), int32(e.B)
@@ -207,9 +243,6 @@ func Index(events []ktrace.Event, tids []int32) *Trace {
 			case prev == 0 || want[next] || want[prev]:
 				tr.cpu[cpu] = append(tr.cpu[cpu], cpuEv{t: e.Time, kind: toTask})
 			}
-			if !want[prev] && !want[next] && prev != 0 && next != 0 {
-				continue
-			}
 		case ktrace.CPUIdle:
 			tr.idleTraced[cpu] = true
 			c := cpuEv{t: e.Time, kind: cpuEnter, state: e.A}
@@ -217,12 +250,7 @@ func Index(events []ktrace.Event, tids []int32) *Trace {
 				c.kind = cpuExit
 			}
 			tr.cpu[cpu] = append(tr.cpu[cpu], c)
-		default:
-			if !want[e.TID] {
-				continue
-			}
 		}
-		tr.events = append(tr.events, e)
 	}
 	return tr
 }

@@ -249,3 +249,42 @@ func TestOnCPUThroughoutIsAwake(t *testing.T) {
 		t.Fatalf("got %+v, want missing", p)
 	}
 }
+
+// A Pool fed round by round, reset between rounds for the round's own
+// figures, gives what Summarize gives for the same wakes; a Summary's maps
+// are its own (a Reset or a later flag does not change them).
+func TestPoolRounds(t *testing.T) {
+	tr := Index(idleStream(), []int32{W, E})
+	round1 := []Parts{tr.Join(wake), {Outcome: Busy, Ns: [5]int64{100, 0, 300, 200, 0}}, flag(Missing, "x")}
+	round2 := []Parts{{Outcome: Busy, Ns: [5]int64{200, 0, 900, 100, 0}}, {Outcome: NoSleep}, tr.Join(wake)}
+	measured1, measured2 := []int64{24000, 600}, []int64{1200, 24000}
+	var pooled, round Pool
+	var s1 Summary
+	for i, r := range [][]Parts{round1, round2} {
+		round.Reset()
+		for _, p := range r {
+			pooled.Add(p)
+			round.Add(p)
+		}
+		for _, v := range [][]int64{measured1, measured2}[i] {
+			pooled.Measured(v)
+			round.Measured(v)
+		}
+		if i == 0 {
+			s1 = round.Summary()
+		}
+	}
+	if want := Summarize(round2, measured2); round.Summary().Median != want.Median || round.Summary().Counts != want.Counts {
+		t.Fatalf("round 2 after Reset: %+v, want %+v", round.Summary(), want)
+	}
+	all := append(append([]Parts(nil), round1...), round2...)
+	want := Summarize(all, append(append([]int64(nil), measured1...), measured2...))
+	got := pooled.Summary()
+	if got.Median != want.Median || got.P99 != want.P99 || got.Counts != want.Counts || got.MeasuredMedian != want.MeasuredMedian ||
+		got.RQWaitMedian != want.RQWaitMedian || got.FlagLine() != want.FlagLine() || pooled.Wakes() != len(all) {
+		t.Fatalf("pooled %+v, want %+v", got, want)
+	}
+	if s1.FlagLine() != "1 missing (1: x)" || s1.IdleStates[1] != 1 {
+		t.Fatalf("round 1's summary changed after the pool went on: %q %v", s1.FlagLine(), s1.IdleStates)
+	}
+}

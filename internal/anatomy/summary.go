@@ -93,54 +93,14 @@ func nearestRank(sorted []float64, q float64) float64 {
 // Summarize folds joined wakes; measured are the t1 - t0 of the wakes that
 // slept (whatever their outcome), for the check against the sum.
 func Summarize(parts []Parts, measured []int64) Summary {
-	s := Summary{Reasons: map[Outcome]string{}, ByReason: map[string]ReasonCount{}, IdleStates: map[int64]int{}}
-	var comp [5][]float64
-	var share, rq []float64
-	for _, p := range parts {
-		s.Counts[p.Outcome]++
-		if p.Outcome.Flagged() {
-			if _, ok := s.Reasons[p.Outcome]; !ok {
-				s.Reasons[p.Outcome] = p.Why
-			}
-			rc := s.ByReason[p.code]
-			if rc.N == 0 {
-				rc.Outcome, rc.Example = p.Outcome, p.Why
-			}
-			rc.N++
-			s.ByReason[p.code] = rc
-			continue
-		}
-		if !p.Outcome.Decomposed() {
-			continue
-		}
-		for i, v := range p.Ns {
-			comp[i] = append(comp[i], float64(v))
-		}
-		if t := p.Total(); t > 0 {
-			share = append(share, float64(p.Ns[1])/float64(t))
-		}
-		if p.Outcome == Busy {
-			rq = append(rq, float64(p.Ns[2]))
-		} else {
-			s.IdleStates[p.IdleState]++
-		}
+	var p Pool
+	for _, w := range parts {
+		p.Add(w)
 	}
-	for i := range comp {
-		slices.Sort(comp[i])
-		s.Median[i] = nearestRank(comp[i], 0.5)
-		s.P99[i] = nearestRank(comp[i], 0.99)
-	}
-	slices.Sort(share)
-	s.IdleShare = nearestRank(share, 0.5)
-	slices.Sort(rq)
-	s.RQWaitMedian = nearestRank(rq, 0.5)
-	m := make([]float64, 0, len(measured))
 	for _, v := range measured {
-		m = append(m, float64(v))
+		p.Measured(v)
 	}
-	slices.Sort(m)
-	s.MeasuredMedian = nearestRank(m, 0.5)
-	return s
+	return p.Summary()
 }
 
 // Metrics writes s's figures into m (lost: the rings' lost records). A

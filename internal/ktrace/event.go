@@ -1,15 +1,27 @@
 // Package ktrace reads a few of the kernel's scheduler, syscall, IPI and
-// idle tracepoints for a short window, through perf_event_open on each
-// tracepoint (PERF_TYPE_TRACEPOINT) per CPU, one mmap'd ring buffer per CPU,
-// and decodes the raw records by the field offsets of the events' tracefs
-// format files. The timestamps are on CLOCK_MONOTONIC (perf_event_attr's
+// idle tracepoints for a short window and decodes them into Events, with
+// one of two recorders:
+//
+//   - eBPF (bpf_linux.go, Options.Recorder RecorderBPF or RecorderAuto):
+//     a small program per tracepoint (sched_waking, sched_switch,
+//     cpu_idle), attached as a BTF-typed raw tracepoint, filters in the
+//     kernel and writes a 32-byte record into a BPF ring buffer without
+//     waking anyone. The cheaper per event (docs/anatomy.md, "Probe
+//     effect"); Linux 5.18 or later with BTF.
+//   - perf: perf_event_open on each tracepoint (PERF_TYPE_TRACEPOINT) per
+//     CPU, one mmap'd ring buffer per CPU, the raw records decoded by the
+//     field offsets of the events' tracefs format files. Every event, any
+//     number of threads.
+//
+// Both stamp records on CLOCK_MONOTONIC (bpf_ktime_get_ns; perf_event_attr's
 // use_clockid), the clock runtime.nanotime and the C references read
 // (internal/monoclock), so a trace joins parkbench's own clock readings
 // without any conversion.
 //
-// Nothing is written to tracefs: the events are opened by file descriptor,
-// and the kernel disables and frees them when the descriptors close, also
-// when the process is killed. docs/anatomy.md says why this and not eBPF.
+// Nothing is written to tracefs: the events and programs are held by file
+// descriptors, and the kernel disables and frees them when the descriptors
+// close, also when the process is killed. The rings are read between
+// windows: no reader is woken while the traced threads run.
 //
 // The package decodes; internal/anatomy interprets.
 package ktrace
@@ -36,6 +48,15 @@ const (
 	ReschedIRQ                  // irq_vectors:reschedule_entry
 	CallFuncIRQ                 // irq_vectors:call_function_single_entry
 	Lost                        // PERF_RECORD_LOST / LOST_SAMPLES: A = records lost; the loss lies in (Time, B]
+)
+
+// The recorders (Options.Recorder, Session.Recorder). RecorderAuto asks for
+// eBPF where the kernel takes it and the events are the ones it records,
+// else perf.
+const (
+	RecorderBPF  = "ebpf"
+	RecorderPerf = "perf"
+	RecorderAuto = "auto"
 )
 
 // IdleExit is power:cpu_idle's state when a CPU leaves idle ((u32)-1).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,6 +34,15 @@ type Options struct {
 	// events cost the traced threads less (each record is written by the
 	// CPU that hit the tracepoint, inside the measured path).
 	Kinds []Kind
+	// Recorder is RecorderBPF, RecorderAuto or RecorderPerf ("" too).
+	Recorder string
+	// BPFBytes sizes the eBPF recorder's rings, all together (split
+	// between the traced CPUs' rings, each rounded up to a power of two
+	// pages; 0: a quarter of BytesPerCPU times the CPUs: its records are
+	// about half a perf sample's size). A ring is mapped twice over into
+	// the process (so a record that wraps reads as one): it counts twice
+	// in the resident size.
+	BPFBytes int
 }
 
 // Session is a set of opened tracepoints and their rings. Not safe for
@@ -45,6 +55,10 @@ type Session struct {
 	full    int
 	Notes   []string
 	enabled bool
+	// bpf is the eBPF recorder (bpf_linux.go), nil when perf records.
+	bpf *bpfSession
+	// Recorder is the recorder used: RecorderBPF or RecorderPerf.
+	Recorder string
 }
 
 type ring struct {
@@ -132,6 +146,42 @@ func load() (map[Kind]uint16, map[Kind]map[string]Field, error) {
 // Open opens every event on every CPU asked for, disabled, with one ring
 // per CPU. On any error it closes what it opened.
 func Open(o Options) (_ *Session, err error) {
+	switch o.Recorder {
+	case "", RecorderPerf, RecorderBPF, RecorderAuto:
+	default:
+		return nil, fmt.Errorf("--anatomy: recorder %q: want %s, %s or %s", o.Recorder, RecorderAuto, RecorderBPF, RecorderPerf)
+	}
+	size := o.BytesPerCPU
+	if size <= 0 {
+		size = 4 << 20
+	}
+	ps := os.Getpagesize()
+	pages := 1
+	for pages*ps < size {
+		pages *= 2
+	}
+	var why string
+	if o.Recorder == RecorderBPF || o.Recorder == RecorderAuto {
+		why = bpfUsable(o)
+		if why == "" {
+			want := o.BPFBytes
+			if want <= 0 {
+				n := len(o.CPUs)
+				if n == 0 {
+					n = runtime.NumCPU()
+				}
+				want = pages * ps * n / 4
+			}
+			b, err := openBPF(o, pow2Pages(want, ps))
+			if err == nil {
+				return &Session{bpf: b, Recorder: RecorderBPF}, nil
+			}
+			why = err.Error()
+		}
+		if o.Recorder == RecorderBPF {
+			return nil, &Unavailable{Reason: "eBPF recorder: " + why, Fix: "run as root on Linux 5.18 or later with BTF (CONFIG_DEBUG_INFO_BTF)"}
+		}
+	}
 	ids, formats, err := load()
 	if err != nil {
 		return nil, err
@@ -146,20 +196,14 @@ func Open(o Options) (_ *Session, err error) {
 			return nil, err
 		}
 	}
-	s := &Session{dec: dec}
+	s := &Session{dec: dec, Recorder: RecorderPerf}
 	defer func() {
 		if err != nil {
 			s.Close()
 		}
 	}()
-	size := o.BytesPerCPU
-	if size <= 0 {
-		size = 4 << 20
-	}
-	ps := os.Getpagesize()
-	pages := 1
-	for pages*ps < size {
-		pages *= 2
+	if o.Recorder == RecorderAuto && why != "" {
+		s.Notes = append(s.Notes, "recorded through perf, not eBPF: "+why)
 	}
 	filtered := map[string]bool{}
 	for _, cpu := range cpus {
@@ -321,10 +365,20 @@ func onlineCPUs() ([]int, error) {
 }
 
 // Enable starts recording on every event.
-func (s *Session) Enable() error { return s.ioctlAll(unix.PERF_EVENT_IOC_ENABLE, true) }
+func (s *Session) Enable() error {
+	if s.bpf != nil {
+		return s.bpf.enable()
+	}
+	return s.ioctlAll(unix.PERF_EVENT_IOC_ENABLE, true)
+}
 
 // Disable stops recording; what was recorded stays in the rings.
-func (s *Session) Disable() error { return s.ioctlAll(unix.PERF_EVENT_IOC_DISABLE, false) }
+func (s *Session) Disable() error {
+	if s.bpf != nil {
+		return s.bpf.disable()
+	}
+	return s.ioctlAll(unix.PERF_EVENT_IOC_DISABLE, false)
+}
 
 func (s *Session) ioctlAll(req uint, on bool) error {
 	for _, fd := range s.fds {
@@ -347,6 +401,11 @@ func (s *Session) Full() int { return s.full }
 // Drain appends every record in the rings to dst, each ring in its own
 // order (one CPU's records are in time order), and frees the rings.
 func (s *Session) Drain(dst []Event) []Event {
+	if s.bpf != nil {
+		dst = s.bpf.drain(dst)
+		s.lost, s.full = s.bpf.lost, s.bpf.full
+		return dst
+	}
 	for _, r := range s.rings {
 		dst = s.drainRing(r, dst)
 	}
@@ -458,6 +517,8 @@ func (s *Session) Close() error {
 	if s == nil {
 		return nil
 	}
+	s.bpf.close()
+	s.bpf = nil
 	var first error
 	for _, r := range s.rings {
 		if err := unix.Munmap(r.mem); err != nil && first == nil {

@@ -7,10 +7,15 @@ type Options struct {
 	TIDs, CPUs  []int
 	BytesPerCPU int
 	Kinds       []Kind
+	Recorder    string
+	BPFBytes    int
 }
 
 // Session is never opened off Linux.
-type Session struct{ Notes []string }
+type Session struct {
+	Notes    []string
+	Recorder string
+}
 
 var errNotLinux = &Unavailable{Reason: "reads Linux tracepoints through perf_event_open: not available on this OS",
 	Fix: "run without --anatomy, or on Linux"}

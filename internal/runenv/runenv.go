@@ -67,6 +67,21 @@ func (e *Env) Runtime() results.Runtime {
 	return rt
 }
 
+// Collect runs a garbage collection now and leaves the GC off. A run
+// calls it between measured windows, where it has dropped what it no longer
+// needs (--anatomy: a traced round's records once joined), so that its heap
+// is bounded by what one window needs and not by everything the run has
+// allocated. The cycle is the run's choice, not one forced into the run: it
+// is left out of Runtime's GCCycles.
+func (e *Env) Collect() {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	n0 := ms.NumGC
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	e.gcStart += ms.NumGC - n0
+}
+
 // Restore puts GOMAXPROCS and the GC percent back.
 func (e *Env) Restore() {
 	runtime.GOMAXPROCS(e.prevProcs)

@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/parkbench/parkbench/internal/anatomy"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/ktrace"
+	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/stats"
 )
 
@@ -21,25 +24,52 @@ import (
 // summary carries the anatomy of every traced wake pooled. The rings are
 // read between rounds only: no reader runs beside the measured threads.
 
+// Memory (docs/anatomy.md, "Memory"): a traced round's records are joined
+// and folded into pools (anatomy.Pool: the figures of each wake, not its
+// records) right after the round, the rings are closed, and the run's GC
+// (off for the whole run: runenv) collects before the next round what the
+// join dropped. What stays from one configuration to the next is its
+// figures; the peak is one round's records, its index and the rings.
+
 // anatomyRun is one configuration's tracing state.
 type anatomyRun struct {
+	tids [2]int32
+	cpus []int
+	n    int
+	// events and wakes are the current traced round's, their room kept
+	// from round to round and dropped at the configuration's end.
+	events []ktrace.Event
+	wakes  []anatomy.Wake
+	// round is the current traced round's wakes, pooled every traced
+	// wake of the configuration.
+	round, pooled anatomy.Pool
+	lost          uint64
+	full          int       // rings found full when read (ktrace.Session.Full)
+	traced        []float64 // per traced round: its median
+	notes         []string  // the sessions'
+	recorder      string    // the sessions' recorder (ktrace.Session.Recorder)
+	dumped        bool
+	// sess is the open tracepoints and rings: from the configuration's
+	// start to its end, or (perRound) from right before each traced round
+	// to the reading of its rings.
 	sess     *ktrace.Session
-	tids     [2]int32
-	events   []ktrace.Event
-	wakes    []anatomy.Wake
-	measured []int64 // t1 - t0 of the traced waits that slept, pooled
-	parts    []anatomy.Parts
-	lost     uint64
-	full     int       // rings found full when read (ktrace.Session.Full)
-	traced   []float64 // per traced round: its median
-	n        int
-	notes    []string // the session's
-	dumped   bool
+	perRound bool
+	// collect frees what a round dropped (runenv.Env.Collect).
+	collect func()
 }
 
-// ringBytes sizes a CPU's ring for a round of n round trips: about 1 KiB
-// of records per wake on each side's CPU (measured: ~12 records per wake).
-func ringBytes(n int) int { return min(max(2*n*1024, 1<<20), 256<<20) }
+// maxProbeEffect: a configuration whose traced rounds' median exceeds the
+// untraced rounds' by more than this is warned about, with its figure.
+const maxProbeEffect = 0.10
+
+// ringBytes sizes a CPU's perf ring for a round of n round trips: about
+// 1 KiB of records per wake on each side's CPU (measured: ~6 records a
+// round trip per CPU, 56 to 104 bytes each). bpfRingBytes sizes the eBPF
+// recorder's rings together: 1 KiB a round trip (about 12 records of 40
+// bytes per round trip on both CPUs, twice over). Every record of a round must
+// fit: the rings are read between rounds only.
+func ringBytes(n int) int    { return min(max(2*n*1024, 1<<20), 256<<20) }
+func bpfRingBytes(n int) int { return min(max(n*1024, 1<<20), 256<<20) }
 
 // joinKinds are the events the join reads (internal/anatomy: Index, Join),
 // and only those: every record is written by the CPU that hit the
@@ -48,8 +78,15 @@ func ringBytes(n int) int { return min(max(2*n*1024, 1<<20), 256<<20) }
 // every thread's every syscall through the kernel's slow syscall path.
 var joinKinds = []ktrace.Kind{ktrace.Waking, ktrace.Switch, ktrace.CPUIdle}
 
-// openAnatomy opens the tracepoints for the configuration's participants.
-func openAnatomy(r pairRunner, c latencyConfig) (*anatomyRun, error) {
+// openAnatomy checks the configuration's participants can be traced; the
+// tracepoints are opened for each traced round (open).
+//
+// perRound opens them for each traced round and closes them after it (under
+// --interleave, where every configuration is started at once: one
+// configuration's rings at a time); else they stay open from now to the
+// configuration's end, which spares each round the ~0.1 s an eBPF recorder
+// takes to load its programs.
+func openAnatomy(r pairRunner, c latencyConfig, collect func(), perRound bool) (*anatomyRun, error) {
 	tids := r.tids()
 	if tids[0] <= 0 || tids[1] <= 0 {
 		return nil, fmt.Errorf("--anatomy: the participants' thread ids are unknown (%v)", tids)
@@ -61,16 +98,57 @@ func openAnatomy(r pairRunner, c latencyConfig) (*anatomyRun, error) {
 			cpus = append(cpus, c.cpus[1])
 		}
 	}
-	sess, err := ktrace.Open(ktrace.Options{TIDs: []int{int(tids[0]), int(tids[1])}, CPUs: cpus, BytesPerCPU: ringBytes(c.n), Kinds: joinKinds})
-	if err != nil {
-		if ktrace.IsUnavailable(err) {
-			return nil, driver.Bad("Anatomy", "%v", err)
-		}
+	if collect == nil {
+		collect = func() {}
+	}
+	// The room for a round's wakes and (a first guess, 8 a round trip)
+	// its records, and the pools' for every traced wake, once: no
+	// doubling garbage.
+	a := &anatomyRun{tids: tids, cpus: cpus, n: c.n, collect: collect, perRound: perRound,
+		wakes: make([]anatomy.Wake, 0, 2*c.n), events: make([]ktrace.Event, 0, 8*c.n)}
+	a.round.Grow(2 * c.n)
+	a.pooled.Grow(2 * c.n * max(c.rounds, 1))
+	// Open now: a configuration that cannot be traced fails before its
+	// warm-up, not at its first traced round.
+	if err := a.open(); err != nil {
 		return nil, err
 	}
-	return &anatomyRun{sess: sess, tids: tids, n: c.n, notes: sess.Notes, wakes: make([]anatomy.Wake, 0, 2*c.n)}, nil
+	if perRound {
+		a.close()
+	}
+	return a, nil
 }
 
+// recorder is ktrace's recorder for the anatomy: eBPF where the kernel
+// takes it, else perf; PARKBENCH_ANATOMY_RECORDER=perf|ebpf picks one (a
+// developer's aid, docs/anatomy.md: what eBPF buys, measured side by side).
+func recorder() string {
+	if r := os.Getenv("PARKBENCH_ANATOMY_RECORDER"); r != "" {
+		return r
+	}
+	return ktrace.RecorderAuto
+}
+
+// open opens the tracepoints and their rings.
+func (a *anatomyRun) open() error {
+	sess, err := ktrace.Open(ktrace.Options{TIDs: []int{int(a.tids[0]), int(a.tids[1])}, CPUs: a.cpus, BytesPerCPU: ringBytes(a.n), BPFBytes: bpfRingBytes(a.n), Kinds: joinKinds,
+		Recorder: recorder()})
+	if err != nil {
+		if ktrace.IsUnavailable(err) {
+			return driver.Bad("Anatomy", "%v", err)
+		}
+		return err
+	}
+	for _, n := range sess.Notes {
+		if !slices.Contains(a.notes, n) {
+			a.notes = append(a.notes, n)
+		}
+	}
+	a.sess, a.recorder = sess, sess.Recorder
+	return nil
+}
+
+// close closes the tracepoints and unmaps the rings; safe on nil and twice.
 func (a *anatomyRun) close() {
 	if a != nil && a.sess != nil {
 		a.sess.Close()
@@ -91,8 +169,6 @@ func (a *anatomyRun) capture(pr pairRound) {
 		noSleep := v < 0
 		if noSleep {
 			v = ^v
-		} else {
-			a.measured = append(a.measured, v)
 		}
 		t1 := pr.ends[idx]
 		a.wakes = append(a.wakes, anatomy.Wake{Waker: a.tids[1-me], Wakee: a.tids[me], T0: t1 - v, T1: t1, NoSleep: noSleep})
@@ -100,11 +176,20 @@ func (a *anatomyRun) capture(pr pairRound) {
 }
 
 // tracedRound runs one round under the trace and joins it; it returns the
-// round's anatomy figures.
+// round's anatomy figures. The round's records are dropped and collected
+// before it returns; its wakes' figures stay in the pools.
 func (cr *configRun) tracedRound(ctx context.Context, h *hdrhistogram.Histogram) (map[string]float64, error) {
 	a := cr.anat
+	if a.sess == nil {
+		if err := a.open(); err != nil {
+			return nil, err
+		}
+	}
+	if a.perRound {
+		defer a.close()
+	}
 	a.events = a.sess.Drain(a.events[:0]) // nothing from before this round
-	lost0 := a.sess.Lost()
+	lost0, full0 := a.sess.Lost(), a.sess.Full()
 	var m map[string]float64
 	err := cr.withBackend(func() error {
 		if err := a.sess.Enable(); err != nil {
@@ -122,8 +207,11 @@ func (cr *configRun) tracedRound(ctx context.Context, h *hdrhistogram.Histogram)
 	}
 	a.events = a.sess.Drain(a.events[:0])
 	lost := a.sess.Lost() - lost0
-	a.full = a.sess.Full()
+	a.full += a.sess.Full() - full0
 	a.lost += lost
+	if a.perRound {
+		a.close()
+	}
 	if path := os.Getenv("PARKBENCH_ANATOMY_DUMP"); path != "" && !a.dumped {
 		// A developer's aid (docs/anatomy.md): the first traced round's
 		// records and wakes, as internal/anatomy's recorded tests read them.
@@ -132,24 +220,38 @@ func (cr *configRun) tracedRound(ctx context.Context, h *hdrhistogram.Histogram)
 			return nil, err
 		}
 	}
-	tr := anatomy.Index(a.events, a.tids[:])
-	first := len(a.parts)
-	for _, w := range a.wakes {
-		a.parts = append(a.parts, tr.Join(w))
-	}
-	measured := make([]int64, 0, len(a.wakes))
-	for _, w := range a.wakes {
-		if !w.NoSleep {
-			measured = append(measured, w.T1-w.T0)
-		}
-	}
+	return a.fold(m, lost), nil
+}
+
+// fold joins the traced round's wakes (a.wakes) with its records
+// (a.events) into the round's pool and the configuration's, and returns
+// the round's anatomy figures (m: its latency figures; lost: the records
+// the kernel dropped in it). The join's index is garbage when it returns,
+// and collected.
+func (a *anatomyRun) fold(m map[string]float64, lost uint64) map[string]float64 {
+	a.join()
 	out := map[string]float64{}
-	anatomy.Summarize(a.parts[first:], measured).Metrics(out, lost)
+	a.round.Summary().Metrics(out, lost)
 	if v, ok := m[MMedianSlept]; ok {
 		a.traced = append(a.traced, v)
 		out[anatomy.MTracedMedian] = v
 	}
-	return out, nil
+	a.collect()
+	return out
+}
+
+func (a *anatomyRun) join() {
+	tr := anatomy.IndexInPlace(a.events, a.tids[:]) // the dump, if any, is written
+	a.round.Reset()
+	for _, w := range a.wakes {
+		p := tr.Join(w)
+		a.round.Add(p)
+		a.pooled.Add(p)
+		if !w.NoSleep {
+			a.round.Measured(w.T1 - w.T0)
+			a.pooled.Measured(w.T1 - w.T0)
+		}
+	}
 }
 
 // anatomyRound runs round i as a traced and an untraced round, in the
@@ -182,10 +284,12 @@ func (cr *configRun) anatomyRound(ctx context.Context, h *hdrhistogram.Histogram
 	return nil
 }
 
-// finishAnatomy puts the pooled anatomy into the summary.
+// finishAnatomy puts the pooled anatomy into the summary and drops the
+// configuration's records and pools: the next configuration starts from
+// the figures alone.
 func (cr *configRun) finishAnatomy() {
 	a, cfg := cr.anat, cr.cfg
-	s := anatomy.Summarize(a.parts, a.measured)
+	s := a.pooled.Summary()
 	for k := range cfg.Summary {
 		if len(k) > 8 && k[:8] == "anatomy_" {
 			delete(cfg.Summary, k) // medians of rounds: replaced by the pooled figures
@@ -204,6 +308,7 @@ func (cr *configRun) finishAnatomy() {
 		cfg.Summary[anatomy.MTracedMedian] = tm
 		cfg.Summary[anatomy.MProbeEffect] = tm/pm - 1
 	}
+	cfg.Params["anatomy_recorder"] = a.recorder
 	if f := a.full; f > 0 {
 		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("anatomy: a ring was full when read %d times (records after it dropped): the wakes after its last record are flagged lost", f))
 	}
@@ -211,11 +316,33 @@ func (cr *configRun) finishAnatomy() {
 		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("anatomy: the kernel dropped %d trace records (rings full): the wakes around them are flagged, not decomposed", a.lost))
 	}
 	if f := s.Flagged(); f > 0 {
-		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("anatomy: %d of %d traced wakes not decomposed: %s", f, len(a.parts), s.FlagLine()))
+		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("anatomy: %d of %d traced wakes not decomposed: %s", f, a.pooled.Wakes(), s.FlagLine()))
 	}
 	for _, n := range a.notes {
 		cfg.Warnings = append(cfg.Warnings, "anatomy: "+n)
 	}
-	a.parts, a.measured = nil, nil
 	a.close()
+	a.events, a.wakes, a.round, a.pooled = nil, nil, anatomy.Pool{}, anatomy.Pool{}
+	a.collect()
+}
+
+// probeWarning is the run's warning naming every configuration whose probe
+// effect exceeds maxProbeEffect, each with its figure and its two medians
+// (nil when none does). One warning for the run, so that the output, which
+// shows one example of warnings alike, shows every figure.
+func probeWarning(cfgs []*results.Config) []string {
+	var over []string
+	for _, c := range cfgs {
+		pe, ok := c.Summary[anatomy.MProbeEffect]
+		if !ok || pe <= maxProbeEffect {
+			continue
+		}
+		tm := c.Summary[anatomy.MTracedMedian]
+		over = append(over, fmt.Sprintf("%s %+.0f%% (%.2f µs traced, %.2f untraced)", c.Key, 100*pe, tm/1000, tm/(1+pe)/1000))
+	}
+	if len(over) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("anatomy: probe effect over %.0f%% (traced rounds' median against the untraced rounds'; the components describe wakes slower than the measured ones): %s",
+		100*maxProbeEffect, strings.Join(over, ", "))}
 }

@@ -65,7 +65,8 @@ func (p *latencyPlan) Run(ctx context.Context, progress driver.Progress) (*resul
 	maxAllocs := 0.0
 	runs := make([]*configRun, len(plan))
 	for i, c := range plan {
-		runs[i] = &configRun{c: c, lot: lotBackend, sysmon: sysmon, schedCounts: o.SchedCounts || c.participants == driver.Goroutines, anatomy: o.Anatomy}
+		runs[i] = &configRun{c: c, lot: lotBackend, sysmon: sysmon, schedCounts: o.SchedCounts || c.participants == driver.Goroutines, anatomy: o.Anatomy,
+			collect: env.Collect, interleaved: o.Interleave}
 	}
 	defer func() {
 		for _, cr := range runs {
@@ -145,6 +146,7 @@ func (p *latencyPlan) Run(ctx context.Context, progress driver.Progress) (*resul
 	exp.Notes = append(exp.Notes, SpinLineNotes(exp)...)
 	exp.Claims = LatencyClaims(exp)
 	if o.Anatomy {
+		exp.Warnings = append(exp.Warnings, probeWarning(exp.Configs)...)
 		exp.Metrics = append(slices.Clone(LatencyMetrics), anatomy.MetricSpecs()...)
 		exp.Claims = append(exp.Claims, AnatomyClaims(exp)...)
 	}
@@ -165,9 +167,15 @@ type configRun struct {
 	sysmon      int
 	schedCounts bool
 	sched       map[string]float64
-	// anatomy: --anatomy; anat its tracing state once started.
+	// anatomy: --anatomy; anat its tracing state once started. collect
+	// (runenv.Env.Collect) frees what the configuration dropped when it
+	// finishes (with --anatomy, after each traced round too): the run's GC
+	// is off, and without it every configuration's garbage stays.
 	anatomy bool
 	anat    *anatomyRun
+	collect func()
+	// interleaved: --interleave (every configuration started at once).
+	interleaved bool
 }
 
 // start probes the floor (right before the configuration's first round),
@@ -209,7 +217,7 @@ func (cr *configRun) start(ctx context.Context) error {
 	}
 	cr.runner = r
 	if cr.anatomy {
-		if cr.anat, err = openAnatomy(r, c); err != nil {
+		if cr.anat, err = openAnatomy(r, c, cr.collect, cr.interleaved); err != nil {
 			return err
 		}
 	}
@@ -292,6 +300,9 @@ func (cr *configRun) finish(ctx context.Context) error {
 	}
 	driver.WarnForeign(cfg)
 	refuseBelowResolution(cfg, latencyTimeFigures, 1, monoclock.Resolution(), monoclock.Source)
+	if cr.collect != nil && cr.anat == nil { // finishAnatomy has collected
+		cr.collect()
+	}
 	return nil
 }
 

@@ -1,0 +1,142 @@
+package ktrace
+
+import (
+	"encoding/binary"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The eBPF recorder on this machine, when it can run: a thread that sleeps
+// and is woken is recorded switching out asleep and in again, with its
+// sched_waking; the records decode with this process's TID and clock.
+// Skipped where tracing is unavailable (not root, no BTF): CI containers.
+func TestBPFRecordsSleeps(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tid := unix.Gettid()
+	var cpus []int // every CPU, a ring each (up to bpfMaxRings)
+	for c := range min(runtime.NumCPU(), bpfMaxRings) {
+		cpus = append(cpus, c)
+	}
+	if runtime.NumCPU() > bpfMaxRings {
+		cpus = nil // one ring for all
+	}
+	s, err := Open(Options{TIDs: []int{tid}, CPUs: cpus, Kinds: []Kind{Waking, Switch, CPUIdle}, BytesPerCPU: 1 << 20, Recorder: RecorderBPF})
+	if IsUnavailable(err) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Recorder != RecorderBPF {
+		t.Fatalf("recorder %q", s.Recorder)
+	}
+	m0 := mono(t)
+	if err := s.Enable(); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		time.Sleep(time.Millisecond) // nanosleep on this locked thread
+	}
+	if err := s.Disable(); err != nil {
+		t.Fatal(err)
+	}
+	m1 := mono(t)
+	ev := s.Drain(nil)
+	var out, in, woken int
+	for _, e := range ev {
+		switch {
+		case e.Kind == Switch && e.A == int64(tid) && e.C&0x7f != 0:
+			out++
+		case e.Kind == Switch && e.B == int64(tid):
+			in++
+		case e.Kind == Waking && e.A == int64(tid):
+			woken++
+		}
+		if e.Time < m0 || e.Time > m1 {
+			t.Fatalf("record %+v stamped outside [%d, %d] (CLOCK_MONOTONIC around the window)", e, m0, m1)
+		}
+	}
+	if out < 5 || in < 5 || woken < 5 {
+		t.Fatalf("%d records: %d switch-outs asleep, %d switch-ins, %d wakings of tid %d; want 5 of each", len(ev), out, in, woken, tid)
+	}
+	if s.Lost() != 0 {
+		t.Fatalf("lost %d", s.Lost())
+	}
+}
+
+func mono(t *testing.T) int64 {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		t.Fatal(err)
+	}
+	return ts.Nano()
+}
+
+// The programs assemble (every jump finds its label) with and without a
+// CPU filter, without loading anything: runs anywhere.
+func TestBPFProgramsAssemble(t *testing.T) {
+	for _, k := range bpfKinds {
+		for _, cpus := range [][]int{nil, {0, 1}} {
+			in, name := bpfProgram(k, []int{100, 101}, cpus, 1264, cpus, []int{3, 4}[:max(len(cpus), 1)], 5)
+			if err := in.Marshal(io.Discard, binary.LittleEndian); err != nil {
+				t.Errorf("%s (cpus %v): %v", name, cpus, err)
+			}
+		}
+	}
+}
+
+// A record decodes field by field: pids signed, cpu_idle's state unsigned
+// (IdleExit is (u32)-1), the kind and the CPU from their bytes.
+func TestDecodeBPF(t *testing.T) {
+	rec := func(kind Kind, a, b uint32, c uint64) []byte {
+		r := make([]byte, bpfRecordSize)
+		binary.LittleEndian.PutUint64(r[0:], 123456789)
+		binary.LittleEndian.PutUint32(r[8:], 4242)
+		binary.LittleEndian.PutUint16(r[12:], 1)
+		r[14] = byte(kind)
+		binary.LittleEndian.PutUint32(r[16:], a)
+		binary.LittleEndian.PutUint32(r[20:], b)
+		binary.LittleEndian.PutUint64(r[24:], c)
+		return r
+	}
+	e, ok := decodeBPF(rec(Switch, 17, 0, 1))
+	if want := (Event{Time: 123456789, TID: 4242, CPU: 1, Kind: Switch, A: 17, B: 0, C: 1}); !ok || e != want {
+		t.Fatalf("switch: %+v, want %+v", e, want)
+	}
+	e, ok = decodeBPF(rec(CPUIdle, 0xffffffff, 1, 0))
+	if !ok || e.A != IdleExit || e.B != 1 {
+		t.Fatalf("idle exit: %+v", e)
+	}
+	if _, ok := decodeBPF(rec(Lost, 0, 0, 0)); ok {
+		t.Fatal("a record of a kind the programs do not write decoded")
+	}
+	if _, ok := decodeBPF(rec(Waking, 1, 0, 0)[:20]); ok {
+		t.Fatal("a short record decoded")
+	}
+}
+
+// Auto falls back to perf, with a note saying why, for what the eBPF
+// recorder does not record; an unknown recorder is an error.
+func TestAutoFallsBackToPerf(t *testing.T) {
+	s, err := Open(Options{TIDs: []int{unix.Gettid()}, Kinds: []Kind{Switch, FutexEnter}, BytesPerCPU: 1 << 16, Recorder: RecorderAuto})
+	if IsUnavailable(err) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Recorder != RecorderPerf || len(s.Notes) == 0 || !strings.Contains(s.Notes[0], "recorded through perf, not eBPF: event syscalls:sys_enter_futex") {
+		t.Fatalf("recorder %q, notes %q", s.Recorder, s.Notes)
+	}
+	if _, err := Open(Options{Recorder: "bpftrace"}); err == nil || !strings.Contains(err.Error(), `recorder "bpftrace"`) {
+		t.Fatalf("unknown recorder: %v", err)
+	}
+}
