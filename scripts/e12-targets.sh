@@ -29,8 +29,8 @@ for i in $(seq 1 "$runs"); do
 	"$bin" latency --impl=futex,c-futex,spin,c-spin,futex-raw,go-futex,go-spin \
 		--placement=cross-core --interleave --rounds=9 --iterations=2000 \
 		--format=json --quiet "$@" >"$(dirname "$bin")/run$i.json"
-	go run ./scripts/e12ratios "$(dirname "$bin")/run$i.json"
+	go run ./scripts/cmd/e12ratios "$(dirname "$bin")/run$i.json"
 done
 if [ "$runs" -gt 1 ]; then
-	go run ./scripts/e12ratios "$(dirname "$bin")"/run*.json | sed -n '/^median over/,$p'
+	go run ./scripts/cmd/e12ratios "$(dirname "$bin")"/run*.json | sed -n '/^median over/,$p'
 fi
