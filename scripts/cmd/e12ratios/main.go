@@ -4,6 +4,8 @@
 // placement.
 //
 //	parkbench latency --impl=futex,c-futex,spin,c-spin --format=json | go run ./scripts/cmd/e12ratios
+//
+// scripts/figures.sh e12 runs the latency command and this on each run.
 package main
 
 import (
