@@ -334,3 +334,95 @@ func TestWorkflowCommandsRunHere(t *testing.T) {
 		}
 	}
 }
+
+// maxEntries is the most entries scripts/ may hold: fold an investigation
+// into a script with subcommands, or delete it, before adding another.
+const maxEntries = 20
+
+// TestScriptsIndexed keeps scripts/README.md: every entry of this directory
+// has its row there and every row its entry; every script is run by
+// .ci/run, or sourced by one that is, and a script .ci/run runs for its
+// --smoke has one; every helper program under cmd/ is called from .ci/run
+// or a script.
+func TestScriptsIndexed(t *testing.T) {
+	index, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := os.ReadFile(filepath.Join("..", ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) > maxEntries {
+		t.Errorf("scripts/ holds %d entries, more than %d: fold one into a script with subcommands, or delete one", len(entries), maxEntries)
+	}
+	row := regexp.MustCompile("(?m)^\\| `([^`]+)` \\|[^|]+\\|[^|]*\\S[^|]*\\|$")
+	rows := map[string]bool{}
+	for _, m := range row.FindAllStringSubmatch(string(index), -1) {
+		rows[strings.TrimSuffix(m[1], "/")] = true
+	}
+	scripts := map[string]string{}
+	for _, e := range entries {
+		if !rows[e.Name()] {
+			t.Errorf("scripts/%s has no row in scripts/README.md (| `%s` | what it is for | who runs it |)", e.Name(), e.Name())
+		}
+		delete(rows, e.Name())
+		if strings.HasSuffix(e.Name(), ".sh") {
+			b, err := os.ReadFile(e.Name())
+			if err != nil {
+				t.Fatal(err)
+			}
+			scripts[e.Name()] = string(b)
+		}
+	}
+	for r := range rows {
+		t.Errorf("scripts/README.md has a row for %s, which is not in scripts/", r)
+	}
+	runs := func(text, name string) bool { return strings.Contains(text, "scripts/"+name) }
+	smoke := regexp.MustCompile(`(?m)^\s*for s in ([^;]+);`)
+	var smoked []string
+	for _, m := range smoke.FindAllStringSubmatch(strings.ReplaceAll(string(ci), "\\\n", " "), -1) {
+		smoked = append(smoked, strings.Fields(m[1])...)
+	}
+	for name, text := range scripts {
+		switch {
+		case runs(string(ci), name):
+		case !strings.HasPrefix(text, "#!"):
+			// A file to source: one that .ci/run runs must source it.
+			sourced := false
+			for other, o := range scripts {
+				sourced = sourced || runs(string(ci), other) && strings.Contains(o, ". scripts/"+name)
+			}
+			if !sourced {
+				t.Errorf("scripts/%s is sourced by no script .ci/run runs", name)
+			}
+		default:
+			t.Errorf("scripts/%s is not run by .ci/run: give it a --smoke and add it to the scripts step", name)
+		}
+	}
+	for _, s := range smoked {
+		name := strings.TrimPrefix(s, "scripts/")
+		if text, ok := scripts[name]; !ok {
+			t.Errorf(".ci/run's scripts step runs %s, which is not a script here", s)
+		} else if !strings.Contains(text, "--smoke") {
+			t.Errorf(".ci/run runs %s --smoke, which it does not have", s)
+		}
+	}
+	cmds, err := os.ReadDir("cmd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cmds {
+		used := runs(string(ci), "cmd/"+c.Name())
+		for _, text := range scripts {
+			used = used || runs(text, "cmd/"+c.Name())
+		}
+		if !used {
+			t.Errorf("scripts/cmd/%s is called neither from .ci/run nor from a script", c.Name())
+		}
+	}
+}
