@@ -426,3 +426,65 @@ func TestScriptsIndexed(t *testing.T) {
 		}
 	}
 }
+
+// TestLongTestsRunInCI: every package with a test that -short skips or
+// shrinks (testing.Short, longtest.Skip) is in .ci/run's long tests step,
+// which runs it without -short, so that CI checks what the README's
+// `go test -short -race ./...` leaves out; and the README's test command is
+// the one .ci/run runs.
+func TestLongTestsRunInCI(t *testing.T) {
+	ci, err := os.ReadFile(filepath.Join("..", ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(ci)
+	i := strings.Index(text, `step "long tests`)
+	if i < 0 {
+		t.Fatal(`.ci/run has no step "long tests"`)
+	}
+	step := text[i+1:]
+	if j := strings.Index(step, "\nstep "); j >= 0 {
+		step = step[:j]
+	}
+	listed := map[string]bool{}
+	for _, m := range regexp.MustCompile(`\./([\w./-]+)/`).FindAllStringSubmatch(step, -1) {
+		listed[m[1]] = true
+	}
+	short := regexp.MustCompile(`testing\.Short\(\)|longtest\.Skip\(`)
+	err = filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata" || d.Name() == "target") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(path))
+		pkg := strings.TrimPrefix(dir, "../")
+		if dir == ".." {
+			pkg = "."
+		}
+		if short.Match(b) && !listed[pkg] {
+			t.Errorf("%s: a test skips or shrinks under -short, but .ci/run's long tests step does not run ./%s/ without it", path, pkg)
+			listed[pkg] = true // once per package
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cmd = "go test -short -race ./..."
+	if !strings.Contains(string(readme), "\n"+cmd+"\n") || !strings.Contains(text, "\n"+cmd+"\n") {
+		t.Errorf("the README's test command, %q, is not on a line of its own in both README.md and .ci/run", cmd)
+	}
+}
