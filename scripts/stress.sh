@@ -39,6 +39,18 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
+# buildflags BUILD: the go test flags of BUILD in $flags.
+buildflags() {
+	flags=()
+	case $1 in
+	plain) ;;
+	race) flags=(-race) ;;
+	chaos) flags=(-tags parkchaos) ;;
+	race+chaos) flags=(-race -tags parkchaos) ;;
+	*) echo "stress.sh: unknown build $1 (want plain race chaos race+chaos)" >&2; return 1 ;;
+	esac
+}
+
 passes() { # [DURATION_PER_CASE]
 	dur=${1:-1s}
 	builds=${STRESS_BUILDS:-"plain race chaos race+chaos"}
@@ -49,14 +61,7 @@ passes() { # [DURATION_PER_CASE]
 	status=0
 	summary=()
 	for b in $builds; do
-		flags=()
-		case $b in
-		plain) ;;
-		race) flags=(-race) ;;
-		chaos) flags=(-tags parkchaos) ;;
-		race+chaos) flags=(-race -tags parkchaos) ;;
-		*) echo "stress.sh: unknown build $b" >&2; return 2 ;;
-		esac
+		buildflags "$b" || return 2
 		log="$logdir/$b.log"
 		echo "== $b: go test ${flags[*]} -stress.duration=$dur (log: $log)"
 		start=$(date +%s)
@@ -113,14 +118,7 @@ soak() { # [DURATION]
 	# Build one test binary per build first, so compiling is not soak time.
 	declare -A bin
 	for b in $builds; do
-		flags=()
-		case $b in
-		plain) ;;
-		race) flags=(-race) ;;
-		chaos) flags=(-tags parkchaos) ;;
-		race+chaos) flags=(-race -tags parkchaos) ;;
-		*) echo "stress.sh soak: unknown build $b (want race+chaos race chaos plain)" >&2; exit 2 ;;
-		esac
+		buildflags "$b" || exit 2
 		bin[$b]="$logdir/stress-$b.test"
 		echo "== building $b: go test -c ${flags[*]}"
 		go test -c "${flags[@]}" -o "${bin[$b]}" ./internal/stress/ || exit 1
