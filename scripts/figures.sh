@@ -6,6 +6,7 @@
 #   scripts/figures.sh herd-switches [RUNS] [BASE_REV]  docs/findings.md "herd", docs/experiments.md (default 3)
 #   scripts/figures.sh goroutines [OUTDIR]              docs/experiments.md, "Goroutines"
 #   scripts/figures.sh plugin-overhead [--quick]        docs/plugins.md, the plugin call's cost
+#   scripts/figures.sh spin [OUTDIR]                    docs/findings.md, "Spinning before parking", "The idle pool"
 #   scripts/figures.sh --smoke                          each on its smallest case, seconds (.ci/run)
 #
 # e12: on a 2-core machine, cross-core, the Go futex parker's median
@@ -49,6 +50,11 @@
 #   one run of each experiment. Prints the tables and the load; the
 #   difference mine-X minus c-mine-X is what the Go harness and the cgo
 #   crossings add to the same library code. Needs gcc.
+# spin: parkbench spin (the default run) and parkbench herd --mode=idle
+#   (N = 16, then the default N = 1, 4, 16, 64), with the CPU and the load
+#   before each, their tables, the plot; keeps the results (JSON) and
+#   spin.svg in OUTDIR (default: a temporary directory). Changes nothing in
+#   the kernel. About a minute and a half on a 2-vCPU guest.
 #
 # Each prints the CPU and the load with its figures; run them on a quiet
 # machine for figures to quote. --smoke runs each with the fewest rounds
@@ -65,6 +71,7 @@ loadline() { echo "load $1: $(cut -d' ' -f1-3 /proc/loadavg)"; }
 
 # The sizes --smoke shrinks: extra flags after each command's own.
 herd_size=() goroutines_latency=() goroutines_lock=() plugin_selfwake=() plugin_latency=() plugin_lock=()
+spin_size=() idle_size=()
 
 e12() { # [RUNS] [latency flags...]
 	local runs=${1:-3} i
@@ -167,6 +174,24 @@ plugin_overhead() { # [--quick]
 	loadline after
 }
 
+spin() { # [OUTDIR]
+	local out=${1:-$work}
+	mkdir -p "$out"
+	build
+	grep -m1 'model name' /proc/cpuinfo || true
+	grep -m1 'cpu family' /proc/cpuinfo || true
+	grep -m1 '^model[[:space:]]' /proc/cpuinfo || true
+	loadline "before spin"
+	"$pb" spin --quiet --format=json --out "$out/spin.json" "${spin_size[@]}" >/dev/null
+	loadline "before herd --mode=idle --waiters=16"
+	"$pb" herd --mode=idle --waiters=16 --quiet --format=json --out "$out/herd-idle-16.json" "${idle_size[@]}" >/dev/null
+	loadline "before herd --mode=idle"
+	"$pb" herd --mode=idle --quiet --format=json --out "$out/herd-idle.json" "${idle_size[@]}" >/dev/null
+	loadline after
+	"$pb" report "$out/spin.json" "$out/herd-idle-16.json" "$out/herd-idle.json"
+	"$pb" plot "$out/spin.json" --out "$out/spin.svg"
+}
+
 [ $# -gt 0 ] || { usage >&2; exit 2; }
 cmd=$1
 shift
@@ -175,6 +200,7 @@ e12) e12 "$@" ;;
 herd-switches) herd_switches "$@" ;;
 goroutines) goroutines "$@" ;;
 plugin-overhead) plugin_overhead "$@" ;;
+spin) spin "$@" ;;
 --smoke)
 	[ $# = 0 ] || die "--smoke takes no arguments"
 	herd_size=(--waiters=8 --repeats=1)
@@ -183,7 +209,9 @@ plugin-overhead) plugin_overhead "$@" ;;
 	plugin_selfwake=(--samples=20 --rounds=1)
 	plugin_latency=(--iterations=200 --warmup=50 --rounds=1)
 	plugin_lock=(--duration=50ms --repeats=1)
-	for c in e12 herd-switches goroutines plugin-overhead; do
+	spin_size=(--quick --rounds=1 --waits=5 --warmup=2 --pingpong=10)
+	idle_size=(--repeats=1)
+	for c in e12 herd-switches goroutines plugin-overhead spin; do
 		t0=$SECONDS
 		echo "== figures.sh $c, smallest case"
 		case $c in
@@ -191,10 +219,11 @@ plugin-overhead) plugin_overhead "$@" ;;
 		herd-switches) herd_switches 1 ;;
 		goroutines) goroutines ;;
 		plugin-overhead) plugin_overhead ;;
+		spin) spin ;;
 		esac
 		echo "figures.sh $c: ok ($((SECONDS - t0))s)"
 	done
 	;;
 -h | --help) usage ;;
-*) die "unknown figure '$cmd' (e12, herd-switches, goroutines, plugin-overhead, --smoke)" ;;
+*) die "unknown figure '$cmd' (e12, herd-switches, goroutines, plugin-overhead, spin, --smoke)" ;;
 esac
