@@ -1,7 +1,7 @@
 # scripts/debian-cargo.sh, sourced by the scripts that build against the
-# real crates (rust-originals.sh, selfwake-vs-rust.sh, lock-vs-rust.sh,
-# fastpath-instructions.sh): Cargo reads crates-io from Debian's source
-# directory (apt-get install librust-*-dev), offline. The file names a
+# real crates (rust-originals.sh for rust/originals, vs-rust.sh for
+# rust/bench): Cargo reads crates-io from Debian's source directory
+# (apt-get install librust-*-dev), offline. The file names a
 # machine path, so it is written at each run and never committed.
 
 # debian_cargo_config CRATE_DIR REGISTRY writes CRATE_DIR/.cargo/config.toml.

@@ -19,6 +19,8 @@
 #   --dir DIR  where the runs are kept (default /tmp/pb-flipcheck): DIR/<label>-<n>.{json,out,err,time,load}
 #   --args     options for every run (default none: the default suite)
 #   --table    print the tables from DIR and exit
+#   --smoke    the smallest case (.ci/run): this tree's build, one run of
+#              `run --quick --rounds=1 --iterations=100`, in a temporary DIR
 # Each run holds /tmp/pb-measure.lock (flock), as gate-eval.sh's do.
 # For the acceptance measurement run it on a quiet machine, e.g.
 #   scripts/flipcheck.sh --runs 2 --base-rev 6eaf268 --rev main
@@ -32,6 +34,7 @@ base_rev=""
 dir=/tmp/pb-flipcheck
 args=""
 table_only=0
+smoke=0
 lock=/tmp/pb-measure.lock
 
 die() { echo "flipcheck: $*" >&2; exit 2; }
@@ -51,7 +54,8 @@ while [ $# -gt 0 ]; do
 	--args=*) args="${1#--args=}" ;;
 	--args) need_arg "$@"; args="$2"; shift ;;
 	--table) table_only=1 ;;
-	-h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+	--smoke) smoke=1 ;;
+	-h | --help) sed -n '2,/^set -eu/p' "$0" | sed '$d'; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 	shift
@@ -61,6 +65,12 @@ case "$runs" in '' | *[!0-9]*) die "--runs wants a count, got '$runs'" ;; esac
 command -v jq >/dev/null || die "needs jq"
 [ -x /usr/bin/time ] || die "needs /usr/bin/time (GNU time, for -v)"
 repo=$(cd "$(dirname "$0")/.." && pwd)
+if [ "$smoke" = 1 ]; then
+	dir=$(mktemp -d)
+	trap 'rm -rf "$dir"' EXIT
+	(cd "$repo" && go build -o "$dir/smoke-parkbench" ./cmd/parkbench)
+	runs=1 bin=$dir/smoke-parkbench args="--quick --rounds=1 --iterations=100" base_rev="" rev=""
+fi
 mkdir -p "$dir"
 
 # build REV LABEL: DIR/parkbench-LABEL built from the repository at REV.

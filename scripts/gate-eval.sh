@@ -37,6 +37,11 @@
 #   --ab-args     options for every ab run, the calibration's too (e.g.
 #                 "--profile=wake": the wake part's rows; docs/gate.md)
 #   --table       print the table from DIR/log.tsv and exit
+#   --smoke       the smallest case (.ci/run): in a temporary DIR, one A/A
+#                 and one +25% run of the wake part with 4 trials a side,
+#                 lot the only site (std's wake row did not move at a 50us
+#                 std probe here), calibrated at a 50us probe (the rates
+#                 mean nothing)
 # Output: the table effect x false alarms x detections x gate time x load,
 # for all runs and for the runs whose load stayed at most 3; then each
 # site's own row (e.g. futex's for --sites futex): how often the gate
@@ -53,6 +58,7 @@ probe=4us
 lock=/tmp/pb-measure.lock
 ab_args=""
 table_only=0
+smoke=0
 
 die() { echo "gate-eval: $*" >&2; exit 2; }
 need_arg() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value"; }
@@ -75,11 +81,17 @@ while [ $# -gt 0 ]; do
 	--ab-args=*) ab_args="${1#--ab-args=}" ;;
 	--ab-args) need_arg "$@"; ab_args="$2"; shift ;;
 	--table) table_only=1 ;;
-	-h | --help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--smoke) smoke=1 ;;
+	-h | --help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 	shift
 done
+if [ "$smoke" = 1 ]; then
+	dir=$(mktemp -d)
+	trap 'rm -rf "$dir"' EXIT
+	runs=1 aa_runs=1 effects=25 probe=50us sites=lot ab_args="--profile=wake --trials=4 --max-trials=4"
+fi
 [ -n "$aa_runs" ] || aa_runs=$runs
 case "$runs$aa_runs" in *[!0-9]*) die "--runs and --aa-runs take a number" ;; esac
 command -v jq >/dev/null || die "needs jq"

@@ -2,7 +2,7 @@
 # html-check.sh: check `parkbench report --format=html` in a real browser
 # (headless Chromium): the page is self-contained, and what the browser lays
 # out shows every machine, every summary, every experiment, every plot
-# drawn and every verdict (scripts/htmlcheck says what it asserts).
+# drawn and every verdict (scripts/cmd/htmlcheck says what it asserts).
 #
 #   scripts/html-check.sh [OUTDIR]
 #
@@ -33,5 +33,5 @@ go build -o "$out/parkbench" ./cmd/parkbench
 # and a recorded latency --anatomy run (its stacked bars of the wake's components).
 recorded=$(ls results/*/suite-*.json | head -1)
 anatomy=internal/compare/testdata/anatomy-amd-f25m17.json
-go run ./scripts/htmlcheck -parkbench "$out/parkbench" -chromium "$browser" -out "$out" \
+go run ./scripts/cmd/htmlcheck -parkbench "$out/parkbench" -chromium "$browser" -out "$out" \
 	"$recorded" internal/results/testdata/v1-suite.json "$anatomy"

@@ -10,8 +10,11 @@
 #   compare  parkbench compare a.json b.json      (the two latency files)
 #
 #   scripts/readme-sample.sh [--only "run latency herd compare"] [--quick] [OUTDIR]
+#   scripts/readme-sample.sh --smoke
 #
-# --quick takes 'parkbench run --quick' instead of the full suite. OUTDIR
+# --quick takes 'parkbench run --quick' instead of the full suite. --smoke
+# (.ci/run) takes latency, herd and compare with --quick, in a temporary
+# OUTDIR (seconds; the figures mean nothing). OUTDIR
 # (default: a temporary directory) keeps, per sample NAME, NAME.txt (stdout),
 # NAME.err (stderr: the progress lines), NAME.time (/usr/bin/time -v) and
 # conditions.txt: per sample the command, the load before and after, the
@@ -21,18 +24,26 @@ cd "$(dirname "$0")/.."
 only="run latency herd compare"
 quick=0
 out=""
+smoke=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--only) [ $# -ge 2 ] || { echo "readme-sample: --only needs a list" >&2; exit 2; }; only="$2"; shift ;;
 	--only=*) only="${1#--only=}" ;;
 	--quick) quick=1 ;;
-	-h | --help) sed -n '2,19p' "$0"; exit 0 ;;
+	--smoke) smoke=1 ;;
+	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	-*) echo "readme-sample: unknown option $1" >&2; exit 2 ;;
 	*) out="$1" ;;
 	esac
 	shift
 done
 [ -x /usr/bin/time ] || { echo "readme-sample: needs /usr/bin/time (GNU time, for -v)" >&2; exit 2; }
+q=()
+if [ "$smoke" = 1 ]; then
+	only="latency herd compare" q=(--quick)
+	out=$(mktemp -d)
+	trap 'rm -rf "$out"' EXIT
+fi
 out=${out:-$(mktemp -d)}
 mkdir -p "$out"
 go build -o "$out/parkbench" ./cmd/parkbench
@@ -57,12 +68,14 @@ for s in $only; do
 	case "$s" in
 	run) if [ "$quick" = 1 ]; then sample run run --quick; else sample run run; fi ;;
 	latency)
-		sample latency latency --impl=futex --out a.json
-		sample latency-b latency --impl=futex --out b.json ;;
-	herd) sample herd herd --waiters=64 ;;
+		sample latency latency --impl=futex --out a.json "${q[@]}"
+		sample latency-b latency --impl=futex --out b.json "${q[@]}" ;;
+	herd) sample herd herd --waiters=64 "${q[@]}" ;;
 	compare) sample compare compare a.json b.json ;;
 	*) echo "readme-sample: unknown sample $s (run, latency, herd, compare)" >&2; exit 2 ;;
 	esac
 done
 cat "$out/conditions.txt"
-echo "output: $out/{run,latency,herd,compare}.txt"
+[ "$smoke" = 1 ] || echo "output: $out/{run,latency,herd,compare}.txt"
+# A sample that failed fails the script.
+! grep -q ': exit [0-9]' "$out/conditions.txt"

@@ -7,9 +7,18 @@
 #   parkbench run --plugin "$(bash scripts/rust-originals.sh | tail -1)"
 #
 #   scripts/rust-originals.sh [--check]
+#   scripts/rust-originals.sh --ci --parkbench BIN
 #
 # --check also builds rust/originals/test/check.c and runs it on the
 # library: every operation from C threads, against include/parkbench.h.
+#
+# --ci is .ci/run's step: --check, then lot beside the originals in
+# latency, selfwake, herd and lock on their quick settings with BIN (each
+# run's table and claims), then the Go test that loads the library
+# (internal/cli TestRustOriginals, without -race: the race detector does
+# not see the synchronisation inside Rust). About a minute and a half on a
+# 2-vCPU guest. Without cargo on the machine it says so and passes; a
+# build or a run that fails fails the step.
 #
 # Needs cargo and rustc (rustup's or Debian's, whichever is on PATH) and the
 # sources from the Debian packages librust-parking-lot-core-dev,
@@ -25,20 +34,34 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 crate=$root/rust/originals
 registry=/usr/share/cargo/registry
-check=0
-for a in "$@"; do
-	case $a in
+check=0 ci=0 pb=
+while [ $# -gt 0 ]; do
+	case $1 in
 	--check) check=1 ;;
+	--ci) ci=1 check=1 ;;
+	--parkbench) [ $# -ge 2 ] || { echo "rust-originals: --parkbench needs BIN" >&2; exit 2; }; pb=$2; shift ;;
+	--parkbench=*) pb=${1#*=} ;;
 	-h | --help)
-		sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
 		exit 0
 		;;
 	*)
-		echo "rust-originals: unknown argument $a (usage: scripts/rust-originals.sh [--check])" >&2
+		echo "rust-originals: unknown argument $1 (usage: scripts/rust-originals.sh [--check] | --ci --parkbench BIN)" >&2
 		exit 2
 		;;
 	esac
+	shift
 done
+if [ "$ci" = 1 ]; then
+	[ -n "$pb" ] || { echo "rust-originals: --ci needs --parkbench BIN" >&2; exit 2; }
+	if ! command -v cargo >/dev/null 2>&1 && [ ! -x "${CARGO_HOME:-$HOME/.cargo}/bin/cargo" ]; then
+		echo "cargo is not on this machine: the Rust originals are not built or run (docs/originals.md)"
+		exit 0
+	fi
+elif [ -n "$pb" ]; then
+	echo "rust-originals: --parkbench goes with --ci" >&2
+	exit 2
+fi
 say() { echo "rust-originals: $*" >&2; }
 die() {
 	say "$*"
@@ -90,4 +113,25 @@ if [ "$check" = 1 ]; then
 		die "could not build $crate/test/check.c"
 	"$bin" "$lib" >&2 || die "the C check of $lib failed"
 fi
-echo "$lib"
+if [ "$ci" = 0 ]; then
+	echo "$lib"
+	exit 0
+fi
+
+# --ci: the quick runs with the originals, their tables and claims, then
+# the Go test that loads the library.
+echo "library: $lib"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+run() { # EXPERIMENT ARGS...
+	local e=$1
+	shift
+	"$pb" "$e" --plugin "$lib" --quick --quiet --out "$out/$e.json" "$@" >/dev/null
+	"$pb" report --format=table "$out/$e.json"
+}
+run latency --impl=lot,rust-parking_lot,c-rust-parking_lot,rust-crossbeam,rust-std
+run selfwake --impl=lot,rust-parking_lot,c-rust-parking_lot,rust-crossbeam,rust-std
+run herd --impl=lot,rust-parking_lot,rust-std --waiters=16,64
+run lock --impl=lot,rust-parking_lot,c-rust-parking_lot,rust-std --threads=1,2
+
+PARKBENCH_RUST_ORIGINALS=$lib go test -count=1 -run 'TestRustOriginals' ./internal/cli/

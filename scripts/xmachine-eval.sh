@@ -19,10 +19,14 @@
 #
 # Usage: scripts/xmachine-eval.sh --baseline FILE --commit REV [--runs N]
 #        [--dir DIR] [--lock FILE]
+#        scripts/xmachine-eval.sh --smoke
+# --smoke (.ci/run): this tree's build stands for the commit's and a
+# recorded suite of another machine for the run (nothing measured, seconds):
+# the three comparisons and their statistics.
 set -eu
 set -o pipefail
 
-baseline="" commit="" runs=3 dir=/tmp/pb-xmachine lock=/tmp/pb-measure.lock
+baseline="" commit="" runs=3 dir=/tmp/pb-xmachine lock=/tmp/pb-measure.lock smoke=0
 die() { echo "xmachine-eval: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -31,15 +35,25 @@ while [ $# -gt 0 ]; do
 	--runs) runs="$2"; shift ;;
 	--dir) dir="$2"; shift ;;
 	--lock) lock="$2"; shift ;;
-	-h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--smoke) smoke=1 ;;
+	-h | --help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1" ;;
 	esac
 	shift
 done
+repo=$(cd "$(dirname "$0")/.." && pwd)
+if [ "$smoke" = 1 ]; then
+	dir=$(mktemp -d)
+	trap 'rm -rf "$dir"' EXIT
+	(cd "$repo" && go build -o "$dir/parkbench" ./cmd/parkbench)
+	cp "$dir/parkbench" "$dir/parkbench-old"
+	baseline=$(ls "$repo"/results/*amd-epyc*/suite-*.json | tail -1)
+	cp "$(ls "$repo"/results/*intel-xeon*/suite-*.json | tail -1)" "$dir/run-1.json"
+	commit=HEAD runs=1
+fi
 [ -f "$baseline" ] || die "--baseline FILE: a recorded result"
 [ -n "$commit" ] || die "--commit REV: the commit the baseline was made with"
 command -v jq >/dev/null || die "needs jq"
-repo=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$dir/src"
 if [ ! -x "$dir/parkbench-old" ]; then
 	(cd "$repo" && git archive "$commit") | tar -x -C "$dir/src"

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/experiments/wake"
+	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/results/resultstest"
 )
@@ -56,6 +57,7 @@ func abFixture(t *testing.T) (dir string, s resultstest.Spec, trial string) {
 // well-formed binaries run the gate (canned, identical trials: no
 // regression, the verdict on the first line).
 func TestABBadInput(t *testing.T) {
+	longtest.Skip(t)
 	dir, _, good := abFixture(t)
 	ok := fakeBin(t, dir, "ok", "parkbench devel (fake) go1.26.8", good)
 	raw, err := os.ReadFile(good)
@@ -129,6 +131,7 @@ func TestABBadInput(t *testing.T) {
 // runs the latency part only; the wake part's rows are listed as not
 // judged and the gate goes on (the default profile, both parts).
 func TestABBaseWithoutWakePart(t *testing.T) {
+	longtest.Skip(t)
 	dir, s, lat := abFixture(t)
 	w := &results.Experiment{Name: "wake", Metrics: wake.Metrics}
 	for i, im := range []string{"futex", "lot", "std"} {

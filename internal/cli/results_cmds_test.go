@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/results/resultstest"
 )
@@ -65,6 +66,7 @@ func TestReportCommand(t *testing.T) {
 }
 
 func TestCompareCommand(t *testing.T) {
+	longtest.Skip(t)
 	dir := tempDir(t)
 	base := writeResult(t, dir, "base.json", resultstest.Suite(resultstest.Spec{Spread: 0.03, Seed: 1, Samples: 300}))
 	same := writeResult(t, dir, "same.json", resultstest.Suite(resultstest.Spec{Spread: 0.03, Seed: 3, Samples: 300, Scale: 1.03}))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
+	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/textfmt"
 )
 
@@ -47,6 +48,7 @@ func TestHelpWidth(t *testing.T) {
 // that read result files on recorded results, and asserts that stdout and
 // stderr fit textfmt.Columns.
 func TestDefaultOutputWidth(t *testing.T) {
+	longtest.Skip(t)
 	recorded, err := filepath.Glob(filepath.Join("..", "..", "results", "*", "*.json"))
 	if err != nil || len(recorded) == 0 {
 		t.Fatalf("no recorded results: %v", err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/results/resultstest"
 	"github.com/parkbench/parkbench/internal/verdict"
@@ -96,6 +97,7 @@ func TestFaster(t *testing.T) {
 // Differences beyond the threshold that the rounds' own spread explains are
 // noise: no change.
 func TestNoiseIsNoChange(t *testing.T) {
+	longtest.Skip(t)
 	base := suite(resultstest.Spec{Spread: 0.25, Seed: 1})
 	for seed := uint64(2); seed < 6; seed++ {
 		nw := suite(resultstest.Spec{Spread: 0.25, Seed: seed, Scale: 1.05})
@@ -281,6 +283,7 @@ func TestLoadWarning(t *testing.T) {
 // as they can be and say what they lack; never a regression. A copy of a
 // suite without configs[].rounds once read "REGRESSION: 17 slower".
 func TestCannotJudge(t *testing.T) {
+	longtest.Skip(t)
 	base := suite(resultstest.Spec{Spread: 0.03, Seed: 1})
 	spoil := map[string]func(f *results.File){
 		"no rounds": func(f *results.File) {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/optionerr"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/verdict"
@@ -125,6 +126,7 @@ func testOptions() Options {
 // the machine during the run (0.5% per trial, 10% over a first look) falls
 // on both sides alike in ABBA blocks.
 func TestAANoAlarm(t *testing.T) {
+	longtest.Skip(t)
 	n := 600
 	if testing.Short() || raceEnabled {
 		n = 150

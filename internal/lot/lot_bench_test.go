@@ -251,7 +251,7 @@ func BenchmarkCallbackPaths(b *testing.B) {
 
 // BenchmarkSelfwakePair is E12's reverse check for impl lot (parkbench
 // selfwake): UnparkOne on a key nobody waits on, then Park whose validate
-// fails. scripts/selfwake-vs-rust.sh sets it beside the real
+// fails. scripts/vs-rust.sh selfwake sets it beside the real
 // parking_lot_core's.
 func BenchmarkSelfwakePair(b *testing.B) {
 	var key int
@@ -266,7 +266,7 @@ func BenchmarkSelfwakePair(b *testing.B) {
 // BenchmarkSelfwakeLockedOps is the self-wake pair's four locked
 // instructions and nothing else: a bucket's WordLock locked and unlocked
 // twice, as UnparkOne and Park each do once. Beside BenchmarkSelfwakePair
-// (scripts/selfwake-modes.sh) it tells a slowdown of the pair's other
+// (scripts/vs-rust.sh modes) it tells a slowdown of the pair's other
 // work (the calls, the hash, the table and stack traffic) from one of
 // the atomics.
 func BenchmarkSelfwakeLockedOps(b *testing.B) {

@@ -8,9 +8,8 @@ import (
 )
 
 // BenchmarkRwLockUncontended measures the uncontended paths that carry a
-// misuse check besides BenchmarkLockHooks' (Lock/Unlock, RLock/RUnlock):
-// scripts/bench-lot-misuse.sh compares them with the code before the
-// checks, side by side.
+// misuse check besides BenchmarkLockHooks' (Lock/Unlock, RLock/RUnlock),
+// to compare with the code before the checks (123a423) through benchstat.
 func BenchmarkRwLockUncontended(b *testing.B) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

@@ -8,7 +8,7 @@ import (
 
 // The self-wake pair's anatomy (docs/findings.md, "Fifth pass"): what
 // BenchmarkSelfwakePair costs without the two things Go adds to the port
-// that parking_lot_core does not pay for. scripts/selfwake-modes.sh times
+// that parking_lot_core does not pay for. scripts/vs-rust.sh modes times
 // them beside the pair, the pair's four locked instructions and
 // parking_lot_core's own pair, round by round:
 //

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/results/resultstest"
 )
@@ -101,6 +102,7 @@ func TestFilters(t *testing.T) {
 // image taller, and with several files each file is named with its
 // machine.
 func TestLegendNeverCut(t *testing.T) {
+	longtest.Skip(t)
 	b, err := Render([]results.Named{manyImpls(40)}, "png", Options{Impls: []string{"all"}})
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ import (
 //     watchdog's tick).
 //
 // -tags pbnowatch builds the watchdog's stores out (watch.h), for the
-// difference; scripts/plugin-overhead.sh --watch takes both, by callgrind
+// difference; scripts/figures.sh plugin-overhead --watch takes both, by callgrind
 // (instructions per op) and by time.
 
 var minimal struct {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/textfmt"
 )
@@ -15,6 +16,7 @@ import (
 // default table view and asserts that no line is wider than
 // textfmt.Columns; --wide may be wider.
 func TestDefaultWidth(t *testing.T) {
+	longtest.Skip(t)
 	files := fixtures(t)
 	recorded, err := filepath.Glob(filepath.Join("..", "..", "results", "*", "*.json"))
 	if err != nil {

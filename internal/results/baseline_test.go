@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/results/resultstest"
 )
@@ -17,6 +18,7 @@ import (
 // never the new result's own recorded copy, preferring one that holds the
 // same experiments; none is ErrNoBaseline.
 func TestFindBaseline(t *testing.T) {
+	longtest.Skip(t)
 	dir := t.TempDir()
 	now := results.Machine{Hostname: "vm", OS: "linux", Arch: "amd64", LogicalCPUs: 2, CPUModel: "Intel(R) Xeon(R) Processor",
 		CPUVendor: "GenuineIntel", CPUFamily: 6, CPUModelNumber: 167, Virtualization: "vm+docker", GoVersion: "go1.26.8"}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/results/resultstest"
 )
@@ -14,6 +15,7 @@ import (
 // produce is refused by Decode, so report and compare never render or judge
 // it (one such file was once judged "faster, -157%").
 func TestDecodeRefusesImpossibleFigures(t *testing.T) {
+	longtest.Skip(t)
 	s := resultstest.Spec{Spread: 0.05}
 	cases := []struct {
 		name  string

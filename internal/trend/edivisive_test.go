@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/parkbench/parkbench/internal/longtest"
 )
 
 // bruteQ is Q(tau) straight from its definition.
@@ -66,6 +68,7 @@ func series(rng *rand.Rand, n, at int, shift float64) []float64 {
 // change point); a +10% step (5 noise widths) is found at its place in at
 // least 95% of series; the rates are logged for docs/gate.md.
 func TestErrorRates(t *testing.T) {
+	longtest.Skip(t)
 	const n = 20
 	runs := 400
 	if testing.Short() || raceEnabled {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
+	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/stats"
 )
@@ -29,6 +30,7 @@ func tinyHerd() Options {
 // checks the result's shape and its correctness checks; no timing
 // thresholds.
 func TestRunHerdStructure(t *testing.T) {
+	longtest.Skip(t)
 	o := tinyHerd()
 	o.Notify = []string{ModeAll, ModeOneLoop}
 	o.LockHeld = []bool{true, false}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
+	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -115,6 +116,7 @@ func TestSelfwakeGoroutinesPlan(t *testing.T) {
 // every configuration finishes, records what ran it and the traced
 // round's wakes, and GOMAXPROCS is back afterwards. Counts, no times.
 func TestRunLatencyGoroutines(t *testing.T) {
+	longtest.Skip(t)
 	before := runtime.GOMAXPROCS(0)
 	o := tinyLatency("chan", "cond", ImplLot, ImplMutexSema, ImplRWMutexSema, ImplWaitGroup)
 	o.Participants = []string{driver.Goroutines}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
+	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/osthread"
 	"github.com/parkbench/parkbench/internal/results"
 )
@@ -117,6 +118,7 @@ func TestRunLatencyStructure(t *testing.T) {
 // round trips at every placement: no lost wake (the watchdog would fail),
 // every config present.
 func TestRunLatencyEveryImpl(t *testing.T) {
+	longtest.Skip(t)
 	defer func(old func([2]int) *results.Probe) { measureProbe = old }(measureProbe)
 	measureProbe = cheapProbe
 	o := tinyLatency(ImplAll)

@@ -267,8 +267,8 @@ func selfwakeHarnessNotes(configs []*results.Config) []string {
 			notes = append(notes, fmt.Sprintf("the harness costs more than a fifth of %s's pair (%.2f ns against %.2f ns above it): read over harness", c.Impl, h, over))
 		}
 		// What a comparison with parking_lot_core's pair includes that the
-		// floor does not show; scripts/selfwake-modes.sh measures each.
-		notes = append(notes, fmt.Sprintf("beside parking_lot_core's pair, %s's also pays Go's calls (rustc inlines park and unpark_one into the loop) and Park's validate guard (a deferred unlock); scripts/selfwake-modes.sh times the pair without each (docs/findings.md, \"Fifth pass\")", c.Impl))
+		// floor does not show; scripts/vs-rust.sh modes measures each.
+		notes = append(notes, fmt.Sprintf("beside parking_lot_core's pair, %s's also pays Go's calls (rustc inlines park and unpark_one into the loop) and Park's validate guard (a deferred unlock); scripts/vs-rust.sh modes times the pair without each (docs/findings.md, \"Fifth pass\")", c.Impl))
 		return notes
 	}
 	return nil

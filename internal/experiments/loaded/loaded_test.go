@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/parkbench/parkbench/internal/longtest"
 )
 
 func tiny() Options {
@@ -16,6 +18,7 @@ func tiny() Options {
 }
 
 func TestRunEveryMechanism(t *testing.T) {
+	longtest.Skip(t)
 	exp, err := Run(context.Background(), tiny(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
+	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/parkers"
@@ -79,6 +80,7 @@ func TestTimeoutOptionsCheck(t *testing.T) {
 // wake nobody made (std's token parker may wake spuriously by contract, so
 // its spurious count is not checked).
 func TestTimeoutNeverEarly(t *testing.T) {
+	longtest.Skip(t)
 	o := Options{
 		Impls:     []string{"all"},
 		Deadlines: []time.Duration{10 * time.Microsecond, 200 * time.Microsecond},

@@ -3,7 +3,7 @@
 // of every experiment has its rounds, a positive median, decodable
 // histograms, and the experiment carries its claims.
 //
-//	go run ./scripts/smokecheck FILE...
+//	go run ./scripts/cmd/smokecheck FILE...
 package main
 
 import (

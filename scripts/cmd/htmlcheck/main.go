@@ -7,7 +7,7 @@
 // decoded and drawn wide, each claim's verdict, and a page no wider than
 // the window (wide tables scroll inside their box). It keeps a screenshot.
 //
-//	go run ./scripts/htmlcheck -parkbench BIN -chromium PATH -out DIR FILE...
+//	go run ./scripts/cmd/htmlcheck -parkbench BIN -chromium PATH -out DIR FILE...
 //
 // scripts/html-check.sh builds parkbench, finds or installs Chromium and
 // runs it on a recorded result and a fixture of another machine.

