@@ -1,5 +1,5 @@
 /*
- * parkbench.h: the plugin ABI, version 1.
+ * parkbench.h: the plugin ABI, version 2 (version 1 still loads).
  *
  * A shared library adds implementations to parkbench at run time
  * (`parkbench latency --plugin ./libmine.so --impl=mine,futex,c-futex`). It
@@ -36,9 +36,18 @@
  * park_until and a condvar's wait_until get a deadline of 0 or more (one
  * already past is passed as it is); the lot's park gets -1 for none.
  *
- * Versioning: the host refuses a table whose abi field is not the version
- * it was built with. A later version adds fields only at the end of a
- * struct and bumps PARKBENCH_ABI_VERSION.
+ * Version 2 adds the loops a library owns (struct pb_loops, below; the
+ * templates to build them with are in parkbench_loops.h): per
+ * implementation, its own lock loop, self-wake loop and ping-pong wait,
+ * with its lock or parker inlined, which the c-NAME rows run on the
+ * harness's C threads instead of calling the function pointers.
+ *
+ * Versioning: the host reads a table of version 1 (the first five fields
+ * of struct pb_plugin) or 2, and refuses any other. A version-2 struct
+ * carries its size (the library's sizeof), so that a later version adds
+ * fields only at the end and a host reads only what it knows; a size
+ * smaller than version 2's is refused. struct pb_impl is the same in both
+ * versions (an array's stride does not change).
  */
 #ifndef PARKBENCH_H
 #define PARKBENCH_H
@@ -50,7 +59,8 @@
 extern "C" {
 #endif
 
-#define PARKBENCH_ABI_VERSION 1
+#define PARKBENCH_ABI_VERSION 2
+#define PARKBENCH_ABI_V1 1
 
 /*
  * A parker. Two contracts, told apart by prepare:
@@ -154,17 +164,97 @@ struct pb_impl {
 };
 
 /*
+ * Version 2: the loops a library owns (the lockhammer way: the lock under
+ * test inlined into the measured loop, so that the loop calls nothing; the
+ * way criterion's iter_custom and Go's testing.B hand the loop to the code
+ * under test). The harness still owns the threads, the start and the stop,
+ * the clocks (but for the lock loop's sampled waits, which the loop reads
+ * with pb_now_ns), the sampling rate and the checks. Each loop is optional
+ * (NULL); parkbench_loops.h has a template for each.
+ *
+ * The harness calls a loop on its own C thread, which the watchdog watches
+ * (docs/plugins.md): the loop stores its running count into *count (a
+ * relaxed store, every iteration): that is both the per-thread count the
+ * harness reads and the watchdog's sign that the loop moves.
+ */
+
+/* What the harness gives lock's loop, one per thread. */
+struct pb_lock_loop {
+	size_t size;            /* sizeof(struct pb_lock_loop), the harness's */
+	void *mutex;            /* made by the implementation's mutex create */
+	const uint32_t *stop;   /* nonzero: return (read it relaxed, once an iteration) */
+	uint64_t *count;        /* the acquisitions so far, stored every iteration */
+	int64_t *guarded;       /* +1 under the lock on each checked acquisition */
+	double *shared;         /* the value the lock protects (the work inside) */
+	int64_t *hist;          /* PB_HIST_BUCKETS: the sampled waits (pb_hist_bucket) */
+	double *value;          /* out: the work's value, which keeps it live */
+	uint64_t sample_mask;   /* acquisition n is sampled when (n & mask) == 0 */
+	int work_in;            /* work units inside the lock */
+	int work_between;       /* work units after the unlock */
+	int check_all;          /* 1: every acquisition is checked; 0: the sampled ones */
+};
+
+struct pb_loops {
+	size_t size; /* sizeof(struct pb_loops), the library's */
+	/*
+	 * lock's loop (parking_lot's benchmark/src/bin/mutex.rs): until *stop,
+	 * { n sampled: t0 = now; lock; n sampled: wait = now - t0;
+	 *   checked: ++*guarded; work_in units on *shared; unlock;
+	 *   record the wait; work_between units; n++; *count = n }.
+	 * A work unit is { *shared += value; *shared *= 1.01; value = *shared }
+	 * inside, { local += value; local *= 1.01; value = local } between.
+	 * Returns n, which must equal *count and the sampled waits'
+	 * ceil(n / (mask + 1)). Needs the implementation's mutex.
+	 */
+	uint64_t (*lock)(const struct pb_lock_loop *a);
+	/*
+	 * selfwake's loop: pairs times { unpark, then park, which returns at
+	 * once }, *count bumped each pair; returns the pairs done. parker is
+	 * the implementation's parker (its create's; a thread parker prepares
+	 * before the unpark); without a parker, parker is NULL and the pair is
+	 * the lot's unpark_one(word) then park(word, 0, -1), *word being 1
+	 * (invalid: it returns at once).
+	 */
+	uint64_t (*selfwake)(void *parker, const uint32_t *word, uint64_t pairs, uint64_t *count);
+	/*
+	 * The ping-pong's wait (latency's C rows): return once *flag is not 0,
+	 * parking on parker (or, without a parker, on the lot with flag as the
+	 * key, expected 0) while it is 0. The waker stores the flag (release)
+	 * and calls the implementation's unpark (unpark_one on flag).
+	 */
+	void (*pingpong_wait)(void *parker, const uint32_t *flag);
+};
+
+/*
  * The table the library returns. version is free text recorded in every
  * result that uses the library (for example the crate versions and the
  * compiler: "parking_lot_core 0.9.3; rustc 1.95.0").
  */
 struct pb_plugin {
-	uint32_t abi; /* PARKBENCH_ABI_VERSION */
+	uint32_t abi; /* PARKBENCH_ABI_VERSION (or PARKBENCH_ABI_V1) */
 	const char *name;
 	const char *version;
 	size_t n_impls;
 	const struct pb_impl *impls;
+	/* Version 2. */
+	size_t size; /* sizeof(struct pb_plugin) */
+	/* n_impls entries, parallel to impls: each implementation's loops or
+	 * NULL; or NULL for none at all. */
+	const struct pb_loops *const *loops;
 };
+
+/* The sampled waits' histogram (struct pb_lock_loop's hist): below 256 ns
+ * exactly, above that 128 sub-buckets per power of two up to 2^40 ns. */
+#define PB_HIST_BUCKETS (256 + 33 * 128)
+
+static inline int pb_hist_bucket(uint64_t v) {
+	if (v < 256)
+		return (int)v;
+	int e = 63 - __builtin_clzll(v);
+	if (e > 40)
+		return PB_HIST_BUCKETS - 1;
+	return 256 + (e - 8) * 128 + (int)((v >> (e - 7)) - 128);
+}
 
 /* The one exported symbol. The table and its strings live as long as the
  * library is loaded. */

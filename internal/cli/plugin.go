@@ -77,7 +77,14 @@ func loadPlugins(cmd *cobra.Command) error {
 // library's version (options "external.NAME").
 func stampExternal(f *results.File) {
 	for _, e := range f.Experiments {
+		loops := map[string]bool{}
 		for _, c := range e.Configs {
+			// A plugin's C row says which loop ran (ABI version 2: the
+			// library's own, or the harness's calling its functions).
+			if l := c.Params[ext.LoopParam]; l != "" && !loops[c.Impl] {
+				loops[c.Impl] = true
+				e.Notes = append(e.Notes, fmt.Sprintf("%s ran %s", c.Impl, loopNote(l)))
+			}
 			x, ok := ext.Lookup(c.Impl)
 			if !ok {
 				continue
@@ -92,4 +99,12 @@ func stampExternal(f *results.File) {
 			e.Options["external."+x.Name] = strings.TrimSpace(v)
 		}
 	}
+}
+
+// loopNote says what a plugin's C row ran, by its "loop" parameter.
+func loopNote(l string) string {
+	if l == ext.LoopOwn {
+		return "the library's own loop (include/parkbench.h version 2, its lock or parker inlined): its native speed"
+	}
+	return "the harness's C loop calling the library's functions through pointers (one indirect call per operation)"
 }

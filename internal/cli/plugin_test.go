@@ -55,21 +55,30 @@ static int cv_all(void *c) { pthread_cond_broadcast(c); return -1; }
 static const struct pb_mutex mx = {mx_new, mx_lock, NULL, mx_unlock, free};
 static const struct pb_condvar cv = {cv_new, cv_wait, NULL, cv_one, cv_all, free};
 static const struct pb_impl impls[] = {{"pc", "pthread mutex and condvar", 1, NULL, &mx, &cv, NULL}};
-static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "pc", "example 1.0", 1, impls};
+static const struct pb_plugin table = {PARKBENCH_ABI_V1, "pc", "example 1.0", 1, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }`)
 	wantListed(t, so, "mine-futex", "c-mine-futex", "mine-spin", "c-mine-spin")
 	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"latency", "--quick", "--impl=mine-futex,c-mine-futex"},
-		{"selfwake", "--quick", "--impl=mine-futex,c-mine-futex"},
-		{"lock", "--quick", "--impl=mine-spin,c-mine-spin", "--threads=2"},
+		{"selfwake", "--quick", "--impl=mine-futex,c-mine-futex,c-mine-futex.fp"},
+		{"lock", "--quick", "--impl=mine-spin,c-mine-spin,c-mine-spin.fp", "--threads=2"},
 		{"herd", "--quick", "--impl=pc", "--waiters=1,4", "--plugin", pc},
 		{"wake", "--quick", "--impl=pc,mine-futex", "--bench=wake,wake-parallel", "--threads=2,4", "--plugin", pc},
 	} {
 		t.Run(args[0], func(t *testing.T) {
 			data := runWithPlugin(t, dir, so, args)
-			if !strings.Contains(string(data), `"external.`) || !strings.Contains(string(data), "example 1.0") {
+			if !strings.Contains(string(data), `"external.`) || !strings.Contains(string(data), `(mine example 2.0)`) && !strings.Contains(string(data), `(pc example 1.0)`) {
 				t.Errorf("the result does not record the plugin and its version")
+			}
+			// The example owns its loops (ABI version 2): its C rows say
+			// which loop ran.
+			if args[0] == "selfwake" || args[0] == "lock" {
+				for _, want := range []string{`"loop": "own"`, `"loop": "function pointers"`} {
+					if !strings.Contains(string(data), want) {
+						t.Errorf("the result has no %s", want)
+					}
+				}
 			}
 		})
 	}
@@ -95,7 +104,7 @@ static void *mk(void) { return calloc(1, 4); }
 static void nop(void *m) { (void)m; }
 static const struct pb_mutex mx = {mk, nop, NULL, nop, free};
 static const struct pb_impl impls[] = {{"sync", "clashes with Go's sync.Mutex row", 0, NULL, &mx, NULL, NULL}};
-static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "t", "v", 1, impls};
+static const struct pb_plugin table = {PARKBENCH_ABI_V1, "t", "v", 1, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }`)
 	lossy := buildPlugin(t, `#include <stdlib.h>
 #include <time.h>
@@ -108,7 +117,7 @@ static int park_until(void *p, int64_t d) { (void)p; (void)d; return 0; }
 static void nop(void *p) { (void)p; }
 static const struct pb_parker pk = {mk, NULL, park, park_until, nop, free};
 static const struct pb_impl impls[] = {{"deaf", "never wakes", 1, &pk, NULL, NULL, NULL}};
-static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "t", "v", 1, impls};
+static const struct pb_plugin table = {PARKBENCH_ABI_V1, "t", "v", 1, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }`)
 	mine := examplePlugin(t)
 	mine2 := filepath.Join(t.TempDir(), "libmine2.so")

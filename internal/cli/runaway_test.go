@@ -235,7 +235,7 @@ static void *mk(void) { return calloc(1, 4); }
 static void nop(void *m) { (void)m; }
 static const struct pb_mutex mx = {mk, nop, NULL, nop, free};
 static const struct pb_impl impls[] = {{"`+name+`", "takes a built-in's name", 0, NULL, &mx, NULL, NULL}};
-static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "t", "v", 1, impls};
+static const struct pb_plugin table = {PARKBENCH_ABI_V1, "t", "v", 1, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }`)
 		out.Reset()
 		errb.Reset()

@@ -46,6 +46,8 @@ struct cref_pair {
 	const pbwd_foreign *f;
 	const struct pb_parker *pk;
 	const struct pb_lot *lot;
+	// CREF_OWN: the library's own wait (struct pb_loops's pingpong_wait).
+	void (*own_wait)(void *parker, const uint32_t *flag);
 	void *ph[2];
 	int cpu[2];
 	int sample_cpu;
@@ -102,7 +104,9 @@ static inline int wait_flag(struct cref_pair *p, int me, cref_slot *s, int mode,
 		// lot: park while the flag is 0, read under the key's lock.
 		// Whether a wait slept is the library's secret: only the first
 		// look counts.
-		if (p->pk != NULL && p->pk->prepare != NULL) {
+		if (p->own_wait != NULL) {
+			p->own_wait(p->ph[me], (const uint32_t *)&s->flag);
+		} else if (p->pk != NULL && p->pk->prepare != NULL) {
 			while (!atomic_load_explicit(&s->flag, memory_order_acquire)) {
 				p->pk->prepare(p->ph[me]);
 				if (!atomic_load_explicit(&s->flag, memory_order_acquire))
@@ -173,7 +177,7 @@ static void run_round(struct cref_pair *p, int me, pbwd_slot *w) {
 	int64_t csw0 = cref_thread_csw(me);
 	// Watched from here to the round's end: the round trips are the
 	// progress.
-	pbwd_enter(w, cref_site(p->f, PBWD_LOOP_PINGPONG));
+	pbwd_enter(w, cref_site(p->f, p->own_wait != NULL ? PBWD_OWN_PINGPONG : PBWD_LOOP_PINGPONG));
 	for (long i = 0; i < n; i++) {
 		pbwd_progress(w, (uint64_t)i);
 		if (me == 0) {
@@ -259,6 +263,11 @@ cref_pair *cref_open(int mode, const pbwd_foreign *f, int cpu0, int cpu1, int sa
 		return NULL;
 	}
 	memset(p, 0, sizeof *p);
+	if (mode == CREF_OWN) {
+		// The plugin's row, waiting in its own code.
+		mode = CREF_PLUGIN;
+		p->own_wait = f->loops->pingpong_wait;
+	}
 	p->mode = mode;
 	if (mode == CREF_PLUGIN) {
 		p->f = f;
@@ -418,4 +427,45 @@ void cref_selfwake_plugin(const pbwd_foreign *f, long pairs, long nsamples, int6
 		pk->destroy(h);
 		pbwd_leave(w);
 	}
+}
+
+// cref_selfwake_own: the library's loop runs the pairs of one sample; the
+// harness keeps the clock, one call per sample (pairs of them, 100 in
+// parkbench selfwake: the call is a hundredth of the sample or less). The
+// slot's progress word is the loop's count, carried across samples.
+int cref_selfwake_own(const pbwd_foreign *f, long pairs, long nsamples, int64_t *out, uint64_t *got, uint64_t *counted) {
+	static _Atomic uint32_t word = 1;
+	const struct pb_parker *pk = f->impl->parker;
+	uint64_t (*loop)(void *, const uint32_t *, uint64_t, uint64_t *) = f->loops->selfwake;
+	pbwd_slot spare, *w = cref_wslot(f, &spare);
+	uint64_t *count = (uint64_t *)&w->progress;
+	void *h = NULL;
+	int bad = 0;
+	if (pk != NULL) {
+		pbwd_enter(w, cref_site(f, PBWD_CREATE));
+		h = pk->create();
+		pbwd_leave(w);
+	}
+	atomic_store_explicit(&w->progress, 0, memory_order_relaxed);
+	pbwd_enter(w, cref_site(f, PBWD_OWN_SELFWAKE));
+	for (long k = 0; k < nsamples; k++) {
+		uint64_t c0 = atomic_load_explicit(&w->progress, memory_order_relaxed);
+		int64_t t0 = now_ns();
+		uint64_t n = loop(h, (const uint32_t *)&word, (uint64_t)pairs, count);
+		out[k] = now_ns() - t0;
+		uint64_t c1 = atomic_load_explicit(&w->progress, memory_order_relaxed);
+		if (n != (uint64_t)pairs || c1 - c0 != (uint64_t)pairs) {
+			*got = n;
+			*counted = c1 - c0;
+			bad = 1;
+			break;
+		}
+	}
+	pbwd_leave(w);
+	if (pk != NULL) {
+		pbwd_enter(w, cref_site(f, PBWD_DESTROY));
+		pk->destroy(h);
+		pbwd_leave(w);
+	}
+	return bad;
 }

@@ -79,6 +79,17 @@ func OpenPlugin(plugin unsafe.Pointer, cpus [2]int, capacity int, gap time.Durat
 	return open(Plugin, plugin, cpus, capacity, gap, sampleCPU)
 }
 
+// OpenPluginOwn is OpenPlugin with the library's own ping-pong wait (ABI
+// version 2, struct pb_loops's pingpong_wait; ext.Impl.Own.PingPong): the
+// wait for the flag is the library's code, its parker inlined; the wake is
+// its unpark (or unpark_one), as in OpenPlugin.
+func OpenPluginOwn(plugin unsafe.Pointer, cpus [2]int, capacity int, gap time.Duration, sampleCPU bool) (*Pair, error) {
+	return open(ownMode, plugin, cpus, capacity, gap, sampleCPU)
+}
+
+// ownMode is CREF_OWN: a plugin's row with its own wait.
+const ownMode Mode = C.CREF_OWN
+
 func open(mode Mode, plugin unsafe.Pointer, cpus [2]int, capacity int, gap time.Duration, sampleCPU bool) (*Pair, error) {
 	if capacity < 1 {
 		capacity = 1
@@ -203,4 +214,22 @@ func SelfwakePlugin(plugin unsafe.Pointer, pairs int, out []int64) int {
 		C.cref_selfwake_plugin((*C.pbwd_foreign)(plugin), C.long(pairs), C.long(len(out)), (*C.int64_t)(unsafe.Pointer(&out[0])))
 	}
 	return -1
+}
+
+// SelfwakeOwn is SelfwakePlugin with the library's own self-wake loop (ABI
+// version 2, struct pb_loops's selfwake; ext.Impl.Own.Selfwake), called
+// once per sample for pairs pairs, the harness's clock around it. A loop
+// that does not do the pairs it was asked for, by what it returns or by
+// its count word, is refused by name.
+func SelfwakeOwn(plugin unsafe.Pointer, pairs int, out []int64) error {
+	if len(out) == 0 {
+		return nil
+	}
+	var got, counted C.uint64_t
+	f := (*C.pbwd_foreign)(plugin)
+	if C.cref_selfwake_own(f, C.long(pairs), C.long(len(out)), (*C.int64_t)(unsafe.Pointer(&out[0])), &got, &counted) != 0 {
+		return fmt.Errorf("implementation %q: its own self-wake loop, asked for %d pairs, returned %d and counted %d",
+			C.GoString(f.who.impl), pairs, uint64(got), uint64(counted))
+	}
+	return nil
 }

@@ -4,7 +4,9 @@
 // CREF_FUTEX runs on Linux, CREF_ULOCK on darwin (see cref_os.h).
 // CREF_PLUGIN calls a plugin's function pointers (include/parkbench.h):
 // its parker, or else its lot operations.
-enum { CREF_FUTEX = 0, CREF_SPIN = 1, CREF_ULOCK = 2, CREF_PLUGIN = 3 };
+// CREF_OWN is CREF_PLUGIN with the library's own wait (ABI version 2,
+// struct pb_loops's pingpong_wait) in place of the parker's calls.
+enum { CREF_FUTEX = 0, CREF_SPIN = 1, CREF_ULOCK = 2, CREF_PLUGIN = 3, CREF_OWN = 4 };
 
 struct pbwd_foreign;
 
@@ -46,5 +48,11 @@ long cref_selfwake(int mode, long pairs, long nsamples, int64_t *out);
 // cref_selfwake_plugin is cref_selfwake with f's parker (or its lot); it
 // counts no slept waits (the library's secret).
 void cref_selfwake_plugin(const struct pbwd_foreign *f, long pairs, long nsamples, int64_t *out);
+// cref_selfwake_own is cref_selfwake_plugin with the library's own loop
+// (struct pb_loops's selfwake), called once per sample: 0, or 1 when a call
+// did not do pairs pairs by its return value or its count word (*got is
+// then what it said, *counted what the word said).
+int cref_selfwake_own(const struct pbwd_foreign *f, long pairs, long nsamples, int64_t *out, uint64_t *got,
+		uint64_t *counted);
 // cref_watch_init gives the C-thread rows internal/watch's pbwd_self.
 void cref_watch_init(void *self);

@@ -53,3 +53,11 @@ func OpenPlugin(plugin unsafe.Pointer, cpus [2]int, capacity int, gap time.Durat
 
 // SelfwakePlugin measures nothing in this build.
 func SelfwakePlugin(plugin unsafe.Pointer, pairs int, out []int64) int { return -1 }
+
+// OpenPluginOwn is unavailable in this build.
+func OpenPluginOwn(plugin unsafe.Pointer, cpus [2]int, capacity int, gap time.Duration, sampleCPU bool) (*Pair, error) {
+	return nil, why()
+}
+
+// SelfwakeOwn measures nothing in this build.
+func SelfwakeOwn(plugin unsafe.Pointer, pairs int, out []int64) error { return why() }

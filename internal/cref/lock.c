@@ -15,12 +15,10 @@
 
 #include "lock.h"
 
-static inline int pb_lk_bucket(uint64_t v) {
-	if (v < 256) return (int)v;
-	int e = 63 - __builtin_clzll(v); // e >= 8
-	if (e > 40) return PB_LK_BUCKETS - 1;
-	return 256 + (e - 8) * 128 + (int)((v >> (e - 7)) - 128);
-}
+// The histogram is the ABI's (parkbench.h), which a library's own loop
+// fills the same way.
+_Static_assert(PB_LK_BUCKETS == PB_HIST_BUCKETS, "lock.h's histogram is parkbench.h's");
+static inline int pb_lk_bucket(uint64_t v) { return pb_hist_bucket(v); }
 
 static inline void pb_lk_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -76,19 +74,55 @@ static int pb_lk_mutex_init(int mode, pthread_mutex_t *mu) {
 
 static inline void pb_lk_acquire(int mode, const struct pb_mutex *ops, pb_lk *l) {
 	if (mode == PB_LK_PTHREAD || mode == PB_LK_PTHREAD_PI) pthread_mutex_lock(&l->mu);
-	else if (mode == PB_LK_PLUGIN) ops->lock(l->pm);
+	else if (mode == PB_LK_PLUGIN || mode == PB_LK_OWN) ops->lock(l->pm);
 	else pb_lk_spin_lock(&l->spin);
 }
 
 static inline void pb_lk_release(int mode, const struct pb_mutex *ops, pb_lk *l) {
 	if (mode == PB_LK_PTHREAD || mode == PB_LK_PTHREAD_PI) pthread_mutex_unlock(&l->mu);
-	else if (mode == PB_LK_PLUGIN) ops->unlock(l->pm);
+	else if (mode == PB_LK_PLUGIN || mode == PB_LK_OWN) ops->unlock(l->pm);
 	else pb_lk_spin_unlock(&l->spin);
+}
+
+// pb_lk_own is one thread of a PB_LK_OWN run: the gate, then the
+// library's own loop on lock 0 (pattern loop, one lock: lock.go says so),
+// watched with the slot's progress word as the loop's count.
+static void *pb_lk_own(pb_lk_arg *a) {
+	pb_lk_run *r = a->r;
+	pb_lk_slot *s = &r->slots[a->i];
+	pb_lk *l = &r->locks[0];
+	pbwd_slot spare, *w = cref_wslot(r->f, &spare);
+	const int64_t mask = r->sample_mask;
+	const int check_all = !(r->nlocks == 1 && r->win == 0 && r->wbetween == 0);
+	double value = 0;
+	struct pb_lock_loop args = {
+		.size = sizeof args, .mutex = l->pm, .stop = (const uint32_t *)&r->stop,
+		.count = (uint64_t *)&w->progress, .guarded = &l->n, .shared = &l->value, .hist = s->hist,
+		.value = &value, .sample_mask = (uint64_t)mask, .work_in = r->win, .work_between = r->wbetween,
+		.check_all = check_all,
+	};
+	// The count starts at 0 (the word is the thread's own).
+	atomic_store_explicit(&w->progress, 0, memory_order_relaxed);
+	r->wslots[a->i] = w;
+	pthread_mutex_lock(&r->gate_mu);
+	r->ready++;
+	pthread_cond_broadcast(&r->gate_cv);
+	while (!r->go) pthread_cond_wait(&r->gate_cv, &r->gate_mu);
+	pthread_mutex_unlock(&r->gate_mu);
+	pbwd_enter(w, cref_site(r->f, PBWD_OWN_LOCK));
+	uint64_t n = r->f->loops->lock(&args);
+	pbwd_leave(w);
+	s->count = (int64_t)n;
+	s->counted = (int64_t)atomic_load_explicit(&w->progress, memory_order_relaxed);
+	s->checked = check_all ? s->count : (s->count + mask) / (mask + 1);
+	s->value = value;
+	return NULL;
 }
 
 static void *pb_lk_thread(void *p) {
 	pb_lk_arg *a = p;
 	pb_lk_run *r = a->r;
+	if (r->mode == PB_LK_OWN) return pb_lk_own(a);
 	pb_lk_slot *s = &r->slots[a->i];
 	const int mode = r->mode, win = r->win, wbetween = r->wbetween, nlocks = r->nlocks;
 	const struct pb_mutex *ops = r->ops;
@@ -156,7 +190,7 @@ static void *pb_lk_thread(void *p) {
 void pb_lk_free(pb_lk_run *r) {
 	pthread_mutex_destroy(&r->gate_mu);
 	pthread_cond_destroy(&r->gate_cv);
-	free(r->locks); free(r->slots); free(r);
+	free(r->locks); free(r->slots); free(r->wslots); free(r);
 }
 
 static int64_t pb_lk_cpu(void) {
@@ -193,16 +227,18 @@ pb_lk_run *pb_lk_run_once(int mode, const pbwd_foreign *f, int pattern, int nthr
 		int64_t *wall, int64_t *cpu, int *err) {
 	pb_lk_run *r = calloc(1, sizeof *r);
 	if (!r) { *err = ENOMEM; return NULL; }
-	const struct pb_mutex *ops = mode == PB_LK_PLUGIN ? f->impl->mutex : NULL;
-	r->mode = mode; r->ops = ops; r->f = mode == PB_LK_PLUGIN ? f : NULL; r->pattern = pattern; r->nthreads = nthreads; r->nlocks = nlocks;
+	const int foreign = mode == PB_LK_PLUGIN || mode == PB_LK_OWN;
+	const struct pb_mutex *ops = foreign ? f->impl->mutex : NULL;
+	r->mode = mode; r->ops = ops; r->f = foreign ? f : NULL; r->pattern = pattern; r->nthreads = nthreads; r->nlocks = nlocks;
 	r->win = win; r->wbetween = wbetween; r->sample_mask = sample_every - 1;
 	r->hold_sleep_ns = hold_sleep_ns; r->seed = seed | 1;
 	r->locks = aligned_alloc(64, sizeof(pb_lk) * (size_t)nlocks);
 	r->slots = aligned_alloc(64, sizeof(pb_lk_slot) * (size_t)nthreads);
+	r->wslots = calloc((size_t)nthreads, sizeof *r->wslots);
 	pthread_t *th = calloc((size_t)nthreads, sizeof *th);
 	pb_lk_arg *args = calloc((size_t)nthreads, sizeof *args);
-	if (!r->locks || !r->slots || !th || !args) {
-		free(r->locks); free(r->slots); free(th); free(args); free(r);
+	if (!r->locks || !r->slots || !r->wslots || !th || !args) {
+		free(r->locks); free(r->slots); free(r->wslots); free(th); free(args); free(r);
 		*err = ENOMEM;
 		return NULL;
 	}
@@ -210,7 +246,7 @@ pb_lk_run *pb_lk_run_once(int mode, const pbwd_foreign *f, int pattern, int nthr
 	memset(r->slots, 0, sizeof(pb_lk_slot) * (size_t)nthreads);
 	for (int i = 0; i < nlocks; i++) {
 		pb_lk_mutex_init(mode, &r->locks[i].mu);
-		if (mode == PB_LK_PLUGIN) r->locks[i].pm = pb_lk_create(f);
+		if (foreign) r->locks[i].pm = pb_lk_create(f);
 	}
 	pthread_mutex_init(&r->gate_mu, NULL);
 	pthread_cond_init(&r->gate_cv, NULL);
@@ -237,16 +273,22 @@ pb_lk_run *pb_lk_run_once(int mode, const pbwd_foreign *f, int pattern, int nthr
 	atomic_store_explicit(&r->stop, 1, memory_order_relaxed);
 	*wall = pb_lk_now() - t0;
 	*cpu = pb_lk_cpu() - c0;
+	// A library's own loop must return now: its count no longer tells
+	// the watchdog it moves (watch.h, pbwd_told_stop).
+	if (mode == PB_LK_OWN)
+		for (int i = 0; i < nthreads; i++) pbwd_told_stop(r->wslots[i]);
 	for (int i = 0; i < nthreads; i++) pthread_join(th[i], NULL);
 	for (int i = 0; i < nlocks; i++) {
 		pthread_mutex_destroy(&r->locks[i].mu);
-		if (mode == PB_LK_PLUGIN) pb_lk_destroy(f, r->locks[i].pm);
+		if (foreign) pb_lk_destroy(f, r->locks[i].pm);
 	}
 	free(th); free(args);
 	return r;
 }
 
 int64_t pb_lk_count(pb_lk_run *r, int i) { return r->slots[i].count; }
+
+int64_t pb_lk_counted(pb_lk_run *r, int i) { return r->slots[i].counted; }
 
 int64_t pb_lk_checked(pb_lk_run *r) {
 	int64_t n = 0;
@@ -286,6 +328,9 @@ double pb_lk_work_ns(long iters) {
 
 // pb_lk_uncontended_ns is one thread's lock+unlock pair of mode, in ns.
 double pb_lk_uncontended_ns(int mode, const pbwd_foreign *f, long iters) {
+	// A library's own loop runs until a stop flag, not for iters pairs:
+	// its uncontended pair is the function pointers' (lock.go says so).
+	if (mode == PB_LK_OWN) mode = PB_LK_PLUGIN;
 	if (mode != PB_LK_PLUGIN) f = NULL;
 	const struct pb_mutex *ops = f != NULL ? f->impl->mutex : NULL;
 	pb_lk *l = aligned_alloc(64, sizeof(pb_lk));

@@ -20,6 +20,11 @@ const (
 	// takes a free one with a CAS of 0 -> TID and goes to FUTEX_LOCK_PI
 	// and FUTEX_UNLOCK_PI on contention.
 	LockPthreadPI LockMode = 3
+	// LockOwn runs the plugin's own lock loop (ABI version 2, struct
+	// pb_loops's lock: its lock inlined into the loop) on each C thread,
+	// on one lock; the pattern is PatternLoop and Locks is 1. Its count,
+	// sampled waits and the lock's counter are checked (LockRun).
+	LockOwn LockMode = 4
 )
 
 // LockPattern is what each C thread does around the lock.

@@ -17,7 +17,9 @@
 
 // PB_LK_PLUGIN locks a plugin's pb_mutex (include/parkbench.h) through its
 // function pointers, one per lock, made by its create.
-enum { PB_LK_PTHREAD = 0, PB_LK_SPIN = 1, PB_LK_PLUGIN = 2, PB_LK_PTHREAD_PI = 3 };
+// PB_LK_OWN runs the plugin's own lock loop (ABI version 2, struct
+// pb_loops's lock) on each thread, on one lock its create made.
+enum { PB_LK_PTHREAD = 0, PB_LK_SPIN = 1, PB_LK_PLUGIN = 2, PB_LK_PTHREAD_PI = 3, PB_LK_OWN = 4 };
 
 enum { PB_LK_LOOP = 0, PB_LK_HOLDSLEEP = 1, PB_LK_SKEW = 2 };
 
@@ -47,6 +49,7 @@ typedef struct {
 typedef struct {
 	int64_t count;
 	int64_t checked; // of count, the acquisitions that incremented their lock's n
+	int64_t counted; // PB_LK_OWN: the loop's count word when it returned (count is what it returned)
 	double value;   // keeps the work live
 	int64_t hist[PB_LK_BUCKETS];
 	char pad[64];
@@ -60,6 +63,9 @@ typedef struct {
 	uint64_t seed;
 	pb_lk *locks;
 	pb_lk_slot *slots;
+	// PB_LK_OWN: each thread's watch slot, for pbwd_told_stop (set before
+	// the gate opens).
+	pbwd_slot **wslots;
 	// The start gate, as mutex.rs's std::sync::Barrier (a mutex and a
 	// condvar, notify_all when the last party arrives).
 	pthread_mutex_t gate_mu;
@@ -85,6 +91,7 @@ pb_lk_run *pb_lk_run_once(int mode, const pbwd_foreign *f, int pattern, int nthr
 		int64_t *wall, int64_t *cpu, int *err);
 
 int64_t pb_lk_count(pb_lk_run *r, int i);
+int64_t pb_lk_counted(pb_lk_run *r, int i);
 
 int64_t pb_lk_locked(pb_lk_run *r);
 // pb_lk_checked: the threads' checked acquisitions, summed (pb_lk_locked

@@ -34,6 +34,9 @@ func LockRun(cfg LockRunConfig) (LockRunResult, error) {
 	if cfg.Pattern == PatternSkew && cfg.Threads != 2 {
 		return LockRunResult{}, fmt.Errorf("cref: the skew pattern has exactly 2 threads, not %d", cfg.Threads)
 	}
+	if cfg.Mode == LockOwn && (cfg.Pattern != PatternLoop || cfg.Locks != 1 || cfg.Plugin == nil) {
+		return LockRunResult{}, fmt.Errorf("cref: a library's own lock loop runs the loop pattern on one lock, not %+v", cfg)
+	}
 	var wall, cpu C.int64_t
 	var cerr C.int
 	r := C.pb_lk_run_once(C.int(cfg.Mode), foreign(cfg.Mode, cfg.Plugin), C.int(cfg.Pattern), C.int(cfg.Threads), C.int(cfg.Locks),
@@ -56,7 +59,42 @@ func LockRun(cfg LockRunConfig) (LockRunResult, error) {
 			res.Waits = append(res.Waits, [2]int64{int64(C.pb_lk_bucket_low(C.int(b))), n})
 		}
 	}
+	if cfg.Mode == LockOwn {
+		if err := ownChecks(r, cfg, res); err != nil {
+			return LockRunResult{}, err
+		}
+	}
 	return res, nil
+}
+
+// ownChecks refuses, by name, a library's own lock loop whose figures do
+// not add up: on each thread the count it returned must be its count word
+// and its sampled waits must be one in SampleEvery acquisitions from the
+// first (the loop times exactly those); and the lock's own counter,
+// incremented under the lock, must equal the checked acquisitions (else two
+// holders overlapped).
+func ownChecks(r *C.pb_lk_run, cfg LockRunConfig, res LockRunResult) error {
+	name := C.GoString((*C.pbwd_foreign)(cfg.Plugin).who.impl)
+	mask := int64(cfg.SampleEvery - 1)
+	for i, n := range res.Counts {
+		if c := int64(C.pb_lk_counted(r, C.int(i))); c != n {
+			return fmt.Errorf("implementation %q: its own lock loop returned %d acquisitions on thread %d, but its count word says %d",
+				name, n, i, c)
+		}
+		var waits int64
+		for b := 0; b < C.PB_LK_BUCKETS; b++ {
+			waits += int64(C.pb_lk_hist(r, C.int(i), C.int(b)))
+		}
+		if want := (n + mask) / (mask + 1); waits != want {
+			return fmt.Errorf("implementation %q: its own lock loop returned %d acquisitions on thread %d but recorded %d sampled waits, not %d (one in %d, from the first)",
+				name, n, i, waits, want, cfg.SampleEvery)
+		}
+	}
+	if res.Checked != res.Locked {
+		return fmt.Errorf("implementation %q: its own lock loop broke mutual exclusion: its threads made %d checked acquisitions but the lock's counter, incremented under the lock, says %d",
+			name, res.Checked, res.Locked)
+	}
+	return nil
 }
 
 // LockWorkNs is the C work unit's cost in ns per iteration, measured over
@@ -69,9 +107,10 @@ func LockUncontendedNs(mode LockMode, plugin unsafe.Pointer, iters int) float64 
 	return float64(C.pb_lk_uncontended_ns(C.int(mode), foreign(mode, plugin), C.long(iters)))
 }
 
-// foreign is plugin (ext.Impl.C: a pbwd_foreign) for LockPlugin, else nil.
+// foreign is plugin (ext.Impl.C: a pbwd_foreign) for LockPlugin and
+// LockOwn, else nil.
 func foreign(mode LockMode, plugin unsafe.Pointer) *C.pbwd_foreign {
-	if mode != LockPlugin || plugin == nil {
+	if (mode != LockPlugin && mode != LockOwn) || plugin == nil {
 		return nil
 	}
 	return (*C.pbwd_foreign)(plugin)

@@ -90,12 +90,31 @@ type Impl struct {
 	// struct pb_impl and who it is) for the C floors (C threads calling
 	// its function pointers), nil for a Go one.
 	C unsafe.Pointer
+	// Own says which of its own loops the implementation supplies (ABI
+	// version 2, struct pb_loops): the c-NAME rows run them instead of
+	// calling its function pointers.
+	Own Loops
 	// Check, if set, runs before the first measurement; Register sets it
 	// to the parker's conformance check (parkers.CheckThread or
 	// CheckToken) for an implementation with a parker. Its error refuses
 	// the parker (Backend says why), not the implementation's other kinds.
 	Check func() error
 }
+
+// Loops are the timed loops an implementation owns (include/parkbench.h,
+// struct pb_loops): its lock loop, self-wake loop and ping-pong wait, each
+// with its own lock or parker inlined.
+type Loops struct{ Lock, Selfwake, PingPong bool }
+
+// The "loop" parameter of a plugin's C row in a result: which loop ran.
+const (
+	LoopParam        = "loop"
+	LoopOwn          = "own"               // the library's own loop (c-NAME of a version-2 library)
+	LoopFuncPointers = "function pointers" // the harness's C loop calling its functions
+)
+
+// Any reports whether it owns any loop.
+func (l Loops) Any() bool { return l.Lock || l.Selfwake || l.PingPong }
 
 // Kinds names the kinds i has, for list.
 func (i Impl) Kinds() string {
@@ -141,6 +160,13 @@ func (i Impl) Backend() (parkers.Backend, bool) {
 // CName is the name of the C-floor row of the implementation named name:
 // the same loop in C threads calling its function pointers.
 func CName(name string) string { return "c-" + name }
+
+// CFuncName is the name of the function pointers' C row of an
+// implementation that owns its loops (Impl.Own): CName is then its own
+// loops' row, and this one the same C threads calling its functions (what
+// the call boundary costs). No implementation's name begins with "c-", so
+// neither can clash with one.
+func CFuncName(name string) string { return "c-" + name + ".fp" }
 
 // namePattern is the header's rule for a name: lower case, digits, '-',
 // '_' and '.', at most 32 bytes.

@@ -1,5 +1,5 @@
 // Package plugin loads shared libraries of parkbench's plugin ABI
-// (include/parkbench.h, version 1) at run time with dlopen, checks their
+// (include/parkbench.h, versions 1 and 2) at run time with dlopen, checks their
 // table, and turns each implementation into an ext.Impl: a parker, a
 // mutex, a condvar and the lot operations callable from Go threads through
 // cgo (the trampolines of plugin.h), and, for the C floors, the struct
@@ -118,7 +118,17 @@ func load1(path string) (*Library, error) {
 type table struct {
 	abi           uint32
 	name, version string
-	impls         []entry
+	// size is a version-2 table's size field (struct pb_plugin's sizeof
+	// as the library was built), min what this build's version 2 needs.
+	size, min int
+	impls     []entry
+}
+
+// loopSet is a version-2 implementation's struct pb_loops: its size field
+// (min: version 2's) and which loops it sets.
+type loopSet struct {
+	size, min                int
+	lock, selfwake, pingpong bool
 }
 
 // entry is one struct pb_impl: its strings and which operations are set.
@@ -129,6 +139,7 @@ type entry struct {
 	mutex         *opsSet // create, lock, trylock, unlock, destroy
 	condvar       *opsSet // create, wait, wait_until, notify_one, notify_all, destroy
 	lot           *opsSet // park, unpark_one, unpark_all, requeue
+	loops         *loopSet
 }
 
 // opsSet says which function pointers of one ops struct are set, by field
@@ -143,16 +154,26 @@ var required = map[string][]string{
 	"lot":     {"park", "unpark_one", "unpark_all"},
 }
 
-// abiVersion is the version this build was made with (PARKBENCH_ABI_VERSION).
-const abiVersion = 1
+// abiVersion is the version this build was made with (PARKBENCH_ABI_VERSION);
+// it reads abiV1 too.
+const (
+	abiVersion = 2
+	abiV1      = 1
+)
 
-// validate checks what only a table can get wrong: the ABI version, the
-// library's name, and that every kind an entry claims has its required
-// functions. The implementations themselves (names, summaries, kinds) are
-// checked where every implementation from outside is, by ext.Register.
+// validate checks what only a table can get wrong: the ABI version, a
+// version-2 struct's size, the library's name, that every kind an entry
+// claims has its required functions, and that each loop an entry owns has
+// what it runs on. The implementations themselves (names, summaries,
+// kinds) are checked where every implementation from outside is, by
+// ext.Register.
 func validate(t table) error {
-	if t.abi != abiVersion {
-		return fmt.Errorf("ABI version %d; this parkbench reads version %d (include/parkbench.h)", t.abi, abiVersion)
+	if t.abi != abiVersion && t.abi != abiV1 {
+		return fmt.Errorf("ABI version %d; this parkbench reads versions %d and %d (include/parkbench.h)", t.abi, abiV1, abiVersion)
+	}
+	if t.abi == abiVersion && t.size < t.min {
+		return fmt.Errorf("the table's size field is %d bytes, less than version %d's struct pb_plugin (%d bytes): set it to sizeof(struct pb_plugin)",
+			t.size, abiVersion, t.min)
 	}
 	if t.name == "" {
 		return fmt.Errorf("the table has no name")
@@ -174,6 +195,29 @@ func validate(t table) error {
 				}
 			}
 		}
+		if err := validateLoops(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateLoops checks an entry's own loops (version 2): the size field,
+// and that each loop has the kind it runs on.
+func validateLoops(e entry) error {
+	l := e.loops
+	if l == nil {
+		return nil
+	}
+	if l.size < l.min {
+		return fmt.Errorf("implementation %q: its loops' size field is %d bytes, less than version %d's struct pb_loops (%d bytes): set it to sizeof(struct pb_loops)",
+			e.name, l.size, abiVersion, l.min)
+	}
+	if l.lock && e.mutex == nil {
+		return fmt.Errorf("implementation %q has its own lock loop but no mutex (the loop locks one its create made)", e.name)
+	}
+	if (l.selfwake || l.pingpong) && e.parker == nil && e.lot == nil {
+		return fmt.Errorf("implementation %q has its own self-wake or ping-pong loop but no parker and no lot operations", e.name)
 	}
 	return nil
 }

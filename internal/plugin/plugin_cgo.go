@@ -53,10 +53,17 @@ func open(path string) (*Library, error) {
 		return nil, errors.New(C.PARKBENCH_PLUGIN_SYMBOL + " returned NULL")
 	}
 	t := table{abi: uint32(pt.abi), name: goString(pt.name), version: goString(pt.version)}
-	if t.abi != abiVersion {
+	if t.abi != abiVersion && t.abi != abiV1 {
 		// Another version's struct may be laid out differently: read
 		// nothing more of it.
 		return nil, validate(t)
+	}
+	if t.abi == abiVersion {
+		// Version 2's fields, which a version-1 table does not have.
+		t.size, t.min = int(pt.size), int(C.sizeof_struct_pb_plugin)
+		if t.size < t.min {
+			return nil, validate(t)
+		}
 	}
 	n := int(pt.n_impls)
 	if pt.n_impls > maxImpls {
@@ -66,18 +73,30 @@ func open(path string) (*Library, error) {
 		return nil, fmt.Errorf("the table says %d implementations but its impls is NULL", n)
 	}
 	var ces []C.struct_pb_impl
+	var loops []*C.struct_pb_loops
 	if n > 0 {
 		ces = unsafe.Slice(pt.impls, n)
+		loops = make([]*C.struct_pb_loops, n)
+		if t.abi == abiVersion && pt.loops != nil {
+			copy(loops, unsafe.Slice(pt.loops, n))
+		}
 	}
 	for i := range ces {
-		t.impls = append(t.impls, decode(&ces[i]))
+		e := decode(&ces[i])
+		if l := loops[i]; l != nil {
+			e.loops = &loopSet{size: int(l.size), min: int(C.sizeof_struct_pb_loops)}
+			if e.loops.size >= e.loops.min {
+				e.loops.lock, e.loops.selfwake, e.loops.pingpong = l.lock != nil, l.selfwake != nil, l.pingpong_wait != nil
+			}
+		}
+		t.impls = append(t.impls, e)
 	}
 	if err := validate(t); err != nil {
 		return nil, err
 	}
 	lib := &Library{Path: path, Name: t.name, Version: t.version}
 	for i := range ces {
-		lib.Impls = append(lib.Impls, implOf(&ces[i], t.impls[i], path, t.name, t.version))
+		lib.Impls = append(lib.Impls, implOf(&ces[i], loops[i], t.impls[i], path, t.name, t.version))
 	}
 	return lib, nil
 }
@@ -134,13 +153,18 @@ func init() { C.pbl_watch_init(watch.Self()) }
 // implOf builds the ext.Impl of a validated entry. Its C is the entry's
 // pbwd_foreign (the struct pb_impl, who it is and a watch site per call),
 // made once and kept for the life of the process, as the library is.
-func implOf(ce *C.struct_pb_impl, e entry, path, lib, version string) ext.Impl {
+func implOf(ce *C.struct_pb_impl, loops *C.struct_pb_loops, e entry, path, lib, version string) ext.Impl {
 	f := C.pbl_foreign(ce, C.CString(path))
 	if f == nil {
 		panic("plugin: out of memory")
 	}
 	x := ext.Impl{Name: e.name, Summary: e.summary, Sleeps: e.sleeps, Origin: "plugin " + path, Library: lib, Version: version,
 		C: unsafe.Pointer(f)}
+	if l := e.loops; l != nil {
+		// Validated: the size holds every version-2 field.
+		f.loops = loops
+		x.Own = ext.Loops{Lock: l.lock, Selfwake: l.selfwake, PingPong: l.pingpong}
+	}
 	if p := ce.parker; p != nil {
 		if p.prepare == nil {
 			x.NewToken = func() parkers.TokenParker { return newToken(p, f) }

@@ -76,7 +76,7 @@ static const struct pb_impl impls[] = {
 	{"t-park", "a condvar token parker", 1, &pk, NULL, NULL, NULL},
 	{"t-mutex", "pthread mutex", 1, NULL, &mx, NULL, NULL},
 };
-static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "t", "t 0.1", 2, impls};
+static const struct pb_plugin table = {PARKBENCH_ABI_V1, "t", "t 0.1", 2, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }
 `
 
@@ -117,39 +117,39 @@ func TestLoadRefusals(t *testing.T) {
 	}{
 		{"no entry point", lib(`int unrelated(void) { return 0; }`), "no entry point parkbench_plugin"},
 		{"another ABI", lib(`
-static const struct pb_plugin table = {2, "t", "v", 0, NULL};
-const struct pb_plugin *parkbench_plugin(void) { return &table; }`), "ABI version 2; this parkbench reads version 1"},
+static const struct pb_plugin table = {3, "t", "v", 0, NULL};
+const struct pb_plugin *parkbench_plugin(void) { return &table; }`), "ABI version 3; this parkbench reads versions 1 and 2"},
 		{"NULL table", lib(`const struct pb_plugin *parkbench_plugin(void) { return NULL; }`), "returned NULL"},
 		{"missing function", lib(`
 static const struct pb_parker pk = {tp_new, NULL, tp_park, tp_park_until, NULL, tp_free};
 static const struct pb_impl impls[] = {{"t-park", "s", 1, &pk, NULL, NULL, NULL}};
-static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "t", "v", 1, impls};
+static const struct pb_plugin table = {PARKBENCH_ABI_V1, "t", "v", 1, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }`), `implementation "t-park": its parker has no unpark function`},
 		{"bad name", lib(`
 static const struct pb_mutex mx = {mx_new, mx_lock, NULL, mx_unlock, free};
 static const struct pb_impl impls[] = {{"My Lock", "s", 1, NULL, &mx, NULL, NULL}};
-static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "t", "v", 1, impls};
+static const struct pb_plugin table = {PARKBENCH_ABI_V1, "t", "v", 1, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }`), `implementation name "My Lock"`},
 		{"c- name", lib(`
 static const struct pb_mutex mx = {mx_new, mx_lock, NULL, mx_unlock, free};
 static const struct pb_impl impls[] = {{"c-lock", "s", 1, NULL, &mx, NULL, NULL}};
-static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "t", "v", 1, impls};
+static const struct pb_plugin table = {PARKBENCH_ABI_V1, "t", "v", 1, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }`), `"c-" begins the name`},
 		{"duplicate", lib(`
 static const struct pb_mutex mx = {mx_new, mx_lock, NULL, mx_unlock, free};
 static const struct pb_impl impls[] = {{"a", "s", 1, NULL, &mx, NULL, NULL}, {"a", "s", 1, NULL, &mx, NULL, NULL}};
-static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "t", "v", 2, impls};
+static const struct pb_plugin table = {PARKBENCH_ABI_V1, "t", "v", 2, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }`), `implementation "a" is listed twice`},
 		{"no kind", lib(`
 static const struct pb_impl impls[] = {{"a", "s", 1, NULL, NULL, NULL, NULL}};
-static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "t", "v", 1, impls};
+static const struct pb_plugin table = {PARKBENCH_ABI_V1, "t", "v", 1, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }`), `implementation "a" has no parker, mutex, condvar or lot operations`},
 		{"condvar without mutex", lib(`
 static int nf(void *c) { (void)c; return -1; }
 static void cw(void *c, void *m) { (void)c; (void)m; }
 static const struct pb_condvar cv = {mx_new, cw, NULL, nf, nf, free};
 static const struct pb_impl impls[] = {{"a", "s", 1, NULL, NULL, &cv, NULL}};
-static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "t", "v", 1, impls};
+static const struct pb_plugin table = {PARKBENCH_ABI_V1, "t", "v", 1, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }`), `has a condvar but no mutex`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -193,7 +193,7 @@ static void lossy_park(void *v) {
 }
 static const struct pb_parker pk = {tp_new, NULL, lossy_park, tp_park_until, tp_unpark, tp_free};
 static const struct pb_impl impls[] = {{"lossy", "loses an early unpark", 1, &pk, NULL, NULL, NULL}};
-static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "t", "v", 1, impls};
+static const struct pb_plugin table = {PARKBENCH_ABI_V1, "t", "v", 1, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }`))
 	impls, err := loadAndRegister(t, so)
 	if err != nil {
@@ -211,7 +211,7 @@ func TestWatchdogNamesHangingPark(t *testing.T) {
 static void park_forever(void *v) { (void)v; hang(); }
 static const struct pb_parker pk = {tp_new, NULL, park_forever, tp_park_until, tp_unpark, tp_free};
 static const struct pb_impl impls[] = {{"hangs", "never returns from park", 1, &pk, NULL, NULL, NULL}};
-static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "t", "v", 1, impls};
+static const struct pb_plugin table = {PARKBENCH_ABI_V1, "t", "v", 1, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }`))
 	libs, err := Load([]string{so})
 	if err != nil {

@@ -21,3 +21,5 @@ void pbwd_test_tick(void) { pbwd_progress(pbwd_self(), ++pbwd_test_n); }
 void pbwd_test_leave(void) { pbwd_leave(pbwd_self()); }
 
 void pbwd_test_count_add(void) { atomic_fetch_add(&pbwd_self()->progress, 1); }
+
+void pbwd_test_told_stop(void) { pbwd_told_stop(pbwd_self()); }

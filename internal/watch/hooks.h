@@ -9,5 +9,8 @@ void pbwd_test_leave(void);
 // pbwd_test_count_add bumps the slot's progress word as a library's own
 // loop (ABI version 2) does.
 void pbwd_test_count_add(void);
+// pbwd_test_told_stop marks the slot as a harness does when it sets the
+// stop flag of a library's own loop.
+void pbwd_test_told_stop(void);
 
 #endif

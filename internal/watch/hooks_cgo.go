@@ -14,5 +14,6 @@ func testEnter(op int) { C.pbwd_test_enter(C.int(op)) }
 func testTick()        { C.pbwd_test_tick() }
 func testLeave()       { C.pbwd_test_leave() }
 func testCountAdd()    { C.pbwd_test_count_add() }
+func testToldStop()    { C.pbwd_test_told_stop() }
 
-const testOpPark, testOpLoop = C.PBWD_PARK, C.PBWD_LOOP_LOCK
+const testOpPark, testOpLoop, testOpOwnLock = C.PBWD_PARK, C.PBWD_LOOP_LOCK, C.PBWD_OWN_LOCK

@@ -42,7 +42,7 @@ pbwd_slot *pbwd_self(void) {
 	return __builtin_expect(w != NULL, 1) ? w : pbwd_attach();
 }
 
-int pbwd_scan(int limit, const char **impl, const char **lib, int *op) {
+int pbwd_scan(int limit, const char **impl, const char **lib, int *op, int *told) {
 	pbwd_slot *hit = NULL;
 	pthread_mutex_lock(&pbwd_mu);
 	pbwd_slot **pp = &pbwd_list;
@@ -55,7 +55,10 @@ int pbwd_scan(int limit, const char **impl, const char **lib, int *op) {
 		}
 		uint64_t seq = atomic_load_explicit(&w->seq, memory_order_acquire);
 		uint64_t progress = atomic_load_explicit(&w->progress, memory_order_relaxed);
-		if ((seq & 1) != 0 && seq == w->last_seq && progress == w->last_progress) {
+		// A stretch told to stop has to return: its progress no longer
+		// counts.
+		int stopping = (seq & 1) != 0 && atomic_load_explicit(&w->stop_seq, memory_order_relaxed) == seq;
+		if ((seq & 1) != 0 && seq == w->last_seq && (progress == w->last_progress || stopping)) {
 			if (++w->stalled >= limit && hit == NULL && !w->reported) {
 				w->reported = 1;
 				hit = w;
@@ -73,6 +76,7 @@ int pbwd_scan(int limit, const char **impl, const char **lib, int *op) {
 		*impl = site != NULL && site->who != NULL ? site->who->impl : NULL;
 		*lib = site != NULL && site->who != NULL ? site->who->lib : NULL;
 		*op = site != NULL ? site->op : PBWD_NONE;
+		*told = atomic_load_explicit(&hit->stop_seq, memory_order_relaxed) == hit->last_seq;
 	}
 	pthread_mutex_unlock(&pbwd_mu);
 	return hit != NULL;
@@ -100,6 +104,9 @@ static const char *const pbwd_ops[PBWD_NOPS] = {
 	[PBWD_LOOP_LOCK] = "lock's C-thread loop (lock, unlock)",
 	[PBWD_LOOP_PINGPONG] = "the C ping-pong (park, unpark)",
 	[PBWD_LOOP_SELFWAKE] = "the C self-wake loop (unpark, park)",
+	[PBWD_OWN_LOCK] = "its own lock loop",
+	[PBWD_OWN_PINGPONG] = "the C ping-pong with its own wait",
+	[PBWD_OWN_SELFWAKE] = "its own self-wake loop",
 };
 
 const char *pbwd_op_name(int op) {

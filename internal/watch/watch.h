@@ -64,6 +64,9 @@ enum {
 	PBWD_LOOP_LOCK,     // lock's C-thread loop: lock, unlock
 	PBWD_LOOP_PINGPONG, // latency's C ping-pong: park, unpark
 	PBWD_LOOP_SELFWAKE, // selfwake's C loop: unpark, park
+	PBWD_OWN_LOCK,      // the library's own lock loop (ABI version 2)
+	PBWD_OWN_PINGPONG,  // the C ping-pong with the library's own wait
+	PBWD_OWN_SELFWAKE,  // the library's own self-wake loop
 	PBWD_NOPS
 };
 
@@ -80,6 +83,9 @@ typedef struct pbwd_site {
 // internal/cref's C-thread rows take them).
 typedef struct pbwd_foreign {
 	const struct pb_impl *impl;
+	// The implementation's own loops (ABI version 2), NULL for none: the
+	// loader sets it, never from a version-1 table.
+	const struct pb_loops *loops;
 	pbwd_who who;
 	pbwd_site sites[PBWD_NOPS];
 } pbwd_foreign;
@@ -89,6 +95,10 @@ typedef struct pbwd_slot {
 	_Atomic uint64_t seq;
 	_Atomic uint64_t progress;
 	_Atomic(const pbwd_site *) site;
+	// Written by the harness thread that told a library's own loop on this
+	// slot's thread to stop (pbwd_told_stop): the loop's seq then. From
+	// there the loop's progress no longer counts: it must return.
+	_Atomic uint64_t stop_seq;
 	// The scanner's, under the list's lock (another cache line).
 	_Alignas(64) uint64_t last_seq;
 	uint64_t last_progress;
@@ -146,17 +156,30 @@ pbwd_slot *pbwd_self(void);
 // as the process). Inline: each package's C is linked apart from watch.c's.
 static inline void pbwd_foreign_init(pbwd_foreign *f, const struct pb_impl *impl, const char *name, const char *lib) {
 	f->impl = impl;
+	f->loops = NULL;
 	f->who.impl = name;
 	f->who.lib = lib;
 	for (int op = 0; op < PBWD_NOPS; op++)
 		f->sites[op] = (pbwd_site){&f->who, op};
 }
 
+// pbwd_told_stop says, from another thread, that w's thread was told to
+// leave its stretch (a library's own loop, through the stop flag): if it is
+// still in one, its progress stops counting, so a loop that goes on
+// counting after the stop flag is reported as one that does not move.
+// After the stop flag's store: a loop that already left is not marked.
+static inline void pbwd_told_stop(pbwd_slot *w) {
+	uint64_t seq = atomic_load_explicit(&w->seq, memory_order_acquire);
+	if ((seq & 1) != 0)
+		atomic_store_explicit(&w->stop_seq, seq, memory_order_relaxed);
+}
+
 // pbwd_scan looks at every slot once: for the first slot stalled in a
 // stretch for limit looks and not yet reported (it is marked reported), it
-// sets *impl, *lib and *op and returns 1; else 0. It frees the slots of
-// exited threads.
-int pbwd_scan(int limit, const char **impl, const char **lib, int *op);
+// sets *impl, *lib and *op, *told 1 when the stretch was told to stop
+// (pbwd_told_stop) and goes on, and returns 1; else 0. It frees the slots
+// of exited threads.
+int pbwd_scan(int limit, const char **impl, const char **lib, int *op, int *told);
 
 // pbwd_op_name is op's name ("park", "lock", ...).
 const char *pbwd_op_name(int op);

@@ -25,8 +25,8 @@ func Self() unsafe.Pointer { return unsafe.Pointer(C.pbwd_self) }
 // stalled for looks looks, if any.
 func scan(looks int) (impl, lib, op string, hung bool) {
 	var ci, cl *C.char
-	var cop C.int
-	if C.pbwd_scan(C.int(looks), &ci, &cl, &cop) == 0 {
+	var cop, told C.int
+	if C.pbwd_scan(C.int(looks), &ci, &cl, &cop, &told) == 0 {
 		return "", "", "", false
 	}
 	impl, lib = "?", "?"
@@ -36,7 +36,11 @@ func scan(looks int) (impl, lib, op string, hung bool) {
 	if cl != nil {
 		lib = C.GoString(cl)
 	}
-	return impl, lib, C.GoString(C.pbwd_op_name(cop)), true
+	op = C.GoString(C.pbwd_op_name(cop))
+	if told != 0 {
+		op += ", which did not return when the stop flag was set,"
+	}
+	return impl, lib, op, true
 }
 
 func installCrashNote() {

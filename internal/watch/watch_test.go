@@ -63,6 +63,28 @@ func TestScan(t *testing.T) {
 		t.Fatal("a counting loop that stopped was not reported")
 	}
 	testLeave()
+
+	// A loop the library owns that goes on counting after its stop flag
+	// was set: from then on its count is no progress, and it is reported
+	// as a loop that did not return when told to.
+	testEnter(testOpOwnLock)
+	testCountAdd()
+	none("a counting loop", 2, 1)
+	testToldStop()
+	testCountAdd()
+	none("a loop told to stop, first look", 2, 1)
+	testCountAdd()
+	if s, h := hung(2); !h || s != "test-impl test-lib its own lock loop, which did not return when the stop flag was set," {
+		t.Fatalf("a loop that ignores its stop flag: %q %v", s, h)
+	}
+	testLeave()
+	// The next stretch on the slot is not marked: its seq is another.
+	testEnter(testOpOwnLock)
+	for i := 0; i < 4; i++ {
+		testCountAdd()
+		none("the next stretch", 2, 1)
+	}
+	testLeave()
 	none("after the loops", 2, 3)
 }
 

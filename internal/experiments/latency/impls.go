@@ -55,6 +55,22 @@ type e12Impl struct {
 	// plugin is a plugin implementation's struct pb_impl, for its C row
 	// (KindCRef, cmode cref.Plugin).
 	plugin unsafe.Pointer
+	// own: the C row runs the library's own loops where it has them (ABI
+	// version 2): the c-NAME row; the c-NAME.fp row calls its functions.
+	own ext.Loops
+}
+
+// ownLoop is the "loop" parameter of a plugin's C row in an experiment
+// where the library's own loop is has (latency: PingPong; selfwake:
+// Selfwake): "own" or "function pointers" ("" for other rows).
+func (im e12Impl) ownLoop(has bool) string {
+	switch {
+	case im.plugin == nil:
+		return ""
+	case has:
+		return ext.LoopOwn
+	}
+	return ext.LoopFuncPointers
 }
 
 // e12Impls lists every implementation in list order: the parker backends
@@ -104,9 +120,20 @@ func e12Impls() []e12Impl {
 			if why == "" {
 				why = b.Why()
 			}
-			out = append(out, e12Impl{name: ext.CName(x.Name), kind: KindCRef, sleeps: x.Sleeps, busy: !x.Sleeps,
+			row := e12Impl{name: ext.CName(x.Name), kind: KindCRef, sleeps: x.Sleeps, busy: !x.Sleeps,
 				why: why, cmode: cref.Plugin, plugin: x.C,
-				summary: x.Name + " from C threads calling its functions: no Go runtime in the loop"})
+				summary: x.Name + " from C threads calling its functions: no Go runtime in the loop"}
+			if x.Own.Any() {
+				// Its own loops (ABI version 2) where it has them; the
+				// function pointers' row stays, as c-NAME.fp.
+				fp := row
+				fp.name = ext.CFuncName(x.Name)
+				row.own = x.Own
+				row.summary = x.Name + " from C threads in its own loops where it has them (latency's wait, selfwake's loop)"
+				out = append(out, row, fp)
+				continue
+			}
+			out = append(out, row)
 		}
 	}
 	return out

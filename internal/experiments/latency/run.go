@@ -13,6 +13,7 @@ import (
 	"github.com/parkbench/parkbench/internal/anatomy"
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
 	"github.com/parkbench/parkbench/internal/parkers"
@@ -204,6 +205,9 @@ func (cr *configRun) start(ctx context.Context) error {
 	if c.impl.name == ImplLot {
 		cr.cfg.Params["lot_parker"] = cr.lot.Name
 	}
+	if l := c.impl.ownLoop(c.impl.own.PingPong); l != "" {
+		cr.cfg.Params[ext.LoopParam] = l
+	}
 	if s := parkers.SchedSetting(c.impl.name); s != "" {
 		cr.cfg.Params["sched"] = s
 	} else if c.impl.name == ImplLot && parkers.SchedSetting(cr.lot.Name) != "" {
@@ -331,7 +335,9 @@ func openRunner(c latencyConfig, anatomy bool) (pairRunner, error) {
 	if c.impl.kind == KindCRef {
 		var p *cref.Pair
 		var err error
-		if c.impl.plugin != nil {
+		if c.impl.plugin != nil && c.impl.own.PingPong {
+			p, err = cref.OpenPluginOwn(c.impl.plugin, c.cpus, capacity, c.gap, sampleCPU)
+		} else if c.impl.plugin != nil {
 			p, err = cref.OpenPlugin(c.impl.plugin, c.cpus, capacity, c.gap, sampleCPU)
 		} else {
 			p, err = cref.Open(c.impl.cmode, c.cpus, capacity, c.gap, sampleCPU)

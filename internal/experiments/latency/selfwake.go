@@ -9,6 +9,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
 	"github.com/parkbench/parkbench/internal/probe"
@@ -60,6 +61,9 @@ func (p *selfwakePlan) Run(ctx context.Context, progress driver.Progress) (*resu
 				"participants": im.participants(),
 			},
 		}
+		if l := im.ownLoop(im.own.Selfwake); l != "" {
+			cfg.Params[ext.LoopParam] = l
+		}
 		cfg.Probe = measureProbe(probe.DefaultCPUs())
 		foreign := probe.StartForeign()
 		run := func() error { return runSelfwakeConfig(ctx, im, o, cpu, cfg) }
@@ -103,6 +107,7 @@ func (p *selfwakePlan) Run(ctx context.Context, progress driver.Progress) (*resu
 type selfRound struct {
 	csw   int64
 	slept int
+	err   error // a library's own loop refused
 }
 
 // runSelfwakeConfig runs one implementation's warm-up and rounds on a fresh
@@ -135,7 +140,12 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 		for n := range cmd {
 			u0, _ := usage()
 			var r selfRound
-			if m == nil && im.plugin != nil {
+			if m == nil && im.plugin != nil && im.own.Selfwake {
+				// The library's own loop: a loop that does not do the
+				// pairs asked for is refused (cref.SelfwakeOwn).
+				r.err = cref.SelfwakeOwn(im.plugin, o.Pairs, samples[:n])
+				r.slept = -1
+			} else if m == nil && im.plugin != nil {
 				// Watched by its thread's slot (internal/watch); slept
 				// is -1: the library's to know.
 				r.slept = cref.SelfwakePlugin(im.plugin, o.Pairs, samples[:n])
@@ -167,7 +177,9 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 	defer close(cmd)
 	// Warm-up: a tenth of a round, not recorded.
 	cmd <- max(o.Samples/10, 1)
-	<-done
+	if r := <-done; r.err != nil {
+		return r.err
+	}
 	h := driver.NewHist()
 	var perRound []map[string]float64
 	for round := 0; round < o.Rounds; round++ {
@@ -178,6 +190,9 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 		runtime.ReadMemStats(&ms0)
 		cmd <- o.Samples
 		r := <-done
+		if r.err != nil {
+			return r.err
+		}
 		runtime.ReadMemStats(&ms1)
 		h.Reset()
 		driver.RecordAll(h, samples...)

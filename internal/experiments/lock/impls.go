@@ -40,6 +40,10 @@ type impl struct {
 	// plugin: a plugin's mutex from Go threads (its unlock must come from
 	// the thread that locked, include/parkbench.h).
 	plugin bool
+	// loop says which C loop a plugin's C row runs for a pattern and a
+	// number of locks (ext.LoopOwn or ext.LoopFuncPointers; nil for the
+	// other rows): the result's "loop" parameter.
+	loop func(p cref.LockPattern, locks int) string
 }
 
 // goImpl builds a Go implementation over lock type M.
@@ -146,6 +150,7 @@ func extImpls() []impl {
 			continue
 		}
 		c := x.C
+		fp := func(cref.LockPattern, int) string { return ext.LoopFuncPointers }
 		im := impl{name: ext.CName(x.Name), kind: KindC, c: true,
 			summary: x.Name + "'s whole loop in C threads calling its functions: no Go runtime, no crossing",
 			run: func(ctx context.Context, sp spec) (*raw, error) {
@@ -154,14 +159,41 @@ func extImpls() []impl {
 			uncontended: func() float64 {
 				return minOf(uncBatches, func() float64 { return cref.LockUncontendedNs(cref.LockPlugin, c, uncIters) })
 			},
+			loop: fp,
 		}
 		if err := cref.LockAvailable(); err != nil {
 			im.why = err.Error()
+		}
+		if x.Own.Lock {
+			// The library's own loop (ABI version 2), its lock inlined,
+			// is c-NAME; the function pointers' row stays, as
+			// c-NAME.fp. The own loop runs mutex.rs's loop on one lock;
+			// other patterns fall back to the function pointers.
+			own := im
+			own.summary = x.Name + "'s own loop (its lock inlined) in C threads: the library at its native speed"
+			own.loop = func(p cref.LockPattern, locks int) string {
+				if ownLockFits(p, locks) {
+					return ext.LoopOwn
+				}
+				return ext.LoopFuncPointers
+			}
+			own.run = func(ctx context.Context, sp spec) (*raw, error) {
+				if ownLockFits(sp.pattern, sp.locks) {
+					return cRun(ctx, cref.LockOwn, sp, c)
+				}
+				return cRun(ctx, cref.LockPlugin, sp, c)
+			}
+			im.name = ext.CFuncName(x.Name)
+			out = append(out, own)
 		}
 		out = append(out, im)
 	}
 	return out
 }
+
+// ownLockFits reports whether a library's own lock loop runs a spec of
+// pattern p on locks locks: mutex.rs's loop on one lock.
+func ownLockFits(p cref.LockPattern, locks int) bool { return p == cref.PatternLoop && locks == 1 }
 
 // whyNot sets why each implementation does not run here: std-futex needs
 // Linux futexes, pthread and the C loops internal/cref (a cgo build).

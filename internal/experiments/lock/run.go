@@ -13,6 +13,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/probe"
@@ -496,6 +497,9 @@ func config(im impl, g group, o Options, cal calib, raws []*raw, unc []float64, 
 	}
 	if h := o.holdSleep(); h > 0 {
 		c.Params["hold_sleep"] = h.String()
+	}
+	if im.loop != nil {
+		c.Params[ext.LoopParam] = im.loop(o.pattern(), g.locks)
 	}
 	if strings.HasPrefix(im.name, "lot") {
 		c.Params["parker"] = lot.CurrentBackend().Name

@@ -14,5 +14,5 @@ static void lk(void *m) {
 static void ul(void *m) { atomic_store((atomic_int *)m, 0); }
 static const struct pb_mutex mx = {mk, lk, NULL, ul, free};
 static const struct pb_impl impls[] = {{"crash-lock", "dereferences NULL in a contended lock", 1, NULL, &mx, NULL, NULL}};
-static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "crash-lock", "test 1", 1, impls};
+static const struct pb_plugin table = {PARKBENCH_ABI_V1, "crash-lock", "test 1", 1, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }

@@ -12,5 +12,5 @@ static void lk(void *m) {
 static void ul(void *m) { atomic_store((atomic_int *)m, 0); }
 static const struct pb_mutex mx = {mk, lk, NULL, ul, free};
 static const struct pb_impl impls[] = {{"hang-lock", "never returns from a contended lock", 1, NULL, &mx, NULL, NULL}};
-static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "hang-lock", "test 1", 1, impls};
+static const struct pb_plugin table = {PARKBENCH_ABI_V1, "hang-lock", "test 1", 1, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }

@@ -18,5 +18,5 @@ static void park(void *v) {
 }
 static const struct pb_parker pk = {tp_new, NULL, park, tp_park_until, tp_unpark, tp_free};
 static const struct pb_impl impls[] = {{"hang-park", "a token parker whose park hangs after a while", 1, &pk, NULL, NULL, NULL}};
-static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "hang-park", "test 1", 1, impls};
+static const struct pb_plugin table = {PARKBENCH_ABI_V1, "hang-park", "test 1", 1, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }

@@ -28,5 +28,5 @@ static const struct pb_impl impls[] = {
 	{"min-lock", "a spin lock: one exchange, one store", 0, NULL, &mx, NULL, NULL},
 	{"min-token", "a token parker on one word (spins)", 0, &pk, NULL, NULL, NULL},
 };
-static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "minimal", "test 1", 2, impls};
+static const struct pb_plugin table = {PARKBENCH_ABI_V1, "minimal", "test 1", 2, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }

@@ -20,5 +20,5 @@ static const struct pb_impl impls[] = {
 	{"tokenless", "park returns without a token every 7th call", 1, &pk, NULL, NULL, NULL},
 	{"tokenless-mutex", "a correct pthread mutex", 1, NULL, &mx, NULL, NULL},
 };
-static const struct pb_plugin table = {PARKBENCH_ABI_VERSION, "tokenless", "test 1", 2, impls};
+static const struct pb_plugin table = {PARKBENCH_ABI_V1, "tokenless", "test 1", 2, impls};
 const struct pb_plugin *parkbench_plugin(void) { return &table; }
