@@ -5,6 +5,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -54,11 +55,12 @@ func FidelityClaims(lat *results.Experiment) []results.Claim {
 // original was not run.
 func SelfwakeFidelityClaims(sw *results.Experiment) []results.Claim {
 	return fidelityClaim(sw.Configs, claim.Rule{ID: ClaimFidelitySelf,
-		Statement: fmt.Sprintf("lot's self-wake pair is at most %.1fx parking_lot_core's own (rust-parking_lot on C threads)", FidelitySelf),
-		Needs:     "needs lot and rust-parking_lot's self-wake on C threads (through cgo, one call costs more than the pair)",
+		Statement: fmt.Sprintf("lot's self-wake pair is at most %.1fx parking_lot_core's own (rust-parking_lot's native loop on C threads, its park and unpark_one inlined)", FidelitySelf),
+		Needs:     "needs lot and c-rust-parking_lot running its own self-wake loop on C threads (rust/originals of ABI version 2; through cgo one call costs more than the pair, through pointers the calls are not the original's)",
 		Figures: func(cs []*results.Config) (out []claim.Figure) {
 			for _, c := range cs {
-				o, _ := driver.Original(cs, driver.OriginalLot, func(*results.Config) bool { return true }, driver.CThreadsOnly)
+				native := func(o *results.Config) bool { return o.Params[ext.LoopParam] == ext.LoopOwn }
+				o, _ := driver.Original(cs, driver.OriginalLot, native, driver.CThreadsOnly)
 				if c.Impl != ImplLot || o == nil {
 					continue
 				}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/stats"
 )
@@ -86,6 +87,9 @@ func TestFidelityCrossCore(t *testing.T) {
 func TestFidelitySelfwake(t *testing.T) {
 	exp := func(cfgs ...*results.Config) *results.Experiment { return &results.Experiment{Configs: cfgs} }
 	orig := fidCfg("c-rust-parking_lot", driver.KindCRef, "", results.MNsPerPair, 11, 12, 11.5)
+	orig.Params[ext.LoopParam] = ext.LoopOwn
+	fp := fidCfg("c-rust-parking_lot", driver.KindCRef, "", results.MNsPerPair, 15)
+	fp.Params[ext.LoopParam] = ext.LoopFuncPointers
 	cases := []struct {
 		name    string
 		exp     *results.Experiment
@@ -98,6 +102,8 @@ func TestFidelitySelfwake(t *testing.T) {
 		// Only the row through cgo: a call costs more than the pair.
 		{"Go row only", exp(fidCfg("lot", "thread", "", results.MNsPerPair, 14),
 			fidCfg("rust-parking_lot", "plugin", "", results.MNsPerPair, 60)), results.NotEvaluated, "C threads"},
+		// Only the function pointers' loop: not the original's own.
+		{"function pointers only", exp(fidCfg("lot", "thread", "", results.MNsPerPair, 14), fp), results.NotEvaluated, "its own self-wake loop"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

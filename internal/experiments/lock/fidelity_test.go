@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/stats"
 )
@@ -15,6 +16,10 @@ func lockCfg(impl, kind, threads string, mops ...float64) *results.Config {
 	c := &results.Config{Key: impl + "/in=0s/between=0s/locks=1/t=" + threads, Impl: impl, Kind: kind,
 		Params:  map[string]string{"pattern": "loop", "work_in": "0s", "work_between": "0s", "locks": "1", "threads": threads},
 		Summary: map[string]float64{MTotalMops: stats.Median(mops)}}
+	if kind == driver.KindCRef {
+		// The original's row on C threads: its own loop (ABI version 2).
+		c.Params[ext.LoopParam] = ext.LoopOwn
+	}
 	for _, v := range mops {
 		c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{MTotalMops: v}})
 	}
@@ -46,6 +51,13 @@ func TestFidelityLock(t *testing.T) {
 		// 4 threads is not judged; the original only through cgo is not either.
 		{"4 threads", []*results.Config{lockCfg("lot", "go-lock", "4", 50), lockCfg("c-rust-parking_lot", driver.KindCRef, "4", 120)}, results.NotEvaluated, "needs"},
 		{"cgo row only", []*results.Config{lockCfg("lot", "go-lock", "1", 100), lockCfg("rust-parking_lot", "plugin", "1", 15)}, results.NotEvaluated, "C threads"},
+		// The function pointers' loop is not the original's speed: only
+		// its own loop is judged against.
+		{"function pointers only", []*results.Config{lockCfg("lot", "go-lock", "1", 80), func() *results.Config {
+			c := lockCfg("c-rust-parking_lot", driver.KindCRef, "1", 75)
+			c.Params[ext.LoopParam] = ext.LoopFuncPointers
+			return c
+		}()}, results.NotEvaluated, "its own loop"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,5 +1,5 @@
 //! The originals parkbench ports, as a parkbench plugin (include/parkbench.h,
-//! ABI version 1): one exported symbol, `parkbench_plugin`, returns a table of
+//! ABI version 2): one exported symbol, `parkbench_plugin`, returns a table of
 //! three implementations.
 //!
 //! - `rust-parking_lot`: parking_lot_core 0.9.3's `park` / `unpark_one` /
@@ -10,6 +10,13 @@
 //!   parker.
 //! - `rust-std`: the toolchain's `std::thread::park` / `Thread::unpark` as a
 //!   token parker, and `std::sync::Mutex` / `Condvar`.
+//!
+//! Each implementation also owns its loops (version 2, `struct pb_loops`):
+//! lock's loop, selfwake's loop and the ping-pong's wait, written once as
+//! generic Rust (`lock_loop`, `selfwake_loop`, `pingpong_wait`) and
+//! monomorphised for each crate, so that the crate's lock or park is
+//! inlined into the measured loop as in a Rust program (the `c-rust-*`
+//! rows run them; `c-rust-*.fp` call the functions through pointers).
 //!
 //! Rules every function here keeps (include/parkbench.h, "Threads"):
 //! - nothing unwinds: the crate is built with `panic = "abort"`, and no
@@ -26,7 +33,7 @@ use std::cell::UnsafeCell;
 use std::ffi::c_void;
 use std::mem::MaybeUninit;
 use std::os::raw::{c_char, c_int};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crossbeam_utils::sync::{Parker, Unparker};
@@ -37,7 +44,7 @@ use parking_lot_core::{
 // ---------------------------------------------------------------------------
 // The ABI's structs (include/parkbench.h), field for field.
 
-const PARKBENCH_ABI_VERSION: u32 = 1;
+const PARKBENCH_ABI_VERSION: u32 = 2;
 const PB_PARK_UNPARKED: c_int = 1;
 const PB_PARK_INVALID: c_int = 0;
 const PB_PARK_TIMED_OUT: c_int = -1;
@@ -100,11 +107,42 @@ pub struct PbPlugin {
     version: *const c_char,
     n_impls: usize,
     impls: *const PbImpl,
+    // Version 2.
+    size: usize,
+    loops: *const *const PbLoops,
+}
+
+/// struct pb_lock_loop: what the harness gives lock's loop, per thread.
+#[repr(C)]
+pub struct PbLockLoop {
+    size: usize,
+    mutex: *mut c_void,
+    stop: *const u32,
+    count: *mut u64,
+    guarded: *mut i64,
+    shared: *mut f64,
+    hist: *mut i64,
+    value: *mut f64,
+    sample_mask: u64,
+    work_in: c_int,
+    work_between: c_int,
+    check_all: c_int,
+}
+
+#[repr(C)]
+pub struct PbLoops {
+    size: usize,
+    lock: Option<unsafe extern "C" fn(*const PbLockLoop) -> u64>,
+    selfwake: Option<unsafe extern "C" fn(*mut c_void, *const u32, u64, *mut u64) -> u64>,
+    pingpong_wait: Option<unsafe extern "C" fn(*mut c_void, *const u32)>,
 }
 
 // The tables are immutable statics holding pointers to other statics.
 unsafe impl Sync for PbImpl {}
 unsafe impl Sync for PbPlugin {}
+unsafe impl Sync for PbLoops {}
+struct LoopsTable([*const PbLoops; 3]);
+unsafe impl Sync for LoopsTable {}
 
 // ---------------------------------------------------------------------------
 // Time: deadlines arrive as CLOCK_MONOTONIC nanoseconds. std's Instant is
@@ -490,6 +528,219 @@ unsafe extern "C" fn std_cond_destroy(c: *mut c_void) {
 }
 
 // ---------------------------------------------------------------------------
+// The loops each implementation owns (version 2): generic over the crate's
+// lock or parker, monomorphised for each, so that its lock or park is
+// inlined into the loop as in a Rust program. The harness's contract is in
+// include/parkbench.h (struct pb_loops); the C templates that do the same
+// are include/parkbench_loops.h's.
+
+/// A lock the loop holds for the critical section: the crate's own guard.
+trait OwnLock {
+    fn locked<R, F: FnOnce() -> R>(&self, f: F) -> R;
+}
+
+impl OwnLock for PlMutex {
+    #[inline(always)]
+    fn locked<R, F: FnOnce() -> R>(&self, f: F) -> R {
+        let _g = self.m.lock();
+        f()
+    }
+}
+
+impl OwnLock for StdMutex {
+    #[inline(always)]
+    fn locked<R, F: FnOnce() -> R>(&self, f: F) -> R {
+        let _g = self.m.lock().unwrap_or_else(|e| e.into_inner());
+        f()
+    }
+}
+
+/// include/parkbench.h's pb_hist_bucket: the sampled waits' histogram.
+#[inline(always)]
+fn hist_bucket(v: u64) -> usize {
+    if v < 256 {
+        return v as usize;
+    }
+    let e = 63 - v.leading_zeros() as usize;
+    if e > 40 {
+        return 256 + 33 * 128 - 1;
+    }
+    256 + (e - 8) * 128 + ((v >> (e - 7)) - 128) as usize
+}
+
+/// lock's loop (parking_lot's benchmark/src/bin/mutex.rs, run_benchmark's
+/// thread body, with the harness's sampled waits and its mutual-exclusion
+/// counter): until the stop flag, lock, the work inside, unlock, the work
+/// between; the count stored into the harness's word every iteration.
+#[inline(always)]
+unsafe fn lock_loop<M: OwnLock>(a: &PbLockLoop) -> u64 {
+    let m = &*(a.mutex as *const M);
+    let stop = &*(a.stop as *const AtomicU32);
+    let count = &*(a.count as *const AtomicU64);
+    let (guarded, shared, hist) = (a.guarded, a.shared, a.hist);
+    let (mask, win, wbetween, check_all) = (a.sample_mask, a.work_in, a.work_between, a.check_all != 0);
+    let (mut value, mut local) = (0.0f64, 0.0f64);
+    let mut n: u64 = 0;
+    while stop.load(Ordering::Relaxed) == 0 {
+        let sample = n & mask == 0;
+        let t0 = if sample { mono_now_ns() } else { 0 };
+        let t1 = m.locked(|| {
+            let t1 = if sample { mono_now_ns() } else { 0 };
+            if check_all || sample {
+                *guarded += 1;
+            }
+            for _ in 0..win {
+                *shared += value;
+                *shared *= 1.01;
+                value = *shared;
+            }
+            t1
+        });
+        // After the unlock: the histogram is not written under the lock.
+        if sample {
+            *hist.add(hist_bucket((t1 - t0) as u64)) += 1;
+        }
+        for _ in 0..wbetween {
+            local += value;
+            local *= 1.01;
+            value = local;
+        }
+        n += 1;
+        count.store(n, Ordering::Relaxed);
+    }
+    *a.value = value;
+    n
+}
+
+unsafe extern "C" fn pl_lock_loop(a: *const PbLockLoop) -> u64 {
+    lock_loop::<PlMutex>(&*a)
+}
+
+unsafe extern "C" fn std_lock_loop(a: *const PbLockLoop) -> u64 {
+    lock_loop::<StdMutex>(&*a)
+}
+
+/// A parker (or the lot on a word) as selfwake's pair and the ping-pong's
+/// wait use it.
+trait OwnPark {
+    /// One self-wake pair: the wake, then a park that returns at once.
+    unsafe fn pair(p: *mut c_void, word: *const u32);
+    /// Return once *flag is not 0, parking while it is 0.
+    unsafe fn wait(p: *mut c_void, flag: *const u32);
+}
+
+/// parking_lot_core's park/unpark_one on an address, as lot_park and
+/// lot_unpark_one: the pair is unpark_one on a key nobody waits on, then
+/// park whose validate finds the word 1, not the expected 0 (invalid).
+struct Lot;
+
+impl OwnPark for Lot {
+    #[inline(always)]
+    unsafe fn pair(_: *mut c_void, word: *const u32) {
+        let key = word as usize;
+        let w = &*(word as *const AtomicU32);
+        parking_lot_core::unpark_one(key, |_| DEFAULT_UNPARK_TOKEN);
+        parking_lot_core::park(key, || w.load(Ordering::Relaxed) == 0, || {}, |_, _| {}, DEFAULT_PARK_TOKEN, None);
+    }
+    #[inline(always)]
+    unsafe fn wait(_: *mut c_void, flag: *const u32) {
+        let key = flag as usize;
+        let f = &*(flag as *const AtomicU32);
+        while f.load(Ordering::Acquire) == 0 {
+            // validate under the key's bucket lock: the waker's store,
+            // then unpark_one, is never missed (see lot_park).
+            parking_lot_core::park(key, || f.load(Ordering::Relaxed) == 0, || {}, |_, _| {}, DEFAULT_PARK_TOKEN, None);
+        }
+    }
+}
+
+impl OwnPark for CbParker {
+    #[inline(always)]
+    unsafe fn pair(p: *mut c_void, _: *const u32) {
+        let cp = &*(p as *const CbParker);
+        cp.u.unpark();
+        cp.p.park();
+    }
+    #[inline(always)]
+    unsafe fn wait(p: *mut c_void, flag: *const u32) {
+        let cp = &*(p as *const CbParker);
+        let f = &*(flag as *const AtomicU32);
+        while f.load(Ordering::Acquire) == 0 {
+            cp.p.park();
+        }
+    }
+}
+
+impl OwnPark for StdParker {
+    #[inline(always)]
+    unsafe fn pair(p: *mut c_void, _: *const u32) {
+        std_unpark(p);
+        std_park(p);
+    }
+    #[inline(always)]
+    unsafe fn wait(p: *mut c_void, flag: *const u32) {
+        let f = &*(flag as *const AtomicU32);
+        while f.load(Ordering::Acquire) == 0 {
+            std_park(p);
+        }
+    }
+}
+
+#[inline(always)]
+unsafe fn selfwake_loop<P: OwnPark>(p: *mut c_void, word: *const u32, pairs: u64, count: *mut u64) -> u64 {
+    let count = &*(count as *const AtomicU64);
+    let mut c = count.load(Ordering::Relaxed);
+    for _ in 0..pairs {
+        P::pair(p, word);
+        c += 1;
+        count.store(c, Ordering::Relaxed);
+    }
+    pairs
+}
+
+unsafe extern "C" fn pl_selfwake(p: *mut c_void, w: *const u32, n: u64, c: *mut u64) -> u64 {
+    selfwake_loop::<Lot>(p, w, n, c)
+}
+unsafe extern "C" fn cb_selfwake(p: *mut c_void, w: *const u32, n: u64, c: *mut u64) -> u64 {
+    selfwake_loop::<CbParker>(p, w, n, c)
+}
+unsafe extern "C" fn std_selfwake(p: *mut c_void, w: *const u32, n: u64, c: *mut u64) -> u64 {
+    selfwake_loop::<StdParker>(p, w, n, c)
+}
+unsafe extern "C" fn pl_wait(p: *mut c_void, f: *const u32) {
+    Lot::wait(p, f)
+}
+unsafe extern "C" fn cb_wait(p: *mut c_void, f: *const u32) {
+    CbParker::wait(p, f)
+}
+unsafe extern "C" fn std_wait(p: *mut c_void, f: *const u32) {
+    StdParker::wait(p, f)
+}
+
+static PL_LOOPS: PbLoops = PbLoops {
+    size: std::mem::size_of::<PbLoops>(),
+    lock: Some(pl_lock_loop),
+    selfwake: Some(pl_selfwake),
+    pingpong_wait: Some(pl_wait),
+};
+
+static CB_LOOPS: PbLoops = PbLoops {
+    size: std::mem::size_of::<PbLoops>(),
+    lock: None,
+    selfwake: Some(cb_selfwake),
+    pingpong_wait: Some(cb_wait),
+};
+
+static STD_LOOPS: PbLoops = PbLoops {
+    size: std::mem::size_of::<PbLoops>(),
+    lock: Some(std_lock_loop),
+    selfwake: Some(std_selfwake),
+    pingpong_wait: Some(std_wait),
+};
+
+static LOOPS: LoopsTable = LoopsTable([&PL_LOOPS, &CB_LOOPS, &STD_LOOPS]);
+
+// ---------------------------------------------------------------------------
 // The tables.
 
 static PL_MUTEX: PbMutex = PbMutex {
@@ -594,6 +845,8 @@ static PLUGIN: PbPlugin = PbPlugin {
     version: concat!(env!("PB_VERSION"), "\0").as_ptr() as *const c_char,
     n_impls: 3,
     impls: &IMPLS as *const PbImpl,
+    size: std::mem::size_of::<PbPlugin>(),
+    loops: &LOOPS.0 as *const *const PbLoops,
 };
 
 /// The plugin's one entry point (include/parkbench.h).
