@@ -11,6 +11,7 @@
 #   scripts/vs-rust.sh modes [ROUNDS]               (default 20; about 2 s a round)
 #   scripts/vs-rust.sh instructions [BASE_REV]
 #   scripts/vs-rust.sh fastpath [RUNS] [BASE_REV]   instructions, then selfwake, then lock
+#   scripts/vs-rust.sh native [RUNS] [PLUGIN]       the original in parkbench against itself standalone
 #   scripts/vs-rust.sh --smoke                      each one's smallest case, seconds (.ci/run)
 #
 # selfwake: the self-wake pair is E12's reverse check for impl lot:
@@ -87,6 +88,18 @@
 # fastpath: the whole before/after table of "The port's fast paths":
 #   instructions, then the self-wake pair and the lock rows timed (the
 #   targets read the median of 3 runs).
+# native: the originals at their native speed inside parkbench
+#   (docs/plugins.md, "Measuring at native speed"): c-rust-parking_lot (its
+#   own loops, ABI version 2: parking_lot's lock and parking_lot_core's
+#   park inlined, on parkbench's C threads) against the standalone Rust
+#   programs above (lockbench, selfwake), interleaved RUNS times (default
+#   3): per run, Rust's lock at 1 and 2 threads, `parkbench lock`
+#   (c-rust-parking_lot, c-rust-parking_lot.fp, lot; zero work, the same
+#   1 s x 3 repeats), Rust's self-wake pair, `parkbench selfwake` (the
+#   same three). Prints each figure, native/rust (target: within 10 %),
+#   the function pointers' row (fp) and lot beside, and each parkbench
+#   run's lock-fidelity and E12-fidelity-selfwake verdicts. PLUGIN is
+#   rust/originals' library (default: scripts/rust-originals.sh builds it).
 #
 # With BASE_REV (a git revision, e.g. 5229c46) that revision's parkbench
 # (and lot test binary), built from `git archive` in a temporary directory,
@@ -108,6 +121,7 @@ lock_ms=1000 lock_repeats=3
 lock_configs=("1 0 0 t=1,work=0" "2 0 0 t=2,work=0" "4 1ns 1 t=4,work=1+0" "8 1ns 1 t=8,work=1+0")
 modes_benchtime=2000000x
 ins_go=200000 ins_rust=100000 ins_loop_ms=1000
+native_selfwake=
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -377,6 +391,69 @@ print(tot)' "$2" ${3:+inclusive}
 	row "lock loop iteration, 1 thread, no work" "$(rust_loop)" loop
 }
 
+native() { # [RUNS] [PLUGIN]
+	local runs=${1:-3} lib=${2:-} i th
+	rust_build
+	pb_build
+	if [ -z "$lib" ]; then
+		lib=$(bash scripts/rust-originals.sh | tail -1) || die "native: scripts/rust-originals.sh failed"
+	fi
+	[ -f "$lib" ] || die "native: no plugin $lib"
+	cpuline ", $(nproc) CPUs, selfwake pinned to CPU $(firstcpu)"
+	load before
+	: >"$work/native"
+	for i in $(seq 1 "$runs"); do
+		for th in 1 2; do
+			echo "$i lock-t=$th rust $("$rustbin/lockbench" "$th" 0 0 "$lock_ms" "$lock_repeats")" >>"$work/native"
+		done
+		"$work/parkbench" lock --plugin "$lib" --impl=c-rust-parking_lot,c-rust-parking_lot.fp,lot --threads=1,2 \
+			--work-in=0 --work-between=0 --duration="${lock_ms}ms" --repeats="$lock_repeats" --quiet --format=json >"$work/lock-$i.json"
+		echo "$i selfwake rust $(taskset -c "$(firstcpu)" "$rustbin/selfwake")" >>"$work/native"
+		"$work/parkbench" selfwake --plugin "$lib" --impl=c-rust-parking_lot,c-rust-parking_lot.fp,lot \
+			${native_selfwake:+"$native_selfwake"} --quiet --format=json >"$work/self-$i.json"
+		echo "run $i done, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+	done
+	load after
+	python3 - "$work" "$runs" <<'EOF'
+import json, statistics, sys
+work, runs = sys.argv[1], int(sys.argv[2])
+rust = {}
+for l in open(work + "/native"):
+    r, fig, _, v = l.split()
+    rust[(int(r), fig)] = float(v)
+def rows(path):
+    d = json.load(open(path))
+    out, claims = {}, []
+    for e in d["experiments"]:
+        for c in e["configs"]:
+            out[(c["impl"], c["params"].get("threads", ""))] = c["summary"]
+        claims += [(c["id"], c["verdict"], c.get("why", "")) for c in e.get("claims") or [] if "fidelity" in c["id"]]
+    return out, claims
+print("%-4s %-9s %9s %9s %8s %9s %8s %9s   (lock: Mops; selfwake: ns per pair)" % (
+    "run", "figure", "rust", "native", "nat/rust", "fp", "fp/rust", "lot"))
+ratios, verdicts = {}, []
+for i in range(1, runs + 1):
+    lk, lc = rows("%s/lock-%d.json" % (work, i))
+    sw, sc = rows("%s/self-%d.json" % (work, i))
+    verdicts.append((i, lc + sc))
+    for fig, src, key, metric in [("lock-t=1", lk, "1", "total_mops"), ("lock-t=2", lk, "2", "total_mops"),
+                                  ("selfwake", sw, "", "ns_per_pair")]:
+        r = rust[(i, fig)]
+        n = src[("c-rust-parking_lot", key)][metric]
+        f = src[("c-rust-parking_lot.fp", key)][metric]
+        l = src[("lot", key)][metric]
+        ratios.setdefault(fig, []).append(n / r)
+        print("%-4d %-9s %9.2f %9.2f %8.2f %9.2f %8.2f %9.2f" % (i, fig, r, n, n / r, f, f / r, l))
+print("native/rust, median of the runs (min .. max); target within 10 %:")
+for fig, x in ratios.items():
+    print("  %-9s %5.2f (%.2f .. %.2f)" % (fig, statistics.median(x), min(x), max(x)))
+print("fidelity verdicts (lot against the native-loop row), per run:")
+for i, cs in verdicts:
+    for cid, v, why in cs:
+        print("  run %d %-22s %s%s" % (i, cid, v, (": " + why[:150]) if why else ""))
+EOF
+}
+
 fastpath() { # [RUNS] [BASE_REV]
 	local runs=${1:-3} base=${2:-}
 	echo "== instructions per operation"
@@ -391,12 +468,12 @@ fastpath() { # [RUNS] [BASE_REV]
 cmd=$1
 shift
 case $cmd in
-selfwake | lock | modes | instructions | fastpath) "$cmd" "$@" ;;
+selfwake | lock | modes | instructions | fastpath | native) "$cmd" "$@" ;;
 --smoke)
 	[ $# = 0 ] || die "--smoke takes no arguments"
 	lock_ms=100 lock_repeats=1 lock_configs=("1 0 0 t=1,work=0" "2 1ns 1 t=2,work=1+0")
-	modes_benchtime=100000x ins_go=20000 ins_rust=10000 ins_loop_ms=100
-	for c in selfwake lock modes instructions; do
+	modes_benchtime=100000x ins_go=20000 ins_rust=10000 ins_loop_ms=100 native_selfwake=--quick
+	for c in selfwake lock modes instructions native; do
 		t0=$SECONDS
 		echo "== vs-rust.sh $c, smallest case"
 		if [ "$c" = modes ]; then modes 1; elif [ "$c" = instructions ]; then instructions; else "$c" 1; fi
@@ -404,5 +481,5 @@ selfwake | lock | modes | instructions | fastpath) "$cmd" "$@" ;;
 	done
 	;;
 -h | --help) usage ;;
-*) echo "vs-rust: unknown subcommand '$cmd' (selfwake, lock, modes, instructions, fastpath, --smoke)" >&2; exit 2 ;;
+*) echo "vs-rust: unknown subcommand '$cmd' (selfwake, lock, modes, instructions, fastpath, native, --smoke)" >&2; exit 2 ;;
 esac
