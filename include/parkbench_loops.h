@@ -44,49 +44,37 @@ PB_LOOP_INLINE int64_t pb_now_ns(void) {
  * lock's loop (struct pb_loops's lock): the harness's C loop
  * (internal/cref/lock.c, pb_lk_thread) for one lock, with lock and unlock
  * the library's. The count lives in a register; the one store per
- * iteration is *count, the watchdog's progress word. bare (a constant in
- * each of the two copies pb_lock_loop_run makes) drops the work and the
- * check from the unsampled iterations of a zero-work row, as a compiler
- * drops them from a loop whose work is a constant 0.
+ * iteration is *count, the watchdog's progress word.
  */
-PB_LOOP_INLINE uint64_t pb_lock_loop_as(const struct pb_lock_loop *a, void (*lock)(void *), void (*unlock)(void *),
-					const int bare) {
+PB_LOOP_INLINE uint64_t pb_lock_loop_run(const struct pb_lock_loop *a, void (*lock)(void *), void (*unlock)(void *)) {
 	void *m = a->mutex;
 	const uint32_t *stop = a->stop;
 	uint64_t *count = a->count;
 	int64_t *guarded = a->guarded, *hist = a->hist;
 	double *shared = a->shared;
 	const uint64_t mask = a->sample_mask;
-	const int win = bare ? 0 : a->work_in, wbetween = bare ? 0 : a->work_between;
-	const int check_all = bare ? 0 : a->check_all;
+	const int win = a->work_in, wbetween = a->work_between, check_all = a->check_all;
 	double value = 0, local = 0;
 	uint64_t n = 0;
 	while (!__atomic_load_n(stop, __ATOMIC_RELAXED)) {
-		if ((n & mask) == 0) {
-			/* A sampled acquisition: its wait timed, checked. */
-			int64_t t0 = pb_now_ns();
-			lock(m);
-			int64_t t1 = pb_now_ns();
+		const int sample = (n & mask) == 0;
+		int64_t t0 = 0, t1 = 0;
+		if (sample)
+			t0 = pb_now_ns();
+		lock(m);
+		if (sample)
+			t1 = pb_now_ns();
+		if (check_all || sample)
 			(*guarded)++;
-			for (int k = 0; k < win; k++) {
-				*shared += value;
-				*shared *= 1.01;
-				value = *shared;
-			}
-			unlock(m);
-			/* After the unlock: the histogram is not written under the lock. */
-			hist[pb_hist_bucket((uint64_t)(t1 - t0))]++;
-		} else {
-			lock(m);
-			if (check_all)
-				(*guarded)++;
-			for (int k = 0; k < win; k++) {
-				*shared += value;
-				*shared *= 1.01;
-				value = *shared;
-			}
-			unlock(m);
+		for (int k = 0; k < win; k++) {
+			*shared += value;
+			*shared *= 1.01;
+			value = *shared;
 		}
+		unlock(m);
+		/* After the unlock: the histogram is not written under the lock. */
+		if (sample)
+			hist[pb_hist_bucket((uint64_t)(t1 - t0))]++;
 		for (int k = 0; k < wbetween; k++) {
 			local += value;
 			local *= 1.01;
@@ -97,12 +85,6 @@ PB_LOOP_INLINE uint64_t pb_lock_loop_as(const struct pb_lock_loop *a, void (*loc
 	}
 	*a->value = value;
 	return n;
-}
-
-PB_LOOP_INLINE uint64_t pb_lock_loop_run(const struct pb_lock_loop *a, void (*lock)(void *), void (*unlock)(void *)) {
-	if (a->work_in == 0 && a->work_between == 0 && !a->check_all)
-		return pb_lock_loop_as(a, lock, unlock, 1);
-	return pb_lock_loop_as(a, lock, unlock, 0);
 }
 
 /* selfwake's loop for a token parker: unpark leaves the token, park takes it. */

@@ -572,20 +572,8 @@ fn hist_bucket(v: u64) -> usize {
 /// thread body, with the harness's sampled waits and its mutual-exclusion
 /// counter): until the stop flag, lock, the work inside, unlock, the work
 /// between; the count stored into the harness's word every iteration.
-/// Monomorphised twice more: BARE for the zero-work rows that check only
-/// the sampled acquisitions (the work loops and the check drop out, as
-/// rustc drops them from mutex.rs's loop when the work is a constant 0).
 #[inline(always)]
 unsafe fn lock_loop<M: OwnLock>(a: &PbLockLoop) -> u64 {
-    if a.work_in == 0 && a.work_between == 0 && a.check_all == 0 {
-        lock_loop_as::<M, true>(a)
-    } else {
-        lock_loop_as::<M, false>(a)
-    }
-}
-
-#[inline(always)]
-unsafe fn lock_loop_as<M: OwnLock, const BARE: bool>(a: &PbLockLoop) -> u64 {
     let m = &*(a.mutex as *const M);
     let stop = &*(a.stop as *const AtomicU32);
     let count = &*(a.count as *const AtomicU64);
@@ -594,43 +582,28 @@ unsafe fn lock_loop_as<M: OwnLock, const BARE: bool>(a: &PbLockLoop) -> u64 {
     let (mut value, mut local) = (0.0f64, 0.0f64);
     let mut n: u64 = 0;
     while stop.load(Ordering::Relaxed) == 0 {
-        if n & mask == 0 {
-            // A sampled acquisition: its wait timed, checked.
-            let t0 = mono_now_ns();
-            let t1 = m.locked(|| {
-                let t1 = mono_now_ns();
+        let sample = n & mask == 0;
+        let t0 = if sample { mono_now_ns() } else { 0 };
+        let t1 = m.locked(|| {
+            let t1 = if sample { mono_now_ns() } else { 0 };
+            if check_all || sample {
                 *guarded += 1;
-                if !BARE {
-                    for _ in 0..win {
-                        *shared += value;
-                        *shared *= 1.01;
-                        value = *shared;
-                    }
-                }
-                t1
-            });
-            // After the unlock: the histogram is not written under the lock.
-            *hist.add(hist_bucket((t1 - t0) as u64)) += 1;
-        } else if BARE {
-            m.locked(|| {});
-        } else {
-            m.locked(|| {
-                if check_all {
-                    *guarded += 1;
-                }
-                for _ in 0..win {
-                    *shared += value;
-                    *shared *= 1.01;
-                    value = *shared;
-                }
-            });
-        }
-        if !BARE {
-            for _ in 0..wbetween {
-                local += value;
-                local *= 1.01;
-                value = local;
             }
+            for _ in 0..win {
+                *shared += value;
+                *shared *= 1.01;
+                value = *shared;
+            }
+            t1
+        });
+        // After the unlock: the histogram is not written under the lock.
+        if sample {
+            *hist.add(hist_bucket((t1 - t0) as u64)) += 1;
+        }
+        for _ in 0..wbetween {
+            local += value;
+            local *= 1.01;
+            value = local;
         }
         n += 1;
         count.store(n, Ordering::Relaxed);
