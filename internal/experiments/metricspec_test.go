@@ -20,11 +20,17 @@ import (
 // declarations name this OS's C floor, the table Linux's).
 func TestMetricsMatchLegacy(t *testing.T) {
 	addedSince := map[string]bool{latency.MMinSlept: true,
+		// The wake, the table's median since, and the share that did not
+		// sleep beside it.
+		latency.MWakeMedian: true, latency.MNoSleepFraction: true,
 		// The goroutine-level figures (--participants).
 		latency.MWakeSameP: true, latency.MWakeOtherP: true, latency.MWakeThreadWoken: true, latency.MWakesPerRT: true,
 		latency.MGoSchedLatMedian: true, latency.MGoSchedLatP99: true, latency.MGoThreads: true,
 		// The harness floor figures (lock and selfwake share the keys).
 		lock.MHarness: true, lock.MOverHarness: true}
+	// reshaped: figures whose header, visibility or main mark changed on
+	// purpose, the rest of their description kept.
+	reshaped := map[string]bool{"latency " + results.MMedian: true, "latency " + results.MMin: true}
 	declared := map[string][]results.MetricSpec{
 		"latency": latency.LatencyMetrics, "selfwake": latency.SelfwakeMetrics, "herd": herd.Metrics,
 		"timeout": timeout.Metrics, "lock": lock.Metrics, "rwlock": lock.RwMetrics, "inversion": inversion.Metrics,
@@ -45,10 +51,23 @@ func TestMetricsMatchLegacy(t *testing.T) {
 			t.Errorf("%s: declares %d metrics, the legacy table %d", name, len(now), len(old))
 			continue
 		}
+		// latency's figures over every wait moved behind its wake (the
+		// wide view, their own headers) in the declared order; the
+		// legacy table, for files without the wake, keeps them first.
+		if name == "latency" {
+			order := map[string]int{}
+			for i, m := range old {
+				order[m.Key] = i
+			}
+			slices.SortStableFunc(now, func(a, b results.MetricSpec) int { return order[a.Key] - order[b.Key] })
+		}
 		for i := range now {
 			a, b := now[i], old[i]
 			a.Floor, a.FloorByImpl, b.Floor, b.FloorByImpl = "", nil, "", nil
 			a.Slept = "" // what the gate judges: files without a description give the overall median
+			if reshaped[name+" "+a.Key] {
+				a.Header, a.Diagnostic, a.Main = b.Header, b.Diagnostic, b.Main
+			}
 			if !reflect.DeepEqual(a, b) {
 				t.Errorf("%s metric %d: declared %+v, legacy %+v", name, i, a, b)
 			}

@@ -37,8 +37,13 @@ func AnatomyTable(e *results.Experiment, ks keyShortener) textfmt.Table {
 		t.Header = append(t.Header, c)
 		t.Priority = append(t.Priority, keepColumn)
 	}
-	t.Header = append(t.Header, "sum (off)", "measured", "idle/busy", "flagged", "probe")
-	t.Priority = append(t.Priority, keepColumn, keepColumn, judgedColumn, otherColumn, keepColumn)
+	// measured is the configuration table's median (the experiment's main
+	// figure: the wake, over the same untraced rounds); traced is the
+	// median of the traced waits that slept, which the components
+	// decompose and the sum is held against (off).
+	t.Header = append(t.Header, "sum (off)", "traced", "measured", "idle/busy", "flagged", "probe")
+	t.Priority = append(t.Priority, keepColumn, judgedColumn, keepColumn, judgedColumn, otherColumn, keepColumn)
+	main := mainKey(e)
 	us := func(s map[string]float64, k string) string {
 		v, ok := s[k]
 		if !ok {
@@ -64,7 +69,7 @@ func AnatomyTable(e *results.Experiment, ks keyShortener) textfmt.Table {
 		if v, ok := s[anatomy.MProbeEffect]; ok {
 			probe = pct(v)
 		}
-		row = append(row, sum, us(s, anatomy.MMeasuredMedian),
+		row = append(row, sum, us(s, anatomy.MMeasuredMedian), us(s, main),
 			fmt.Sprintf("%d/%d", int(s[anatomy.MIdleWakes]), int(s[anatomy.MBusyWakes])),
 			strconv.Itoa(int(s[anatomy.MFlagged])), probe)
 		t.Rows = append(t.Rows, row)
@@ -107,7 +112,7 @@ func renderAnatomy(p *page, e *results.Experiment, ks keyShortener) {
 	}
 	p.blank()
 	p.item("anatomy of the traced wakes (docs/anatomy.md): component medians in µs; sum of the medians against the " +
-		"median of the traced waits that slept (off: how far); idle/busy: wakes whose CPU was idle or ran another task " +
+		"median of the traced waits that slept (traced; off: how far); measured: the table's median, the untraced rounds'; idle/busy: wakes whose CPU was idle or ran another task " +
 		"(busy: schedule is the run-queue wait); probe: traced rounds' median against the untraced rounds' (interleaved)")
 	p.blank()
 	p.table(AnatomyTable(e, ks))

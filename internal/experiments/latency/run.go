@@ -267,6 +267,7 @@ func (cr *configRun) plainRound(ctx context.Context, h *hdrhistogram.Histogram) 
 	if err != nil {
 		return fmt.Errorf("%s round %d: %w", cr.c.key(), i, err)
 	}
+	wakeMetric(m, cr.c.impl.sleeps)
 	if m[MGCCycles] > 0 {
 		cr.cfg.Warnings = append(cr.cfg.Warnings, fmt.Sprintf("round %d: %v GC cycle(s) ran inside the measured window", i, m[MGCCycles]))
 	}
@@ -441,6 +442,19 @@ func sleptMetrics(samples []int64, m map[string]float64) {
 	m[MMinSlept] = slept[0]
 	m[MMedianSlept] = stats.NearestRank(slept, 0.50)
 	m[MP99Slept] = stats.NearestRank(slept, 0.99)
+}
+
+// wakeMetric puts a round's wake (MWakeMedian) into m: the median of the
+// waits that slept for a mechanism that sleeps, of every wait for one that
+// busy-waits.
+func wakeMetric(m map[string]float64, sleeps bool) {
+	k := results.MMedian
+	if sleeps {
+		k = MMedianSlept
+	}
+	if v, ok := m[k]; ok {
+		m[MWakeMedian] = v
+	}
 }
 
 // measureRound runs one round and turns its raw figures into metrics.
