@@ -33,6 +33,7 @@ func newRunCmd() *cobra.Command {
 	var (
 		of      outputFlags
 		isQuick bool
+		isFull  bool
 		record  string
 		t       = runFlags()
 		def, q  = experiments.DefaultSuite(), experiments.QuickSuite()
@@ -46,14 +47,21 @@ func newRunCmd() *cobra.Command {
 ` + suiteTable() + `
 
 The claims are evaluated from the numbers just measured, including the
-reverse check, which needs latency and selfwake from the same run. A few
-minutes on two vCPUs; --quick takes under a minute.
+reverse check, which needs latency and selfwake from the same run. The
+default answers in one screen, in about a minute on two vCPUs: latency
+and selfwake measure the study's implementations and their floors
+across CPUs, on threads; the others their quick sweeps. --full runs the
+whole matrix (every implementation, placement and participant kind,
+herd's four waiter counts, wake at every thread count: about two minutes
+and 600 lines); --quick takes under half a minute.
 ` + textfmt.Wrap("--rounds and --iterations buy precision with time: --rounds sets the rounds per configuration of every experiment ("+
 			suiteRounds()+": each is one sample of the configuration's figures, what compare judges); --iterations the measured samples "+
 			"in one round where a round has a count (latency's round trips, selfwake's samples). Either beats --quick.", longColumns, "", "") + `
 All experiments go into one result file (--out, or --record DIR to file it
 under DIR/<machine>/suite-<UTC time>.json, never overwriting).`,
-		Example: `  parkbench run --quick
+		Example: `  parkbench run
+  parkbench run --full
+  parkbench run --quick
   parkbench run --quick --rounds 10
   parkbench run --out suite.json
   parkbench run --record results`,
@@ -67,19 +75,25 @@ under DIR/<machine>/suite-<UTC time>.json, never overwriting).`,
 					return usagef("--record: %v", err)
 				}
 			}
-			o, err := t.options(cmd.Flags(), def, &q, isQuick)
+			if isFull && isQuick {
+				return usagef("--full and --quick: give one (--full is the whole matrix, --quick a short run)")
+			}
+			base := def
+			if isFull {
+				base = experiments.FullSuite()
+			}
+			o, err := t.options(cmd.Flags(), base, &q, isQuick)
 			if err != nil {
 				return err
 			}
 			of.record = record
+			// One screen: the claims by verdict, no notes (-v has them).
+			of.view.Brief = true
 			var vet func(*results.File) error
 			if record != "" {
 				vet = func(f *results.File) error {
 					if err := results.Recordable(f.Machine); err != nil {
 						return usagef("--record: %v", err)
-					}
-					if l, n := f.Machine.LoadAvg[0], f.Machine.LogicalCPUs; n > 0 && l > float64(n)/2 {
-						fmt.Fprintf(cmd.ErrOrStderr(), "*** WARNING: --record on a busy machine: load average %.2f on %d CPUs before the run; a baseline recorded now carries the other processes' noise (record one with nothing else running)\n", l, n)
 					}
 					return nil
 				}
@@ -97,6 +111,11 @@ under DIR/<machine>/suite-<UTC time>.json, never overwriting).`,
 			}
 			// Said even with --quiet: compare and report will say it of
 			// this file too (results.LoadNote), but the time to rerun is now.
+			// The one busy-machine policy: the HTML page's "recorded under
+			// load" and this warning are the same function of the same
+			// file (no warning from the load average before the run,
+			// which the page does not read when the configurations have
+			// their foreign share).
 			if n := results.LoadNote(file); n != "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "*** WARNING: %s was %s; as a baseline it judges the next runs against that noise: rerun 'parkbench run --record %s' with nothing else running, and delete this file\n", p, n, record)
 			}
@@ -108,6 +127,7 @@ under DIR/<machine>/suite-<UTC time>.json, never overwriting).`,
 	t.register(cmd.Flags(), def, &q)
 	addOutputFlags(cmd, &of)
 	cmd.Flags().BoolVar(&isQuick, "quick", false, "a short run (under a minute): cross-core latency, fewer round trips and repeats")
+	cmd.Flags().BoolVar(&isFull, "full", false, "the whole matrix: every implementation, placement and participant kind (about two minutes)")
 	cmd.Flags().StringVar(&record, "record", "", "also file the result under `DIR`/<machine-slug>/suite-<UTC time>.json (never overwrites)")
 	return cmd
 }

@@ -2,7 +2,9 @@ package experiments
 
 import (
 	"context"
+	"runtime"
 
+	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
 	"github.com/parkbench/parkbench/internal/experiments/latency"
@@ -28,10 +30,52 @@ type SuiteOptions struct {
 	Loaded loaded.Options
 }
 
-// DefaultSuite is the study's method for E12 and E6. The lock part is
-// lock's quick sweep (2 and 2 x NumCPU threads, a few seconds): its full
-// default sweep alone takes about 5 minutes, and is `parkbench lock`'s.
+// DefaultSuite is `parkbench run`: the answer to each experiment's
+// question in one screen, about a minute on two vCPUs. latency and
+// selfwake run the study's implementations and their floors (OneScreenImpls)
+// across CPUs, threads only, without the traced round; herd, lock,
+// rwlock, wake and loaded their quick sweeps, trimmed to what their claims
+// need (lock on threads; wake at NumCPU threads, one requeue per call;
+// loaded without the closed loop). FullSuite, `run --full`, is the whole
+// matrix.
 func DefaultSuite() SuiteOptions {
+	o := QuickSuite()
+	o.Latency, o.Selfwake = latency.DefaultLatencyOptions(), latency.DefaultSelfwakeOptions()
+	impls := OneScreenImpls()
+	o.Latency.Impls, o.Selfwake.Impls = impls, append([]string{latency.ImplSyscall}, impls...)
+	o.Latency.Placements = QuickSuite().Latency.Placements // cross-core, where it can pin
+	o.Latency.SchedCounts = false
+	o.Latency.Participants, o.Lock.Participants = []string{driver.Threads}, []string{driver.Threads}
+	o.Wake.Threads, o.Wake.Requeues = []int{runtime.NumCPU()}, []int{1}
+	o.Herd.Waiters = []int{1, 64} // 64 >= herd.ClaimMinN: every claim judges
+	o.Loaded.Closed = false
+	return o
+}
+
+// OneScreenImpls is the implementations of the default run's latency and
+// selfwake: the study's (lot, std, crossbeam), the kernel's futex wait as
+// Go's thread parker makes it (futex, futex-raw and futex-plain: with and
+// without the scheduler's keep-alive, what E12-sched-share and
+// E12-really-slept compare), pthread, the Go twin of the C reference, the
+// C floors and busy waiting: those of them that run here (elsewhere the
+// platform's parker, its C floor and busy waiting).
+func OneScreenImpls() []string {
+	names := []string{"futex", "futex-raw", "futex-plain", "waitonaddress", "ulock", "pthread", "std", "crossbeam", latency.ImplLot, latency.ImplGoFutex}
+	for _, f := range cref.Floors() {
+		if !f.Sleeps {
+			names = append(names, "spin")
+		}
+		names = append(names, f.Name)
+	}
+	return latency.Available(names...)
+}
+
+// FullSuite is the whole matrix (`parkbench run --full`): the study's
+// method for E12 and E6 over every implementation, placement and
+// participant kind. The lock part is lock's quick sweep (2 and 2 x NumCPU
+// threads, a few seconds): its full default sweep alone takes about 5
+// minutes, and is `parkbench lock`'s.
+func FullSuite() SuiteOptions {
 	return SuiteOptions{latency.DefaultLatencyOptions(), latency.DefaultSelfwakeOptions(), herd.DefaultOptions(), lock.QuickOptions(), defaultSuiteRw(),
 		wake.QuickOptions(), loaded.QuickOptions()}.withGoroutines()
 }

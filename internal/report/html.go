@@ -43,7 +43,12 @@ func renderHTML(w io.Writer, files []results.Named, o Options) error {
 		if head == "" {
 			head = names[i]
 		}
-		page.Summaries = append(page.Summaries, htmlSummary{Head: head, File: names[i], Load: results.LoadNote(n.File), Lines: SummaryLines(n.File)})
+		hs := htmlSummary{Head: head, File: names[i], Load: results.LoadNote(n.File), Lines: SummaryLines(n.File)}
+		notes, _ := footnotes(n.File)
+		for _, fn := range notes {
+			hs.Footnotes = append(hs.Footnotes, fn.text(o.Verbose))
+		}
+		page.Summaries = append(page.Summaries, hs)
 	}
 	var exps []string
 	for _, n := range files {
@@ -63,6 +68,9 @@ func renderHTML(w io.Writer, files []results.Named, o Options) error {
 			}
 			in = append(in, results.Named{Name: names[i], File: n.File})
 			hf := htmlFileExperiment(names[i], e, o)
+			if _, refs := footnotes(n.File); len(refs[name]) > 0 {
+				hf.Warnings = []string{"warnings" + refList(refs[name]) + ": in the summary"}
+			}
 			// Headed by the experiment and the machine, the file beneath:
 			// a file name ("suite-20261203T122006Z.json") says neither.
 			hf.Head = name
@@ -133,6 +141,8 @@ type htmlSummary struct {
 	// Load is results.LoadNote: the file was recorded under load.
 	Load  string
 	Lines []SummaryLine
+	// Footnotes are the file's warnings, numbered, each once (footnotes).
+	Footnotes []string
 }
 
 type htmlExperiment struct {
@@ -286,14 +296,6 @@ func htmlFileExperiment(name string, e *results.Experiment, o Options) htmlFile 
 		hf.Claims = append(hf.Claims, hc)
 	}
 	hf.Notes = e.Notes
-	hf.Warnings = append(hf.Warnings, e.Warnings...)
-	for _, g := range groupWarnings(e.Configs) {
-		if len(g.keys) == 1 {
-			hf.Warnings = append(hf.Warnings, fmt.Sprintf("%s: %s", ks.key(g.keys[0]), g.first))
-		} else {
-			hf.Warnings = append(hf.Warnings, fmt.Sprintf("%d configurations, e.g. %s: %s", len(g.keys), ks.key(g.keys[0]), g.first))
-		}
-	}
 	return hf
 }
 
@@ -376,6 +378,7 @@ pre { background: var(--bg2); padding: .6rem; overflow-x: auto; font-size: .82re
 <p class="muted"><code>{{.File}}</code></p>
 {{if .Load}}<p class="warning">warning: {{.Load}}: its figures carry the other processes' noise</p>{{end}}
 <ul>{{range .Lines}}<li>{{.Text}}{{if .Sub}}<ul>{{range .Sub}}<li class="fails">{{.}}</li>{{end}}</ul>{{end}}</li>{{end}}</ul>
+{{if .Footnotes}}<h4>Warnings</h4><ul class="warnings">{{range .Footnotes}}<li class="warning">{{.}}</li>{{end}}</ul>{{end}}
 </div>
 {{end}}</div>
 </section>
@@ -415,7 +418,7 @@ pre { background: var(--bg2); padding: .6rem; overflow-x: auto; font-size: .82re
 {{range .Claims}}<li class="{{.Class}}"><span class="verdict">{{.Verdict}}</span> <b>{{.ID}}</b>: {{.Statement}}{{if .Why}}<span class="why">why: {{.Why}}</span>{{end}}{{if .Evidence}}<details><summary>evidence</summary>{{.Evidence}}</details>{{end}}</li>
 {{end}}</ul>{{end}}
 {{if .Notes}}<details><summary>{{len .Notes}} note{{if ne (len .Notes) 1}}s{{end}}</summary><ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul></details>{{end}}
-{{if .Warnings}}<ul class="warnings">{{range .Warnings}}<li class="warning">warning: {{.}}</li>{{end}}</ul>{{end}}
+{{if .Warnings}}<ul class="warnings">{{range .Warnings}}<li class="warning">{{.}}</li>{{end}}</ul>{{end}}
 </div>
 {{end}}</div>
 </section>

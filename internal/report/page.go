@@ -78,8 +78,10 @@ func (p *page) table(t textfmt.Table) []string {
 func renderText(w io.Writer, n results.Named, md bool, o Options) error {
 	f := n.File
 	p := &page{w: w, md: md, wide: o.Wide}
+	notes, refs := footnotes(f)
 	if o.Summary {
 		renderSummaryTo(p, f)
+		renderFootnotes(p, notes, o.Verbose)
 		return p.err
 	}
 	title := "parkbench result"
@@ -95,11 +97,9 @@ func renderText(w io.Writer, n results.Named, md bool, o Options) error {
 	p.blank()
 	renderSummaryTo(p, f)
 	for _, e := range f.Experiments {
-		renderExperiment(p, e, o)
+		renderExperiment(p, e, o, refs[e.Name])
 	}
-	for _, wn := range f.Warnings {
-		p.item("warning: " + wn)
-	}
+	renderFootnotes(p, notes, o.Verbose)
 	return p.err
 }
 
@@ -176,13 +176,22 @@ func (s keyShortener) key(k string) string {
 	return k
 }
 
-func renderExperiment(p *page, e *results.Experiment, o Options) {
-	if p.md {
-		p.heading(3, e.Name)
-	} else {
-		p.heading(0, e.Name)
+// renderExperiment writes e's section; refs are the numbers of the
+// file's footnotes (its warnings) that concern it, named in its heading.
+func renderExperiment(p *page, e *results.Experiment, o Options, refs []int) {
+	head := e.Name
+	if len(refs) > 0 {
+		head += " (warnings" + refList(refs) + ")"
 	}
-	p.item("runtime: " + RuntimeSummary(e.Runtime))
+	if p.md {
+		p.heading(3, head)
+	} else {
+		p.heading(0, head)
+	}
+	brief := o.Brief && !o.Verbose
+	if !brief {
+		p.item("runtime: " + RuntimeSummary(e.Runtime))
+	}
 	if len(e.Options) > 0 && o.Verbose {
 		p.item("options: " + sortedPairs(e.Options))
 	}
@@ -201,6 +210,11 @@ func renderExperiment(p *page, e *results.Experiment, o Options) {
 		renderAnatomy(p, e, ks)
 	}
 	p.blank()
+	if brief {
+		briefClaims(p, e)
+		p.blank()
+		return
+	}
 	// Three or more claims this run could not decide (a run of one
 	// implementation: they compare several; or a busy machine: the claim
 	// kit's "cannot judge") take a line per cause without --verbose, so the
@@ -248,26 +262,30 @@ func renderExperiment(p *page, e *results.Experiment, o Options) {
 	for _, n := range e.Notes {
 		p.item("note: " + n)
 	}
-	for _, wn := range e.Warnings {
-		p.item("warning: " + wn)
-	}
-	cfgs := e.Configs
-	if !o.Verbose {
-		// Bimodality once per cause; --verbose keeps each configuration's.
-		var modes []string
-		modes, cfgs = modeSummary(e.Configs, ks)
-		for _, m := range modes {
-			p.item(m)
-		}
-	}
-	for _, g := range groupWarnings(cfgs) {
-		if len(g.keys) == 1 {
-			p.item(fmt.Sprintf("warning: %s: %s", ks.key(g.keys[0]), g.first))
-			continue
-		}
-		p.item(fmt.Sprintf("warning (%d configurations, e.g. %s): %s", len(g.keys), ks.key(g.keys[0]), g.first))
-	}
 	p.blank()
+}
+
+// briefClaims is e's claims in one line, by verdict: the summary has the
+// figure and limit of each that does not hold, --verbose each claim's
+// statement and evidence.
+func briefClaims(p *page, e *results.Experiment) {
+	by := map[string][]string{}
+	for _, c := range e.Claims {
+		id := c.ID
+		if c.Near && c.Verdict != results.NotEvaluated {
+			id += " (near its limit)"
+		}
+		by[c.Verdict] = append(by[c.Verdict], id)
+	}
+	var parts []string
+	for _, v := range []string{results.Holds, results.DoesNotHold, results.NotEvaluated} {
+		if len(by[v]) > 0 {
+			parts = append(parts, v+": "+strings.Join(by[v], ", "))
+		}
+	}
+	if len(parts) > 0 {
+		p.item("claims: " + strings.Join(parts, "; ") + " (-v: each with its statement, reason and evidence)")
+	}
 }
 
 // claimMarkOf is claimMark with ", near its limit" when the claim was
@@ -283,77 +301,10 @@ func claimMarkOf(c results.Claim, md bool) string {
 	return m + ", NEAR ITS LIMIT"
 }
 
-// The causes of a configuration's modes (latency's DetectModes warning),
-// each summarised in one line by modeSummary.
-const (
-	modeNoSleep   = "bimodal where waits returned without sleeping (the short mode: the reply was there first); the claims and the gate judge the waits that slept (min slept, median_slept_ns), --verbose has each: "
-	modeMechanism = "bimodal with the threads kept to one placement: the modes are the mechanism's own paths (--verbose has each): "
-	modeRounds    = "bimodal because rounds landed in different regimes (the host or the scheduler moved between rounds; the median of rounds is one regime's: compare such rows within one run, --verbose has each): "
-)
-
-var noSleepShare = regexp.MustCompile(`([0-9]+)% of waits never slept`)
-
-// modeSummary takes the configurations' bimodality warnings (they open
-// with "bimodal:") out of cfgs and says them once per cause, each with the
-// configurations it covers; rest is cfgs with those warnings removed.
-func modeSummary(cfgs []*results.Config, ks keyShortener) (lines []string, rest []*results.Config) {
-	var causes = []string{modeNoSleep, modeMechanism, modeRounds}
-	by := map[string][]string{}
-	for _, c := range cfgs {
-		cp := *c
-		cp.Warnings = nil
-		for _, wn := range c.Warnings {
-			if !strings.HasPrefix(wn, "bimodal:") {
-				cp.Warnings = append(cp.Warnings, wn)
-				continue
-			}
-			switch m := noSleepShare.FindStringSubmatch(wn); {
-			case m != nil:
-				by[modeNoSleep] = append(by[modeNoSleep], fmt.Sprintf("%s %s%%", ks.key(c.Key), m[1]))
-			case strings.Contains(wn, "the modes are the mechanism's own"):
-				by[modeMechanism] = append(by[modeMechanism], ks.key(c.Key))
-			default:
-				by[modeRounds] = append(by[modeRounds], ks.key(c.Key))
-			}
-		}
-		rest = append(rest, &cp)
-	}
-	for _, cause := range causes {
-		if keys := by[cause]; len(keys) > 0 {
-			lines = append(lines, fmt.Sprintf("note (%d configuration%s): %s%s", len(keys), plural(len(keys)), cause, strings.Join(keys, ", ")))
-		}
-	}
-	return lines, rest
-}
-
-// warningGroup is the configurations whose warnings differ only in their
-// figures ("other processes used 7% of the CPU" / "... 12% ...").
-type warningGroup struct {
-	first string   // the first configuration's text
-	keys  []string // the configurations, in order
-}
-
+// figures are the numbers of a prose warning, taken out to group the
+// configurations whose warnings differ only in them ("other processes
+// used 7% of the CPU" / "... 12% ...").
 var figures = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
-
-// groupWarnings groups the configurations' warnings by their text with the
-// figures taken out, in order of first appearance.
-func groupWarnings(cfgs []*results.Config) []*warningGroup {
-	var out []*warningGroup
-	by := map[string]*warningGroup{}
-	for _, c := range cfgs {
-		for _, wn := range c.Warnings {
-			k := figures.ReplaceAllString(wn, "#")
-			g, ok := by[k]
-			if !ok {
-				g = &warningGroup{first: wn}
-				by[k] = g
-				out = append(out, g)
-			}
-			g.keys = append(g.keys, c.Key)
-		}
-	}
-	return out
-}
 
 func plural(n int) string {
 	if n == 1 {

@@ -32,6 +32,11 @@ type Options struct {
 	// claims tally and main figure, and each claim that does not hold with
 	// its reason): what a quiet run prints.
 	Summary bool
+	// Brief is the one-screen view of `parkbench run` (Verbose undoes
+	// it): per experiment its table and one line of claims by verdict
+	// (the summary gives each failing one's figure and limit), without
+	// the runtime settings, the notes and the line of what --wide adds.
+	Brief bool
 	// Preferred are the lines html's plots draw first in a crowded panel
 	// (plot.Options.Preferred).
 	Preferred map[string][]string

@@ -37,11 +37,15 @@ type SummaryLine struct {
 	Sub        []string
 }
 
-// SummaryLines is the summary of f: per experiment, its configurations,
-// the tally of its claims and the spread of its main figure, and under it
-// each claim that does not hold with the reason.
+// SummaryLines is the summary of f: per experiment, its headline sentence
+// (the study's question answered with its figure; the spread of its main
+// figure for an experiment without one), its configurations, the tally of
+// its claims and the numbers of its warnings' footnotes, and under it each
+// claim that does not hold or holds near its limit, with its figure and
+// the limit.
 func SummaryLines(f *results.File) []SummaryLine {
 	var out []SummaryLine
+	_, refs := footnotes(f)
 	for _, e := range f.Experiments {
 		tally := map[string]int{}
 		near := 0
@@ -51,27 +55,47 @@ func SummaryLines(f *results.File) []SummaryLine {
 				near++
 			}
 		}
-		line := fmt.Sprintf("%s: %d configuration%s", e.Name, len(e.Configs), plural(len(e.Configs)))
+		h := ""
+		if s, ok := sentences[e.Name]; ok {
+			h = s(e)
+		}
+		if h == "" {
+			h = headline(e, shortener(e))
+		}
+		line := e.Name + ": "
+		if h != "" {
+			line += h + "; "
+		}
+		line += fmt.Sprintf("%d configuration%s", len(e.Configs), plural(len(e.Configs)))
 		if len(e.Claims) > 0 {
-			line += fmt.Sprintf("; claims: %d hold, %d do not, %d not evaluated",
+			line += fmt.Sprintf(", claims: %d hold, %d do not, %d not evaluated",
 				tally[results.Holds], tally[results.DoesNotHold], tally[results.NotEvaluated])
 			if near > 0 {
 				line += fmt.Sprintf(" (%d near its limit)", near)
 			}
 		}
-		if h := headline(e, shortener(e)); h != "" {
-			line += "; " + h
-		}
+		line += refList(refs[e.Name])
 		sl := SummaryLine{Experiment: e.Name, Text: line}
 		for _, c := range e.Claims {
-			// A verdict another run may turn is said with its rounds.
+			// A verdict another run may turn is said with its figure.
 			if c.Verdict == results.DoesNotHold || c.Verdict == results.Holds && c.Near {
-				sl.Sub = append(sl.Sub, c.VerdictText()+": "+c.ID+": "+Reason(c))
+				sl.Sub = append(sl.Sub, c.VerdictText()+": "+c.ID+": "+shortReason(c))
 			}
 		}
 		out = append(out, sl)
 	}
 	return out
+}
+
+// shortReason is a claim's reason as the summary gives it: its figure and
+// the limit it missed (Reason up to its first parenthesis: the rounds,
+// the context and the other figures are the claim's own line's).
+func shortReason(c results.Claim) string {
+	r := Reason(c)
+	if i := strings.Index(r, " ("); i > 20 {
+		return r[:i]
+	}
+	return r
 }
 
 // headline is the spread of an experiment's main figure (the metric

@@ -161,7 +161,7 @@ func ConfigTable(e *results.Experiment, o Options, ks keyShortener) (t textfmt.T
 func renderConfigTable(p *page, e *results.Experiment, o Options, ks keyShortener) {
 	t, diag, legend := ConfigTable(e, o, ks)
 	dropped := p.table(t)
-	if more := wideNote(dropped, diag); more != "" {
+	if more := wideNote(dropped, diag); more != "" && !(o.Brief && !o.Verbose) {
 		p.item(more)
 	}
 	for _, l := range legend {

@@ -110,6 +110,7 @@ func Decode(data []byte) (*File, error) {
 		return nil, fmt.Errorf("malformed parkbench result: %w", err)
 	}
 	upgradeRenamed(&f)
+	codeProse(&f)
 	return &f, nil
 }
 

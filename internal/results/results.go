@@ -122,8 +122,12 @@ type Config struct {
 	Foreign   *Foreign          `json:"foreign,omitempty"`
 	Rounds    []Round           `json:"rounds"`
 	// Summary is the median over rounds of each metric.
-	Summary  map[string]float64 `json:"summary"`
-	Warnings []string           `json:"warnings,omitempty"`
+	Summary map[string]float64 `json:"summary"`
+	// Warnings are the configuration's warnings without a code (prose);
+	// Coded those with one (Warning: code, figure, configurations), which
+	// the renderers group by code into numbered footnotes.
+	Warnings []string  `json:"warnings,omitempty"`
+	Coded    []Warning `json:"coded_warnings,omitempty"`
 	// Detail holds experiment-specific text (stacks: wchan, syscall, ...).
 	Detail map[string]string `json:"detail,omitempty"`
 	// Modes is set when the configuration's samples fall into more than

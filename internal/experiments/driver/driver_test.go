@@ -204,8 +204,8 @@ func TestRecordForeignLoad(t *testing.T) {
 	} {
 		cfg := &results.Config{}
 		RecordForeignLoad(cfg, c.f)
-		if (cfg.Foreign != nil) != c.kept || (len(cfg.Warnings) > 0) != c.warning {
-			t.Errorf("RecordForeignLoad(%+v): foreign %v, warnings %q", c.f, cfg.Foreign, cfg.Warnings)
+		if (cfg.Foreign != nil) != c.kept || (len(cfg.Coded) > 0) != c.warning {
+			t.Errorf("RecordForeignLoad(%+v): foreign %v, warnings %+v", c.f, cfg.Foreign, cfg.Coded)
 		}
 	}
 }

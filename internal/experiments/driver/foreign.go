@@ -23,10 +23,11 @@ func ForeignWarning(f *results.Foreign) string {
 	return fmt.Sprintf("other processes used %.0f%% of the CPU time while this ran: the figures are noisy (compare them within this run; rerun on a quiet machine to record or quote them)", 100*f.Fraction)
 }
 
-// WarnForeign appends ForeignWarning(c.Foreign) to c's warnings, if any.
+// WarnForeign adds ForeignWarning(c.Foreign) to c's warnings, if any, as
+// the coded warning results.WarnForeignCPU with the share.
 func WarnForeign(c *results.Config) {
 	if w := ForeignWarning(c.Foreign); w != "" {
-		c.Warnings = append(c.Warnings, w)
+		c.Warn(results.Warning{Code: results.WarnForeignCPU, Figure: c.Foreign.Fraction, Text: w})
 	}
 }
 

@@ -190,3 +190,17 @@ func FirstAvailable(names ...string) string {
 	}
 	return ""
 }
+
+// Available is those of names that run here, in their order: a run that
+// names its implementations (the suite's one-screen run) measures what
+// this platform has instead of refusing one it lacks.
+func Available(names ...string) []string {
+	c := catalog()
+	var out []string
+	for _, n := range names {
+		if c.Runs(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -184,6 +184,22 @@ func modeOf(bins, sums []float64, total float64) results.Mode {
 	return results.Mode{MedianNs: med, Share: count / total}
 }
 
+// modesCode is the code of a bimodal configuration's warning (the causes
+// modesWarning names, in its order of precedence) and its figure: the
+// share of waits that never slept, the threads kept to one placement
+// (the mechanism's own paths), else rounds in different regimes.
+func modesCode(cfg *results.Config) (string, float64) {
+	if ns, ok := cfg.Summary[MNoSleepFraction]; ok && ns >= modeMinShareRound {
+		return results.WarnBimodalNoSleep, ns
+	}
+	if cfg.Placement == driver.Unpinned {
+		if s, split := sameCPUByRound(cfg); !split && s != "" {
+			return results.WarnBimodalMechanism, 0
+		}
+	}
+	return results.WarnBimodalRounds, 0
+}
+
 // modesWarning is the configuration's one line about its modes: each
 // mode's median and share (and rounds, when they split), and what the two
 // regimes are where the run can tell: unpinned, the share of sampled wakes

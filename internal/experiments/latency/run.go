@@ -294,7 +294,8 @@ func (cr *configRun) finish(ctx context.Context) error {
 		cfg.Summary[MSameCPU] = v
 	}
 	if cfg.Modes, cfg.ModesWarning = DetectModes(cfg); cfg.ModesWarning != "" {
-		cfg.Warnings = append(cfg.Warnings, cfg.ModesWarning)
+		code, figure := modesCode(cfg)
+		cfg.Warn(results.Warning{Code: code, Figure: figure, Text: cfg.ModesWarning})
 	}
 	if cr.anat != nil {
 		cr.finishAnatomy()
