@@ -9,18 +9,20 @@ import (
 )
 
 // A claim decided near its limit says so in the summary and under the
-// claim, with its rounds; bimodality is said once per cause, each
-// configuration named, and --verbose keeps each configuration's text.
+// claim, with its rounds; bimodality is said once per code, as a numbered
+// footnote naming each configuration, and --verbose keeps each
+// configuration's text.
 func TestNearAndModeSummary(t *testing.T) {
-	bim := func(key, text string) *results.Config {
-		return &results.Config{Key: key, Impl: strings.Split(key, "/")[0], Summary: map[string]float64{results.MMedian: 1000},
-			Warnings: []string{text}}
+	bim := func(key, code string, figure float64, text string) *results.Config {
+		c := &results.Config{Key: key, Impl: strings.Split(key, "/")[0], Summary: map[string]float64{results.MMedian: 1000}}
+		c.Warn(results.Warning{Code: code, Figure: figure, Text: text})
+		return c
 	}
 	e := &results.Experiment{Name: "latency", Configs: []*results.Config{
-		bim("futex/cross-core", "bimodal: 87% of samples around 20.38 µs, 13% of samples around 267 ns; the median of rounds is one regime's, not a typical wake; 13% of waits never slept (their samples are the short ones)"),
-		bim("std/cross-core", "bimodal: 86% of samples around 26.40 µs, 14% of samples around 381 ns; the median of rounds is one regime's, not a typical wake; 23% of waits never slept (their samples are the short ones)"),
-		bim("pthread/same-core", "bimodal: 60% of samples around 0.88 µs, 40% around 2.3 µs; unpinned, but the threads kept to one placement: the modes are the mechanism's own"),
-		bim("spin-1line/cross-core", "bimodal: 66% of samples around 86 ns (rounds 2, 3), 34% of samples around 286 ns (round 1); the median of rounds is one regime's, not a typical wake"),
+		bim("futex/cross-core", results.WarnBimodalNoSleep, 0.13, "bimodal: 87% of samples around 20.38 µs, 13% of samples around 267 ns; the median of rounds is one regime's, not a typical wake; 13% of waits never slept (their samples are the short ones)"),
+		bim("std/cross-core", results.WarnBimodalNoSleep, 0.23, "bimodal: 86% of samples around 26.40 µs, 14% of samples around 381 ns; the median of rounds is one regime's, not a typical wake; 23% of waits never slept (their samples are the short ones)"),
+		bim("pthread/same-core", results.WarnBimodalMechanism, 0, "bimodal: 60% of samples around 0.88 µs, 40% around 2.3 µs; unpinned, but the threads kept to one placement: the modes are the mechanism's own"),
+		bim("spin-1line/cross-core", results.WarnBimodalRounds, 0, "bimodal: 66% of samples around 86 ns (rounds 2, 3), 34% of samples around 286 ns (round 1); the median of rounds is one regime's, not a typical wake"),
 	}, Claims: []results.Claim{
 		{ID: "E12-sched-share", Statement: "s", Verdict: results.Holds, Near: true, Margin: "cross-core p99: rounds 1.17x, 1.08x, 1.12x against at most 1.15x"},
 		{ID: "lock-x", Statement: "s", Verdict: results.DoesNotHold, Why: "2.54 ms > 2 ms", Near: true, Margin: "rounds 2.54, 1.70, 2.20 ms against at most 2.00 ms"},
@@ -36,10 +38,11 @@ func TestNearAndModeSummary(t *testing.T) {
 		"holds, near its limit: E12-sched-share: cross-core p99: rounds 1.17x",
 		"does not hold, near its limit: lock-x: 2.54 ms > 2 ms; near its limit: rounds 2.54",
 		"claim E12-sched-share: HOLDS, NEAR ITS LIMIT",
-		"note (2 configurations): bimodal where waits returned without sleeping",
-		"futex/cross-core 13%, std/cross-core 23%",
-		"note (1 configuration): bimodal with the threads kept to one placement",
-		"note (1 configuration): bimodal because rounds landed in different regimes",
+		"latency (warnings [1] [2] [3])",
+		"[1] bimodal where waits returned without sleeping",
+		"latency (2): futex/cross-core 13%, std/cross-core 23%",
+		"[2] bimodal with the threads kept to one placement: the modes are the mechanism's own paths: latency pthread/same-core",
+		"[3] bimodal because rounds landed in different regimes",
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
 			t.Errorf("no %q in:\n%s", want, out)
@@ -52,7 +55,7 @@ func TestNearAndModeSummary(t *testing.T) {
 	if err := Render(&b, f, "table", Options{Verbose: true}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "bimodal: 87% of samples") {
+	if !strings.Contains(b.String(), "latency futex/cross-core: bimodal: 87% of samples") {
 		t.Errorf("--verbose lost the per-configuration text:\n%s", b.String())
 	}
 }

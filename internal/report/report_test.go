@@ -59,7 +59,7 @@ func TestTextShowsEverything(t *testing.T) {
 		for _, want := range []string{
 			"Intel(R) Xeon(R) Platinum 8375C", "kernel 6.8.0", "virtualization kvm", "clock tsc", "load 0.12 0.30 0.25",
 			"GOMAXPROCS 4", "GC off", "median (µs)", "p99 (µs)", "ns/pair (ns)", "spin probe (ns)", "foreign CPU", "1.0%",
-			"claim E12-1", "the return value is always N", "warning: load average", "futex/cross-core: 2 waits did not sleep",
+			"claim E12-1", "the return value is always N", "] load average", "latency futex/cross-core: 2 waits did not sleep",
 			"options: iters=10000", "notify -> first waiter holds the lock (µs) by N", " 64 ",
 		} {
 			if !strings.Contains(out, want) {

@@ -124,3 +124,23 @@ func TestDetectModesOneMode(t *testing.T) {
 		t.Errorf("no histograms: %+v", modes)
 	}
 }
+
+// The wake is the slept waits' median for a mechanism that sleeps (none in
+// a round where no wait slept), every wait's for one that busy-waits.
+func TestWakeMetric(t *testing.T) {
+	for _, c := range []struct {
+		m      map[string]float64
+		sleeps bool
+		want   float64
+		ok     bool
+	}{
+		{map[string]float64{results.MMedian: 700, MMedianSlept: 10_800}, true, 10_800, true},
+		{map[string]float64{results.MMedian: 700}, true, 0, false},
+		{map[string]float64{results.MMedian: 80, MMedianSlept: 5_000}, false, 80, true},
+	} {
+		wakeMetric(c.m, c.sleeps)
+		if v, ok := c.m[MWakeMedian]; ok != c.ok || v != c.want {
+			t.Errorf("sleeps=%v: wake %v (%v), want %v (%v)", c.sleeps, v, ok, c.want, c.ok)
+		}
+	}
+}
