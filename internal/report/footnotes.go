@@ -107,7 +107,7 @@ func (fn *footnote) text(verbose bool) string {
 			where = append(where, e)
 		case len(keys) == 1:
 			where = append(where, e+" "+keys[0])
-		case verbose || len(keys) <= 6 || fn.code == results.WarnBimodalNoSleep:
+		case verbose || len(keys) <= 3 || fn.code == results.WarnBimodalNoSleep:
 			where = append(where, fmt.Sprintf("%s (%d): %s", e, len(keys), strings.Join(keys, ", ")))
 		default:
 			where = append(where, fmt.Sprintf("%s %d configurations (e.g. %s)", e, len(keys), keys[0]))

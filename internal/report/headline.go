@@ -118,7 +118,7 @@ func latencySentence(e *results.Experiment) string {
 		s += fmt.Sprintf("; busy waiting %s", fmtTime(spin.Summary[key]))
 	}
 	if ns := ref.Summary["no_sleep_fraction"]; ns >= 0.1 {
-		s += fmt.Sprintf("; %.0f%% of %s's waits found the reply before they slept (the median is the waits that slept)", 100*ns, ref.Impl)
+		s += fmt.Sprintf("; %.0f%% of %s's waits did not sleep", 100*ns, ref.Impl)
 	}
 	return s
 }
@@ -145,11 +145,11 @@ func selfwakeSentence(e *results.Experiment) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	s := "a thread that wakes itself, then waits, pays " + strings.Join(parts, ", ") + " per pair"
+	s := "waking itself, then waiting, costs " + strings.Join(parts, ", ") + " per pair"
 	if sc := pick(e, "syscall", nil); sc != nil {
-		s += fmt.Sprintf(" (one syscall: %s)", fmtTime(sc.Summary[results.MNsPerPair]))
+		s += fmt.Sprintf(" (a syscall %s)", fmtTime(sc.Summary[results.MNsPerPair]))
 	}
-	return s + ": the wait returns at once, so the wake's microseconds are sleeping and waking"
+	return s + ": the wake's time is sleeping and waking"
 }
 
 func herdSentence(e *results.Experiment) string {
@@ -159,8 +159,8 @@ func herdSentence(e *results.Experiment) string {
 	if lot == nil || bc == nil {
 		return ""
 	}
-	return fmt.Sprintf("notify_all with %d waiters: parking_lot's requeue (lot) has its first waiter holding the lock after %s, "+
-		"a broadcast (futex-broadcast) after %s; the last is released after %s and %s",
+	return fmt.Sprintf("notify_all with %d waiters: the first holds the lock after %s with lot's requeue, %s with a broadcast "+
+		"(futex-broadcast); the last is released after %s and %s",
 		n, fmtTime(lot.Summary[results.MFirstNs]), fmtTime(bc.Summary[results.MFirstNs]), fmtTime(lot.Summary[results.MTotalNs]), fmtTime(bc.Summary[results.MTotalNs]))
 }
 

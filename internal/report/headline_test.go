@@ -44,7 +44,7 @@ func TestHeadlineSentence(t *testing.T) {
 	for _, want := range []string{
 		"latency: a wake across CPUs costs about 10.8 µs here (c-futex), 7.00 µs of it the CPU leaving idle",
 		"the Go parkers 11.2 µs (futex) .. 12.0 µs (lot)", "busy waiting 80 ns",
-		"80% of c-futex's waits found the reply before they slept", "claims: 1 hold, 1 do not, 0 not evaluated [1]",
+		"80% of c-futex's waits did not sleep", "claims: 1 hold, 1 do not, 0 not evaluated [1]",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in %q", want, got)

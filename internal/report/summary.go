@@ -66,9 +66,10 @@ func SummaryLines(f *results.File) []SummaryLine {
 		if h != "" {
 			line += h + "; "
 		}
-		line += fmt.Sprintf("%d configuration%s", len(e.Configs), plural(len(e.Configs)))
-		if len(e.Claims) > 0 {
-			line += fmt.Sprintf(", claims: %d hold, %d do not, %d not evaluated",
+		if len(e.Claims) == 0 {
+			line += fmt.Sprintf("%d configuration%s", len(e.Configs), plural(len(e.Configs)))
+		} else {
+			line += fmt.Sprintf("claims: %d hold, %d do not, %d not evaluated",
 				tally[results.Holds], tally[results.DoesNotHold], tally[results.NotEvaluated])
 			if near > 0 {
 				line += fmt.Sprintf(" (%d near its limit)", near)
@@ -76,16 +77,29 @@ func SummaryLines(f *results.File) []SummaryLine {
 		}
 		line += refList(refs[e.Name])
 		sl := SummaryLine{Experiment: e.Name, Text: line}
+		var more []string
 		for _, c := range e.Claims {
-			// A verdict another run may turn is said with its figure.
-			if c.Verdict == results.DoesNotHold || c.Verdict == results.Holds && c.Near {
+			// A verdict another run may turn is said with its figure; two
+			// per experiment, the others named (its section has each).
+			switch {
+			case c.Verdict != results.DoesNotHold && !(c.Verdict == results.Holds && c.Near):
+			case len(sl.Sub) < summaryClaims:
 				sl.Sub = append(sl.Sub, c.VerdictText()+": "+c.ID+": "+shortReason(c))
+			default:
+				more = append(more, c.ID)
 			}
+		}
+		if len(more) > 0 {
+			sl.Sub = append(sl.Sub, "and "+strings.Join(more, ", ")+" (-v: each with its figure)")
 		}
 		out = append(out, sl)
 	}
 	return out
 }
+
+// summaryClaims is how many claims that do not hold (or hold near their
+// limit) an experiment's summary gives with their figure.
+const summaryClaims = 2
 
 // shortReason is a claim's reason as the summary gives it: its figure and
 // the limit it missed (Reason up to its first parenthesis: the rounds,

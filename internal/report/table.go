@@ -167,7 +167,9 @@ func renderConfigTable(p *page, e *results.Experiment, o Options, ks keyShortene
 	for _, l := range legend {
 		p.item(l)
 	}
-	renderPivots(p, e)
+	if !o.Brief || o.Verbose {
+		renderPivots(p, e) // the table's figures again, by a parameter
+	}
 }
 
 // wideNote names what --wide would add to a table.
