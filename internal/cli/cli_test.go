@@ -138,6 +138,7 @@ var badInputs = [][]string{
 	{"run", "--format=xml"},
 	{"run", "extra"},
 	{"run", "--record=/nonexistent-dir/results", "--quick", "--quiet"},
+	{"run", "--full", "--quick"},
 	// report / compare / plot
 	{"report"},
 	{"report", "testdata/does-not-exist.json"},
