@@ -102,12 +102,17 @@ func SummaryLines(f *results.File) []SummaryLine {
 const summaryClaims = 2
 
 // shortReason is a claim's reason as the summary gives it: its figure and
-// the limit it missed (Reason up to its first parenthesis: the rounds,
-// the context and the other figures are the claim's own line's).
+// the limit it missed (Reason up to the first parenthesis after its
+// limit: the rounds, the context and the other figures are the claim's
+// own line's).
 func shortReason(c results.Claim) string {
 	r := Reason(c)
-	if i := strings.Index(r, " ("); i > 20 {
-		return r[:i]
+	at := strings.Index(r, ", limit ")
+	if at < 0 {
+		return r
+	}
+	if i := strings.Index(r[at:], " ("); i > 0 {
+		return r[:at+i]
 	}
 	return r
 }
