@@ -153,17 +153,17 @@ type SuitePart struct {
 // SuiteParts are the suite's experiments in run order. A new experiment
 // joins the suite here, in SuiteOptions and in SetRounds.
 var SuiteParts = []SuitePart{
-	{"latency", "E12 wake latency: every implementation, every placement, threads and goroutines", "rounds",
+	{"latency", "E12 wake latency: the study's implementations across CPUs (--full: every implementation, placement, threads and goroutines)", "rounds",
 		func(o SuiteOptions) (driver.Plan, error) { return latency.PlanLatency(o.Latency) }},
 	{"selfwake", "E12's reverse check: a thread wakes itself, then waits", "rounds",
 		func(o SuiteOptions) (driver.Plan, error) { return latency.PlanSelfwake(o.Selfwake) }},
-	{"herd", "E6: notify_all with N waiters", "repeats",
+	{"herd", "E6: notify_all with 1 and 64 waiters (--full: 1, 4, 16, 64)", "repeats",
 		func(o SuiteOptions) (driver.Plan, error) { return herd.Plan(o.Herd) }},
 	{"lock", "the contended mutex (parking_lot's benchmark), its quick sweep: 2 and 2 x NumCPU threads; 'parkbench lock' runs the full one", "repeats",
 		func(o SuiteOptions) (driver.Plan, error) { return lock.Plan(o.Lock) }},
 	{"rwlock", "one small rwlock configuration: NumCPU readers, one writer", "repeats",
 		func(o SuiteOptions) (driver.Plan, error) { return lock.PlanRw(o.RwLock) }},
-	{"wake", "the waker's side (perf bench futex's method), a quick sweep", "runs, hash and condvar rounds",
+	{"wake", "the waker's side (perf bench futex's method), a quick sweep (--full: at 16 threads too)", "runs, hash and condvar rounds",
 		func(o SuiteOptions) (driver.Plan, error) { return wake.Plan(o.Wake) }},
 	{"loaded", "wake latency under load (schbench's method), a quick sweep", "rounds",
 		func(o SuiteOptions) (driver.Plan, error) { return loaded.Plan(o.Loaded) }},
