@@ -6,13 +6,16 @@
 // panel per placement or setting (the key without its implementation); of
 // kind param (herd's first-waiter and total time) against a configuration
 // parameter, one panel per figure, one line per configuration group; of
-// kind threads (lock) as total throughput against threads with the
-// per-thread distribution beside it (lock.go); of kind tradeoff (spin) as
-// one figure against another, one line per value of a parameter
-// (tradeoff.go).
+// kind threads (lock) as total throughput against threads, a panel per
+// setting and family of implementations, with the per-thread distribution
+// beside it (lock.go); of kind tradeoff (spin) as one figure against
+// another, one line per value of a parameter (tradeoff.go). An experiment
+// whose description plots no figure (selfwake, rwlock) draws its judged
+// figures as dot charts, a row per configuration (dots.go).
 //
 // Every figure has one legend, right of its panels and outside every axis
-// (figure.go): a colour per implementation, and when several files are
+// (figure.go; in an SVG the panels and the legend are groups marked for
+// scripts/cmd/htmlcheck, which fails a legend over a panel): a colour per implementation, and when several files are
 // drawn a line style per file, each file named with its machine, so that
 // two files read as a comparison. Options.Impls and Options.Configs choose
 // what is drawn; without them a figure with many configurations draws the
