@@ -210,7 +210,7 @@ func dotFigure(in []results.Named, exp string, specs []results.MetricSpec, sel c
 		if logX {
 			pad := 0.04 * math.Max(math.Log10(hi/lo), 0.5)
 			p.X.Min, p.X.Max = math.Log10(lo)-pad, math.Log10(hi)+pad
-			p.X.Tick.Marker = narrowLogTicks{}
+			p.X.Tick.Marker = dotLogTicks{sparse: len(specs) > 1}
 			p.X.Label.Text += ", log scale"
 		} else {
 			p.X.Min, p.X.Max = 0, hi*1.05
@@ -251,4 +251,22 @@ func dotFigure(in []results.Named, exp string, specs []results.MetricSpec, sel c
 	}
 	f.legend = l
 	return f, nil
+}
+
+// dotLogTicks are narrowLogTicks; sparse (panels side by side, about 250
+// points wide each), an axis of more than two decades labels its powers of
+// ten only: 1, 2 and 5 of every decade print over each other there.
+type dotLogTicks struct{ sparse bool }
+
+func (d dotLogTicks) Ticks(min, max float64) []plot.Tick {
+	ts := narrowLogTicks{}.Ticks(min, max)
+	if !d.sparse || max-min <= 2 {
+		return ts
+	}
+	for i := range ts {
+		if frac := ts[i].Value - math.Floor(ts[i].Value); frac > 1e-9 && frac < 1-1e-9 {
+			ts[i].Label = ""
+		}
+	}
+	return ts
 }

@@ -117,3 +117,26 @@ func TestDotChart(t *testing.T) {
 		}
 	}
 }
+
+// Dot charts side by side label only the powers of ten of an axis wider
+// than two decades (rwlock's write Mops: 0.01 to 50); alone, or narrower,
+// 1, 2 and 5 of every decade.
+func TestDotLogTicks(t *testing.T) {
+	labels := func(d dotLogTicks, min, max float64) (out []string) {
+		for _, tk := range d.Ticks(min, max) {
+			if tk.Label != "" {
+				out = append(out, tk.Label)
+			}
+		}
+		return out
+	}
+	if got := strings.Join(labels(dotLogTicks{sparse: true}, -2, 1.7), " "); got != "0.01 0.1 1 10" {
+		t.Errorf("sparse over 3.7 decades: %s", got)
+	}
+	if got := labels(dotLogTicks{}, -2, 1.7); len(got) != 12 {
+		t.Errorf("alone over 3.7 decades: %v, want 1, 2 and 5 of each decade", got)
+	}
+	if got := strings.Join(labels(dotLogTicks{sparse: true}, 0.3, 1.7), " "); got != "2 5 10 20 50" {
+		t.Errorf("sparse over 1.4 decades: %s", got)
+	}
+}
