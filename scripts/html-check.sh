@@ -33,6 +33,8 @@ fi
 "$browser" --version 2>/dev/null | head -1 || true
 
 go build -o "$out/parkbench" ./cmd/parkbench
+# The detector itself, in this browser: synthetic pages that must pass and must fail.
+go test -count=1 -run 'TestSyntheticPages|TestLegendFaults|TestMaxHeight' ./scripts/cmd/htmlcheck/
 # Two machine classes side by side: a recorded suite and a fixture of another machine;
 # and a recorded latency --anatomy run (its stacked bars of the wake's components).
 recorded=$(ls results/*/suite-*.json | head -1)
