@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # html-check.sh: check `parkbench report --format=html` in a real browser
-# (headless Chromium): the page is self-contained, and what the browser lays
-# out shows every machine, every summary, every experiment, every plot
-# drawn and every verdict (scripts/cmd/htmlcheck says what it asserts).
+# (headless Chromium, a window 1280 px wide): the page is self-contained,
+# and what the browser lays out shows every machine, every summary, every
+# experiment, every plot drawn and every verdict; no plot's legend lies over
+# a panel or another legend, and legends are 11 px or more
+# (scripts/cmd/htmlcheck says what it asserts). It prints each page's
+# height and, per plot, the lines per panel and the legend's type size. The
+# recorded suite alone must fit 15,000 px with at most 8 lines a panel.
 #
 #   scripts/html-check.sh [OUTDIR]
 #
@@ -29,9 +33,14 @@ fi
 "$browser" --version 2>/dev/null | head -1 || true
 
 go build -o "$out/parkbench" ./cmd/parkbench
+# The detector itself, in this browser: synthetic pages that must pass and must fail.
+go test -count=1 -run 'TestSyntheticPages|TestLegendFaults|TestMaxHeight' ./scripts/cmd/htmlcheck/
 # Two machine classes side by side: a recorded suite and a fixture of another machine;
 # and a recorded latency --anatomy run (its stacked bars of the wake's components).
 recorded=$(ls results/*/suite-*.json | head -1)
 anatomy=internal/compare/testdata/anatomy-amd-f25m17.json
-go run ./scripts/cmd/htmlcheck -parkbench "$out/parkbench" -chromium "$browser" -out "$out" \
+go build -o "$out/htmlcheck" ./scripts/cmd/htmlcheck
+"$out/htmlcheck" -parkbench "$out/parkbench" -chromium "$browser" -out "$out" \
 	"$recorded" internal/results/testdata/v1-suite.json "$anatomy"
+"$out/htmlcheck" -parkbench "$out/parkbench" -chromium "$browser" -out "$out/suite" -max-height 15000 -max-lines 8 \
+	results/linux-amd64-2cpu-amd-epyc-f25m17-vm/suite-20261203T122006Z.json

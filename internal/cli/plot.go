@@ -30,9 +30,12 @@ percentile on a log scale of 1/(1-p) (0%, 90%, 99%, 99.9%, ...), y the
 latency in µs (log scale when the range is wide); one panel per placement
 or setting, one line per implementation, its rounds' histograms merged. A
 figure against a parameter (N, the load) has one panel per figure, one line
-(colour and marker) per implementation. Throughput against threads has one
-line per implementation and setting, and beside it the per-thread
-acquisitions/s at the largest thread count (a box per implementation).
+(colour and marker) per implementation. Throughput against threads has a
+panel per setting (threads, goroutines), split by family (Go; C and
+pthread) past 8 lines, and the per-thread acquisitions/s at the largest
+thread count (a box per implementation). An experiment without a plotted
+figure (selfwake, rwlock) is a dot chart of its judged figures: a row per
+configuration, best at the top, the rounds' range and the floor's line.
 
 One legend, right of the panels, never over a line: a colour per
 implementation and, when several FILEs are drawn, a line style per file

@@ -169,7 +169,7 @@ func TestResultCommandsBadInput(t *testing.T) {
 		{[]string{"plot", lat}, "needs --out"},
 		{[]string{"plot", "--out=" + filepath.Join(dir, "x.gif"), lat}, `unknown image format ".gif"`},
 		{[]string{"plot", "--out=" + filepath.Join(dir, "x.png"), suite}, "choose one with --experiment"},
-		{[]string{"plot", "--out=" + filepath.Join(dir, "x.png"), "--experiment=selfwake", suite}, `cannot plot experiment "selfwake"`},
+		{[]string{"plot", "--out=" + filepath.Join(dir, "x.png"), "--experiment=stacks", suite}, `cannot plot experiment "stacks"`},
 		{[]string{"plot", "--out=" + filepath.Join(dir, "x.png"), fixturePath("bad-empty.json")}, "empty"},
 	} {
 		out, errs, code := pb(t, c.args...)

@@ -71,7 +71,7 @@ func TestLockLabelsUpright(t *testing.T) {
 		{[]results.Named{lockInputImpls("a.json", 1, 8), lockInputImpls("b.json", 2, 8)}, true},
 		{[]results.Named{lockInput("a.json", 1)}, false},
 	} {
-		p, err := lockDistribution(tc.in, "lock", "/in=0s/between=0s/locks=1", all, newStyler(tc.in))
+		p, err := lockDistribution(tc.in, "lock", "/in=0s/between=0s/locks=1", "OS threads", all, newStyler(tc.in))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,13 +6,16 @@
 // panel per placement or setting (the key without its implementation); of
 // kind param (herd's first-waiter and total time) against a configuration
 // parameter, one panel per figure, one line per configuration group; of
-// kind threads (lock) as total throughput against threads with the
-// per-thread distribution beside it (lock.go); of kind tradeoff (spin) as
-// one figure against another, one line per value of a parameter
-// (tradeoff.go).
+// kind threads (lock) as total throughput against threads, a panel per
+// setting and family of implementations, with the per-thread distribution
+// beside it (lock.go); of kind tradeoff (spin) as one figure against
+// another, one line per value of a parameter (tradeoff.go). An experiment
+// whose description plots no figure (selfwake, rwlock) draws its judged
+// figures as dot charts, a row per configuration (dots.go).
 //
 // Every figure has one legend, right of its panels and outside every axis
-// (figure.go): a colour per implementation, and when several files are
+// (figure.go; in an SVG the panels and the legend are groups marked for
+// scripts/cmd/htmlcheck, which fails a legend over a panel): a colour per implementation, and when several files are
 // drawn a line style per file, each file named with its machine, so that
 // two files read as a comparison. Options.Impls and Options.Configs choose
 // what is drawn; without them a figure with many configurations draws the
@@ -52,7 +55,19 @@ type Options struct {
 	// Width and Height of the image; 0 picks a default (taller when the
 	// legend needs it).
 	Width, Height vg.Length
+	// Page lays the figure out for a web page 1280 px wide (report
+	// --format=html): PageWidth wide, rows of panels pageRowHeight tall
+	// (unless Width and Height say otherwise), so that the image is shown
+	// at about 1.35 times its size and its smallest type (10 pt tick
+	// labels) at 13 px.
+	Page bool
 }
+
+// PageWidth is the width of a figure drawn for a web page (Options.Page).
+const PageWidth vg.Length = 900
+
+// pageRowHeight is the height of a row of panels on a web page.
+const pageRowHeight vg.Length = 230
 
 // Plottable lists the experiments of files without a metric description
 // that this package can draw (a described experiment is plottable when a
@@ -60,7 +75,7 @@ type Options struct {
 var Plottable = func() []string {
 	var out []string
 	for _, name := range results.LegacyNames() {
-		if specs, _ := results.Legacy(name); len(plotSpecs(specs)) > 0 {
+		if specs, _ := results.Legacy(name); len(drawnSpecs(specs)) > 0 {
 			out = append(out, name)
 		}
 	}
@@ -101,10 +116,16 @@ func Render(in []results.Named, format string, opt Options) ([]byte, error) {
 		return nil, err
 	}
 	specs, _ := find(in[0].File, exp).Specs()
-	drawn := plotSpecs(specs)
+	drawn := drawnSpecs(specs)
 	sel, err := selection(in, exp, drawn[0], opt)
 	if err != nil {
 		return nil, err
+	}
+	if k := drawn[0].Plot.Kind; (k == plotDots || k == results.PlotThreads) && len(opt.Impls) == 0 && len(opt.Configs) == 0 {
+		// A dot chart names each row, and lock's figure splits its
+		// implementations over panels of at most mostLines: every
+		// configuration is drawn.
+		sel = chosen{keep: func(*results.Config) bool { return true }}
 	}
 	st := newStyler(in)
 	var f *figure
@@ -115,6 +136,8 @@ func Render(in []results.Named, format string, opt Options) ([]byte, error) {
 		f, err = lockFigure(in, exp, drawn[0], sel, st)
 	case results.PlotTradeoff:
 		f, err = tradeoffFigure(in, exp, drawn[0], sel)
+	case plotDots:
+		f, err = dotFigure(in, exp, drawn, sel)
 	default:
 		f, err = percentileFigure(in, exp, drawn[0], sel, st)
 	}
@@ -129,6 +152,14 @@ func Render(in []results.Named, format string, opt Options) ([]byte, error) {
 	}
 	if f.legend == nil {
 		f.legend = st.legend(in)
+	}
+	if opt.Page {
+		if opt.Width == 0 {
+			opt.Width = PageWidth
+		}
+		if f.rowHeight == 0 {
+			f.rowHeight = pageRowHeight
+		}
 	}
 	return f.draw(opt.Width, opt.Height, format)
 }

@@ -86,7 +86,8 @@ func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	lat := fixture(t, "v1-latency.json")
 	suite := fixture(t, "v1-suite.json")
-	noHist := resultstest.File(resultstest.Spec{}, resultstest.Selfwake(resultstest.Spec{}))
+	// stacks records no figures: nothing to draw.
+	noFigures := resultstest.File(resultstest.Spec{}, &results.Experiment{Name: "stacks"})
 	corrupt := fixture(t, "v1-latency.json")
 	corrupt.File.Experiments[0].Configs[0].Rounds[0].Histogram = "HISTFAAAACR4nJNpmSzMwMDAxAABzFCaEUzOmNZg"
 	for _, c := range []struct {
@@ -97,10 +98,10 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"x.jpg", []results.Named{lat}, "", `unknown image format ".jpg"`},
 		{"x", []results.Named{lat}, "", "unknown image format"},
-		{"x.png", []results.Named{suite}, "", "holds several experiments (latency, herd): choose one with --experiment"},
+		{"x.png", []results.Named{suite}, "", "holds several experiments (latency, selfwake, herd): choose one with --experiment"},
 		{"x.png", []results.Named{lat}, "herd", "no herd experiment"},
 		{"x.png", []results.Named{lat}, "stacks", `cannot plot experiment "stacks"`},
-		{"x.png", []results.Named{{Name: "sw.json", File: noHist}}, "", "nothing to plot"},
+		{"x.png", []results.Named{{Name: "stacks.json", File: noFigures}}, "", "nothing to plot"},
 		{"x.png", []results.Named{corrupt}, "", "corrupt histogram"},
 		{"x.png", nil, "", "no result files"},
 	} {

@@ -27,10 +27,10 @@ func plotSpecs(specs []results.MetricSpec) []results.MetricSpec {
 func canPlot(f *results.File, name string) bool {
 	if e := find(f, name); e != nil {
 		specs, _ := e.Specs()
-		return len(plotSpecs(specs)) > 0
+		return len(drawnSpecs(specs)) > 0
 	}
 	specs, _ := results.Legacy(name)
-	return len(plotSpecs(specs)) > 0
+	return len(drawnSpecs(specs)) > 0
 }
 
 // chooseExperiment returns the experiment to draw from all inputs.

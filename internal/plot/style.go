@@ -200,9 +200,11 @@ func (s *styler) legend(in []results.Named) *plot.Legend {
 
 type lineThumb struct{ draw.LineStyle }
 
+// Thumbnail leaves a gap before the entry's text (gonum's legend puts the
+// text a space after the thumbnail).
 func (t lineThumb) Thumbnail(c *draw.Canvas) {
 	y := c.Center().Y
-	c.StrokeLine2(t.LineStyle, c.Min.X, y, c.Max.X, y)
+	c.StrokeLine2(t.LineStyle, c.Min.X, y, c.Max.X-vg.Points(4), y)
 }
 
 type glyphThumb struct{ draw.GlyphStyle }

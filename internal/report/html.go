@@ -81,7 +81,7 @@ func renderHTML(w io.Writer, files []results.Named, o Options) error {
 		}
 		scaleBars(sec.Files)
 		if slices.Contains(plot.Experiments(in[0].File), name) {
-			svg, err := plot.Render(in, "svg", plot.Options{Experiment: name, Preferred: o.Preferred})
+			svg, err := plot.Render(in, "svg", plot.Options{Experiment: name, Preferred: o.Preferred, Page: true})
 			if err != nil {
 				sec.PlotError = err.Error()
 			} else {
@@ -179,6 +179,15 @@ type htmlTable struct {
 	Header []string
 	Rows   [][]string
 }
+
+// tallRows is the most rows a table shows at full height; a longer one
+// scrolls in a box of about that height (CSS .tall), its header row kept
+// in view, so that a suite's page keeps its plots and claims within a few
+// screens (15,000 px or less at 1280 px wide: scripts/html-check.sh).
+const tallRows = 14
+
+// Tall reports whether t scrolls in its own box.
+func (t htmlTable) Tall() bool { return len(t.Rows) > tallRows }
 
 type htmlPivot struct {
 	Title string
@@ -321,6 +330,9 @@ nav a { margin-right: .8rem; }
 .files { display: grid; gap: 1.2rem 2rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 50rem), 1fr)); }
 .file { min-width: 0; }
 .scroll { overflow-x: auto; max-width: 100%; }
+.scroll.tall { max-height: 27rem; overflow-y: auto; border-bottom: 1px solid var(--line); }
+.scroll.tall table { margin: 0; }
+.scroll.tall th { position: sticky; top: 0; z-index: 1; }
 table { border-collapse: collapse; font-size: .88rem; font-variant-numeric: tabular-nums; margin: .4rem 0; }
 th, td { border: 1px solid var(--line); padding: .25rem .55rem; text-align: right; white-space: nowrap; }
 th { background: var(--bg2); font-weight: 600; }
@@ -393,16 +405,16 @@ pre { background: var(--bg2); padding: .6rem; overflow-x: auto; font-size: .82re
 <p class="muted"><code>{{.File}}</code></p>
 <p class="runtime">{{.Runtime}}</p>
 {{if .Preface}}<p class="muted">{{.Preface}}</p>{{end}}
-{{if .Table.Header}}<div class="scroll"><table>
+{{if .Table.Header}}<div class="scroll{{if .Table.Tall}} tall{{end}}"><table>
 <tr>{{range .Table.Header}}<th>{{.}}</th>{{end}}</tr>
 {{range .Table.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>{{end}}
 {{range .Legend}}<p class="muted">{{.}}</p>{{end}}
-{{if .Wide.Header}}<details><summary>{{.WideNote}}</summary><div class="scroll"><table>
+{{if .Wide.Header}}<details><summary>{{.WideNote}}</summary><div class="scroll{{if .Wide.Tall}} tall{{end}}"><table>
 <tr>{{range .Wide.Header}}<th>{{.}}</th>{{end}}</tr>
 {{range .Wide.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div></details>{{end}}
-{{range .Pivots}}<h4>{{.Title}}</h4><div class="scroll"><table>
+{{range .Pivots}}<h4>{{.Title}}</h4><div class="scroll{{if .Table.Tall}} tall{{end}}"><table>
 <tr>{{range .Table.Header}}<th>{{.}}</th>{{end}}</tr>
 {{range .Table.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>
@@ -410,7 +422,7 @@ pre { background: var(--bg2); padding: .6rem; overflow-x: auto; font-size: .82re
 {{end}}{{if .Anatomy.Header}}<h4>Where a wake's time goes (anatomy, µs)</h4>
 <div class="anatomy">{{range .Bars}}<div class="barrow"><code>{{.Config}}</code><div class="bar" role="img" aria-label="{{.Label}}">{{range .Parts}}<span class="{{.Class}}" style="{{.Style}}" title="{{.Title}}"></span>{{end}}</div><span class="muted">{{.Total}}</span></div>
 {{end}}<p class="legend">{{range .BarLegend}}<span><i class="{{.Class}}"></i>{{.Name}}</span> {{end}}<span class="muted">each bar: the components' medians of one configuration, on one scale for every machine of this experiment</span></p></div>
-<div class="scroll"><table>
+<div class="scroll{{if .Anatomy.Tall}} tall{{end}}"><table>
 <tr>{{range .Anatomy.Header}}<th>{{.}}</th>{{end}}</tr>
 {{range .Anatomy.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>

@@ -61,14 +61,35 @@ func TestHTML(t *testing.T) {
 		}
 	}
 	imgs := regexp.MustCompile(`<img src="data:image/svg\+xml;base64,([^"]+)"`).FindAllStringSubmatch(html.UnescapeString(page), -1)
-	if len(imgs) != 3 { // latency, herd, timeout
-		t.Errorf("%d plots, want 3", len(imgs))
+	if len(imgs) != 4 { // latency, selfwake (a dot chart), herd, timeout
+		t.Errorf("%d plots, want 4", len(imgs))
 	}
 	for _, m := range imgs {
 		svg, err := base64.StdEncoding.DecodeString(m[1])
 		if err != nil || !bytes.Contains(svg, []byte("<svg")) {
 			t.Errorf("a plot is not an SVG: %v", err)
 		}
+		// Drawn for the page: its legend and panels marked for the
+		// browser's check (scripts/cmd/htmlcheck).
+		if !bytes.Contains(svg, []byte(`<g class="pb-legend">`)) || !bytes.Contains(svg, []byte(`<g class="pb-panel">`)) {
+			t.Errorf("a plot without its legend and panels marked")
+		}
+	}
+}
+
+// A table of more than tallRows rows scrolls in a box of its own (its
+// header kept in view); a shorter one is shown whole.
+func TestHTMLTallTables(t *testing.T) {
+	rows := func(n int) htmlTable { return htmlTable{Header: []string{"a"}, Rows: make([][]string, n)} }
+	if rows(tallRows).Tall() || !rows(tallRows+1).Tall() {
+		t.Errorf("tall at %d rows %v, at %d %v", tallRows, rows(tallRows).Tall(), tallRows+1, rows(tallRows+1).Tall())
+	}
+	var buf bytes.Buffer
+	if err := RenderFiles(&buf, fixtures(t), "html", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `<div class="scroll tall"><table>`) || !strings.Contains(buf.String(), ".scroll.tall th { position: sticky") {
+		t.Errorf("no table scrolls in its box")
 	}
 }
 
