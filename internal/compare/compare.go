@@ -46,8 +46,6 @@ import (
 	"sort"
 	"strings"
 
-	"golang.org/x/perf/benchmath"
-
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/stats"
 	"github.com/parkbench/parkbench/internal/verdict"
@@ -484,26 +482,14 @@ func ratio(n, b float64) float64 {
 	return n / b
 }
 
-// MinP returns the smallest two-sided p-value the Mann-Whitney U test can
-// give with n1 and n2 distinct values: 2 / C(n1+n2, n1), capped at 1.
-func MinP(n1, n2 int) float64 {
-	if n1 == 0 || n2 == 0 {
-		return 1
-	}
-	c := 1.0
-	for i := 1; i <= n2; i++ {
-		c = c * float64(n1+i) / float64(i)
-	}
-	return math.Min(1, 2/c)
-}
+// MinP is verdict.MinP: the smallest p the U test can give with n1 and n2
+// rounds.
+func MinP(n1, n2 int) float64 { return verdict.MinP(n1, n2) }
 
 func judge(b, n Stat, r float64, opt Options) (v verdict.Verdict, reason string, p, minP float64) {
 	p, minP = 1, MinP(b.N, n.N)
 	if b.N >= 2 && n.N >= 2 {
-		th := benchmath.DefaultThresholds
-		th.CompareAlpha = opt.Alpha
-		c := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(b.Values), &th), benchmath.NewSample(slices.Clone(n.Values), &th))
-		p = c.P
+		p = verdict.UTest(b.Values, n.Values)
 	}
 	change := r - 1
 	dir := verdict.Slower

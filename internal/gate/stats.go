@@ -1,32 +1,18 @@
 package gate
 
 import (
-	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
 
-	mstats "github.com/aclements/go-moremath/stats"
-
 	"github.com/parkbench/parkbench/internal/stats"
+	"github.com/parkbench/parkbench/internal/verdict"
 )
 
-// uTest is the two-sided Mann-Whitney U test's p-value for base against
-// new: x/perf's benchstat test (benchmath.AssumeNothing), through the same
-// implementation (go-moremath; exact U distribution for small samples
-// without ties, the normal approximation with a tie correction otherwise).
-// Samples that are all equal give 1: nothing tells them apart.
-func uTest(base, new []float64) float64 {
-	if len(base) == 0 || len(new) == 0 {
-		return 1
-	}
-	r, err := mstats.MannWhitneyUTest(base, new, mstats.LocationDiffers)
-	if errors.Is(err, mstats.ErrSamplesEqual) || err != nil {
-		return 1
-	}
-	return math.Min(1, r.P)
-}
+// uTest is the U test's p-value, base against new: the one path compare
+// and the gate reach it by (verdict.UTest, benchstat's test).
+func uTest(base, new []float64) float64 { return verdict.UTest(base, new) }
 
 // scaleTest is a rank test of spread: the U test on each trial's absolute
 // deviation from the median of both sides pooled (a rank form of the
