@@ -86,6 +86,38 @@ type Stat struct {
 	Max    float64   `json:"max"`
 	N      int       `json:"n"`
 	Values []float64 `json:"values"`
+	// File is the figure as the file holds it (its summary), set where the
+	// file holds the mean of the rounds, not their median: wake's
+	// waker_mean_ns is the mean over its runs (766.6 µs where the rounds'
+	// median is 113.5 µs, in the recorded AMD EPYC f25m17 suite). The row
+	// shows and compares it; the rounds still decide whether it stands out
+	// of their noise. Every other summary figure is the median of the
+	// rounds, or a pooled one close to it, and the row shows that median.
+	File *float64 `json:"file_figure,omitempty"`
+}
+
+// Figure is the figure a row shows and its ratio compares: the file's own
+// (File) where set, else the median of the rounds.
+func (s Stat) Figure() float64 {
+	if s.File != nil {
+		return *s.File
+	}
+	return s.Median
+}
+
+// withFile sets s.File from the configuration's summary when the figure
+// is a mean by its name (waker_mean_ns) and the summary is the mean of two
+// or more rounds, not their median.
+func (s Stat) withFile(c *results.Config, metric string) Stat {
+	v, ok := c.Summary[metric]
+	if !ok || s.N < 2 || !strings.Contains(metric, "mean") {
+		return s
+	}
+	mean := stats.Mean(s.Values)
+	if math.Abs(v-mean) <= 1e-9*math.Abs(mean) && math.Abs(v-s.Median) > 1e-3*math.Abs(s.Median) {
+		s.File = &v
+	}
+	return s
 }
 
 func newStat(v []float64) Stat {
@@ -171,6 +203,54 @@ type Result struct {
 	// Lacks says what keeps figures from being judged, per side ("cannot
 	// judge: no rounds in the new file ..."), shown above the result.
 	Lacks []string `json:"lacks,omitempty"`
+	// Floors are the figures' floors (MetricSpec.Floor) with their raw
+	// figures on both sides, when rows are judged as ratios to them: a
+	// floor that moved is said, with its factor, before any verdict
+	// relative to it.
+	Floors []Floor `json:"floors,omitempty"`
+}
+
+// Floor is one floor's raw figure on both sides ("selfwake syscall ns/pair
+// 195 ns → 988 ns, 5.1×") and how many rows are judged relative to it.
+type Floor struct {
+	Experiment string  `json:"experiment"`
+	Config     string  `json:"config"`
+	Metric     string  `json:"metric"`
+	Label      string  `json:"label"`
+	Unit       string  `json:"unit,omitempty"`
+	Base       float64 `json:"base"`
+	New        float64 `json:"new"`
+	Factor     float64 `json:"factor"`
+	Moved      bool    `json:"moved"`
+	Rows       int     `json:"rows"`
+}
+
+// floorMoves lists the floors the rows are judged against, in the rows'
+// order; a floor moved when its figure changed by more than the threshold.
+func floorMoves(rows []Row, threshold float64) []Floor {
+	var out []Floor
+	at := map[string]int{}
+	for _, r := range rows {
+		if r.NormBy == "" {
+			continue
+		}
+		k := r.Experiment + " " + r.NormBy + " " + r.Metric
+		if i, ok := at[k]; ok {
+			out[i].Rows++
+			continue
+		}
+		i := slices.IndexFunc(rows, func(f Row) bool { return f.Experiment == r.Experiment && f.Config == r.NormBy && f.Metric == r.Metric })
+		if i < 0 || rows[i].Base.N == 0 || rows[i].New.N == 0 {
+			continue
+		}
+		f := rows[i]
+		fl := Floor{Experiment: r.Experiment, Config: f.Config, Metric: f.Metric, Label: f.Label, Unit: f.Unit,
+			Base: f.Base.Figure(), New: f.New.Figure(), Factor: f.Ratio, Rows: 1}
+		fl.Moved = math.Abs(fl.Factor-1) > threshold || math.IsInf(fl.Factor, 0)
+		at[k] = len(out)
+		out = append(out, fl)
+	}
+	return out
 }
 
 // Count returns how many rows have the verdict v.
@@ -269,9 +349,7 @@ func Compare(baseSide, newSide results.Named, opt Options) (*Result, error) {
 		}
 		common = append(common, k)
 		n := nm[k]
-		if d, ok := componentDiff(b, n, opt.Threshold); ok {
-			res.Components = append(res.Components, d)
-		}
+		first := len(res.Rows)
 		for _, m := range Primary(n.exp) {
 			row, ok := compareMetric(b, n, m, res.CrossMachine || opt.Floors, opt)
 			if !ok {
@@ -280,7 +358,11 @@ func Compare(baseSide, newSide results.Named, opt Options) (*Result, error) {
 			row.Experiment = n.exp.Name
 			res.Rows = append(res.Rows, row)
 		}
+		if d, ok := componentDiff(res.Rows[first:], opt.Threshold); ok {
+			res.Components = append(res.Components, d)
+		}
 	}
+	res.Floors = floorMoves(res.Rows, opt.Threshold)
 	if len(common) == 0 {
 		return nil, &NothingInCommonError{Base: baseName, New: newName, BaseHas: border, NewHas: norder}
 	}
@@ -404,8 +486,9 @@ func compareMetric(b, n side, m results.MetricSpec, cross bool, opt Options) (Ro
 		// Neither has it: not a figure of this configuration.
 		return Row{}, false
 	}
-	row := Row{Config: n.cfg.Key, Metric: m.Key, Label: m.Header, Unit: m.Unit, Base: newStat(bv), New: newStat(nv)}
-	row.Ratio = ratio(row.New.Median, row.Base.Median)
+	row := Row{Config: n.cfg.Key, Metric: m.Key, Label: m.Header, Unit: m.Unit,
+		Base: newStat(bv).withFile(b.cfg, m.Key), New: newStat(nv).withFile(n.cfg, m.Key)}
+	row.Ratio = ratio(row.New.Figure(), row.Base.Figure())
 	judgeB, judgeN, r := row.Base, row.New, row.Ratio
 	row.P, row.MinP = 1, MinP(row.Base.N, row.New.N)
 	// A side without the figure, or without rounds, cannot be judged:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -184,9 +185,16 @@ func TestCrossMachineFloors(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	Render(&buf, []*Result{r}, "table")
-	if !strings.Contains(buf.String(), "DIFFERENT MACHINE CLASSES") || !strings.Contains(buf.String(), "floor new/base") {
-		t.Fatalf("table:\n%s", buf.String())
+	RenderWith(&buf, []*Result{r}, "table", RenderOptions{Wide: true})
+	out := buf.String()
+	if !strings.Contains(out, "DIFFERENT MACHINE CLASSES") || !strings.Contains(out, "floor vs base") {
+		t.Fatalf("table:\n%s", out)
+	}
+	// The floors moved (half the time): each is named with both raw
+	// figures and its factor before the result and the verdicts.
+	fl, res := strings.Index(out, "floors that moved"), strings.Index(out, "result: ")
+	if fl < 0 || fl > res || !regexp.MustCompile(`latency c-futex/cross-core median: [0-9.]+ µs → [0-9.]+ µs, 0\.[45][0-9]×`).MatchString(out) {
+		t.Errorf("the floors that moved are not named first, with their factors:\n%s", out)
 	}
 	// Same raw time on a machine whose C floor is twice as fast: what the
 	// Go side adds doubled, slower.

@@ -6,52 +6,45 @@ import (
 	"strings"
 
 	"github.com/parkbench/parkbench/internal/anatomy"
+	"github.com/parkbench/parkbench/internal/verdict"
 )
 
 // ComponentDiff is one configuration's wake anatomy (latency --anatomy:
 // the components' medians, docs/anatomy.md) on both sides: which part of
-// a wake differs, the question a comparison of two machine classes asks.
+// a wake differs. It is read off the configuration's rows, so it says
+// what the table says: the same figure (the median of the rounds), the
+// same test, the same verdict.
 type ComponentDiff struct {
 	Experiment string `json:"experiment"`
 	Config     string `json:"config"`
-	// Names are the components in wake order; Base and New their medians
-	// (ns); Moved whether each changed (ComponentMoved).
-	Names []string  `json:"names"`
-	Base  []float64 `json:"base"`
-	New   []float64 `json:"new"`
-	Moved []bool    `json:"moved"`
+	// Names are the components in wake order; Base and New their figures
+	// (ns), Verdicts the rows' verdicts, Moved whether each is faster or
+	// slower, or, not compared (across machine classes: a component has
+	// no floor), changed by more than the threshold.
+	Names    []string          `json:"names"`
+	Base     []float64         `json:"base"`
+	New      []float64         `json:"new"`
+	Verdicts []verdict.Verdict `json:"verdicts"`
+	Moved    []bool            `json:"moved"`
 }
 
-// ComponentFloorNs: a component moved only when it changed by more than
-// the threshold of the larger side and by at least this much. Components
-// of a few hundred ns (call, residual) are below the trace's own cost per
-// record, and a 0 (idle_exit on a busy CPU) has no ratio.
-const ComponentFloorNs = 1000
-
-// ComponentMoved is the rule: |new - base| >= ComponentFloorNs and
-// |new - base| > threshold x max(base, new).
-func ComponentMoved(base, new, threshold float64) bool {
-	d := math.Abs(new - base)
-	return d >= ComponentFloorNs && d > threshold*math.Max(base, new)
-}
-
-// componentDiff is a's and b's anatomy of one configuration (ok false when
-// either side has none).
-func componentDiff(b, n side, threshold float64) (ComponentDiff, bool) {
-	d := ComponentDiff{Experiment: n.exp.Name, Config: n.cfg.Key}
+// componentDiff is the anatomy of one configuration's rows (ok false when
+// they have no component on both sides).
+func componentDiff(rows []Row, threshold float64) (ComponentDiff, bool) {
+	var d ComponentDiff
 	for _, c := range anatomy.Components {
-		k := anatomy.MedianKey(c)
-		bv, bok := b.cfg.Summary[k]
-		nv, nok := n.cfg.Summary[k]
-		if !bok || !nok {
-			return ComponentDiff{}, false
+		for _, r := range rows {
+			if r.Metric == anatomy.MedianKey(c) && r.Base.N > 0 && r.New.N > 0 {
+				d.Experiment, d.Config = r.Experiment, r.Config
+				d.Names = append(d.Names, c)
+				d.Base, d.New = append(d.Base, r.Base.Figure()), append(d.New, r.New.Figure())
+				d.Verdicts = append(d.Verdicts, r.Verdict)
+				d.Moved = append(d.Moved, r.Verdict == verdict.Faster || r.Verdict == verdict.Slower ||
+					r.Verdict == verdict.NotCompared && math.Abs(r.Ratio-1) > threshold)
+			}
 		}
-		d.Names = append(d.Names, c)
-		d.Base = append(d.Base, bv)
-		d.New = append(d.New, nv)
-		d.Moved = append(d.Moved, ComponentMoved(bv, nv, threshold))
 	}
-	return d, true
+	return d, len(d.Names) > 0
 }
 
 // AnyMoved reports whether a component moved.
@@ -64,33 +57,34 @@ func (d ComponentDiff) AnyMoved() bool {
 	return false
 }
 
-// Line says which components moved and by how much, and which did not:
-// "futex/cross-core: idle_exit 19.7 µs → 3.0 µs; call, schedule, return
-// and residual within 10%".
-func (d ComponentDiff) Line(threshold float64) string {
+// Line says which components moved, with both figures and the table's
+// verdict, and which did not: "futex/cross-core: idle_exit 19.7 µs →
+// 3.0 µs faster; call, schedule, return and residual ~".
+func (d ComponentDiff) Line() string {
 	var moved, still []string
 	for i, c := range d.Names {
 		if d.Moved[i] {
-			moved = append(moved, fmt.Sprintf("%s %s → %s", c, us(d.Base[i]), us(d.New[i])))
+			v := string(d.Verdicts[i])
+			if d.Verdicts[i] == verdict.NotCompared {
+				v = fmt.Sprintf("(%s, not compared)", change(d.New[i]/d.Base[i]))
+			}
+			moved = append(moved, fmt.Sprintf("%s %s → %s %s", c, timeUnit(d.Base[i]), timeUnit(d.New[i]), v))
 		} else {
 			still = append(still, c)
 		}
 	}
-	within := fmt.Sprintf("within %g%% (or 1 µs)", 100*threshold)
 	var parts []string
 	if len(moved) > 0 {
 		parts = append(parts, strings.Join(moved, ", "))
 	}
 	switch {
 	case len(still) == len(d.Names):
-		parts = append(parts, "every component "+within)
+		parts = append(parts, "every component ~ (no significant change)")
 	case len(still) > 0:
-		parts = append(parts, andList(still)+" "+within)
+		parts = append(parts, andList(still)+" ~")
 	}
 	return d.Config + ": " + strings.Join(parts, "; ")
 }
-
-func us(ns float64) string { return fmt.Sprintf("%.1f µs", ns/1000) }
 
 func andList(s []string) string {
 	if len(s) < 2 {
@@ -99,8 +93,8 @@ func andList(s []string) string {
 	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
-// componentSummary is the result line's account of the components across
-// machine classes: which moved, in how many configurations.
+// componentSummary is the result line's account of the components: which
+// moved, in how many configurations.
 func componentSummary(ds []ComponentDiff) string {
 	if len(ds) == 0 {
 		return ""

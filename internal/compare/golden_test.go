@@ -13,15 +13,20 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 // TestGolden renders a comparison of two generated suites (fixed seeds, so
-// the same on every OS) as text and markdown and compares with
+// the same on every OS) as text (the default page, then --wide) and
+// markdown and compares with
 // testdata/*.golden; -update rewrites them.
 func TestGolden(t *testing.T) {
 	base := suite(resultstest.Spec{Spread: 0.03, Seed: 1})
 	slow := suite(resultstest.Spec{Spread: 0.03, Seed: 2, Scale: 1.5})
 	r := run(t, base, slow)
-	for _, format := range []string{"table", "markdown"} {
+	for _, format := range []string{"table", "wide", "markdown"} {
 		var buf bytes.Buffer
-		if err := Render(&buf, []*Result{r}, format); err != nil {
+		f, o := format, RenderOptions{}
+		if format == "wide" {
+			f, o = "table", RenderOptions{Wide: true}
+		}
+		if err := RenderWith(&buf, []*Result{r}, f, o); err != nil {
 			t.Fatal(err)
 		}
 		path := filepath.Join("testdata", "compare-"+format+".golden")

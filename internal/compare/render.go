@@ -68,7 +68,26 @@ type RenderOptions struct {
 	Wide bool
 }
 
+// Screen is the lines the default page fits: the whole comparison (every
+// row, in a table per experiment) when it fits, else the summary page (the
+// floors that moved, what differs most with both raw figures, the counts
+// per experiment, the notes) with the tables behind --wide.
+const Screen = 60
+
 func renderText(w io.Writer, r *Result, md bool, o RenderOptions) error {
+	out, err := page(r, md, true, o)
+	if err == nil && !md && !o.Wide && strings.Count(out, "\n") > Screen {
+		out, err = page(r, md, false, o)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, out)
+	return err
+}
+
+// page is the comparison in full (every row) or as its summary.
+func page(r *Result, md, full bool, o RenderOptions) (string, error) {
 	var buf strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&buf, format, a...) }
 	li, hang := "  ", "      "
@@ -76,6 +95,7 @@ func renderText(w io.Writer, r *Result, md bool, o RenderOptions) error {
 		li, hang = "- ", "  "
 	}
 	item := func(s string) { p("%s\n", textfmt.Wrap(s, textfmt.Columns, li, hang)) }
+	sub := func(s string) { p("%s\n", textfmt.Wrap(s, textfmt.Columns, "  "+li, "  "+hang)) }
 	code := func(s string) string {
 		if md {
 			return "`" + s + "`"
@@ -91,11 +111,11 @@ func renderText(w io.Writer, r *Result, md bool, o RenderOptions) error {
 	item("base: " + MachineLine(r.BaseMachine))
 	if r.CrossMachine {
 		item("new: " + MachineLine(r.NewMachine))
-		const cross = "Different machine classes: raw times are not comparable. Verdicts use each figure as a ratio to its floor in the same run (latency: c-futex at the same placement; selfwake: the syscall row; herd: the C pthread herd; lock: c-pthread); figures without a floor are shown, not judged (docs/gate.md)."
+		const cross = "different machine classes: raw times are not comparable; each verdict is on a figure's ratio to its floor in the same run (the C reference: latency's c-futex, selfwake's syscall, herd's pthread, lock's c-pthread), figures without one are shown, not judged (docs/gate.md)"
 		if md {
 			p("\n> [!WARNING]\n%s\n\n", textfmt.Wrap(cross, textfmt.Columns, "> ", "> "))
 		} else {
-			p("\n%s\n\n", textfmt.Wrap("*** "+strings.ToUpper(cross[:27])+cross[27:], textfmt.Columns, "  ", "  *** "))
+			item("*** " + strings.ToUpper(cross[:27]) + cross[27:])
 		}
 	} else {
 		item("new: " + r.Class)
@@ -103,55 +123,246 @@ func renderText(w io.Writer, r *Result, md bool, o RenderOptions) error {
 			item("judged as ratios to each figure's floor in the same run (--floors), as across machine classes")
 		}
 	}
-	for _, l := range r.Load {
-		if md {
-			p("\n> [!WARNING]\n%s\n\n", textfmt.Wrap(l, textfmt.Columns, "> ", "> "))
+	// A floor that moved is named, with its factor, before any verdict
+	// relative to it.
+	shown := 6
+	if full {
+		shown = len(r.Floors)
+	}
+	for i, fl := range floorLines(r.Floors, r.Options.Threshold, shown, shortKeys(r.Rows)) {
+		if i > 0 {
+			sub(fl)
 		} else {
-			item("WARNING: " + l)
+			item(fl)
 		}
 	}
-	// The smallest p the rows' rounds allow, over the rows with rounds
-	// on both sides (the others are not judged on a test).
+	// Warnings are footnotes, each printed once, referred to by number.
+	notes := append(append(append([]string{}, r.Load...), r.Lacks...), r.Warnings...)
+	summary := verdict.Tally(r.Count, []verdict.Verdict{verdict.Slower, verdict.Faster, verdict.NoChange}, []verdict.Verdict{verdict.NotCompared})
+	if r.CrossMachine {
+		// Two machine classes: the result speaks of the machines.
+		summary = "two machine classes, compared as machines, not code (exit 0 whatever moved), as ratios to the floors: " + summary
+		if cs := componentSummary(r.Components); cs != "" {
+			summary = cs + "; " + summary
+		}
+	} else if r.Regressed() {
+		summary = "REGRESSION: " + summary
+		if md {
+			summary = "**" + summary + "**"
+		}
+	}
+	if len(notes) > 0 {
+		summary += fmt.Sprintf(" (notes [1]-[%d] below)", len(notes))
+		if len(notes) == 1 {
+			summary = strings.Replace(summary, "[1]-[1]", "[1]", 1)
+		}
+	}
+	item("result: " + summary)
+	if !full {
+		differs(item, sub, r)
+		byExperiment(item, r)
+	} else {
+		rule := fmt.Sprintf("a change counts if it exceeds ±%g%% and stands out of the round-to-round noise: U test p < α=%g where the rounds allow it (%s), else rounds that do not overlap", 100*r.Options.Threshold, r.Options.Alpha, minPNote(r))
+		item("rule: " + rule)
+		item("cells: the median over the rounds ± half their range ((max − min) / 2) as a share of it, or the file's own mean (marked mean); ~: no significant change")
+	}
+	if len(r.Components) > 0 {
+		item("anatomy (latency --anatomy, the table's component rows: same figures, same test):")
+		for _, d := range r.Components {
+			sub(d.Line())
+		}
+	}
+	var dropped []string
+	if full {
+		p("\n")
+		var err error
+		if dropped, err = tables(&buf, r, md, o); err != nil {
+			return "", err
+		}
+	}
+	if len(dropped) > 0 {
+		slices.Reverse(dropped)
+		item("--wide adds " + strings.Join(dropped, ", ") + " (--format=json has everything)")
+	}
+	if full && len(r.OnlyBase) > 0 {
+		item(fmt.Sprintf("only in the base (%d): %s", len(r.OnlyBase), foldKeys(r.OnlyBase)))
+	}
+	if full && len(r.OnlyNew) > 0 {
+		item(fmt.Sprintf("only in the new file (%d): %s", len(r.OnlyNew), foldKeys(r.OnlyNew)))
+	}
+	for i, n := range notes {
+		item(fmt.Sprintf("[%d] %s", i+1, n))
+	}
+	if !full {
+		item(fmt.Sprintf("--wide: every figure (%d rows, %d only in one file), --format=markdown|json", len(r.Rows), len(r.OnlyBase)+len(r.OnlyNew)))
+	}
+	return buf.String(), nil
+}
+
+// minPNote says what the U test can reach with the rows' rounds.
+func minPNote(r *Result) string {
 	minP, tested := 1.0, false
 	for _, row := range r.Rows {
 		if row.Base.N >= 2 && row.New.N >= 2 {
 			minP, tested = math.Min(minP, row.MinP), true
 		}
 	}
-	rule := fmt.Sprintf("a change counts if it exceeds ±%g%% and stands out of the round-to-round noise: U test p < α=%g where the rounds allow it, else rounds that do not overlap", 100*r.Options.Threshold, r.Options.Alpha)
 	if tested && minP >= r.Options.Alpha {
-		rule += fmt.Sprintf(" (with these rounds the smallest possible p is %.2f, so the U test alone cannot show a change)", minP)
+		return fmt.Sprintf("with these rounds the smallest possible p is %.2f, so the U test alone cannot show a change", minP)
 	}
-	item("rule: " + rule)
-	item("cells: the median over the rounds ± half their range ((max − min) / 2), as a percentage of the median")
-	if len(r.Components) > 0 {
-		item(fmt.Sprintf("anatomy (latency --anatomy, component medians; a part moved when it changed by more than %g%% and 1 µs):", 100*r.Options.Threshold))
-		for _, d := range r.Components {
-			item("  " + d.Line(r.Options.Threshold))
-		}
-	}
-	summary := verdict.Tally(r.Count, []verdict.Verdict{verdict.Slower, verdict.Faster, verdict.NoChange}, []verdict.Verdict{verdict.NotCompared})
-	if r.CrossMachine {
-		// Two machine classes: the result speaks of the machines.
-		summary = "two machine classes, compared as machines, not code (exit 0 whatever moved): figures as ratios to their floors: " + summary
-		if cs := componentSummary(r.Components); cs != "" {
-			summary = cs + "; " + summary
-		}
-	} else if r.Regressed() {
-		if md {
-			summary = "**REGRESSION: " + summary + "**"
-		} else {
-			summary = "REGRESSION: " + summary
-		}
-	}
-	for _, l := range r.Lacks {
-		item(l)
-	}
-	item("result: " + summary)
-	p("\n")
+	return "benchstat's test"
+}
 
-	// One table per experiment, its keys shortened by what every row of
-	// it shares.
+// floorLines name the floors that moved, a line each with both raw
+// figures and the factor ("selfwake syscall ns/pair: 195 ns → 988 ns,
+// 5.07×"), the largest first, or say that none did; none when no row is
+// judged against a floor.
+func floorLines(fs []Floor, threshold float64, shown int, short func(exp, key string) string) []string {
+	// The largest move of each experiment first, then the next largest.
+	var mv []Floor
+	for _, f := range fs {
+		if f.Moved {
+			mv = append(mv, f)
+		}
+	}
+	size := func(f Floor) float64 { return math.Abs(math.Log(f.Factor)) }
+	slices.SortStableFunc(mv, func(a, b Floor) int { return cmpFloat(size(b), size(a)) })
+	first := map[string]bool{}
+	var lead, rest []Floor
+	for _, f := range mv {
+		if !first[f.Experiment] {
+			first[f.Experiment] = true
+			lead = append(lead, f)
+		} else {
+			rest = append(rest, f)
+		}
+	}
+	switch {
+	case len(fs) == 0:
+		return nil
+	case len(mv) == 0:
+		return []string{fmt.Sprintf("floors: none of the %d moved by more than ±%g%%", len(fs), 100*threshold)}
+	}
+	out := []string{fmt.Sprintf("floors that moved, %d of %d (the verdicts below are relative to them):", len(mv), len(fs))}
+	for _, f := range append(lead, rest...)[:min(shown, len(mv))] {
+		out = append(out, fmt.Sprintf("%s %s %s: %s → %s, %s", f.Experiment, short(f.Experiment, f.Config), f.Label,
+			unitOf(f.Unit)(f.Base), unitOf(f.Unit)(f.New), multUnit(f.Factor)))
+	}
+	if len(mv) > shown {
+		out[len(out)-1] += fmt.Sprintf("; and %d more (--wide)", len(mv)-shown)
+	}
+	return out
+}
+
+// differs lists the figures that differ most (faster or slower), both raw
+// figures first, then, across classes, the ratios to the floor the verdict
+// is on.
+func differs(item, sub func(string), r *Result) {
+	const shown = 10
+	var rows []Row
+	for _, row := range r.Rows {
+		if row.Verdict == verdict.Slower || row.Verdict == verdict.Faster {
+			rows = append(rows, row)
+		}
+	}
+	if len(rows) == 0 {
+		item(fmt.Sprintf("nothing differs beyond ±%g%% and the rounds' noise", 100*r.Options.Threshold))
+		return
+	}
+	judged := func(row Row) float64 {
+		if row.NormBy != "" {
+			return row.NormRatio
+		}
+		return row.Ratio
+	}
+	slices.SortStableFunc(rows, func(a, b Row) int {
+		return cmpFloat(math.Abs(math.Log(judged(b))), math.Abs(math.Log(judged(a))))
+	})
+	head := "differs most (base → new)"
+	if len(rows) > shown {
+		head = fmt.Sprintf("differs most, %d of %d (base → new)", shown, len(rows))
+	}
+	item(head + ":")
+	short := shortKeys(r.Rows)
+	for _, row := range rows[:min(shown, len(rows))] {
+		u := unitOf(row.Unit)
+		s := fmt.Sprintf("%s %s %s: %s → %s (%s)", row.Experiment, short(row.Experiment, row.Config), row.Label, u(row.Base.Figure()), u(row.New.Figure()), change(row.Ratio))
+		if row.NormBy != "" {
+			s += fmt.Sprintf("; ÷ %s %s → %s (%s)", short(row.Experiment, row.NormBy), multUnit(row.NormBase.Median), multUnit(row.NormNew.Median), change(row.NormRatio))
+		}
+		sub(s + " " + row.Verdict.Cell(false))
+	}
+}
+
+// shortKeys shortens a configuration key by what every row of its
+// experiment shares (textfmt.ShortKeys), for the lines that name one.
+func shortKeys(rows []Row) func(exp, key string) string {
+	keys := map[string][]string{}
+	for _, r := range rows {
+		if !slices.Contains(keys[r.Experiment], r.Config) {
+			keys[r.Experiment] = append(keys[r.Experiment], r.Config)
+		}
+	}
+	short := map[string]string{}
+	for e, ks := range keys {
+		s, _ := textfmt.ShortKeys(ks)
+		for i, k := range ks {
+			short[e+" "+k] = s[i]
+		}
+	}
+	return func(exp, key string) string {
+		if s, ok := short[exp+" "+key]; ok {
+			return s
+		}
+		return key
+	}
+}
+
+// byExperiment is a line per experiment: its verdicts' counts.
+func byExperiment(item func(string), r *Result) {
+	var exps []string
+	for _, row := range r.Rows {
+		if !slices.Contains(exps, row.Experiment) {
+			exps = append(exps, row.Experiment)
+		}
+	}
+	var parts []string
+	for _, e := range exps {
+		count := func(v verdict.Verdict) int {
+			return verdict.Count(r.Rows, v, func(row Row) verdict.Verdict {
+				if row.Experiment != e {
+					return ""
+				}
+				return row.Verdict
+			})
+		}
+		parts = append(parts, e+" "+verdict.Tally(count, []verdict.Verdict{verdict.Slower, verdict.Faster}, []verdict.Verdict{verdict.NoChange, verdict.NotCompared}))
+	}
+	item("by experiment: " + strings.Join(parts, "; "))
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// change is a ratio as a change in percent, "-" when it is none.
+func change(r float64) string {
+	if math.IsInf(r, 0) || math.IsNaN(r) {
+		return "-"
+	}
+	return fmt.Sprintf("%+.0f%%", 100*(r-1))
+}
+
+// tables writes one table per experiment, its keys shortened by what every
+// row of it shares, and returns the columns dropped to fit.
+func tables(buf *strings.Builder, r *Result, md bool, o RenderOptions) (dropped []string, err error) {
+	p := func(format string, a ...any) { fmt.Fprintf(buf, format, a...) }
 	var exps []string
 	byExp := map[string][]Row{}
 	for _, row := range r.Rows {
@@ -160,7 +371,7 @@ func renderText(w io.Writer, r *Result, md bool, o RenderOptions) error {
 		}
 		byExp[row.Experiment] = append(byExp[row.Experiment], row)
 	}
-	var dropped []string
+	floors := r.CrossMachine || r.Options.Floors
 	for _, exp := range exps {
 		rows := byExp[exp]
 		keys := make([]string, len(rows))
@@ -177,28 +388,30 @@ func renderText(w io.Writer, r *Result, md bool, o RenderOptions) error {
 		} else {
 			p("%s\n", textfmt.Wrap(head, textfmt.Columns, "", "    "))
 		}
-		t := textfmt.Table{Header: []string{"config", "metric", "base", "new", "new/base"}, Priority: []int{0, 0, 2, 2, 1}}
-		if r.CrossMachine || r.Options.Floors {
+		// benchstat's shape: each side "median ± spread", then the change
+		// ("~" when nothing significant changed).
+		t := textfmt.Table{Header: []string{"config", "metric", "base", "new", "vs base"}, Priority: []int{0, 0, 2, 2, 1}}
+		if floors {
 			// Across machines the verdict is on the floor ratios.
-			t.Header = append(t.Header, "base/floor", "new/floor", "floor new/base")
+			t.Header = append(t.Header, "base/floor", "new/floor", "floor vs base")
 			t.Priority = append(t.Priority, 1, 1, 0)
 			t.Priority[4] = 2
 		}
 		t.Header = append(t.Header, "p", "verdict", "why")
 		t.Priority = append(t.Priority, 2, 0, 3)
 		for i, row := range rows {
-			u := plainUnit
-			if row.Unit == results.UnitMicros || row.Unit == results.UnitNanos {
-				u = timeUnit
+			u := unitOf(row.Unit)
+			rc := verdict.Delta(row.Verdict, row.Ratio-1)
+			if floors || row.Verdict == verdict.NotCompared {
+				rc = change(row.Ratio) // raw: not what is judged
 			}
-			rc := ratioCell(row.Ratio)
 			if row.Base.N == 0 || row.New.N == 0 {
 				rc = "-"
 			}
 			cells := []string{short[i], row.Label, statCell(row.Base, u), statCell(row.New, u), rc}
-			if r.CrossMachine || r.Options.Floors {
+			if floors {
 				if row.NormBase != nil {
-					cells = append(cells, statCell(*row.NormBase, multUnit), statCell(*row.NormNew, multUnit), ratioCell(row.NormRatio))
+					cells = append(cells, statCell(*row.NormBase, multUnit), statCell(*row.NormNew, multUnit), verdict.Delta(row.Verdict, row.NormRatio-1))
 				} else {
 					cells = append(cells, "-", "-", "-")
 				}
@@ -216,9 +429,9 @@ func renderText(w io.Writer, r *Result, md bool, o RenderOptions) error {
 		if o.Wide || md {
 			limit = 0
 		}
-		d, err := t.Render(&buf, md, limit)
+		d, err := t.Render(buf, md, limit)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, h := range d {
 			if !slices.Contains(dropped, h) {
@@ -227,21 +440,7 @@ func renderText(w io.Writer, r *Result, md bool, o RenderOptions) error {
 		}
 		p("\n")
 	}
-	if len(dropped) > 0 {
-		slices.Reverse(dropped)
-		item("--wide adds " + strings.Join(dropped, ", ") + " (--format=json has everything)")
-	}
-	if len(r.OnlyBase) > 0 {
-		item(fmt.Sprintf("only in the base (%d): %s", len(r.OnlyBase), foldKeys(r.OnlyBase)))
-	}
-	if len(r.OnlyNew) > 0 {
-		item(fmt.Sprintf("only in the new file (%d): %s", len(r.OnlyNew), foldKeys(r.OnlyNew)))
-	}
-	for _, wn := range r.Warnings {
-		item("warning: " + wn)
-	}
-	_, err := io.WriteString(w, buf.String())
-	return err
+	return dropped, nil
 }
 
 // foldKeys lists "experiment config" keys in a line or two: per
@@ -293,6 +492,8 @@ type unitFunc func(float64) string
 // timeUnit formats nanoseconds in ns, µs or ms.
 func timeUnit(ns float64) string {
 	switch a := math.Abs(ns); {
+	case a < 10 && ns != math.Trunc(ns):
+		return fmt.Sprintf("%.1f ns", ns)
 	case a < 1000:
 		return fmt.Sprintf("%.0f ns", ns)
 	case a < 1e6:
@@ -307,23 +508,38 @@ func plainUnit(x float64) string { return fmt.Sprintf("%.3g", x) }
 
 // multUnit formats a multiple of a floor.
 func multUnit(x float64) string {
-	if x >= 100 {
+	switch {
+	case x >= 100:
 		return fmt.Sprintf("%.0f×", x)
+	case x < 0.01:
+		return fmt.Sprintf("%.2g×", x)
 	}
 	return fmt.Sprintf("%.2f×", x)
 }
 
-// statCell is "median ±spread": the spread is half the rounds' range,
-// (max - min) / 2, as a percentage of the median: symmetric, and named in
-// the table's legend (benchstat's ± is a confidence interval; this is the
-// plain range, all that three rounds can give).
+// unitOf is the formatter of a figure in unit.
+func unitOf(unit string) unitFunc {
+	if unit == results.UnitMicros || unit == results.UnitNanos {
+		return timeUnit
+	}
+	return plainUnit
+}
+
+// statCell is benchstat's cell, "median ± spread": the spread is half the
+// rounds' range, (max - min) / 2, as a percentage of the median: symmetric,
+// and named in the legend (benchstat's ± is a confidence interval; this is
+// the plain range, all that three rounds can give). A figure the file holds
+// as the rounds' mean (Stat.File) is shown as it, marked "mean".
 func statCell(s Stat, u unitFunc) string {
 	if s.N == 0 {
 		return "-"
 	}
 	c := u(s.Median)
-	if s.N > 1 && s.Median != 0 {
-		c += fmt.Sprintf(" ±%.0f%%", 100*(s.Max-s.Min)/2/math.Abs(s.Median))
+	if s.File != nil {
+		c = u(*s.File) + " mean"
+	}
+	if s.N > 1 && s.Figure() != 0 {
+		c += fmt.Sprintf(" ± %.0f%%", 100*(s.Max-s.Min)/2/math.Abs(s.Figure()))
 	}
 	return c
 }
