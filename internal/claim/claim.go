@@ -266,6 +266,27 @@ func PerRound(cs []*results.Config, f func(m []map[string]float64) (float64, boo
 	return out
 }
 
+// Values is c's metric in each round that has it, in run order; its
+// summary, as one round, when none does.
+func Values(c *results.Config, metric string) []float64 {
+	return PerRound([]*results.Config{c}, func(m []map[string]float64) (float64, bool) { v, ok := m[0][metric]; return v, ok })
+}
+
+// Ratios is a's metric over b's, round by round (round i of each ran in
+// the same pass, or back to back); the summaries' ratio when they have no
+// rounds in common.
+func Ratios(a, b *results.Config, metric string) []float64 {
+	return PerRound([]*results.Config{a, b}, func(m []map[string]float64) (float64, bool) {
+		x, ok := m[0][metric]
+		return x / m[1][metric], ok && m[1][metric] > 0
+	})
+}
+
+// Ratio is the figure of a's metric over b's, round by round (Ratios).
+func Ratio(name string, a, b *results.Config, metric string) Figure {
+	return Fig(name, Ratios(a, b, metric), a, b).In("x")
+}
+
 // Each is Rule.Figures for a claim that judges each configuration alone.
 func Each(f func(*results.Config) Figure) func([]*results.Config) []Figure {
 	return func(cs []*results.Config) []Figure {

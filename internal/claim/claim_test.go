@@ -146,7 +146,7 @@ func TestNotEvaluated(t *testing.T) {
 	r := Rule{ID: "x", Needs: "needs lot", Select: func(c *results.Config) bool { return c.Impl == "lot" },
 		Figures: func(cs []*results.Config) (out []Figure) {
 			for _, c := range cs {
-				out = append(out, Fig(c.Key, results.RoundValues(c, "m"), c).AtMost(1))
+				out = append(out, Fig(c.Key, Values(c, "m"), c).AtMost(1))
 			}
 			return out
 		}}
@@ -225,5 +225,26 @@ func TestPerRound(t *testing.T) {
 	}
 	if got := PerRound([]*results.Config{mk(3, 2, 4), mk(1, 1)}, ratio); len(got) != 1 || got[0] != 3 {
 		t.Errorf("rounds differ, summaries: %v", got)
+	}
+}
+
+// Ratios pairs round i of two configurations, and falls back on the
+// summaries' ratio when their rounds differ in number.
+func TestRatios(t *testing.T) {
+	mk := func(sum float64, rounds ...float64) *results.Config {
+		c := &results.Config{Summary: map[string]float64{"m": sum}}
+		for _, v := range rounds {
+			c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{"m": v}})
+		}
+		return c
+	}
+	if r := Ratios(mk(3, 2, 4), mk(1, 1, 2), "m"); len(r) != 2 || r[0] != 2 || r[1] != 2 {
+		t.Errorf("paired: %v", r)
+	}
+	if r := Ratios(mk(3, 2, 4), mk(2, 2), "m"); len(r) != 1 || r[0] != 1.5 {
+		t.Errorf("summaries: %v", r)
+	}
+	if v := Values(mk(7), "m"); len(v) != 1 || v[0] != 7 {
+		t.Errorf("no rounds, the summary: %v", v)
 	}
 }

@@ -73,39 +73,3 @@ func (c Claim) VerdictText() string {
 	}
 	return c.Verdict
 }
-
-// RoundValues is c's metric in each round (repeat) that has it, in run
-// order; the summary alone when none does.
-func RoundValues(c *Config, metric string) []float64 {
-	var out []float64
-	for _, r := range c.Rounds {
-		if v, ok := r.Metrics[metric]; ok {
-			out = append(out, v)
-		}
-	}
-	if len(out) == 0 {
-		if v, ok := c.Summary[metric]; ok {
-			out = []float64{v}
-		}
-	}
-	return out
-}
-
-// RoundRatios is a's metric over b's round by round (round i of two
-// configurations ran in the same pass of the experiment, or back to back),
-// or the summaries' ratio when their round counts differ.
-func RoundRatios(a, b *Config, metric string) []float64 {
-	x, y := RoundValues(a, metric), RoundValues(b, metric)
-	var out []float64
-	if len(x) == len(y) {
-		for i := range x {
-			if y[i] > 0 {
-				out = append(out, x[i]/y[i])
-			}
-		}
-	}
-	if len(out) == 0 && b.Summary[metric] > 0 {
-		out = []float64{a.Summary[metric] / b.Summary[metric]}
-	}
-	return out
-}

@@ -36,27 +36,6 @@ func TestDecide(t *testing.T) {
 	}
 }
 
-// RoundRatios pairs round i of two configurations, and falls back on the
-// summaries' ratio when their rounds differ in number.
-func TestRoundRatios(t *testing.T) {
-	mk := func(sum float64, rounds ...float64) *Config {
-		c := &Config{Summary: map[string]float64{"m": sum}}
-		for _, v := range rounds {
-			c.Rounds = append(c.Rounds, Round{Metrics: map[string]float64{"m": v}})
-		}
-		return c
-	}
-	if r := RoundRatios(mk(3, 2, 4), mk(1, 1, 2), "m"); len(r) != 2 || r[0] != 2 || r[1] != 2 {
-		t.Errorf("paired: %v", r)
-	}
-	if r := RoundRatios(mk(3, 2, 4), mk(2, 2), "m"); len(r) != 1 || r[0] != 1.5 {
-		t.Errorf("summaries: %v", r)
-	}
-	if v := RoundValues(mk(7), "m"); len(v) != 1 || v[0] != 7 {
-		t.Errorf("no rounds, the summary: %v", v)
-	}
-}
-
 // A file says it was recorded under load from its configurations' foreign
 // shares (the median one, so that one short window's tick-quantised 50%
 // does not make a quiet run busy), else from the load average.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -84,7 +85,7 @@ func RowName(c *results.Config, onC bool) string {
 func Ratios(port, orig *results.Config, metric string) []float64 {
 	o := orig.Summary[metric]
 	var out []float64
-	for _, v := range results.RoundValues(port, metric) {
+	for _, v := range claim.Values(port, metric) {
 		if o > 0 {
 			out = append(out, v/o)
 		}

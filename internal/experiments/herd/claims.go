@@ -69,7 +69,7 @@ func rules() []claim.Rule {
 			Needs: "needs a configuration with totals", How: "per configuration, total / serial time (N x hold + (N-1) x mean handoff + first) in each repeat",
 			Select: func(c *results.Config) bool { _, ok := c.Summary[mSerial]; return ok },
 			Figures: claim.Each(func(c *results.Config) claim.Figure {
-				return band(claim.Fig(c.Key+" total/serial", results.RoundValues(c, mSerial), c)).With("mean hold " + fmtUs(c.Summary[mHoldMean]))
+				return band(claim.Fig(c.Key+" total/serial", claim.Values(c, mSerial), c)).With("mean hold " + fmtUs(c.Summary[mHoldMean]))
 			})},
 		{ID: "herd-total-equal", Statement: fmt.Sprintf("total time is about equal across implementations: within %s of futex-broadcast's (std's) at N >= %d", tol, ClaimMinN),
 			Needs: fmt.Sprintf("needs futex-broadcast and another implementation at N >= %d", ClaimMinN), Scope: measuredAt,
@@ -78,7 +78,7 @@ func rules() []claim.Rule {
 			Figures: func(cs []*results.Config) (out []claim.Figure) {
 				for _, c := range cs {
 					if ref := twin(cs, c, "futex-broadcast", ""); ref != nil && c.Impl != "futex-broadcast" {
-						out = append(out, band(claim.Fig(fmt.Sprintf("%s n=%d total/futex-broadcast's", c.Impl, c.IntParam("n")), results.RoundRatios(c, ref, results.MTotalNs), c, ref)))
+						out = append(out, band(claim.Fig(fmt.Sprintf("%s n=%d total/futex-broadcast's", c.Impl, c.IntParam("n")), claim.Ratios(c, ref, results.MTotalNs), c, ref)))
 					}
 				}
 				return out
@@ -95,7 +95,7 @@ func rules() []claim.Rule {
 				for _, c := range lots(cs) {
 					if c.IntParam("n") == firstN(lots(cs)) {
 						ref := twin(cs, c, "futex-broadcast", "")
-						out = append(out, claim.Fig(group(c)+" lot/futex-broadcast first", results.RoundRatios(c, ref, results.MFirstNs), c, ref).In("x").Below(1).
+						out = append(out, claim.Ratio(group(c)+" lot/futex-broadcast first", c, ref, results.MFirstNs).Below(1).
 							With(fmt.Sprintf("lot %s, futex-broadcast %s", fmtUs(c.Summary[results.MFirstNs]), fmtUs(ref.Summary[results.MFirstNs]))))
 					}
 				}
@@ -109,9 +109,9 @@ func rules() []claim.Rule {
 						continue
 					}
 					ref, lim := twin(cs, c, "futex-broadcast", ""), float64(2*c.IntParam("n")+CswSlack)
-					out = append(out, claim.Fig(group(c)+" lot parts", results.RoundValues(c, results.MCtxSwParts), c).AtMost(lim),
-						claim.Fig(group(c)+" lot proc", results.RoundValues(c, results.MCtxSwProc), c).AtMost(lim),
-						claim.Fig(group(c)+" futex-broadcast/lot parts", results.RoundRatios(ref, c, results.MCtxSwParts), c, ref).In("x").Above(1))
+					out = append(out, claim.Fig(group(c)+" lot parts", claim.Values(c, results.MCtxSwParts), c).AtMost(lim),
+						claim.Fig(group(c)+" lot proc", claim.Values(c, results.MCtxSwProc), c).AtMost(lim),
+						claim.Fig(group(c)+" futex-broadcast/lot parts", claim.Ratios(ref, c, results.MCtxSwParts), c, ref).In("x").Above(1))
 				}
 				return out
 			}},
@@ -125,7 +125,7 @@ func rules() []claim.Rule {
 					}
 					for _, m := range []string{results.MFirstNs, results.MTotalNs} {
 						name := fmt.Sprintf("%s %s %s one-loop/notify-all", c.Impl, group(c), strings.TrimSuffix(m, "_ns"))
-						out = append(out, band(claim.Fig(name, results.RoundRatios(c, all, m), c, all)))
+						out = append(out, band(claim.Fig(name, claim.Ratios(c, all, m), c, all)))
 					}
 				}
 				return out

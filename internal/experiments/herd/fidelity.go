@@ -71,7 +71,7 @@ func fidelityRules() []claim.Rule {
 				a, okA := c.Summary[results.MCtxSwParts]
 				b, okB := o.Summary[results.MCtxSwParts]
 				var apart []float64
-				for _, v := range results.RoundValues(c, results.MCtxSwParts) {
+				for _, v := range claim.Values(c, results.MCtxSwParts) {
 					apart = append(apart, math.Abs(v-b))
 				}
 				name := fmt.Sprintf("%s: lot %g vs %s %g, switches apart", group(c), a, row, b)

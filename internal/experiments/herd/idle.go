@@ -445,3 +445,26 @@ func (p *herdPlan) runIdle(ctx context.Context, progress driver.Progress) (*resu
 	exp.Claims = IdleClaims(configs, runtime.NumCPU())
 	return exp, nil
 }
+
+// The idle pool's figures (beside results.MMedian and friends, which are
+// the latency from the notify until a worker holds the item).
+const (
+	MCPUPerRequest = "cpu_per_request_ns" // all workers' CPU per request (median over requests)
+	MWastedWakes   = "wasted_wakes"       // wakes that found nothing, per request (mean)
+	MCswPerRequest = "ctxsw_per_request"  // the workers' context switches per request (mean)
+)
+
+// IdleMetrics describes the idle pool's figures (the herd's mode idle):
+// latency and CPU per request are judged and pivoted by N.
+var IdleMetrics = []results.MetricSpec{
+	{Key: results.MMedian, Header: "latency", Unit: results.UnitMicros, Better: results.Lower, Main: true, Judged: true, Benchstat: "ns/op",
+		Pivot: &results.PivotSpec{Param: "n", Title: "idle pool: notify -> a worker holds the item (median)"},
+		Plot:  &results.PlotSpec{Kind: results.PlotParam, Param: "n", Title: "idle pool: notify -> a worker holds the item", Axis: "median latency (µs)"}},
+	{Key: results.MP99, Header: "p99", Unit: results.UnitMicros, Better: results.Lower, Judged: true, Benchstat: "p99-ns/op"},
+	{Key: MCPUPerRequest, Header: "cpu/request", Unit: results.UnitMicros, Better: results.Lower, Judged: true, Benchstat: "cpu-ns/op",
+		Pivot: &results.PivotSpec{Param: "n", Title: "idle pool: every worker's CPU per request"},
+		Plot:  &results.PlotSpec{Kind: results.PlotParam, Param: "n", Title: "idle pool: every worker's CPU per request", Axis: "CPU per request (µs)"}},
+	{Key: MWastedWakes, Header: "wasted", Better: results.Lower, Benchstat: "wasted-wakes/op"},
+	{Key: MCswPerRequest, Header: "csw/request", Better: results.Lower, Benchstat: "ctxsw/op"},
+	{Key: results.MMax, Header: "max", Unit: results.UnitMicros, Better: results.Lower, Diagnostic: true},
+}

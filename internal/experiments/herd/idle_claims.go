@@ -11,29 +11,6 @@ import (
 	"github.com/parkbench/parkbench/internal/stats"
 )
 
-// The idle pool's figures (beside results.MMedian and friends, which are
-// the latency from the notify until a worker holds the item).
-const (
-	MCPUPerRequest = "cpu_per_request_ns" // all workers' CPU per request (median over requests)
-	MWastedWakes   = "wasted_wakes"       // wakes that found nothing, per request (mean)
-	MCswPerRequest = "ctxsw_per_request"  // the workers' context switches per request (mean)
-)
-
-// IdleMetrics describes the idle pool's figures (the herd's mode idle):
-// latency and CPU per request are judged and pivoted by N.
-var IdleMetrics = []results.MetricSpec{
-	{Key: results.MMedian, Header: "latency", Unit: results.UnitMicros, Better: results.Lower, Main: true, Judged: true, Benchstat: "ns/op",
-		Pivot: &results.PivotSpec{Param: "n", Title: "idle pool: notify -> a worker holds the item (median)"},
-		Plot:  &results.PlotSpec{Kind: results.PlotParam, Param: "n", Title: "idle pool: notify -> a worker holds the item", Axis: "median latency (µs)"}},
-	{Key: results.MP99, Header: "p99", Unit: results.UnitMicros, Better: results.Lower, Judged: true, Benchstat: "p99-ns/op"},
-	{Key: MCPUPerRequest, Header: "cpu/request", Unit: results.UnitMicros, Better: results.Lower, Judged: true, Benchstat: "cpu-ns/op",
-		Pivot: &results.PivotSpec{Param: "n", Title: "idle pool: every worker's CPU per request"},
-		Plot:  &results.PlotSpec{Kind: results.PlotParam, Param: "n", Title: "idle pool: every worker's CPU per request", Axis: "CPU per request (µs)"}},
-	{Key: MWastedWakes, Header: "wasted", Better: results.Lower, Benchstat: "wasted-wakes/op"},
-	{Key: MCswPerRequest, Header: "csw/request", Better: results.Lower, Benchstat: "ctxsw/op"},
-	{Key: results.MMax, Header: "max", Unit: results.UnitMicros, Better: results.Lower, Diagnostic: true},
-}
-
 // ClaimIdleWasted is the idle pool's claim.
 const ClaimIdleWasted = "herd-idle-notify-all-delays"
 
@@ -108,7 +85,7 @@ func IdleClaims(cfgs []*results.Config, numCPU int) []results.Claim {
 		Figures: func(cs []*results.Config) (out []claim.Figure) {
 			for _, p := range idlePairs(cs) {
 				if p.n > numCPU {
-					out = append(out, claim.Fig(fmt.Sprintf("%s %s N=%d all/one latency", p.name, p.group, p.n), results.RoundRatios(p.all, p.one, results.MMedian), p.all, p.one).
+					out = append(out, claim.Fig(fmt.Sprintf("%s %s N=%d all/one latency", p.name, p.group, p.n), claim.Ratios(p.all, p.one, results.MMedian), p.all, p.one).
 						In("x").AtLeast(idleDelay).With(fmt.Sprintf("CPU %.1f vs %.1f µs, wasted %.1f", p.all.Summary[MCPUPerRequest]/1e3, p.one.Summary[MCPUPerRequest]/1e3, p.all.Summary[MWastedWakes])))
 				}
 			}
@@ -118,7 +95,7 @@ func IdleClaims(cfgs []*results.Config, numCPU int) []results.Claim {
 			onset := map[string]int{}
 			for _, p := range idlePairs(cs) {
 				id := p.name + " " + p.group
-				if med := stats.Median(results.RoundRatios(p.all, p.one, results.MMedian)); med < idleDelay {
+				if med := stats.Median(claim.Ratios(p.all, p.one, results.MMedian)); med < idleDelay {
 					onset[id] = -1
 				} else if onset[id] <= 0 {
 					onset[id] = p.n

@@ -191,7 +191,7 @@ var reallySleptRule = claim.Rule{ID: ClaimE12Slept, Statement: "the measured wai
 				return m[0][results.MNoSleep] / m[0][results.MSamples], m[0][results.MSamples] > 0
 			})
 			out = append(out, claim.Fig(c.Key+" no-sleep share", share, c).In("%").AtMost(maxNoSleepFrac).With(cNote(cs, c)),
-				claim.Fig(c.Key+" switches/rt", results.RoundValues(c, results.MCtxSwThread), c).AtLeast(minSwitchesRT))
+				claim.Fig(c.Key+" switches/rt", claim.Values(c, results.MCtxSwThread), c).AtLeast(minSwitchesRT))
 		}
 		return out
 	},
@@ -281,9 +281,9 @@ func ClaimSelfwakeAtOnce(sw *results.Experiment) results.Claim {
 		Select: func(c *results.Config) bool { _, ok := c.Summary[MCtxSwPerPair]; return ok },
 		Figures: func(cs []*results.Config) (out []claim.Figure) {
 			for _, c := range cs {
-				out = append(out, claim.Fig(c.Key+" switches/pair", results.RoundValues(c, MCtxSwPerPair), c).AtMost(maxSelfSwitches))
+				out = append(out, claim.Fig(c.Key+" switches/pair", claim.Values(c, MCtxSwPerPair), c).AtMost(maxSelfSwitches))
 				if _, ok := c.Summary[MSleptWaits]; ok {
-					out = append(out, claim.Fig(c.Key+" slept waits", results.RoundValues(c, MSleptWaits), c).AtMost(0))
+					out = append(out, claim.Fig(c.Key+" slept waits", claim.Values(c, MSleptWaits), c).AtMost(0))
 				}
 			}
 			return out

@@ -51,7 +51,7 @@ func ClaimGoroutineHandoff(lat *results.Experiment) results.Claim {
 			for _, g := range cs {
 				if t := threadTwin(lat, g); isGoroutines(g) && g.Kind == KindGoroutine && g.Summary[results.MMedian] > 0 && t != nil {
 					name := fmt.Sprintf("%s at gomaxprocs %s: %s (%s) / %s", g.Impl, g.Params["gomaxprocs"], fmtNs(t.Summary[results.MMedian]), t.Placement, fmtNs(g.Summary[results.MMedian]))
-					out = append(out, claim.Fig(name, results.RoundRatios(t, g, results.MMedian), t, g).In("x").AtLeast(goHandoffFactor))
+					out = append(out, claim.Ratio(name, t, g, results.MMedian).AtLeast(goHandoffFactor))
 				}
 			}
 			return out

@@ -58,7 +58,7 @@ var schedShareRule = claim.Rule{ID: ClaimE12SchedShare, Statement: "the Go sched
 			if _, sp, ok := sleptRatios(aware, ref); ok {
 				p99, which, mk = sp, "slept waits", MMedianSlept
 			}
-			f := claim.Fig(p+": futex/c-futex median ("+which+")", results.RoundRatios(aware, ref, mk), aware, ref).In("x").AtMost(schedMedianMax)
+			f := claim.Ratio(p+": futex/c-futex median ("+which+")", aware, ref, mk).AtMost(schedMedianMax)
 			note := fmt.Sprintf("p99 %.2fx, not judged", p99)
 			if n, pairs := claim.Noise(apart(raw, ref, mk)); pairs > 0 {
 				f = f.Noisy(n, "futex-raw and c-futex apart")
@@ -130,9 +130,9 @@ var schedStealsRule = claim.Rule{ID: ClaimE12SchedSteals, Statement: "the mechan
 				continue
 			}
 			note := fmt.Sprintf("sysmon switches/rt %.3f vs %.3f; Gosched/rt futex %.4f", plain.Summary[MCtxSwSysmon], kept.Summary[MCtxSwSysmon], kept.Summary[MSchedGosched])
-			figs := []claim.Figure{claim.Fig(p+" futex-plain steals/rt per traced part", results.RoundValues(plain, MSchedSteals), plain, kept).AtLeast(plainStealsMin).With(note)}
+			figs := []claim.Figure{claim.Fig(p+" futex-plain steals/rt per traced part", claim.Values(plain, MSchedSteals), plain, kept).AtLeast(plainStealsMin).With(note)}
 			if ps >= plainStealsMin {
-				figs = append(figs, claim.Fig(p+" futex/futex-plain steals per traced part", results.RoundRatios(kept, plain, MSchedSteals), plain, kept).In("%").AtMost(keptStealsRatio).
+				figs = append(figs, claim.Fig(p+" futex/futex-plain steals per traced part", claim.Ratios(kept, plain, MSchedSteals), plain, kept).In("%").AtMost(keptStealsRatio).
 					With(fmt.Sprintf("steals/rt futex-plain %.3f, futex %.3f", ps, ks)))
 			}
 			for _, f := range figs {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/ext"
@@ -254,7 +255,7 @@ func selfwakeModeNotes(configs []*results.Config) []string {
 		if c.Impl != ImplLot || len(c.Rounds) < 2 {
 			continue
 		}
-		v := results.RoundValues(c, results.MNsPerPair)
+		v := claim.Values(c, results.MNsPerPair)
 		lo, hi := slices.Min(v), slices.Max(v)
 		if lo > 0 && hi > selfwakeModeSpread*lo {
 			return []string{fmt.Sprintf("%s's rounds read %.2f to %.2f ns per pair (x%.2f): the pair ran at more than one speed during the run (a machine mode, not the port's placement: docs/findings.md, \"The port's fast paths\"); compare with an original measured in the same run", c.Key, lo, hi, hi/lo)}

@@ -82,7 +82,7 @@ func Claims(configs []*results.Config) []results.Claim {
 						continue
 					}
 					fx := cs[i]
-					f := claim.Fig(fmt.Sprintf("%dx spin-park/futex p99", sp.IntParam("multiple")), results.RoundRatios(sp, fx, MWakeP99), sp, fx).In("x").Above(1)
+					f := claim.Fig(fmt.Sprintf("%dx spin-park/futex p99", sp.IntParam("multiple")), claim.Ratios(sp, fx, MWakeP99), sp, fx).In("x").Above(1)
 					var sat []string
 					for _, c := range []*results.Config{sp, fx} {
 						if _, ok := c.Summary[MWakeP99]; !ok {

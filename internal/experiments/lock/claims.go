@@ -87,7 +87,7 @@ func ratioRule(id, statement, needs string, minThreads int, impl string, others 
 			for _, other := range others {
 				for g, o := range byGroup(cs, other, looping(0)) {
 					if c, ok := a[g]; ok {
-						f := claim.Fig(g+" "+impl+"/"+other, results.RoundRatios(c, o, MTotalMops), c, o).In("x").
+						f := claim.Ratio(g+" "+impl+"/"+other, c, o, MTotalMops).
 							Noisy(share, fmt.Sprintf("the run's noise over %d pairs of repeats", n)).
 							With(fmt.Sprintf("%s %.2f vs %s %.2f Mops", impl, c.Summary[MTotalMops], other, o.Summary[MTotalMops]))
 						if impl == "spin" {
@@ -128,7 +128,7 @@ func fairRule(numCPU int, impl, id, statement string) claim.Rule {
 		},
 		Figures: func(cs []*results.Config) (out []claim.Figure) {
 			for _, c := range cs {
-				out = append(out, claim.Fig(c.Key+" max wait", results.RoundValues(c, MWaitMax), c).In("ms").AtMost(float64(time.Millisecond+fairSlack)+holdNs(c)))
+				out = append(out, claim.Fig(c.Key+" max wait", claim.Values(c, MWaitMax), c).In("ms").AtMost(float64(time.Millisecond+fairSlack)+holdNs(c)))
 			}
 			return out
 		}}

@@ -36,7 +36,7 @@ var piRule = claim.Rule{ID: ClaimPIPrice, Statement: fmt.Sprintf(
 			plains := byGroup(cs, pair[1], looping(0))
 			for g, pc := range byGroup(cs, pair[0], looping(0)) {
 				if o, ok := plains[g]; ok && o.Summary[MTotalMops] > 0 {
-					f := claim.Fig(fmt.Sprintf("%s %s/%s", g, pair[0], pair[1]), results.RoundRatios(pc, o, MTotalMops), pc, o).In("x").AtLeast(piShare).
+					f := claim.Ratio(fmt.Sprintf("%s %s/%s", g, pair[0], pair[1]), pc, o, MTotalMops).AtLeast(piShare).
 						With(fmt.Sprintf("%.1f vs %.1f Mops", pc.Summary[MTotalMops], o.Summary[MTotalMops]))
 					switch {
 					case pc.IntParam("threads") == 2:

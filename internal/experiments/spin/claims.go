@@ -61,8 +61,8 @@ func Claims(cfgs []*results.Config) []results.Claim {
 					for _, f := range p.fixed[g] {
 						if b := float64(f.budget); b > c && f.budget < g {
 							name := fmt.Sprintf("gap %v budget %s", g, BudgetLabel(f.budget))
-							out = append(out, ratio(name+" latency/competitive", f.c, comp, results.MMedian).AtLeast(noGain).With("C = "+us(c)),
-								ratio(name+" cpu/competitive", f.c, comp, MCPU).AtLeast(1))
+							out = append(out, claim.Ratio(name+" latency/competitive", f.c, comp, results.MMedian).AtLeast(noGain).With("C = "+us(c)),
+								claim.Ratio(name+" cpu/competitive", f.c, comp, MCPU).AtLeast(1))
 						}
 					}
 				}
@@ -104,7 +104,7 @@ func Claims(cfgs []*results.Config) []results.Claim {
 					}
 					for _, f := range p.fixed[g] {
 						if f.budget != 0 && float64(f.budget) > c {
-							out = append(out, ratio(fmt.Sprintf("gap %v budget %s/0", g, BudgetLabel(f.budget)), f.c, zero, MLateCost).AtLeast(1).With("C = "+us(c)))
+							out = append(out, claim.Ratio(fmt.Sprintf("gap %v budget %s/0", g, BudgetLabel(f.budget)), f.c, zero, MLateCost).AtLeast(1).With("C = "+us(c)))
 						}
 					}
 				}
@@ -113,21 +113,16 @@ func Claims(cfgs []*results.Config) []results.Claim {
 	)
 }
 
-// ratio is a claim's figure: a's metric over b's, round by round.
-func ratio(name string, a, b *results.Config, metric string) claim.Figure {
-	return claim.Fig(name, results.RoundRatios(a, b, metric), a, b).In("x")
-}
-
 // bestRatios is, round by round, comp's cost over the cheapest fixed row's
 // in that round, and the budget cheapest most often.
 func bestRatios(comp *results.Config, fixed []budgeted) ([]float64, string) {
-	cc := results.RoundValues(comp, MCost)
+	cc := claim.Values(comp, MCost)
 	wins := map[string]int{}
 	var out []float64
 	for i := range cc {
 		lo, who := math.Inf(1), ""
 		for _, f := range fixed {
-			v := results.RoundValues(f.c, MCost)
+			v := claim.Values(f.c, MCost)
 			if i < len(v) && v[i] < lo {
 				lo, who = v[i], BudgetLabel(f.budget)
 			}

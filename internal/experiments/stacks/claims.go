@@ -54,19 +54,6 @@ func unreadable(v string) bool {
 	return strings.HasPrefix(v, "not readable") || strings.HasPrefix(v, "unreadable")
 }
 
-// notMeasured lists, one warning each, the figures of a sampled thread
-// that could not be read, with the reason: they are not measured, and no
-// claim is evaluated from them.
-func notMeasured(d map[string]string) []string {
-	var out []string
-	for _, k := range []string{"state", "wchan", "syscall", "kernel_stack", "threads"} {
-		if v := d[k]; unreadable(v) {
-			out = append(out, k+" not measured: "+v)
-		}
-	}
-	return out
-}
-
 // sameTop groups the sleeping threads by (wait channel, system call) and
 // counts the pairs in a shared group that nothing tells apart (futex
 // address, op, matched object and Go stack all equal). A thread whose

@@ -618,3 +618,16 @@ func monoNow() time.Duration {
 	}
 	return time.Duration(ts.Nano())
 }
+
+// notMeasured lists, one warning each, the figures of a sampled thread
+// that could not be read, with the reason: they are not measured, and no
+// claim is evaluated from them.
+func notMeasured(d map[string]string) []string {
+	var out []string
+	for _, k := range []string{"state", "wchan", "syscall", "kernel_stack", "threads"} {
+		if v := d[k]; unreadable(v) {
+			out = append(out, k+" not measured: "+v)
+		}
+	}
+	return out
+}

@@ -53,7 +53,7 @@ func Claims(configs []*results.Config, numCPU int) []results.Claim {
 					wk := strings.Replace(strings.Replace(r.Key, "/"+BenchRequeue+"/", "/"+BenchWake+"/", 1), "/q=", "/w=", 1)
 					if w := find(cs, wk); r.Params["bench"] == BenchRequeue && w != nil {
 						name := fmt.Sprintf("%s n=%s per call %s requeue/wake", r.Impl, r.Params["n"], r.Params["per_call"])
-						out = append(out, claim.Fig(name, results.RoundRatios(r, w, MWakerMedian), r, w).In("x").Below(1).
+						out = append(out, claim.Ratio(name, r, w, MWakerMedian).Below(1).
 							With(fmt.Sprintf("requeue %s vs wake %s", fmtUs(r.Summary[MWakerMedian]), fmtUs(w.Summary[MWakerMedian]))))
 					}
 				}
@@ -69,7 +69,7 @@ func Claims(configs []*results.Config, numCPU int) []results.Claim {
 			Figures: func(cs []*results.Config) (out []claim.Figure) {
 				for _, l := range cs {
 					if f := find(configs, fmt.Sprintf("futex/%s/n=%s/w=1", BenchWake, l.Params["n"])); f != nil {
-						out = append(out, claim.Fig("n="+l.Params["n"]+" lot/futex", results.RoundRatios(l, f, MWakerMedian), l, f).In("x").AtMost(UnparkAllLimit).
+						out = append(out, claim.Ratio("n="+l.Params["n"]+" lot/futex", l, f, MWakerMedian).AtMost(UnparkAllLimit).
 							With(fmt.Sprintf("lot UnparkAll %s vs futex %s", fmtUs(l.Summary[MWakerMedian]), fmtUs(f.Summary[MWakerMedian]))))
 					}
 				}
@@ -105,7 +105,7 @@ func Claims(configs []*results.Config, numCPU int) []results.Claim {
 				if lot == nil || std == nil {
 					return nil
 				}
-				return []claim.Figure{claim.Fig("std/lot items/s", results.RoundRatios(std, lot, MItemsPerSec), std, lot).In("x").AtLeast(Gap448)}
+				return []claim.Figure{claim.Ratio("std/lot items/s", std, lot, MItemsPerSec).AtLeast(Gap448)}
 			},
 			Context: func(cs []*results.Config) (out []string) {
 				for _, c := range cs {
