@@ -11,8 +11,9 @@
 //     Rule.Figures makes Figures of them, each one comparison (a metric, a
 //     ratio of two configurations, a count over the run), a value per
 //     round, and its limit (AtMost, AtLeast, Below, Above; two for a band).
-//  2. One busy policy: a figure any of whose configurations ran while other
-//     processes used over BusyShare (half) of the CPU is left out, named
+//  2. One busy policy (results.BusyShare, results/load.go): a figure any of
+//     whose configurations ran while other processes used over half the
+//     CPU is left out, named
 //     with the share. Per configuration, because a figure is measured in its
 //     configurations' windows (a file's median share, results.LoadNote, says
 //     whether the file compares with another, not whether a figure can be
@@ -175,33 +176,6 @@ func (f Figure) Exact() Figure { f.exact = true; return f }
 // some wakes"): it is named in the evidence, not judged.
 func (f Figure) Skip(why string) Figure { f.skip = why; return f }
 
-// BusyShare is the busy policy's threshold (the package doc says why): a
-// figure whose window had other processes on over this share of the
-// machine's CPU is left out.
-const BusyShare = 0.5
-
-// Busy is the busiest window of cs over BusyShare, nil when none is (or
-// none was measured: a Fraction of -1).
-func Busy(cs ...*results.Config) *results.Foreign {
-	var out *results.Foreign
-	for _, c := range cs {
-		if f := c.Foreign; f != nil && f.Fraction > BusyShare && (out == nil || f.Fraction > out.Fraction) {
-			out = f
-		}
-	}
-	return out
-}
-
-// busyText: "other processes used 64% of the CPU"; a share that rounds to
-// the threshold has a decimal ("50.4%").
-func busyText(f *results.Foreign) string {
-	prec := 0
-	if math.Round(100*f.Fraction) <= 100*BusyShare {
-		prec = 1
-	}
-	return fmt.Sprintf("other processes used %.*f%% of the CPU", prec, 100*f.Fraction)
-}
-
 // Apart is how far apart two measurements that should agree are: the
 // larger over the smaller, less 1; ok is false unless both are positive.
 func Apart(a, b float64) (float64, bool) { return max(a, b)/min(a, b) - 1, a > 0 && b > 0 }
@@ -318,12 +292,12 @@ func Evaluate(r Rule, cs []*results.Config) results.Claim {
 	var left []string
 	busy, bare, busiest := 0, 0, 0.0
 	for _, f := range figs {
-		switch b := Busy(f.Of...); {
+		switch b := results.Busy(f.Of...); {
 		case f.skip != "":
 			left = append(left, f.Name+" ("+f.skip+")")
 		case b != nil && !f.exact:
 			busy, busiest = busy+1, max(busiest, b.Fraction)
-			left = append(left, f.Name+" ("+busyText(b)+")")
+			left = append(left, f.Name+" ("+results.BusyText(b)+")")
 		case len(f.Rounds) == 0:
 			bare++
 			left = append(left, f.Name+" (no rounds)")
@@ -338,7 +312,7 @@ func Evaluate(r Rule, cs []*results.Config) results.Claim {
 	if len(ds) == 0 {
 		switch n := len(left); {
 		case n > 0 && busy == n:
-			cl.Why = fmt.Sprintf("cannot judge: every figure ran with other processes on over %.0f%% of the CPU (up to %.0f%%, %d left out)", 100*BusyShare, 100*busiest, n)
+			cl.Why = fmt.Sprintf("cannot judge: every figure ran with other processes on over %.0f%% of the CPU (up to %.0f%%, %d left out)", 100*results.BusyShare, 100*busiest, n)
 		case n > 0 && bare == n:
 			cl.Why = "cannot judge: no rounds"
 		case n > 0:
@@ -452,21 +426,7 @@ func (f Figure) decide(minRounds int) decided {
 	if d.holds && !d.near && len(f.bounds) > 0 {
 		d.by = slices.MinFunc(f.bounds, func(a, b bound) int { return cmp.Compare(math.Abs(d.med-a.v), math.Abs(d.med-b.v)) })
 	}
-	l := f.limit(d.by, minRounds)
-	ok := func(v float64) bool {
-		if l.AtMost {
-			return v <= l.Limit
-		}
-		return v >= l.Limit
-	}
-	for i, v := range f.Rounds {
-		switch n := l.Noise[i]; {
-		case ok(v) != d.holds:
-			d.other++
-		case ok(v-n) != d.holds || ok(v+n) != d.holds:
-			d.within++
-		}
-	}
+	d.other, d.within = f.limit(d.by, minRounds).Sides(d.holds)
 	if len(f.Rounds) < minRounds {
 		d.few = minRounds
 	}

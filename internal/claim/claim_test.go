@@ -197,14 +197,14 @@ func TestBusy(t *testing.T) {
 		c    *results.Config
 		busy bool
 	}{{&results.Config{}, false}, {at(-1), false}, {at(0.5), false}, {at(0.506), true}, {at(0.86), true}} {
-		if got := Busy(tc.c) != nil; got != tc.busy {
+		if got := results.Busy(tc.c) != nil; got != tc.busy {
 			t.Errorf("%+v: busy %v, want %v", tc.c.Foreign, got, tc.busy)
 		}
 	}
-	if f := Busy(at(0.55), at(0.2), at(0.67)); f == nil || f.Fraction != 0.67 {
+	if f := results.Busy(at(0.55), at(0.2), at(0.67)); f == nil || f.Fraction != 0.67 {
 		t.Errorf("0.55 and 0.67 busy: %+v, want 0.67", f)
 	}
-	if s := busyText(&results.Foreign{Fraction: 0.5004}); s != "other processes used 50.0% of the CPU" {
+	if s := results.BusyText(&results.Foreign{Fraction: 0.5004}); s != "other processes used 50.0% of the CPU" {
 		t.Errorf("busyText of 50.04%%: %q", s)
 	}
 }

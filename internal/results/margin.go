@@ -35,19 +35,26 @@ func (l Limit) Decide() (holds, near bool) {
 	if len(l.Rounds) == 0 {
 		return true, false
 	}
-	med := stats.Median(l.Rounds)
-	holds = l.ok(med)
-	for i, v := range l.Rounds {
-		n := l.noise(i)
-		if l.ok(v) != holds || l.ok(v-n) != holds || l.ok(v+n) != holds {
-			near = true
-		}
-	}
-	return holds, near || l.tooFew()
+	holds = l.ok(stats.Median(l.Rounds))
+	other, within := l.Sides(holds)
+	return holds, other+within > 0 || len(l.Rounds) < l.MinRounds
 }
 
-// tooFew: l has rounds, fewer than it needs to show their spread.
-func (l Limit) tooFew() bool { return len(l.Rounds) > 0 && len(l.Rounds) < l.MinRounds }
+// Sides counts l's rounds on the other side of the limit from the
+// verdict holds (other), and those on its side but within their noise of
+// the limit (within): either makes the verdict near its limit.
+func (l Limit) Sides(holds bool) (other, within int) {
+	for i, v := range l.Rounds {
+		n := l.noise(i)
+		switch {
+		case l.ok(v) != holds:
+			other++
+		case l.ok(v-n) != holds || l.ok(v+n) != holds:
+			within++
+		}
+	}
+	return other, within
+}
 
 // noise is round i's half-width, 0 without one.
 func (l Limit) noise(i int) float64 {

@@ -7,11 +7,9 @@ import (
 )
 
 // ForeignNoisy is the share of the machine's CPU time other processes may
-// use while a configuration runs before its figures are flagged as noisy.
-// One threshold for every experiment: a wake measured in microseconds is
-// already moved by a foreign thread that takes its CPU 5% of the time, and
-// a throughput or a herd's total time as much.
-const ForeignNoisy = 0.05
+// use while a configuration runs before its figures are flagged as noisy:
+// the busy-machine policy's (results.NoisyShare, results/load.go).
+const ForeignNoisy = results.NoisyShare
 
 // ForeignWarning is the one warning for a foreign-load window (from
 // probe.StartForeign ... Stop), "" when f was not measured or stayed under
