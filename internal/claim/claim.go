@@ -11,26 +11,16 @@
 //     Rule.Figures makes Figures of them, each one comparison (a metric, a
 //     ratio of two configurations, a count over the run), a value per
 //     round, and its limit (AtMost, AtLeast, Below, Above; two for a band).
-//  2. One busy policy (results.BusyShare, results/load.go): a figure any of
-//     whose configurations ran while other processes used over half the
-//     CPU is left out, named
-//     with the share. Per configuration, because a figure is measured in its
-//     configurations' windows (a file's median share, results.LoadNote, says
-//     whether the file compares with another, not whether a figure can be
-//     judged); over half, because a runnable thread then waits for a CPU as
-//     long as anything it measures (lot/std-futex read 0.49x and 0.62x at 4
-//     threads in the AMD EPYC run with other processes on 55% of the CPU).
-//     A count load cannot cause (a wrong return value, an early return, a
-//     wait channel: Figure.Exact) is judged whatever the load: load delays
-//     events, it does not make them wrong, and a correctness failure is
-//     never left out.
+//  2. The one busy policy (results/load.go says why): a figure any of whose
+//     configurations' windows had other processes on over BusyShare of the
+//     CPU is left out, named with the share; but never a count load cannot
+//     cause (a wrong return value, an early return: Figure.Exact), since
+//     load delays events and does not make them wrong.
 //  3. The rounds it needs: a figure without rounds is left out; one with
 //     fewer than Rule.MinRounds is near its limit. A rule with no figure
 //     left is not evaluated, and says why ("cannot judge: no rounds").
-//  4. The decision on the median of each figure's rounds (Limit.Decide:
-//     with three rounds no test reaches significance, so the median decides
-//     and the rounds' spread says how firmly). It holds when every figure
-//     does.
+//  4. The decision on the median of each figure's rounds (results.Limit,
+//     Decide). It holds when every figure does.
 //  5. The evidence: "rule: " and Rule.How, every figure with its numbers,
 //     those left out with why, Rule.Context.
 //  6. The one-line reason (Claim.Why) every renderer prints: the figure
@@ -480,6 +470,9 @@ func (d decided) text() string {
 	}
 	return s
 }
+
+// Us is a time in evidence, "12.3 µs" (ns in).
+func Us(ns float64) string { return strconv.FormatFloat(ns/1e3, 'f', 1, 64) + " µs" }
 
 // fmt formats v in the figure's unit.
 func (f Figure) fmt(v float64) string {

@@ -49,23 +49,18 @@ const (
 // says (the first of each kind); onC reports whether it is the row from C
 // threads.
 func Original(configs []*results.Config, name string, same func(*results.Config) bool, which OriginalRow) (c *results.Config, onC bool) {
-	var rows [2]*results.Config // from Go threads, from C threads
-	for _, x := range configs {
-		if k := b2i(x.Kind == KindCRef); results.IsOriginal(x, name) && same(x) && rows[k] == nil {
-			rows[k] = x
+	row := func(onC bool) *results.Config {
+		i := slices.IndexFunc(configs, func(x *results.Config) bool { return results.IsOriginal(x, name) && same(x) && (x.Kind == KindCRef) == onC })
+		if i < 0 {
+			return nil
 		}
+		return configs[i]
 	}
-	if which == PreferGoThreads && rows[0] != nil {
-		return rows[0], false
+	if c := row(false); which == PreferGoThreads && c != nil {
+		return c, false
 	}
-	return rows[1], rows[1] != nil
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	c = row(true)
+	return c, c != nil
 }
 
 // RowName names the original's row in evidence: "rust-parking_lot (C

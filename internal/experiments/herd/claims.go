@@ -69,7 +69,7 @@ func rules() []claim.Rule {
 			Needs: "needs a configuration with totals", How: "per configuration, total / serial time (N x hold + (N-1) x mean handoff + first) in each repeat",
 			Select: func(c *results.Config) bool { _, ok := c.Summary[mSerial]; return ok },
 			Figures: claim.Each(func(c *results.Config) claim.Figure {
-				return band(claim.Fig(c.Key+" total/serial", claim.Values(c, mSerial), c)).With("mean hold " + fmtUs(c.Summary[mHoldMean]))
+				return band(claim.Fig(c.Key+" total/serial", claim.Values(c, mSerial), c)).With("mean hold " + claim.Us(c.Summary[mHoldMean]))
 			})},
 		{ID: "herd-total-equal", Statement: fmt.Sprintf("total time is about equal across implementations: within %s of futex-broadcast's (std's) at N >= %d", tol, ClaimMinN),
 			Needs: fmt.Sprintf("needs futex-broadcast and another implementation at N >= %d", ClaimMinN), Scope: measuredAt,
@@ -96,7 +96,7 @@ func rules() []claim.Rule {
 					if c.IntParam("n") == firstN(lots(cs)) {
 						ref := twin(cs, c, "futex-broadcast", "")
 						out = append(out, claim.Ratio(group(c)+" lot/futex-broadcast first", c, ref, results.MFirstNs).Below(1).
-							With(fmt.Sprintf("lot %s, futex-broadcast %s", fmtUs(c.Summary[results.MFirstNs]), fmtUs(ref.Summary[results.MFirstNs]))))
+							With(fmt.Sprintf("lot %s, futex-broadcast %s", claim.Us(c.Summary[results.MFirstNs]), claim.Us(ref.Summary[results.MFirstNs]))))
 					}
 				}
 				return out
@@ -192,4 +192,3 @@ func measuredAt(cs []*results.Config) string {
 	return "measured at N = " + strings.Join(s, ", ")
 }
 
-func fmtUs(ns float64) string { return fmt.Sprintf("%.1f µs", ns/1000) }

@@ -103,7 +103,7 @@ func fidelityRules() []claim.Rule {
 			Needs: fmt.Sprintf("needs lot and rust-parking_lot with notify=all at N >= %d", ClaimMinN),
 			Figures: func(cs []*results.Config) []claim.Figure {
 				all := fidelityFigures(ClaimMinN, func(c, o *results.Config, row string) (claim.Figure, bool) {
-					name := fmt.Sprintf("%s: lot %s vs %s %s, lot/original first", group(c), fmtUs(c.Summary[results.MFirstNs]), row, fmtUs(o.Summary[results.MFirstNs]))
+					name := fmt.Sprintf("%s: lot %s vs %s %s, lot/original first", group(c), claim.Us(c.Summary[results.MFirstNs]), row, claim.Us(o.Summary[results.MFirstNs]))
 					return claim.Fig(name, driver.Ratios(c, o, results.MFirstNs), c, o).In("x").AtLeast(1 / FidelityFirst).AtMost(FidelityFirst), true
 				})(cs)
 				var ported []*results.Config

@@ -35,7 +35,6 @@ func crossWithAnatomy(c *results.Config) bool {
 	return c.Placement == driver.CrossCore && c.Params["sleeps"] == "true" && ok
 }
 
-func us(ns float64) string { return fmt.Sprintf("%.1f µs", ns/1000) }
 
 // anatomyIdleRule: at gap 0, idle_exit's median over the largest other
 // component's median, at least 1, per configuration whose target CPU was
@@ -57,7 +56,7 @@ var anatomyIdleRule = claim.Rule{ID: ClaimAnatomyIdle, Statement: "a cross-core 
 		s := c.Summary
 		f := claim.Fig(c.Key+" idle_exit/largest other part", rounds, c).In("x").AtLeast(1).
 			With(fmt.Sprintf("idle_exit %s of %s summed, median share %.0f%%; %d idle, %d busy wakes",
-				us(s[anatomy.MedianKey(anatomy.IdleExit)]), us(s[anatomy.MSumMedian]), 100*s[anatomy.MIdleShare], int(s[anatomy.MIdleWakes]), int(s[anatomy.MBusyWakes])))
+				claim.Us(s[anatomy.MedianKey(anatomy.IdleExit)]), claim.Us(s[anatomy.MSumMedian]), 100*s[anatomy.MIdleShare], int(s[anatomy.MIdleWakes]), int(s[anatomy.MBusyWakes])))
 		if s[anatomy.MIdleWakes] < minIdleWakes {
 			f = f.Skip(fmt.Sprintf("its target CPU was idle at %d traced wakes, busy at %d: a loaded machine", int(s[anatomy.MIdleWakes]), int(s[anatomy.MBusyWakes])))
 		}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/parkbench/parkbench/internal/claim"
@@ -54,7 +53,7 @@ func Claims(configs []*results.Config, numCPU int) []results.Claim {
 					if w := find(cs, wk); r.Params["bench"] == BenchRequeue && w != nil {
 						name := fmt.Sprintf("%s n=%s per call %s requeue/wake", r.Impl, r.Params["n"], r.Params["per_call"])
 						out = append(out, claim.Ratio(name, r, w, MWakerMedian).Below(1).
-							With(fmt.Sprintf("requeue %s vs wake %s", fmtUs(r.Summary[MWakerMedian]), fmtUs(w.Summary[MWakerMedian]))))
+							With(fmt.Sprintf("requeue %s vs wake %s", claim.Us(r.Summary[MWakerMedian]), claim.Us(w.Summary[MWakerMedian]))))
 					}
 				}
 				return out
@@ -70,7 +69,7 @@ func Claims(configs []*results.Config, numCPU int) []results.Claim {
 				for _, l := range cs {
 					if f := find(configs, fmt.Sprintf("futex/%s/n=%s/w=1", BenchWake, l.Params["n"])); f != nil {
 						out = append(out, claim.Ratio("n="+l.Params["n"]+" lot/futex", l, f, MWakerMedian).AtMost(UnparkAllLimit).
-							With(fmt.Sprintf("lot UnparkAll %s vs futex %s", fmtUs(l.Summary[MWakerMedian]), fmtUs(f.Summary[MWakerMedian]))))
+							With(fmt.Sprintf("lot UnparkAll %s vs futex %s", claim.Us(l.Summary[MWakerMedian]), claim.Us(f.Summary[MWakerMedian]))))
 					}
 				}
 				return out
@@ -123,8 +122,6 @@ func find(configs []*results.Config, key string) *results.Config {
 	}
 	return nil
 }
-
-func fmtUs(ns float64) string { return strconv.FormatFloat(ns/1000, 'f', 2, 64) + " µs" }
 
 // flatness is the slowest rate over the fastest among the metrics of one
 // round (or of the summaries) of hash configurations.
