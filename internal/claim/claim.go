@@ -251,6 +251,9 @@ func Ratio(name string, a, b *results.Config, metric string) Figure {
 	return Fig(name, Ratios(a, b, metric), a, b).In("x")
 }
 
+// Notes are the notes that say something (not ""), for Rule.Context.
+func Notes(ns ...string) []string { return slices.DeleteFunc(ns, func(n string) bool { return n == "" }) }
+
 // Each is Rule.Figures for a claim that judges each configuration alone.
 func Each(f func(*results.Config) Figure) func([]*results.Config) []Figure {
 	return func(cs []*results.Config) []Figure {

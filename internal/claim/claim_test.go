@@ -209,16 +209,18 @@ func TestBusy(t *testing.T) {
 	}
 }
 
+// mk is a configuration with metric m: its summary, then its rounds.
+func mk(sum float64, rounds ...float64) *results.Config {
+	c := &results.Config{Summary: map[string]float64{"m": sum}}
+	for _, v := range rounds {
+		c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{"m": v}})
+	}
+	return c
+}
+
 // PerRound computes a figure of several configurations round by round,
 // and on their summaries when their rounds differ in number.
 func TestPerRound(t *testing.T) {
-	mk := func(sum float64, rounds ...float64) *results.Config {
-		c := &results.Config{Summary: map[string]float64{"m": sum}}
-		for _, v := range rounds {
-			c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{"m": v}})
-		}
-		return c
-	}
 	ratio := func(m []map[string]float64) (float64, bool) { return m[0]["m"] / m[1]["m"], m[1]["m"] > 0 }
 	if got := PerRound([]*results.Config{mk(2, 2, 4), mk(1, 1, 2)}, ratio); len(got) != 2 || got[0] != 2 || got[1] != 2 {
 		t.Errorf("paired rounds: %v", got)
@@ -231,13 +233,6 @@ func TestPerRound(t *testing.T) {
 // Ratios pairs round i of two configurations, and falls back on the
 // summaries' ratio when their rounds differ in number.
 func TestRatios(t *testing.T) {
-	mk := func(sum float64, rounds ...float64) *results.Config {
-		c := &results.Config{Summary: map[string]float64{"m": sum}}
-		for _, v := range rounds {
-			c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{"m": v}})
-		}
-		return c
-	}
 	if r := Ratios(mk(3, 2, 4), mk(1, 1, 2), "m"); len(r) != 2 || r[0] != 2 || r[1] != 2 {
 		t.Errorf("paired: %v", r)
 	}

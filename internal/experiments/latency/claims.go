@@ -142,7 +142,7 @@ var sameOrderRule = claim.Rule{ID: ClaimE12SameOrder, Statement: "the sleeping i
 		}
 		return out
 	},
-	Context: func(cs []*results.Config) []string { return notes(leftOut(exp(cs)), spunNote(cs, compared)) }}
+	Context: func(cs []*results.Config) []string { return claim.Notes(leftOut(exp(cs)), spunNote(cs, compared)) }}
 
 // E12-spin-floor: per placement (gap 0), the fastest slept median of a
 // sleeping wake across CPUs over the busy-wait's median (Go "spin", else
@@ -167,7 +167,7 @@ var spinFloorRule = claim.Rule{ID: ClaimE12SpinFloor, Statement: "busy waiting i
 		}
 		return out
 	},
-	Context: func(cs []*results.Config) []string { return notes(oneCPUOut(exp(cs)), spunNote(cs, compared)) }}
+	Context: func(cs []*results.Config) []string { return claim.Notes(oneCPUOut(exp(cs)), spunNote(cs, compared)) }}
 
 // E12-really-slept: every sleeping configuration (gap 0, thread-level and
 // goroutine-level) whose two threads were on two CPUs has no-sleep waits
@@ -196,7 +196,7 @@ var reallySleptRule = claim.Rule{ID: ClaimE12Slept, Statement: "the measured wai
 		return out
 	},
 	Context: func(cs []*results.Config) []string {
-		return notes(oneCPUOut(exp(cs)), spunNote(cs, "not judged as sleeping, most waits did not sleep (the reply came first: a spin caught it, or the wait began late)"))
+		return claim.Notes(oneCPUOut(exp(cs)), spunNote(cs, "not judged as sleeping, most waits did not sleep (the reply came first: a spin caught it, or the wait began late)"))
 	}}
 
 // cNote is the C reference's no-sleep share (C threads, no Go runtime) at
@@ -366,7 +366,3 @@ func spunNote(cs []*results.Config, what string) string {
 // of whose waits did not sleep.
 const compared = "most waits did not sleep (the reply came first), compared on the waits that slept"
 
-// notes are those that say something (not "").
-func notes(ns ...string) []string {
-	return slices.DeleteFunc(ns, func(n string) bool { return n == "" })
-}
