@@ -252,7 +252,9 @@ func Ratio(name string, a, b *results.Config, metric string) Figure {
 }
 
 // Notes are the notes that say something (not ""), for Rule.Context.
-func Notes(ns ...string) []string { return slices.DeleteFunc(ns, func(n string) bool { return n == "" }) }
+func Notes(ns ...string) []string {
+	return slices.DeleteFunc(ns, func(n string) bool { return n == "" })
+}
 
 // Each is Rule.Figures for a claim that judges each configuration alone.
 func Each(f func(*results.Config) Figure) func([]*results.Config) []Figure {

@@ -50,7 +50,9 @@ const (
 // threads.
 func Original(configs []*results.Config, name string, same func(*results.Config) bool, which OriginalRow) (c *results.Config, onC bool) {
 	row := func(onC bool) *results.Config {
-		i := slices.IndexFunc(configs, func(x *results.Config) bool { return results.IsOriginal(x, name) && same(x) && (x.Kind == KindCRef) == onC })
+		i := slices.IndexFunc(configs, func(x *results.Config) bool {
+			return results.IsOriginal(x, name) && same(x) && (x.Kind == KindCRef) == onC
+		})
 		if i < 0 {
 			return nil
 		}

@@ -191,4 +191,3 @@ func measuredAt(cs []*results.Config) string {
 	}
 	return "measured at N = " + strings.Join(s, ", ")
 }
-

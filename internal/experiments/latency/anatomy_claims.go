@@ -35,7 +35,6 @@ func crossWithAnatomy(c *results.Config) bool {
 	return c.Placement == driver.CrossCore && c.Params["sleeps"] == "true" && ok
 }
 
-
 // anatomyIdleRule: at gap 0, idle_exit's median over the largest other
 // component's median, at least 1, per configuration whose target CPU was
 // idle at minIdleWakes or more traced wakes (else it says nothing about

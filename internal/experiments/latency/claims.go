@@ -365,4 +365,3 @@ func spunNote(cs []*results.Config, what string) string {
 // compared is what same-order and spin-floor do with a configuration most
 // of whose waits did not sleep.
 const compared = "most waits did not sleep (the reply came first), compared on the waits that slept"
-
