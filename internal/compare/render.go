@@ -480,13 +480,6 @@ func escape(s string, md bool) string {
 	return s
 }
 
-func ratioCell(r float64) string {
-	if math.IsInf(r, 0) || math.IsNaN(r) {
-		return "-"
-	}
-	return fmt.Sprintf("%.2fx", r)
-}
-
 type unitFunc func(float64) string
 
 // timeUnit formats nanoseconds in ns, µs or ms.
