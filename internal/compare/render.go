@@ -351,10 +351,14 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-// change is a ratio as a change in percent, "-" when it is none.
+// change is a ratio as a change in percent ("+23%"), as a factor beyond
+// ten times either way ("5041×", "0.0086×"), "-" when it is none.
 func change(r float64) string {
-	if math.IsInf(r, 0) || math.IsNaN(r) {
+	switch {
+	case math.IsInf(r, 0) || math.IsNaN(r):
 		return "-"
+	case r >= 10 || r <= 0.1:
+		return multUnit(r)
 	}
 	return fmt.Sprintf("%+.0f%%", 100*(r-1))
 }
