@@ -265,7 +265,11 @@ func differs(item, sub func(string), r *Result) {
 			rows = append(rows, row)
 		}
 	}
-	if len(rows) == 0 {
+	switch {
+	case len(rows) == 0 && r.Count(verdict.NotCompared) == len(r.Rows):
+		item("nothing could be judged: the notes say what the files lack")
+		return
+	case len(rows) == 0:
 		item(fmt.Sprintf("nothing differs beyond ±%g%% and the rounds' noise", 100*r.Options.Threshold))
 		return
 	}
