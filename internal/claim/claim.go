@@ -47,9 +47,7 @@
 //	{ID: "herd-first-early", Statement: "the first waiter holds the lock within a tenth of the total",
 //		Needs: "needs notify-all at N >= 16", Select: notifyAllFrom(ClaimMinN),
 //		Figures: claim.Each(func(c *results.Config) claim.Figure {
-//			r := claim.PerRound([]*results.Config{c}, func(m []map[string]float64) (float64, bool) {
-//				return m[0][results.MFirstNs] / m[0][results.MTotalNs], m[0][results.MTotalNs] > 0
-//			})
+//			r := claim.Share(c, results.MFirstNs, results.MTotalNs)
 //			return claim.Fig(c.Key+" first/total", r, c).In("x").AtMost(0.1)
 //		})},
 //
@@ -244,6 +242,12 @@ func Ratios(a, b *results.Config, metric string) []float64 {
 		x, ok := m[0][metric]
 		return x / m[1][metric], ok && m[1][metric] > 0
 	})
+}
+
+// Share is c's metric over its ref metric (a share of waits, a time per
+// critical section), round by round.
+func Share(c *results.Config, metric, ref string) []float64 {
+	return PerRound([]*results.Config{c}, func(m []map[string]float64) (float64, bool) { return m[0][metric] / m[0][ref], m[0][ref] > 0 })
 }
 
 // Ratio is the figure of a's metric over b's, round by round (Ratios).

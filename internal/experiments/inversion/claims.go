@@ -37,7 +37,7 @@ func Claims(cfgs []*results.Config) []results.Claim {
 				"(the kernel runs the owner at the waiter's priority, so medium cannot preempt it)", piBound),
 			Needs: "needs pi-futex or pthread-pi", Select: pi("true"),
 			Figures: claim.Each(func(c *results.Config) claim.Figure {
-				f := claim.Fig(c.Impl+" p99/section", share(c, results.MP99, MCritical), c).In("x").AtMost(piBound).
+				f := claim.Fig(c.Impl+" p99/section", claim.Share(c, results.MP99, MCritical), c).In("x").AtMost(piBound).
 					With(fmt.Sprintf("p99 %.0f µs, section %.0f µs", c.Summary[results.MP99]/1e3, c.Summary[MCritical]/1e3))
 				if st := c.Summary[MSteal]; st > 0 {
 					// A round the host preempted is longer by what it took, in
@@ -52,15 +52,8 @@ func Claims(cfgs []*results.Config) []results.Claim {
 				"since medium outranks the owner and runs first", inversionShare*100),
 			Needs: "needs a lock without inheritance (std-futex, lot, sync, pthread)", Select: pi("false"),
 			Figures: claim.Each(func(c *results.Config) claim.Figure {
-				return claim.Fig(c.Impl+" median wait/medium's spin", share(c, results.MMedian, MMediumNs), c).In("x").AtLeast(inversionShare).
+				return claim.Fig(c.Impl+" median wait/medium's spin", claim.Share(c, results.MMedian, MMediumNs), c).In("x").AtLeast(inversionShare).
 					With(fmt.Sprintf("median %.0f µs, spin %.0f µs", c.Summary[results.MMedian]/1e3, c.Summary[MMediumNs]/1e3))
 			})},
 	)
-}
-
-// share is c's metric over its ref metric, round by round.
-func share(c *results.Config, metric, ref string) []float64 {
-	return claim.PerRound([]*results.Config{c}, func(m []map[string]float64) (float64, bool) {
-		return m[0][metric] / m[0][ref], m[0][ref] > 0
-	})
 }

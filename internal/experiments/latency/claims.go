@@ -187,10 +187,7 @@ var reallySleptRule = claim.Rule{ID: ClaimE12Slept, Statement: "the measured wai
 			if f, known := noSleepShare(c); c.Params["sleeps"] != "true" || !gapZero(c) || !acrossCPUs(c) || !ok || !known || f > spunShare {
 				continue
 			}
-			share := claim.PerRound([]*results.Config{c}, func(m []map[string]float64) (float64, bool) {
-				return m[0][results.MNoSleep] / m[0][results.MSamples], m[0][results.MSamples] > 0
-			})
-			out = append(out, claim.Fig(c.Key+" no-sleep share", share, c).In("%").AtMost(maxNoSleepFrac).With(cNote(cs, c)),
+			out = append(out, claim.Fig(c.Key+" no-sleep share", claim.Share(c, results.MNoSleep, results.MSamples), c).In("%").AtMost(maxNoSleepFrac).With(cNote(cs, c)),
 				claim.Fig(c.Key+" switches/rt", claim.Values(c, results.MCtxSwThread), c).AtLeast(minSwitchesRT))
 		}
 		return out
