@@ -41,8 +41,9 @@ type SummaryLine struct {
 // (the study's question answered with its figure; the spread of its main
 // figure for an experiment without one), its configurations, the tally of
 // its claims and the numbers of its warnings' footnotes, and under it each
-// claim that does not hold or holds near its limit, with its figure and
-// the limit.
+// claim that does not hold, with its figure and the limit (a claim that
+// holds near its limit is counted in the tally and given in its section:
+// the summary stays one screen).
 func SummaryLines(f *results.File) []SummaryLine {
 	var out []SummaryLine
 	_, refs := footnotes(f)
@@ -79,10 +80,10 @@ func SummaryLines(f *results.File) []SummaryLine {
 		sl := SummaryLine{Experiment: e.Name, Text: line}
 		var more []string
 		for _, c := range e.Claims {
-			// A verdict another run may turn is said with its figure; two
-			// per experiment, the others named (its section has each).
+			// A claim that does not hold is said with its figure; two per
+			// experiment, the others named (its section has each).
 			switch {
-			case c.Verdict != results.DoesNotHold && !(c.Verdict == results.Holds && c.Near):
+			case c.Verdict != results.DoesNotHold:
 			case len(sl.Sub) < summaryClaims:
 				sl.Sub = append(sl.Sub, c.VerdictText()+": "+c.ID+": "+shortReason(c))
 			default:
@@ -97,8 +98,8 @@ func SummaryLines(f *results.File) []SummaryLine {
 	return out
 }
 
-// summaryClaims is how many claims that do not hold (or hold near their
-// limit) an experiment's summary gives with their figure.
+// summaryClaims is how many claims that do not hold an experiment's
+// summary gives with their figure.
 const summaryClaims = 2
 
 // shortReason is a claim's reason as the summary gives it: its figure and
