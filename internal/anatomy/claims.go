@@ -1,4 +1,4 @@
-package latency
+package anatomy
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/parkbench/parkbench/internal/anatomy"
 	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
@@ -22,16 +21,16 @@ const (
 // wakes says nothing about leaving idle.
 const minIdleWakes = 20
 
-// AnatomyClaims evaluates the anatomy's claims on lat (a run with
+// Claims evaluates the anatomy's claims on lat (a latency run with
 // --anatomy), from the figures of its cross-core configurations.
-func AnatomyClaims(lat *results.Experiment) []results.Claim {
+func Claims(lat *results.Experiment) []results.Claim {
 	return claim.EvaluateAll(lat.Configs, anatomyIdleRule, anatomyGapRule)
 }
 
 // crossWithAnatomy selects the sleeping cross-core configurations the
 // anatomy traced.
 func crossWithAnatomy(c *results.Config) bool {
-	_, ok := c.Summary[anatomy.MSumMedian]
+	_, ok := c.Summary[MSumMedian]
 	return c.Placement == driver.CrossCore && c.Params["sleeps"] == "true" && ok
 }
 
@@ -45,19 +44,19 @@ var anatomyIdleRule = claim.Rule{ID: ClaimAnatomyIdle, Statement: "a cross-core 
 	Figures: claim.Each(func(c *results.Config) claim.Figure {
 		rounds := claim.PerRound([]*results.Config{c}, func(m []map[string]float64) (float64, bool) {
 			other := 0.0
-			for _, k := range anatomy.Components {
-				if k != anatomy.IdleExit {
-					other = max(other, m[0][anatomy.MedianKey(k)])
+			for _, k := range Components {
+				if k != IdleExit {
+					other = max(other, m[0][MedianKey(k)])
 				}
 			}
-			return m[0][anatomy.MedianKey(anatomy.IdleExit)] / other, other > 0
+			return m[0][MedianKey(IdleExit)] / other, other > 0
 		})
 		s := c.Summary
 		f := claim.Fig(c.Key+" idle_exit/largest other part", rounds, c).In("x").AtLeast(1).
 			With(fmt.Sprintf("idle_exit %s of %s summed, median share %.0f%%; %d idle, %d busy wakes",
-				claim.Us(s[anatomy.MedianKey(anatomy.IdleExit)]), claim.Us(s[anatomy.MSumMedian]), 100*s[anatomy.MIdleShare], int(s[anatomy.MIdleWakes]), int(s[anatomy.MBusyWakes])))
-		if s[anatomy.MIdleWakes] < minIdleWakes {
-			f = f.Skip(fmt.Sprintf("its target CPU was idle at %d traced wakes, busy at %d: a loaded machine", int(s[anatomy.MIdleWakes]), int(s[anatomy.MBusyWakes])))
+				claim.Us(s[MedianKey(IdleExit)]), claim.Us(s[MSumMedian]), 100*s[MIdleShare], int(s[MIdleWakes]), int(s[MBusyWakes])))
+		if s[MIdleWakes] < minIdleWakes {
+			f = f.Skip(fmt.Sprintf("its target CPU was idle at %d traced wakes, busy at %d: a loaded machine", int(s[MIdleWakes]), int(s[MBusyWakes])))
 		}
 		return f
 	})}
@@ -68,7 +67,7 @@ var anatomyGapRule = claim.Rule{ID: ClaimAnatomyGap, Statement: "under --gap, id
 	Needs: "needs --gap with two or more values and the target CPU idle at the wakes (e.g. --gap=0,50us,1ms --placement=cross-core)",
 	Select: func(c *results.Config) bool {
 		g, err := time.ParseDuration(c.Params["gap"])
-		return crossWithAnatomy(c) && err == nil && (g == 0 || c.Summary[anatomy.MIdleWakes] >= minIdleWakes)
+		return crossWithAnatomy(c) && err == nil && (g == 0 || c.Summary[MIdleWakes] >= minIdleWakes)
 	},
 	Figures: func(cs []*results.Config) (out []claim.Figure) {
 		gap := func(c *results.Config) time.Duration { g, _ := time.ParseDuration(c.Params["gap"]); return g }
@@ -81,11 +80,11 @@ var anatomyGapRule = claim.Rule{ID: ClaimAnatomyGap, Statement: "under --gap, id
 			lo, hi := ps[0], ps[len(ps)-1]
 			var parts []string
 			for _, p := range ps {
-				parts = append(parts, fmt.Sprintf("%v %.0f%%", gap(p), 100*p.Summary[anatomy.MIdleShare]))
+				parts = append(parts, fmt.Sprintf("%v %.0f%%", gap(p), 100*p.Summary[MIdleShare]))
 			}
 			name := fmt.Sprintf("%s idle_exit share at gap %v less at %v", c.Impl, gap(hi), gap(lo))
 			diff := claim.PerRound([]*results.Config{hi, lo}, func(m []map[string]float64) (float64, bool) {
-				return m[0][anatomy.MIdleShare] - m[1][anatomy.MIdleShare], true
+				return m[0][MIdleShare] - m[1][MIdleShare], true
 			})
 			out = append(out, claim.Fig(name, diff, ps...).In("%").Above(0).With(strings.Join(parts, ", ")))
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/herd"
 	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/loaded"
+	"github.com/parkbench/parkbench/internal/experiments/selfwake"
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
 	"github.com/parkbench/parkbench/internal/experiments/wake"
 	"github.com/parkbench/parkbench/internal/report"
@@ -41,7 +42,7 @@ func TestCompletion(t *testing.T) {
 		want []string
 	}{
 		{[]string{"latency", "--impl="}, append([]string{"all"}, latency.ImplNames()...)},
-		{[]string{"selfwake", "--impl="}, latency.SelfwakeImplNames()},
+		{[]string{"selfwake", "--impl="}, selfwake.ImplNames()},
 		{[]string{"herd", "--impl="}, herd.ImplNames()},
 		{[]string{"stacks", "--mech="}, stacks.ImplNames()},
 		{[]string{"latency", "--placement="}, driver.Placements},

@@ -14,6 +14,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/loaded"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
+	"github.com/parkbench/parkbench/internal/experiments/selfwake"
 	"github.com/parkbench/parkbench/internal/experiments/spin"
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
@@ -56,9 +57,9 @@ func newLatencyCmd() *cobra.Command {
 }
 
 func newSelfwakeCmd() *cobra.Command {
-	type O = latency.SelfwakeOptions
-	return experimentCmd[O]{use: "selfwake", def: latency.DefaultSelfwakeOptions, quick: latency.QuickSelfwakeOptions, plan: latency.PlanSelfwake}.command(
-		namesFlag("impl", "Impls", "implementations: `NAME`, a comma list, or all ("+strings.Join(latency.SelfwakeImplNames(), ", ")+")", func(o *O) *[]string { return &o.Impls }),
+	type O = selfwake.Options
+	return experimentCmd[O]{use: "selfwake", def: selfwake.DefaultOptions, quick: selfwake.QuickOptions, plan: selfwake.PlanSelfwake}.command(
+		namesFlag("impl", "Impls", "implementations: `NAME`, a comma list, or all ("+strings.Join(selfwake.ImplNames(), ", ")+")", func(o *O) *[]string { return &o.Impls }),
 		intFlag("pairs", "Pairs", "wake-then-wait pairs per timed sample", func(o *O) *int { return &o.Pairs }),
 		intFlag("samples", "Samples", "samples per round", func(o *O) *int { return &o.Samples }),
 		intFlag("rounds", "Rounds", "rounds", func(o *O) *int { return &o.Rounds }),

@@ -15,6 +15,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/loaded"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
+	"github.com/parkbench/parkbench/internal/experiments/selfwake"
 	"github.com/parkbench/parkbench/internal/experiments/spin"
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
@@ -42,7 +43,7 @@ var accepts = map[string]struct {
 		}
 		return names
 	}},
-	"selfwake": {withImpl(latency.QuickSelfwakeOptions, "Impls"), latency.SelfwakeImplNames},
+	"selfwake": {withImpl(selfwake.QuickOptions, "Impls"), selfwake.ImplNames},
 	"herd":     {withImpl(herd.QuickOptions, "Impls"), herd.ImplNames},
 	"timeout":  {withImpl(timeout.QuickOptions, "Impls"), timeout.ImplNames},
 	"lock":     {withImpl(lock.QuickOptions, "Impls"), lock.ImplNames},

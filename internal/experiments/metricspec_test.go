@@ -9,6 +9,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/inversion"
 	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
+	"github.com/parkbench/parkbench/internal/experiments/selfwake"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
 	"github.com/parkbench/parkbench/internal/results"
 )
@@ -32,7 +33,7 @@ func TestMetricsMatchLegacy(t *testing.T) {
 	// purpose, the rest of their description kept.
 	reshaped := map[string]bool{"latency " + results.MMedian: true, "latency " + results.MMin: true}
 	declared := map[string][]results.MetricSpec{
-		"latency": latency.LatencyMetrics, "selfwake": latency.SelfwakeMetrics, "herd": herd.Metrics,
+		"latency": latency.LatencyMetrics, "selfwake": selfwake.Metrics, "herd": herd.Metrics,
 		"timeout": timeout.Metrics, "lock": lock.Metrics, "rwlock": lock.RwMetrics, "inversion": inversion.Metrics,
 	}
 	for _, name := range results.LegacyNames() {

@@ -10,6 +10,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/loaded"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
+	"github.com/parkbench/parkbench/internal/experiments/selfwake"
 	"github.com/parkbench/parkbench/internal/experiments/wake"
 	"github.com/parkbench/parkbench/internal/results"
 )
@@ -17,7 +18,7 @@ import (
 // SuiteOptions are the options of each experiment of the suite.
 type SuiteOptions struct {
 	Latency  latency.LatencyOptions
-	Selfwake latency.SelfwakeOptions
+	Selfwake selfwake.Options
 	Herd     herd.Options
 	Lock     lock.Options
 	// RwLock is one small rwlock configuration (parkbench rwlock): NumCPU
@@ -40,9 +41,9 @@ type SuiteOptions struct {
 // matrix.
 func DefaultSuite() SuiteOptions {
 	o := QuickSuite()
-	o.Latency, o.Selfwake = latency.DefaultLatencyOptions(), latency.DefaultSelfwakeOptions()
+	o.Latency, o.Selfwake = latency.DefaultLatencyOptions(), selfwake.DefaultOptions()
 	impls := OneScreenImpls()
-	o.Latency.Impls, o.Selfwake.Impls = impls, append([]string{latency.ImplSyscall}, impls...)
+	o.Latency.Impls, o.Selfwake.Impls = impls, append([]string{selfwake.ImplSyscall}, impls...)
 	o.Latency.Placements = QuickSuite().Latency.Placements // cross-core, where it can pin
 	o.Latency.SchedCounts = false
 	o.Latency.Participants, o.Lock.Participants = []string{driver.Threads}, []string{driver.Threads}
@@ -76,7 +77,7 @@ func OneScreenImpls() []string {
 // threads, a few seconds): its full default sweep alone takes about 5
 // minutes, and is `parkbench lock`'s.
 func FullSuite() SuiteOptions {
-	return SuiteOptions{latency.DefaultLatencyOptions(), latency.DefaultSelfwakeOptions(), herd.DefaultOptions(), lock.QuickOptions(), defaultSuiteRw(),
+	return SuiteOptions{latency.DefaultLatencyOptions(), selfwake.DefaultOptions(), herd.DefaultOptions(), lock.QuickOptions(), defaultSuiteRw(),
 		wake.QuickOptions(), loaded.QuickOptions()}.withGoroutines()
 }
 
@@ -93,7 +94,7 @@ func (o SuiteOptions) withGoroutines() SuiteOptions {
 // QuickSuite is a short run of the suite (under a minute on two vCPUs);
 // its lock part is lock.QuickOptions (a few seconds).
 func QuickSuite() SuiteOptions {
-	return SuiteOptions{latency.QuickLatencyOptions(), latency.QuickSelfwakeOptions(), herd.QuickOptions(), lock.QuickOptions(), lock.QuickRwOptions(),
+	return SuiteOptions{latency.QuickLatencyOptions(), selfwake.QuickOptions(), herd.QuickOptions(), lock.QuickOptions(), lock.QuickRwOptions(),
 		wake.QuickOptions(), loaded.QuickOptions()}.withGoroutines()
 }
 
@@ -156,7 +157,7 @@ var SuiteParts = []SuitePart{
 	{"latency", "E12 wake latency: the study's implementations across CPUs (--full: every implementation, placement, threads and goroutines)", "rounds",
 		func(o SuiteOptions) (driver.Plan, error) { return latency.PlanLatency(o.Latency) }},
 	{"selfwake", "E12's reverse check: a thread wakes itself, then waits", "rounds",
-		func(o SuiteOptions) (driver.Plan, error) { return latency.PlanSelfwake(o.Selfwake) }},
+		func(o SuiteOptions) (driver.Plan, error) { return selfwake.PlanSelfwake(o.Selfwake) }},
 	{"herd", "E6: notify_all with 1 and 64 waiters (--full: 1, 4, 16, 64)", "repeats",
 		func(o SuiteOptions) (driver.Plan, error) { return herd.Plan(o.Herd) }},
 	{"lock", "the contended mutex (parking_lot's benchmark), its quick sweep: 2 and 2 x NumCPU threads; 'parkbench lock' runs the full one", "repeats",

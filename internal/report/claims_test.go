@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parkbench/parkbench/internal/anatomy"
 	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
@@ -15,6 +16,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/experiments/loaded"
 	"github.com/parkbench/parkbench/internal/experiments/lock"
+	"github.com/parkbench/parkbench/internal/experiments/selfwake"
 	"github.com/parkbench/parkbench/internal/experiments/spin"
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
@@ -31,13 +33,13 @@ func judge(e *results.Experiment, other *results.Experiment, numCPU int) []resul
 	cs := e.Configs
 	switch e.Name {
 	case "latency":
-		out := append(latency.LatencyClaims(e), latency.AnatomyClaims(e)...)
+		out := append(latency.LatencyClaims(e), anatomy.Claims(e)...)
 		if other != nil {
 			out = latency.MergeClaims(out, latency.CrossClaims(e, other))
 		}
 		return out
 	case "selfwake":
-		return append([]results.Claim{latency.ClaimSelfwakeAtOnce(e)}, latency.SelfwakeFidelityClaims(e)...)
+		return append([]results.Claim{selfwake.ClaimSelfwakeAtOnce(e)}, selfwake.SelfwakeFidelityClaims(e)...)
 	case "herd":
 		return append(append(herd.Claims(cs, 0), herd.TraceClaims(cs)...), herd.IdleClaims(cs, numCPU)...)
 	case "lock":

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"github.com/parkbench/parkbench/internal/stats"
 	"strconv"
 	"time"
 )
@@ -154,16 +155,8 @@ func (c *Config) FloatParam(k string) float64 {
 	return f
 }
 
-// Mode is one regime of a multimodal configuration.
-type Mode struct {
-	// MedianNs is the median of the samples in this mode.
-	MedianNs float64 `json:"median_ns"`
-	// Share is the fraction of all samples in this mode (0..1).
-	Share float64 `json:"share"`
-	// Rounds lists the rounds (1-based) whose own median lies in this
-	// mode, when the rounds split between modes.
-	Rounds []int `json:"rounds,omitempty"`
-}
+// Mode is one regime of a multimodal configuration (stats.Modes).
+type Mode = stats.Mode
 
 // Round is one round (latency, selfwake) or repeat (herd).
 type Round struct {

@@ -1,14 +1,8 @@
-package latency
+package stats
 
 import (
-	"fmt"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
-
-	"github.com/parkbench/parkbench/internal/experiments/driver"
-	"github.com/parkbench/parkbench/internal/results"
 )
 
 // The bimodality detector. A latency configuration's samples can fall into
@@ -22,7 +16,7 @@ import (
 // 31.86, 0.91 µs in four runs; inside one file rounds of 907, 33 375 and
 // 31 855 ns), and a comparison of two such figures compares regimes.
 //
-// Method (DetectModes): the samples of every round, pooled, on a log scale
+// Method (Modes): the samples of every round, pooled, on a log scale
 // of modeBinsPerOctave bins per octave, smoothed over modeSmooth bins; the
 // highest peak and the best second peak at least modeMinRatio away whose
 // valley between them falls to modeMaxValley of the lower peak or below,
@@ -30,7 +24,8 @@ import (
 // if some round's own median lies there: rounds that disagree). The split
 // is the valley's lowest bin; each mode's median is read from the pooled
 // samples on its side. Pure: a function of the rounds' histograms and
-// medians, so it runs on any result file.
+// medians, so it runs on any result file (latency's DetectModes reads them
+// from a configuration and words the warning).
 const (
 	modeBinsPerOctave = 8
 	modeSmooth        = 2    // ± bins of the moving sum: a quarter octave each way
@@ -41,23 +36,42 @@ const (
 	modeMaxBins       = 40 * modeBinsPerOctave // 1 ns .. 2^40 ns
 )
 
-// DetectModes returns the modes of cfg's samples, largest share first, and
-// a one-line warning, or nil and "" when the samples have one mode (or no
-// histograms). Rounds without a histogram are left out of the pool.
-func DetectModes(cfg *results.Config) ([]results.Mode, string) {
+// Mode is one regime of a multimodal set of samples.
+type Mode struct {
+	// MedianNs is the median of the samples in this mode.
+	MedianNs float64 `json:"median_ns"`
+	// Share is the fraction of all samples in this mode (0..1).
+	Share float64 `json:"share"`
+	// Rounds lists the rounds (1-based) whose own median lies in this
+	// mode, when the rounds split between modes.
+	Rounds []int `json:"rounds,omitempty"`
+}
+
+// Bar is a histogram's bar: Count samples between From and To (ns).
+type Bar struct{ From, To, Count int64 }
+
+// ModeRound is one round's samples: its histogram's bars and its median
+// (NaN: the round has no histogram; it is left out of the pool).
+type ModeRound struct {
+	Bars   []Bar
+	Median float64
+}
+
+// Modes returns the modes of the rounds' samples pooled, largest share
+// first, or nil when they have one mode (or none).
+func Modes(rounds []ModeRound) []Mode {
 	var bins [modeMaxBins]float64
-	// values[k] is the mean sample value of bin k, for the modes' medians.
+	// sums[k] is the sum of the sample values of bin k, for the modes'
+	// medians.
 	var sums [modeMaxBins]float64
 	var roundMed []float64
 	total := 0.0
-	for _, r := range cfg.Rounds {
-		h, err := r.Hist()
-		if err != nil || h == nil || h.TotalCount() == 0 {
-			roundMed = append(roundMed, math.NaN())
+	for _, r := range rounds {
+		roundMed = append(roundMed, r.Median)
+		if math.IsNaN(r.Median) {
 			continue
 		}
-		roundMed = append(roundMed, float64(h.ValueAtQuantile(50)))
-		for _, b := range h.Distribution() {
+		for _, b := range r.Bars {
 			if b.Count == 0 {
 				continue
 			}
@@ -69,10 +83,14 @@ func DetectModes(cfg *results.Config) ([]results.Mode, string) {
 		}
 	}
 	if total == 0 {
-		return nil, ""
+		return nil
 	}
-	return splitModes(bins[:], sums[:], total, roundMed, cfg)
+	return splitModes(bins[:], sums[:], total, roundMed)
 }
+
+// ModeShareRound is the least share of the samples a mode holding a
+// round's own median needs.
+const ModeShareRound = modeMinShareRound
 
 // modeBin is the log-scale bin of a value in ns.
 func modeBin(v float64) int {
@@ -80,8 +98,8 @@ func modeBin(v float64) int {
 	return min(max(k, 0), modeMaxBins-1)
 }
 
-// splitModes finds two modes in the binned samples (see DetectModes).
-func splitModes(bins, sums []float64, total float64, roundMed []float64, cfg *results.Config) ([]results.Mode, string) {
+// splitModes finds two modes in the binned samples (see Modes).
+func splitModes(bins, sums []float64, total float64, roundMed []float64) []Mode {
 	n := len(bins)
 	smooth := make([]float64, n)
 	for k := range bins {
@@ -136,10 +154,10 @@ func splitModes(bins, sums []float64, total float64, roundMed []float64, cfg *re
 		}
 	}
 	if best < 0 {
-		return nil, ""
+		return nil
 	}
 	split := bestValley // bins <= split: the lower mode
-	modes := []results.Mode{
+	modes := []Mode{
 		modeOf(bins[:split+1], sums[:split+1], total),
 		modeOf(bins[split+1:], sums[split+1:], total),
 	}
@@ -153,7 +171,7 @@ func splitModes(bins, sums []float64, total float64, roundMed []float64, cfg *re
 		}
 		modes[i].Rounds = append(modes[i].Rounds, r+1)
 	}
-	slices.SortStableFunc(modes, func(a, b results.Mode) int {
+	slices.SortStableFunc(modes, func(a, b Mode) int {
 		switch {
 		case a.Share > b.Share:
 			return -1
@@ -162,12 +180,12 @@ func splitModes(bins, sums []float64, total float64, roundMed []float64, cfg *re
 		}
 		return 0
 	})
-	return modes, modesWarning(modes, cfg)
+	return modes
 }
 
 // modeOf is the mode of the samples in bins: its median (the mean value of
 // the bin holding the middle sample) and share of total.
-func modeOf(bins, sums []float64, total float64) results.Mode {
+func modeOf(bins, sums []float64, total float64) Mode {
 	count := 0.0
 	for _, c := range bins {
 		count += c
@@ -181,105 +199,5 @@ func modeOf(bins, sums []float64, total float64) results.Mode {
 			break
 		}
 	}
-	return results.Mode{MedianNs: med, Share: count / total}
-}
-
-// modesCode is the code of a bimodal configuration's warning (the causes
-// modesWarning names, in its order of precedence) and its figure: the
-// share of waits that never slept, the threads kept to one placement
-// (the mechanism's own paths), else rounds in different regimes.
-func modesCode(cfg *results.Config) (string, float64) {
-	if ns, ok := cfg.Summary[MNoSleepFraction]; ok && ns >= modeMinShareRound {
-		return results.WarnBimodalNoSleep, ns
-	}
-	if cfg.Placement == driver.Unpinned {
-		if s, split := sameCPUByRound(cfg); !split && s != "" {
-			return results.WarnBimodalMechanism, 0
-		}
-	}
-	return results.WarnBimodalRounds, 0
-}
-
-// modesWarning is the configuration's one line about its modes: each
-// mode's median and share (and rounds, when they split), and what the two
-// regimes are where the run can tell: unpinned, the share of sampled wakes
-// with both threads on one CPU; the share of waits that never slept.
-func modesWarning(modes []results.Mode, cfg *results.Config) string {
-	var parts []string
-	for _, m := range modes {
-		p := fmt.Sprintf("%.0f%% of samples around %s", 100*m.Share, fmtNs(m.MedianNs))
-		if len(m.Rounds) > 0 && len(m.Rounds) < len(cfg.Rounds) {
-			p += " (" + roundList(m.Rounds) + ")"
-		}
-		parts = append(parts, p)
-	}
-	w := "bimodal: " + strings.Join(parts, ", ") + "; the median of rounds is one regime's, not a typical wake"
-	var why []string
-	if cfg.Placement == driver.Unpinned {
-		if s, split := sameCPUByRound(cfg); split {
-			why = append(why, "unpinned: both threads on one CPU on "+s+" of sampled wakes (on one CPU the woken thread runs when its waker blocks; on two it is a cross-CPU wake): pin with --placement=cross-core or same-core to measure one regime")
-		} else if s != "" {
-			why = append(why, "unpinned, but the threads kept to one placement (both on one CPU on "+s+" of sampled wakes): the modes are the mechanism's own")
-		}
-	}
-	if ns, ok := cfg.Summary[MNoSleepFraction]; ok && ns >= modeMinShareRound {
-		why = append(why, fmt.Sprintf("%.0f%% of waits never slept (their samples are the short ones; median_slept_ns is the median of the others)", 100*ns))
-	}
-	if len(why) > 0 {
-		w += "; " + strings.Join(why, "; ")
-	}
-	return w
-}
-
-// sameCPUByRound renders the same-CPU fraction of each round ("0%, 100%,
-// 100%"), or "" when not measured; split reports whether the rounds were
-// not all on one CPU (>= 90%) or all on two (<= 10%).
-func sameCPUByRound(cfg *results.Config) (text string, split bool) {
-	var parts []string
-	one, two := true, true
-	for _, r := range cfg.Rounds {
-		v, ok := r.Metrics[MSameCPU]
-		if !ok || v < 0 {
-			return "", false
-		}
-		parts = append(parts, fmt.Sprintf("%.0f%%", 100*v))
-		one = one && v >= 1-regimeEdge
-		two = two && v <= regimeEdge
-	}
-	switch len(parts) {
-	case 0:
-		return "", false
-	case 1:
-		return parts[0], !one && !two
-	}
-	return strings.Join(parts, ", ") + " (by round)", !one && !two
-}
-
-func roundList(rs []int) string {
-	s := make([]string, len(rs))
-	for i, r := range rs {
-		s[i] = strconv.Itoa(r)
-	}
-	if len(rs) == 1 {
-		return "round " + s[0]
-	}
-	return "rounds " + strings.Join(s, ", ")
-}
-
-// pooledSameCPU is the same-CPU fraction over every round (they sample
-// equally many wakes): the share of all sampled wakes with both threads on
-// one CPU. A median of rounds would hide a minority regime, which is what
-// the fraction is there to show.
-func pooledSameCPU(rounds []map[string]float64) (float64, bool) {
-	sum, n := 0.0, 0
-	for _, r := range rounds {
-		if v, ok := r[MSameCPU]; ok && v >= 0 {
-			sum += v
-			n++
-		}
-	}
-	if n == 0 {
-		return 0, false
-	}
-	return sum / float64(n), true
+	return Mode{MedianNs: med, Share: count / total}
 }

@@ -1,4 +1,4 @@
-package latency
+package driver
 
 import (
 	"fmt"
@@ -16,24 +16,18 @@ import (
 // pair. Every experiment now times with internal/monoclock, and this check
 // refuses what is still too short for it, on every OS.
 
-// Figures of each experiment that are measured intervals (ns).
-var (
-	latencyTimeFigures  = []string{results.MMin, results.MMedian, results.MP99, results.MP999, results.MMax, MMinSlept, MMedianSlept, MP99Slept}
-	selfwakeTimeFigures = []string{results.MNsPerPair, results.MMin, results.MP99, results.MMax}
-)
-
-// belowClockPrefix opens the warning of a configuration with refused
+// BelowClockPrefix opens the warning of a configuration with refused
 // figures.
-const belowClockPrefix = "below clock resolution"
+const BelowClockPrefix = "below clock resolution"
 
-// refuseBelowResolution removes from cfg's summary and rounds every figure
+// RefuseBelowResolution removes from cfg's summary and rounds every figure
 // of figures whose measured interval (the figure x perInterval: selfwake's
 // figures are per pair, its intervals samples of Pairs pairs) is below res,
 // the resolution of clock, and says so in a warning. A figure missing from
 // the result renders as "-", is not compared and feeds no claim; a number
 // there would be the clock's step, not the mechanism. res <= 0 (unknown)
 // refuses nothing. It returns the refused figures.
-func refuseBelowResolution(cfg *results.Config, figures []string, perInterval float64, res time.Duration, clock string) []string {
+func RefuseBelowResolution(cfg *results.Config, figures []string, perInterval float64, res time.Duration, clock string) []string {
 	var refused, shown []string
 	for _, f := range figures {
 		v, ok := cfg.Summary[f]
@@ -55,13 +49,13 @@ func refuseBelowResolution(cfg *results.Config, figures []string, perInterval fl
 		interval = fmt.Sprintf("each sample times %.0f pairs", perInterval)
 	}
 	cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: %s (%s) measured less than one step of %s (%v): refused, not recorded",
-		belowClockPrefix, strings.Join(shown, ", "), interval, clock, res))
+		BelowClockPrefix, strings.Join(shown, ", "), interval, clock, res))
 	return refused
 }
 
-// clockNote is the Windows note of latency and selfwake: which clock timed
+// ClockNote is the Windows note of latency and selfwake: which clock timed
 // the samples, and its step.
-func clockNote() string {
+func ClockNote() string {
 	return fmt.Sprintf("samples timed with %s (step %v): Go's own monotonic clock here advances only at the system timer's tick (internal/monoclock)",
 		monoclock.Source, monoclock.Resolution())
 }

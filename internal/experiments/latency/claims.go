@@ -20,7 +20,6 @@ const (
 	ClaimE12SpinFloor = "E12-spin-floor"
 	ClaimE12Slept     = "E12-really-slept"
 	ClaimE12Reverse   = "E12-reverse-check"
-	ClaimE12SelfAtOnc = "E12-selfwake-at-once"
 )
 
 // Thresholds of the claims.
@@ -33,9 +32,6 @@ const (
 	// so 2 voluntary switches; "about 1 or more" leaves room for the
 	// wakes that race a still-running waiter.
 	minSwitchesRT = 0.9
-	// maxSelfSwitches per pair: a wait that returns at once never
-	// switches; a stray preemption over 100 000 pairs is allowed.
-	maxSelfSwitches = 0.01
 	// spunShare: a configuration more than this share of whose waits
 	// returned without sleeping was, in effect, a spinner: futex-spin's
 	// 100-check spin catches the reply in 7-28% of cross-core waits on the
@@ -269,22 +265,6 @@ func reverseRule(sw *results.Experiment) claim.Rule {
 			}
 			return []string{fmt.Sprintf("left out, fewer than %d waits slept: %s", minSlept, strings.Join(unslept, ", "))}
 		}}
-}
-
-// ClaimSelfwakeAtOnce: in selfwake, every mechanism's participant context
-// switches per pair <= 0.01, and no wait that slept.
-func ClaimSelfwakeAtOnce(sw *results.Experiment) results.Claim {
-	return claim.Evaluate(claim.Rule{ID: ClaimE12SelfAtOnc, Statement: "in the reverse check the wait returns at once: no context switch", Needs: "needs a mechanism with context-switch figures",
-		Select: func(c *results.Config) bool { _, ok := c.Summary[MCtxSwPerPair]; return ok },
-		Figures: func(cs []*results.Config) (out []claim.Figure) {
-			for _, c := range cs {
-				out = append(out, claim.Fig(c.Key+" switches/pair", claim.Values(c, MCtxSwPerPair), c).AtMost(maxSelfSwitches))
-				if _, ok := c.Summary[MSleptWaits]; ok {
-					out = append(out, claim.Fig(c.Key+" slept waits", claim.Values(c, MSleptWaits), c).AtMost(0))
-				}
-			}
-			return out
-		}}, sw.Configs)
 }
 
 type implMedian struct {

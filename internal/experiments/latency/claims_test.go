@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parkbench/parkbench/internal/anatomy"
 	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/stats"
@@ -172,7 +171,7 @@ func TestClaimReallySlept(t *testing.T) {
 }
 
 func swCfg(impl string, nsPerPair, csw float64) *results.Config {
-	return &results.Config{Key: impl, Impl: impl, Summary: map[string]float64{results.MNsPerPair: nsPerPair, MCtxSwPerPair: csw}}
+	return &results.Config{Key: impl, Impl: impl, Summary: map[string]float64{results.MNsPerPair: nsPerPair, "ctxsw_thread_per_pair": csw}}
 }
 
 func TestEvaluateE12Cross(t *testing.T) {
@@ -236,14 +235,6 @@ func TestEvaluateE12Cross(t *testing.T) {
 	if n != 1 {
 		t.Errorf("%d reverse claims after merge", n)
 	}
-}
-
-func TestClaimSelfwakeAtOnce(t *testing.T) {
-	ok := &results.Experiment{Configs: []*results.Config{swCfg("futex", 150, 0), swCfg("std", 10, 0.00001)}}
-	wantVerdict(t, "no switches", ClaimSelfwakeAtOnce(ok), results.Holds)
-	bad := &results.Experiment{Configs: []*results.Config{swCfg("futex", 150, 0.5)}}
-	wantVerdict(t, "half a switch per pair", ClaimSelfwakeAtOnce(bad), results.DoesNotHold)
-	wantVerdict(t, "empty", ClaimSelfwakeAtOnce(&results.Experiment{}), results.NotEvaluated)
 }
 
 // slept sets a config's median over the waits that slept.
@@ -393,48 +384,4 @@ func TestSchedShareNearLimit(t *testing.T) {
 			t.Errorf("%s: evidence %q, want the noise said unmeasured", tc.name, c.Evidence)
 		}
 	}
-}
-
-// anatCfg is a traced cross-core configuration at gap with idle_exit's
-// median, the largest other component's, idle_exit's share and its idle
-// wakes.
-func anatCfg(impl, gap string, idle, other, share, idleWakes float64) *results.Config {
-	c := cfg(impl, "thread", "cross-core", true, 10000, 0, 2000, 2)
-	c.Key, c.Params["gap"] = impl+"/cross-core/gap="+gap, gap
-	for _, k := range anatomy.Components {
-		c.Summary[anatomy.MedianKey(k)] = other / 2
-	}
-	c.Summary[anatomy.MedianKey(anatomy.Schedule)] = other
-	c.Summary[anatomy.MedianKey(anatomy.IdleExit)] = idle
-	c.Summary[anatomy.MSumMedian] = idle + 3*other
-	c.Summary[anatomy.MIdleShare], c.Summary[anatomy.MIdleWakes] = share, idleWakes
-	return c
-}
-
-// The anatomy's claims on synthetic traced configurations: idle_exit the
-// largest part (must hold, must fail, not judged on a busy target CPU),
-// and its share growing with the gap.
-func TestAnatomyClaims(t *testing.T) {
-	of := func(id string, cs ...*results.Config) results.Claim {
-		for _, c := range AnatomyClaims(lat(cs...)) {
-			if c.ID == id {
-				return c
-			}
-		}
-		return results.Claim{}
-	}
-	wantVerdict(t, "idle_exit 7 µs, schedule 2 µs", of(ClaimAnatomyIdle, anatCfg("futex", "0s", 7000, 2000, 0.6, 500)), results.Holds)
-	c := of(ClaimAnatomyIdle, anatCfg("futex", "0s", 1500, 2000, 0.2, 500))
-	wantVerdict(t, "schedule the largest", c, results.DoesNotHold)
-	if !strings.Contains(c.Why, "idle_exit/largest other part 0.75x, limit at least 1") {
-		t.Errorf("why %q", c.Why)
-	}
-	wantVerdict(t, "target CPU busy", of(ClaimAnatomyIdle, anatCfg("futex", "0s", 7000, 2000, 0.6, 5)), results.NotEvaluated)
-	grows := of(ClaimAnatomyGap, anatCfg("lot", "0s", 7000, 2000, 0.5, 500), anatCfg("lot", "1ms", 9000, 2000, 0.7, 500), anatCfg("lot", "50us", 8000, 2000, 0.6, 500))
-	wantVerdict(t, "share 50%, 60%, 70%", grows, results.Holds)
-	if !strings.Contains(grows.Evidence, "lot idle_exit share at gap 1ms less at 0s 20.0%") {
-		t.Errorf("evidence %q", grows.Evidence)
-	}
-	wantVerdict(t, "share falls", of(ClaimAnatomyGap, anatCfg("lot", "0s", 7000, 2000, 0.5, 500), anatCfg("lot", "1ms", 7000, 2000, 0.4, 500)), results.DoesNotHold)
-	wantVerdict(t, "one gap", of(ClaimAnatomyGap, anatCfg("lot", "0s", 7000, 2000, 0.5, 500)), results.NotEvaluated)
 }

@@ -1,10 +1,9 @@
-// Package latency is the study's E12, two experiments: wake latency
-// (`parkbench latency`: PlanLatency / RunLatency in run.go) and its reverse
-// check, selfwake (`parkbench selfwake`: PlanSelfwake / RunSelfwake in
-// selfwake.go). Their options, defaults and validation are in options.go,
-// the implementations both accept in impls.go, their claims in claims.go
-// and sched_claims.go. The method in full is in docs/experiments.md
-// ("latency", "selfwake").
+// Package latency is the study's E12 wake latency (`parkbench latency`:
+// PlanLatency / RunLatency in run.go); its reverse check is package
+// selfwake, which measures the same implementations (impls.go, export.go).
+// The options, defaults and validation are in options.go, the claims in
+// claims.go and sched_claims.go (the anatomy's in internal/anatomy). The
+// method in full is in docs/experiments.md ("latency", "selfwake").
 //
 // Latency. Two participants ping-pong (pingpong.go): the waker stamps the
 // monotonic time into the other side's slot, sets its flag, wakes it and
@@ -25,9 +24,5 @@
 // Before each configuration the floor is probed (probe.Measure) and a
 // foreign-load window opened. The runtime is held by runenv for the whole
 // run. With Interleave the rounds run round-robin across configurations.
-//
-// Selfwake. A thread wakes itself, then waits; the wait must return at
-// once. Timed per sample of Pairs pairs. If the microseconds of the latency
-// experiment came from API overhead rather than from sleeping and waking,
-// they would show up here; they do not (the study: ~10 ns).
+
 package latency

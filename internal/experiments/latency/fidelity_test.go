@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
-	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/stats"
 )
@@ -81,39 +80,5 @@ func TestFidelityCrossCore(t *testing.T) {
 	// Without the original nothing is added.
 	if got := FidelityClaims(exp(fidCfg("lot", "thread", cross, results.MMedian, 13000))); got != nil {
 		t.Errorf("claims without the original: %+v", got)
-	}
-}
-
-func TestFidelitySelfwake(t *testing.T) {
-	exp := func(cfgs ...*results.Config) *results.Experiment { return &results.Experiment{Configs: cfgs} }
-	orig := fidCfg("c-rust-parking_lot", driver.KindCRef, "", results.MNsPerPair, 11, 12, 11.5)
-	orig.Params[ext.LoopParam] = ext.LoopOwn
-	fp := fidCfg("c-rust-parking_lot", driver.KindCRef, "", results.MNsPerPair, 15)
-	fp.Params[ext.LoopParam] = ext.LoopFuncPointers
-	cases := []struct {
-		name    string
-		exp     *results.Experiment
-		verdict string
-		why     string
-	}{
-		{"within", exp(fidCfg("lot", "thread", "", results.MNsPerPair, 13, 14, 14.5), orig), results.Holds, ""},
-		{"faster is fine", exp(fidCfg("lot", "thread", "", results.MNsPerPair, 8, 9, 8.5), orig), results.Holds, ""},
-		{"slower", exp(fidCfg("lot", "thread", "", results.MNsPerPair, 28, 29, 27), orig), results.DoesNotHold, "lot 28.0 ns vs c-rust-parking_lot (C threads) 11.5 ns per pair, lot/original 2.43x, limit at most 1.30x"},
-		// Only the row through cgo: a call costs more than the pair.
-		{"Go row only", exp(fidCfg("lot", "thread", "", results.MNsPerPair, 14),
-			fidCfg("rust-parking_lot", "plugin", "", results.MNsPerPair, 60)), results.NotEvaluated, "C threads"},
-		// Only the function pointers' loop: not the original's own.
-		{"function pointers only", exp(fidCfg("lot", "thread", "", results.MNsPerPair, 14), fp), results.NotEvaluated, "its own self-wake loop"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			c := fidelityOf(t, SelfwakeFidelityClaims(tc.exp), ClaimFidelitySelf)
-			if c.Verdict != tc.verdict {
-				t.Errorf("%s, want %s (%s)", c.Verdict, tc.verdict, c.Evidence)
-			}
-			if !strings.Contains(c.Why, tc.why) {
-				t.Errorf("why %q, want %q in it", c.Why, tc.why)
-			}
-		})
 	}
 }

@@ -85,33 +85,6 @@ func containsAll(s string, parts ...string) bool {
 	return true
 }
 
-// selfwake on goroutines: the goroutine-level rows and the syscall row
-// run, the thread parkers are refused by name and skipped under all.
-func TestSelfwakeGoroutinesPlan(t *testing.T) {
-	o := QuickSelfwakeOptions()
-	o.Participants = []string{driver.Goroutines}
-	p, err := planSelfwake(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, im := range p.impls {
-		if !im.goroutines {
-			t.Errorf("%s planned on threads", im.name)
-		}
-		names = append(names, im.name)
-	}
-	for _, want := range []string{ImplSyscall, "chan", "cond", ImplLot} {
-		if !strings.Contains(","+strings.Join(names, ",")+",", ","+want+",") {
-			t.Errorf("goroutines, all: %v lacks %s", names, want)
-		}
-	}
-	o.Impls = []string{"spin"}
-	if _, err := planSelfwake(o); err == nil || !strings.Contains(err.Error(), "goroutines as participants") {
-		t.Errorf("spin on goroutines: %v, want refused with the reason", err)
-	}
-}
-
 // A tiny goroutine run of every goroutine mechanism at two GOMAXPROCS:
 // every configuration finishes, records what ran it and the traced
 // round's wakes, and GOMAXPROCS is back afterwards. Counts, no times.

@@ -297,9 +297,6 @@ func wakeShares(w schedacct.Wakes, n int) map[string]float64 {
 	}
 }
 
-// participants is a selfwake row's participants.
-func (im selfwakeImpl) participants() string { return driver.KindOf(im.goroutines) }
-
 func participantsParam(p string) string {
 	if p == "" {
 		return driver.Threads

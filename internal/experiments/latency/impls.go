@@ -26,8 +26,6 @@ const (
 	KindLot  = "lot"
 	KindCRef = "c-reference"
 	KindTwin = "go-reference"
-	// KindReference is selfwake's syscall row.
-	KindReference = "reference"
 )
 
 // e12Impl is one implementation E12 can measure.
@@ -151,15 +149,6 @@ func catalog() driver.Catalog[e12Impl] {
 	return driver.Catalog[e12Impl]{Items: e12Impls(), Info: e12Impl.info, Never: func(im e12Impl) string { return im.never }}
 }
 
-// selfwakeCatalog is selfwake's: the syscall reference row, then
-// latency's.
-func selfwakeCatalog() driver.Catalog[e12Impl] {
-	c := catalog()
-	c.Items = append([]e12Impl{{name: ImplSyscall, kind: KindReference,
-		summary: "one trivial syscall (getppid) per pair: the least any kernel-side wake path pays"}}, c.Items...)
-	return c
-}
-
 func (im e12Impl) info() driver.ImplInfo {
 	return driver.ImplInfo{Name: im.name, Kind: im.kind, Summary: im.summary, Why: im.why}
 }
@@ -168,15 +157,8 @@ func (im e12Impl) info() driver.ImplInfo {
 // catalog's, then the goroutine-only ones (GoroutineImpls).
 func Impls() []driver.ImplInfo { return append(catalog().Infos(), GoroutineImpls()...) }
 
-// SelfwakeImpls describes every implementation selfwake accepts: the
-// syscall reference row, then latency's.
-func SelfwakeImpls() []driver.ImplInfo { return selfwakeCatalog().Infos() }
-
 // ImplNames returns every latency implementation name (for help and errors).
 func ImplNames() []string { return catalog().Names() }
-
-// SelfwakeImplNames returns every selfwake implementation name.
-func SelfwakeImplNames() []string { return selfwakeCatalog().Names() }
 
 // FirstAvailable returns the first of names that runs here ("" if none):
 // a Linux name first, then the other platforms' equivalents, so that one

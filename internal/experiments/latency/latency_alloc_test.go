@@ -88,32 +88,3 @@ func roundAllocSlack() uint64 {
 	}
 	return 10
 }
-
-// TestSelfwakeAllocFree: the selfwake loops allocate nothing at all (one
-// thread, nothing blocks).
-func TestSelfwakeAllocFree(t *testing.T) {
-	skipUnderChaos(t)
-	for _, name := range []string{parkers.NameFutex, parkers.NameStd, parkers.NameCrossbeam, ImplLot} {
-		var m selfMech
-		if name == ImplLot {
-			m = &selfLot{}
-		} else {
-			b, err := parkers.Lookup(name)
-			if err != nil {
-				continue
-			}
-			if b.Kind != parkers.KindThread && b.NewToken != nil {
-				m = &selfToken{selfParker[parkers.TokenParker]{new: b.NewToken}}
-			} else {
-				m = &selfThread{selfParker[parkers.ThreadParker]{new: b.NewThread}}
-			}
-		}
-		runtime.LockOSThread()
-		m.setup()
-		m.pairs(100)
-		if a := testing.AllocsPerRun(20, func() { m.pairs(100) }); a != 0 {
-			t.Errorf("%s: %v allocations per 100 pairs", name, a)
-		}
-		runtime.UnlockOSThread()
-	}
-}

@@ -2,6 +2,7 @@ package latency
 
 import (
 	"github.com/parkbench/parkbench/internal/probe"
+	"github.com/parkbench/parkbench/internal/results"
 )
 
 // Metric names of E12 beyond the shared ones in package results.
@@ -51,24 +52,13 @@ const (
 	MAllocsPerRT = "allocs_per_rt"
 	// MGCCycles counts GC cycles that ran inside the round (should be 0).
 	MGCCycles = "gc_cycles"
-	// MCtxSwPerPair is selfwake's participant context switches per pair.
-	MCtxSwPerPair = "ctxsw_thread_per_pair"
-	// MAllocsPerPair is selfwake's heap allocations per pair.
-	MAllocsPerPair = "allocs_per_pair"
-	// MSyscallNs is the probe's cost of one trivial syscall (context for
-	// selfwake's figures).
-	MSyscallNs = "syscall_ns"
-	// MSleptWaits is selfwake c-futex's count of waits that slept.
-	MSleptWaits = "slept_waits"
-	// MHarnessNs is selfwake lot's harness floor: ns per pair of the same
-	// measured loop with UnparkOne and Park replaced by functions of the
-	// same signatures that return at once (the empty pair); MOverHarness
-	// is lot's ns per pair less it.
-	MHarnessNs   = "harness_ns"
-	MOverHarness = "over_harness_ns"
 )
 
 // measureProbe is probe.Measure; tests that only check the structure of a
 // result replace it with a cheap stand-in, since the real probe (a spin
 // ping-pong and 60 000 syscalls) dominates a tiny run under -race.
 var measureProbe = probe.Measure
+
+// latencyTimeFigures are latency's figures that are measured intervals
+// (ns): driver.RefuseBelowResolution refuses those below the clock's step.
+var latencyTimeFigures = []string{results.MMin, results.MMedian, results.MP99, results.MP999, results.MMax, MMinSlept, MMedianSlept, MP99Slept}

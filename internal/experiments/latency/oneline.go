@@ -3,7 +3,6 @@ package latency
 import (
 	"fmt"
 	"strings"
-	"sync/atomic"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/parkers"
@@ -48,22 +47,6 @@ func (m *oneLineSpin) wait(me int) bool {
 func (m *oneLineSpin) wake(peer int) { m.pp.slots[peer].park.Store(0) }
 
 func (m *oneLineSpin) immediate() uint64 { return 0 }
-
-// selfOneLine is spin-1line's reverse check: PreparePark, UnparkLock, then
-// Park finds the word clear.
-type selfOneLine struct{ park atomic.Uint32 }
-
-func (s *selfOneLine) setup() {}
-func (s *selfOneLine) pairs(n int) {
-	for i := 0; i < n; i++ {
-		s.park.Store(1)
-		s.park.Store(0)
-		for s.park.Load() != 0 {
-			parkers.CPURelax(1)
-		}
-	}
-}
-func (s *selfOneLine) slept() int { return 0 }
 
 // SpinLineNotes is the spin floor split into its parts, one line per
 // placement where spin, spin-1line and c-spin (or go-spin) were all

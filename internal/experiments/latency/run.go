@@ -141,7 +141,7 @@ func (p *latencyPlan) Run(ctx context.Context, progress driver.Progress) (*resul
 		exp.Warnings = append(exp.Warnings, fmt.Sprintf("%d GC cycle(s) ran during the run although GC was off (forced by another goroutine?)", rt.GCCycles))
 	}
 	if runtime.GOOS == "windows" {
-		exp.Notes = append(exp.Notes, clockNote())
+		exp.Notes = append(exp.Notes, driver.ClockNote())
 	}
 	exp.Notes = append(exp.Notes, SchedShareNotes(exp)...)
 	exp.Notes = append(exp.Notes, SpinLineNotes(exp)...)
@@ -149,7 +149,7 @@ func (p *latencyPlan) Run(ctx context.Context, progress driver.Progress) (*resul
 	if o.Anatomy {
 		exp.Warnings = append(exp.Warnings, probeWarning(exp.Configs)...)
 		exp.Metrics = append(slices.Clone(LatencyMetrics), anatomy.MetricSpecs()...)
-		exp.Claims = append(exp.Claims, AnatomyClaims(exp)...)
+		exp.Claims = append(exp.Claims, anatomy.Claims(exp)...)
 	}
 	return exp, nil
 }
@@ -305,7 +305,7 @@ func (cr *configRun) finish(ctx context.Context) error {
 		cfg.Foreign.SameCPUFraction = v
 	}
 	driver.WarnForeign(cfg)
-	refuseBelowResolution(cfg, latencyTimeFigures, 1, monoclock.Resolution(), monoclock.Source)
+	driver.RefuseBelowResolution(cfg, latencyTimeFigures, 1, monoclock.Resolution(), monoclock.Source)
 	if cr.collect != nil && cr.anat == nil { // finishAnatomy has collected
 		cr.collect()
 	}

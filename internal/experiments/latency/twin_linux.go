@@ -1,8 +1,6 @@
 package latency
 
 import (
-	"sync/atomic"
-
 	"golang.org/x/sys/unix"
 
 	"github.com/parkbench/parkbench/internal/futex"
@@ -66,30 +64,3 @@ func (m *twinSpin) wait(me int) bool {
 func (m *twinSpin) wake(int) {}
 
 func (m *twinSpin) immediate() uint64 { return 0 }
-
-// selfTwin is the twins' reverse check, as cref_selfwake: go-futex does
-// FUTEX_WAKE (nobody waits) and FUTEX_WAIT(word, 0) on a word that is 1,
-// which the kernel answers with EAGAIN at once; go-spin stores the flag and
-// finds it set.
-type selfTwin struct {
-	futex bool
-	word  atomic.Int32
-	n     int // waits that slept
-}
-
-func (s *selfTwin) setup() { s.word.Store(1) }
-func (s *selfTwin) pairs(n int) {
-	for i := 0; i < n; i++ {
-		if s.futex {
-			futex.Wake(&s.word, 1)
-			if e := futex.Wait(&s.word, 0, nil); e == 0 {
-				s.n++
-			}
-		} else {
-			s.word.Store(1)
-			for s.word.Load() == 0 {
-			}
-		}
-	}
-}
-func (s *selfTwin) slept() int { return s.n }

@@ -21,9 +21,3 @@ func (m *twinFutex) wake(int)          {}
 func (m *twinFutex) immediate() uint64 { return 0 }
 
 type twinSpin = twinFutex
-
-type selfTwin struct{ futex bool }
-
-func (s *selfTwin) setup()     {}
-func (s *selfTwin) pairs(int)  {}
-func (s *selfTwin) slept() int { return 0 }

@@ -1,9 +1,11 @@
-package latency
+package selfwake
 
 import (
+	"sync/atomic"
 	"time"
 	"unsafe"
 
+	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/parkers"
 )
@@ -114,20 +116,37 @@ func (selfSyscall) slept() int { return 0 }
 // newSelfMech is im's timed loop, or nil for the C reference (its loop
 // runs in C).
 func newSelfMech(im selfwakeImpl) selfMech {
-	switch {
-	case im.kind == KindCRef:
+	b := im.Backend()
+	switch name := im.Name(); {
+	case im.Kind() == latency.KindCRef:
 		return nil
-	case im.name == ImplSyscall:
+	case name == ImplSyscall:
 		return selfSyscall{}
-	case im.name == ImplLot:
+	case name == latency.ImplLot:
 		return &selfLot{}
-	case im.name == ImplGoFutex || im.name == ImplGoSpin:
-		return &selfTwin{futex: im.name == ImplGoFutex}
-	case im.name == ImplSpinOneLine:
+	case name == latency.ImplGoFutex || name == latency.ImplGoSpin:
+		return &selfTwin{futex: name == latency.ImplGoFutex}
+	case name == latency.ImplSpinOneLine:
 		return &selfOneLine{}
-	case im.backend.Kind != parkers.KindThread && im.backend.NewToken != nil:
-		return &selfToken{selfParker[parkers.TokenParker]{new: im.backend.NewToken}}
+	case b.Kind != parkers.KindThread && b.NewToken != nil:
+		return &selfToken{selfParker[parkers.TokenParker]{new: b.NewToken}}
 	default:
-		return &selfThread{selfParker[parkers.ThreadParker]{new: im.backend.NewThread}}
+		return &selfThread{selfParker[parkers.ThreadParker]{new: b.NewThread}}
 	}
 }
+
+// selfOneLine is spin-1line's reverse check: PreparePark, UnparkLock, then
+// Park finds the word clear.
+type selfOneLine struct{ park atomic.Uint32 }
+
+func (s *selfOneLine) setup() {}
+func (s *selfOneLine) pairs(n int) {
+	for i := 0; i < n; i++ {
+		s.park.Store(1)
+		s.park.Store(0)
+		for s.park.Load() != 0 {
+			parkers.CPURelax(1)
+		}
+	}
+}
+func (s *selfOneLine) slept() int { return 0 }

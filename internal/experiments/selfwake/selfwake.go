@@ -1,4 +1,4 @@
-package latency
+package selfwake
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/experiments/latency"
 	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
@@ -18,25 +19,21 @@ import (
 	"github.com/parkbench/parkbench/internal/runenv"
 )
 
-// ImplSyscall is selfwake's reference row: one trivial syscall (getppid)
-// per "pair", the raw cost any kernel-side wake path pays at least once.
-const ImplSyscall = "syscall"
-
 // PlanSelfwake validates o and returns the run it describes.
-func PlanSelfwake(o SelfwakeOptions) (driver.Plan, error) { return driver.Prepared(planSelfwake(o)) }
+func PlanSelfwake(o Options) (driver.Plan, error) { return driver.Prepared(planSelfwake(o)) }
 
 // RunSelfwake runs the reverse check for every implementation: per round,
 // Samples samples of Pairs wake-then-wait pairs on one participant thread
 // pinned to probe.DefaultCPUs()[0]; ns per pair is the median of the
 // samples (min and p99 too). The runtime is held as in RunLatency.
-func RunSelfwake(ctx context.Context, o SelfwakeOptions, progress driver.Progress) (*results.Experiment, error) {
+func RunSelfwake(ctx context.Context, o Options, progress driver.Progress) (*results.Experiment, error) {
 	return driver.RunPlanned(ctx, o, PlanSelfwake, progress)
 }
 
 func (p *selfwakePlan) Run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
 	o, plan, lotBackend := p.o, p.impls, p.lot
 	var err error
-	exp := &results.Experiment{Name: "selfwake", Metrics: SelfwakeMetrics, Options: driver.Echo(o), Warnings: p.warnings, Notes: p.notes}
+	exp := &results.Experiment{Name: "selfwake", Metrics: Metrics, Options: driver.Echo(o), Warnings: p.warnings, Notes: p.notes}
 	env := runenv.Enter(1)
 	defer env.Restore()
 	cpu := probe.DefaultCPUs()[0]
@@ -45,30 +42,30 @@ func (p *selfwakePlan) Run(ctx context.Context, progress driver.Progress) (*resu
 		if driver.Interrupted(ctx) {
 			return nil, ctx.Err()
 		}
-		key := im.name
+		key := im.Name()
 		if im.goroutines {
 			key += "/" + driver.Goroutines
 		}
 		progress.Report(i, len(plan), key)
 		cfg := &results.Config{
 			Key:  key,
-			Impl: im.name,
-			Kind: im.kind,
+			Impl: im.Name(),
+			Kind: im.Kind(),
 			Params: map[string]string{
 				"pairs":        strconv.Itoa(o.Pairs),
 				"cpu":          strconv.Itoa(cpu),
-				"sleeps":       strconv.FormatBool(im.sleeps),
+				"sleeps":       strconv.FormatBool(im.Sleeps()),
 				"histogram":    fmt.Sprintf("ns per sample of %d pairs", o.Pairs),
 				"participants": im.participants(),
 			},
 		}
-		if l := im.ownLoop(im.own.Selfwake); l != "" {
+		if l := im.OwnLoop(im.Own().Selfwake); l != "" {
 			cfg.Params[ext.LoopParam] = l
 		}
 		cfg.Probe = measureProbe(probe.DefaultCPUs())
 		foreign := probe.StartForeign()
 		run := func() error { return runSelfwakeConfig(ctx, im, o, cpu, cfg) }
-		if im.name == ImplLot {
+		if im.Name() == latency.ImplLot {
 			cfg.Params["lot_parker"] = lotBackend.Name
 			err = driver.WithLotParker(lotBackend, run)
 		} else {
@@ -79,7 +76,7 @@ func (p *selfwakePlan) Run(ctx context.Context, progress driver.Progress) (*resu
 			return nil, err
 		}
 		driver.WarnForeign(cfg)
-		if im.kind != KindCRef {
+		if im.Kind() != latency.KindCRef {
 			for _, r := range cfg.Rounds {
 				maxAllocs = max(maxAllocs, r.Metrics[MAllocsPerPair])
 			}
@@ -96,7 +93,7 @@ func (p *selfwakePlan) Run(ctx context.Context, progress driver.Progress) (*resu
 		exp.Warnings = append(exp.Warnings, fmt.Sprintf("%d GC cycle(s) ran during the run although GC was off", rt.GCCycles))
 	}
 	if runtime.GOOS == "windows" {
-		exp.Notes = append(exp.Notes, clockNote())
+		exp.Notes = append(exp.Notes, driver.ClockNote())
 	}
 	exp.Notes = append(exp.Notes, selfwakeHarnessNotes(exp.Configs)...)
 	exp.Notes = append(exp.Notes, selfwakeModeNotes(exp.Configs)...)
@@ -113,7 +110,7 @@ type selfRound struct {
 
 // runSelfwakeConfig runs one implementation's warm-up and rounds on a fresh
 // participant thread.
-func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, cpu int, cfg *results.Config) error {
+func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o Options, cpu int, cfg *results.Config) error {
 	m := newSelfMech(im)
 	m0 := m
 	samples := make([]int64, o.Samples)
@@ -141,17 +138,17 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 		for n := range cmd {
 			u0, _ := usage()
 			var r selfRound
-			if m == nil && im.plugin != nil && im.own.Selfwake {
+			if m == nil && im.Plugin() != nil && im.Own().Selfwake {
 				// The library's own loop: a loop that does not do the
 				// pairs asked for is refused (cref.SelfwakeOwn).
-				r.err = cref.SelfwakeOwn(im.plugin, o.Pairs, samples[:n])
+				r.err = cref.SelfwakeOwn(im.Plugin(), o.Pairs, samples[:n])
 				r.slept = -1
-			} else if m == nil && im.plugin != nil {
+			} else if m == nil && im.Plugin() != nil {
 				// Watched by its thread's slot (internal/watch); slept
 				// is -1: the library's to know.
-				r.slept = cref.SelfwakePlugin(im.plugin, o.Pairs, samples[:n])
+				r.slept = cref.SelfwakePlugin(im.Plugin(), o.Pairs, samples[:n])
 			} else if m == nil {
-				r.slept = cref.Selfwake(im.cmode, o.Pairs, samples[:n])
+				r.slept = cref.Selfwake(im.CMode(), o.Pairs, samples[:n])
 			} else {
 				s0 := m.slept()
 				// The experiments' clock (internal/monoclock), as the
@@ -173,7 +170,7 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 		}
 	})
 	if err := <-ready; err != nil {
-		return fmt.Errorf("selfwake %s: pin to CPU %d: %w", im.name, cpu, err)
+		return fmt.Errorf("selfwake %s: pin to CPU %d: %w", im.Name(), cpu, err)
 	}
 	defer close(cmd)
 	// Warm-up: a tenth of a round, not recorded.
@@ -207,18 +204,18 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 			results.MSamples:   float64(h.TotalCount()),
 			MCtxSwPerPair:      float64(r.csw) / total,
 			MAllocsPerPair:     float64(ms1.Mallocs-ms0.Mallocs) / total,
-			MGCCycles:          float64(ms1.NumGC - ms0.NumGC),
+			latency.MGCCycles:  float64(ms1.NumGC - ms0.NumGC),
 			MSyscallNs:         cfg.Probe.SyscallNs,
 		}
-		if (im.kind == KindCRef || im.kind == KindTwin) && r.slept >= 0 {
+		if (im.Kind() == latency.KindCRef || im.Kind() == latency.KindTwin) && r.slept >= 0 {
 			m[MSleptWaits] = float64(r.slept)
 		}
-		if m[MGCCycles] > 0 {
+		if m[latency.MGCCycles] > 0 {
 			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("round %d: GC ran inside the measured window", round+1))
 		}
 		enc, err := results.EncodeHist(h)
 		if err != nil {
-			return fmt.Errorf("selfwake %s: %w", im.name, err)
+			return fmt.Errorf("selfwake %s: %w", im.Name(), err)
 		}
 		if sl, ok := m0.(*selfLot); ok {
 			// The harness floor: the empty pair in the same loop, one
@@ -236,7 +233,7 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o SelfwakeOptions, 
 		perRound = append(perRound, m)
 	}
 	cfg.Summary = driver.MedianOfRounds(perRound)
-	refuseBelowResolution(cfg, selfwakeTimeFigures, float64(o.Pairs), monoclock.Resolution(), monoclock.Source)
+	driver.RefuseBelowResolution(cfg, timeFigures, float64(o.Pairs), monoclock.Resolution(), monoclock.Source)
 	return nil
 }
 
@@ -252,7 +249,7 @@ const selfwakeModeSpread = 1.2
 // fast paths"); a figure from such a run is a mix of modes.
 func selfwakeModeNotes(configs []*results.Config) []string {
 	for _, c := range configs {
-		if c.Impl != ImplLot || len(c.Rounds) < 2 {
+		if c.Impl != latency.ImplLot || len(c.Rounds) < 2 {
 			continue
 		}
 		v := claim.Values(c, results.MNsPerPair)

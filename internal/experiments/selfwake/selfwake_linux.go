@@ -1,4 +1,4 @@
-package latency
+package selfwake
 
 import "golang.org/x/sys/unix"
 

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package latency
+package selfwake
 
 import "github.com/parkbench/parkbench/internal/probe"
 

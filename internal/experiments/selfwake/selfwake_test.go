@@ -1,18 +1,20 @@
-package latency
+package selfwake
 
 import (
 	"context"
 	"errors"
-	"maps"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/parkbench/parkbench/internal/chaos"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
+	"github.com/parkbench/parkbench/internal/experiments/latency"
+	"github.com/parkbench/parkbench/internal/parkers"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -22,7 +24,7 @@ import (
 func TestRunSelfwake(t *testing.T) {
 	defer func(old func([2]int) *results.Probe) { measureProbe = old }(measureProbe)
 	measureProbe = cheapProbe
-	o := SelfwakeOptions{Impls: []string{ImplAll}, Pairs: 10, Samples: 20, Rounds: 2}
+	o := Options{Impls: []string{latency.ImplAll}, Pairs: 10, Samples: 20, Rounds: 2}
 	exp := drivertest.Run(t, RunSelfwake, o)
 	if len(exp.Configs) < 3 || exp.Configs[0].Impl != ImplSyscall {
 		t.Fatalf("%d configs, first %q", len(exp.Configs), exp.Configs[0].Impl)
@@ -36,10 +38,10 @@ func TestRunSelfwake(t *testing.T) {
 		// then its time figures are refused, and the warning says so.
 		refused := false
 		for _, w := range c.Warnings {
-			refused = refused || strings.HasPrefix(w, belowClockPrefix)
+			refused = refused || strings.HasPrefix(w, driver.BelowClockPrefix)
 		}
 		for _, m := range []string{results.MNsPerPair, results.MMin, results.MP99, MCtxSwPerPair, MSyscallNs} {
-			if _, ok := c.Summary[m]; !ok && !(refused && slices.Contains(selfwakeTimeFigures, m)) {
+			if _, ok := c.Summary[m]; !ok && !(refused && slices.Contains(timeFigures, m)) {
 				t.Errorf("%s: %s missing (warnings %q)", c.Key, m, c.Warnings)
 			}
 		}
@@ -55,17 +57,23 @@ func TestRunSelfwake(t *testing.T) {
 	// foreign shares go: on a machine busy with other processes the claim
 	// kit leaves every figure out (its own test), and this test is of the
 	// two runs' figures meeting, not of the machine.
-	l := drivertest.Run(t, RunLatency, tinyLatency(sleeper(t)))
+	sleeper := latency.FirstAvailable("futex", "pthread", "waitonaddress", "keyedevent")
+	if sleeper == "" {
+		t.Skip("no sleeping thread parker runs here")
+	}
+	lo := latency.DefaultLatencyOptions()
+	lo.Impls, lo.Placements, lo.Warmup, lo.Iterations, lo.Rounds = []string{sleeper}, []string{driver.Unpinned}, 10, 50, 2
+	l := drivertest.Run(t, latency.RunLatency, lo)
 	for _, c := range append(slices.Clone(l.Configs), exp.Configs...) {
 		c.Foreign = nil
 	}
-	if c := CrossClaims(l, exp); c[0].Verdict == results.NotEvaluated {
+	if c := latency.CrossClaims(l, exp); c[0].Verdict == results.NotEvaluated {
 		t.Errorf("cross claim not evaluated: %s", c[0].Evidence)
 	}
 }
 
 func TestSelfwakeBadOptions(t *testing.T) {
-	for name, o := range map[string]SelfwakeOptions{
+	for name, o := range map[string]Options{
 		"zero pairs":   {Impls: []string{"futex"}, Pairs: 0, Samples: 1, Rounds: 1},
 		"zero samples": {Impls: []string{"futex"}, Pairs: 1, Samples: 0, Rounds: 1},
 		"unknown":      {Impls: []string{"nope"}, Pairs: 1, Samples: 1, Rounds: 1},
@@ -77,50 +85,6 @@ func TestSelfwakeBadOptions(t *testing.T) {
 	}
 }
 
-// A sample shorter than one step of the clock is refused, on every OS: fed
-// a selfwake configuration whose samples of 100 pairs read 1 ns (what Go's
-// tick-stepped clock gave under Wine: 0.01 ns per pair), the figures are
-// removed and the warning says why; figures above the step stay.
-func TestRefuseBelowResolution(t *testing.T) {
-	const step = 100 * time.Nanosecond // QueryPerformanceCounter under Wine
-	sub := map[string]float64{results.MNsPerPair: 0.01, results.MMin: 0.01, results.MP99: 0.01, results.MMax: 41, results.MSamples: 1000}
-	cfg := &results.Config{Key: "std", Summary: maps.Clone(sub), Rounds: []results.Round{{Metrics: maps.Clone(sub)}}}
-	got := refuseBelowResolution(cfg, selfwakeTimeFigures, 100, step, "QueryPerformanceCounter")
-	if want := []string{results.MNsPerPair, results.MMin, results.MP99}; !slices.Equal(got, want) {
-		t.Errorf("refused %v, want %v", got, want)
-	}
-	for _, f := range got {
-		if _, ok := cfg.Summary[f]; ok {
-			t.Errorf("summary still has %s", f)
-		}
-		if _, ok := cfg.Rounds[0].Metrics[f]; ok {
-			t.Errorf("round 1 still has %s", f)
-		}
-	}
-	if cfg.Summary[results.MMax] != 41 || cfg.Summary[results.MSamples] != 1000 {
-		t.Errorf("figures above the step changed: %v", cfg.Summary)
-	}
-	if len(cfg.Warnings) != 1 || !strings.HasPrefix(cfg.Warnings[0], belowClockPrefix) || !strings.Contains(cfg.Warnings[0], "QueryPerformanceCounter") {
-		t.Errorf("warnings %q", cfg.Warnings)
-	}
-
-	// The same per-pair figure from samples above the step is kept: 14 ns
-	// per pair x 100 pairs = 1.4 µs, 14 steps.
-	ok := &results.Config{Key: "std", Summary: map[string]float64{results.MNsPerPair: 14, results.MMin: 12}}
-	if got := refuseBelowResolution(ok, selfwakeTimeFigures, 100, step, "QueryPerformanceCounter"); got != nil || len(ok.Warnings) != 0 {
-		t.Errorf("refused %v (warnings %q) from 1.4 µs samples", got, ok.Warnings)
-	}
-	// A latency sample (one interval each) under the step is refused; an
-	// unknown resolution refuses nothing.
-	lat := &results.Config{Key: "c-spin/cross-core", Summary: map[string]float64{results.MMin: 0, results.MMedian: 60, results.MP99: 400}}
-	if got := refuseBelowResolution(lat, latencyTimeFigures, 1, step, "QueryPerformanceCounter"); !slices.Equal(got, []string{results.MMin, results.MMedian}) {
-		t.Errorf("latency: refused %v, want min and median", got)
-	}
-	if got := refuseBelowResolution(&results.Config{Summary: map[string]float64{results.MMin: 0}}, latencyTimeFigures, 1, 0, "?"); got != nil {
-		t.Errorf("unknown resolution refused %v", got)
-	}
-}
-
 // TestSelfwakeHarnessNotes: the fifth note comes exactly when the empty
 // pair costs more than a fifth of lot's pair above it; the note on what Go
 // adds beside parking_lot_core comes last, with any lot row.
@@ -128,7 +92,7 @@ func TestSelfwakeHarnessNotes(t *testing.T) {
 	lotRow := func(harness, over float64) []*results.Config {
 		return []*results.Config{
 			{Key: "std", Impl: "std", Summary: map[string]float64{results.MNsPerPair: 5}},
-			{Key: ImplLot, Impl: ImplLot, Summary: map[string]float64{results.MNsPerPair: harness + over, MHarnessNs: harness, MOverHarness: over}},
+			{Key: latency.ImplLot, Impl: latency.ImplLot, Summary: map[string]float64{results.MNsPerPair: harness + over, MHarnessNs: harness, MOverHarness: over}},
 		}
 	}
 	goNote := func(n []string) bool { return strings.Contains(n[len(n)-1], "validate guard") }
@@ -147,7 +111,7 @@ func TestSelfwakeHarnessNotes(t *testing.T) {
 // more than 1.2 times its fastest.
 func TestSelfwakeModeNotes(t *testing.T) {
 	rows := func(rounds ...float64) []*results.Config {
-		lot := &results.Config{Key: ImplLot, Impl: ImplLot}
+		lot := &results.Config{Key: latency.ImplLot, Impl: latency.ImplLot}
 		for _, v := range rounds {
 			lot.Rounds = append(lot.Rounds, results.Round{Metrics: map[string]float64{results.MNsPerPair: v}})
 		}
@@ -161,5 +125,76 @@ func TestSelfwakeModeNotes(t *testing.T) {
 	}
 	if n := selfwakeModeNotes(rows(14.8)); n != nil {
 		t.Errorf("one round: want no note, got %q", n)
+	}
+}
+
+// cheapProbe stands in for probe.Measure in structure tests.
+func cheapProbe(cpus [2]int) *results.Probe {
+	return &results.Probe{SpinOneWayNs: 1, SyscallNs: 1, CPUs: cpus}
+}
+
+// TestSelfwakeAllocFree: the selfwake loops allocate nothing at all (one
+// thread, nothing blocks).
+func TestSelfwakeAllocFree(t *testing.T) {
+	if chaos.Enabled {
+		t.Skip("allocation counts are not meaningful with fault injection compiled in")
+	}
+	for _, name := range []string{parkers.NameFutex, parkers.NameStd, parkers.NameCrossbeam, latency.ImplLot} {
+		var m selfMech
+		if name == latency.ImplLot {
+			m = &selfLot{}
+		} else {
+			b, err := parkers.Lookup(name)
+			if err != nil {
+				continue
+			}
+			if b.Kind != parkers.KindThread && b.NewToken != nil {
+				m = &selfToken{selfParker[parkers.TokenParker]{new: b.NewToken}}
+			} else {
+				m = &selfThread{selfParker[parkers.ThreadParker]{new: b.NewThread}}
+			}
+		}
+		runtime.LockOSThread()
+		m.setup()
+		m.pairs(100)
+		if a := testing.AllocsPerRun(20, func() { m.pairs(100) }); a != 0 {
+			t.Errorf("%s: %v allocations per 100 pairs", name, a)
+		}
+		runtime.UnlockOSThread()
+	}
+}
+
+// selfwake on goroutines: the goroutine-level rows and the syscall row
+// run, the thread parkers are refused by name and skipped under all.
+func TestSelfwakeGoroutinesPlan(t *testing.T) {
+	o := QuickOptions()
+	o.Participants = []string{driver.Goroutines}
+	p, err := planSelfwake(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, im := range p.impls {
+		if !im.goroutines {
+			t.Errorf("%s planned on threads", im.Name())
+		}
+		names = append(names, im.Name())
+	}
+	for _, want := range []string{ImplSyscall, "chan", "cond", latency.ImplLot} {
+		if !strings.Contains(","+strings.Join(names, ",")+",", ","+want+",") {
+			t.Errorf("goroutines, all: %v lacks %s", names, want)
+		}
+	}
+	o.Impls = []string{"spin"}
+	if _, err := planSelfwake(o); err == nil || !strings.Contains(err.Error(), "goroutines as participants") {
+		t.Errorf("spin on goroutines: %v, want refused with the reason", err)
+	}
+}
+
+// TestEchoParticipants: selfwake records its participants with the default
+// written out (Echo's empty=threads is driver.Threads).
+func TestEchoParticipants(t *testing.T) {
+	if got := driver.Echo(DefaultOptions())["participants"]; got != driver.Threads {
+		t.Errorf("selfwake's default participants echo %q, want %q", got, driver.Threads)
 	}
 }
