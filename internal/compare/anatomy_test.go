@@ -8,8 +8,13 @@ import (
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/anatomy"
+	"github.com/parkbench/parkbench/internal/report/section"
 	"github.com/parkbench/parkbench/internal/results"
 )
+
+// The anatomy's parts come from latency's section, as its registry entry
+// registers them (internal/experiments).
+func init() { section.Register("latency", anatomy.LatencySection) }
 
 // anatomyPair reads the recorded anatomy run of the AMD EPYC f25m17 guest
 // (testdata/anatomy-amd-f25m17.json, a copy of results/'s) twice, and makes

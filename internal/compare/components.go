@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/parkbench/parkbench/internal/anatomy"
+	"github.com/parkbench/parkbench/internal/report/section"
 	"github.com/parkbench/parkbench/internal/verdict"
 )
 
@@ -28,15 +28,19 @@ type ComponentDiff struct {
 	Moved    []bool            `json:"moved"`
 }
 
-// componentDiff is the anatomy of one configuration's rows (ok false when
-// they have no component on both sides).
+// componentDiff is the parts of one configuration's rows (the first of
+// its experiment's sections with Parts: internal/report/section); ok false
+// when they have no part on both sides.
 func componentDiff(rows []Row, threshold float64) (ComponentDiff, bool) {
 	var d ComponentDiff
-	for _, c := range anatomy.Components {
+	if len(rows) == 0 {
+		return d, false
+	}
+	for _, c := range partsOf(rows[0].Experiment) {
 		for _, r := range rows {
-			if r.Metric == anatomy.MedianKey(c) && r.Base.N > 0 && r.New.N > 0 {
+			if r.Metric == c.Metric && r.Base.N > 0 && r.New.N > 0 {
 				d.Experiment, d.Config = r.Experiment, r.Config
-				d.Names = append(d.Names, c)
+				d.Names = append(d.Names, c.Name)
 				d.Base, d.New = append(d.Base, r.Base.Figure()), append(d.New, r.New.Figure())
 				d.Verdicts = append(d.Verdicts, r.Verdict)
 				d.Moved = append(d.Moved, r.Verdict == verdict.Faster || r.Verdict == verdict.Slower ||
@@ -86,6 +90,27 @@ func (d ComponentDiff) Line() string {
 	return d.Config + ": " + strings.Join(parts, "; ")
 }
 
+// partsOf is experiment's parts (the first of its sections with Parts).
+func partsOf(experiment string) []section.Part {
+	for _, s := range section.For(experiment) {
+		if len(s.Parts) > 0 {
+			return s.Parts
+		}
+	}
+	return nil
+}
+
+// partsTitle introduces experiment's parts in the output (its section's
+// PartsTitle).
+func partsTitle(experiment string) string {
+	for _, s := range section.For(experiment) {
+		if len(s.Parts) > 0 {
+			return s.PartsTitle
+		}
+	}
+	return "parts (" + experiment + ")"
+}
+
 func andList(s []string) string {
 	if len(s) < 2 {
 		return strings.Join(s, "")
@@ -108,9 +133,9 @@ func componentSummary(ds []ComponentDiff) string {
 		}
 	}
 	var moved []string
-	for _, c := range anatomy.Components {
-		if n := count[c]; n > 0 {
-			moved = append(moved, fmt.Sprintf("%s in %d", c, n))
+	for _, c := range partsOf(ds[0].Experiment) {
+		if n := count[c.Name]; n > 0 {
+			moved = append(moved, fmt.Sprintf("%s in %d", c.Name, n))
 		}
 	}
 	if len(moved) == 0 {

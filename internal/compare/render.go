@@ -167,7 +167,7 @@ func page(r *Result, md, full bool, o RenderOptions) (string, error) {
 		item("cells: the median over the rounds ± half their range ((max − min) / 2) as a share of it, or the file's own mean (marked mean); ~: no significant change")
 	}
 	if len(r.Components) > 0 {
-		item("anatomy (latency --anatomy, the table's component rows: same figures, same test):")
+		item(partsTitle(r.Components[0].Experiment) + ":")
 		for _, d := range r.Components {
 			sub(d.Line())
 		}

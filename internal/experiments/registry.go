@@ -3,6 +3,7 @@ package experiments
 import (
 	"strings"
 
+	"github.com/parkbench/parkbench/internal/anatomy"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
 	"github.com/parkbench/parkbench/internal/experiments/inversion"
@@ -14,6 +15,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
 	"github.com/parkbench/parkbench/internal/experiments/wake"
+	"github.com/parkbench/parkbench/internal/report/section"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -28,13 +30,24 @@ type Entry struct {
 	// Metrics is the experiment's metric description (what its results
 	// carry): the help of plot and compare is generated from it.
 	Metrics []results.MetricSpec
+	// Sections are its own parts of its pages beyond the table of its
+	// configurations (text, markdown, HTML, compare's component lines):
+	// report and compare find them by the experiment's name.
+	Sections []section.Section
+}
+
+// Every entry's sections are report's and compare's.
+func init() {
+	for _, e := range Registry {
+		section.Register(e.Name, e.Sections...)
+	}
 }
 
 // Registry lists the experiments in display order, the suite last.
 var Registry = []Entry{
-	{Name: "latency", Summary: "E12: ping-pong one-way wake latency per parker (median, p99 from HDR histograms, 3 rounds)", Impls: latency.Impls, Metrics: latency.LatencyMetrics},
+	{Name: "latency", Summary: "E12: ping-pong one-way wake latency per parker (median, p99 from HDR histograms, 3 rounds)", Impls: latency.Impls, Metrics: latency.LatencyMetrics, Sections: []section.Section{anatomy.LatencySection}},
 	{Name: "selfwake", Summary: "E12 reverse check: a thread wakes itself then waits; ns per pair", Impls: selfwake.Impls, Metrics: selfwake.Metrics},
-	{Name: "herd", Summary: "E6: notify_all with N waiters; requeue onto the mutex vs the thundering herd", Impls: herd.Impls, Metrics: herd.Metrics},
+	{Name: "herd", Summary: "E6: notify_all with N waiters; requeue onto the mutex vs the thundering herd", Impls: herd.Impls, Metrics: herd.Metrics, Sections: []section.Section{anatomy.HerdSection}},
 	{Name: "timeout", Summary: "how late each park-until returns after its deadline, with timer slack", Impls: timeout.Impls, Metrics: timeout.Metrics},
 	{Name: "lock", Summary: "a contended lock: throughput per thread, fairness, CPU, every lock side by side (parking_lot's mutex benchmark)", Impls: lock.Impls, Metrics: lock.Metrics},
 	{Name: "rwlock", Summary: "parking_lot's rwlock benchmark: readers and writers on one rwlock, throughput and fairness per class", Impls: lock.RwImpls, Metrics: lock.RwMetrics},

@@ -66,7 +66,7 @@ func largestParam(e *results.Experiment, k string) int {
 }
 
 func latencySentence(e *results.Experiment) string {
-	key := mainKey(e)
+	key := e.MainKey()
 	m, _ := e.Spec(key)
 	place := ""
 	for _, c := range e.Configs {

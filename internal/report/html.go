@@ -165,14 +165,12 @@ type htmlFile struct {
 	Legend   []string
 	Pivots   []htmlPivot
 	Stacks   []htmlStack
-	// Anatomy is the wake anatomy's table and Bars its stacked bars, one
-	// per configuration (latency --anatomy).
-	Anatomy   htmlTable
-	Bars      []htmlBar
-	BarLegend []htmlBarPart
-	Claims    []htmlClaim
-	Notes     []string
-	Warnings  []string
+	// Sections are the experiment's own tables and stacked bars (its
+	// registry entry's: internal/report/section).
+	Sections []htmlSection
+	Claims   []htmlClaim
+	Notes    []string
+	Warnings []string
 }
 
 type htmlTable struct {
@@ -284,13 +282,7 @@ func htmlFileExperiment(name string, e *results.Experiment, o Options) htmlFile 
 			hf.Pivots = append(hf.Pivots, htmlPivot{pv.Title, table(pv.Table)})
 		}
 	}
-	if hasAnatomy(e) {
-		hf.Anatomy = table(AnatomyTable(e, ks))
-		hf.Bars = anatomyBars(e, ks)
-		if len(hf.Bars) > 0 {
-			hf.BarLegend = hf.Bars[0].Legend
-		}
-	}
+	hf.Sections = htmlSections(e, ks)
 	for _, c := range e.Claims {
 		hc := htmlClaim{ID: c.ID, Statement: c.Statement, Verdict: claimMarkOf(c, false), Evidence: c.Evidence, Class: "unknown"}
 		if c.Verdict != results.Holds || c.Near {
@@ -419,12 +411,12 @@ pre { background: var(--bg2); padding: .6rem; overflow-x: auto; font-size: .82re
 {{range .Table.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>
 {{end}}{{range .Stacks}}<h4>{{.Head}}</h4><pre>{{.Text}}</pre>
-{{end}}{{if .Anatomy.Header}}<h4>Where a wake's time goes (anatomy, µs)</h4>
-<div class="anatomy">{{range .Bars}}<div class="barrow"><code>{{.Config}}</code><div class="bar" role="img" aria-label="{{.Label}}">{{range .Parts}}<span class="{{.Class}}" style="{{.Style}}" title="{{.Title}}"></span>{{end}}</div><span class="muted">{{.Total}}</span></div>
-{{end}}<p class="legend">{{range .BarLegend}}<span><i class="{{.Class}}"></i>{{.Name}}</span> {{end}}<span class="muted">each bar: the components' medians of one configuration, on one scale for every machine of this experiment</span></p></div>
-<div class="scroll{{if .Anatomy.Tall}} tall{{end}}"><table>
-<tr>{{range .Anatomy.Header}}<th>{{.}}</th>{{end}}</tr>
-{{range .Anatomy.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}{{range .Sections}}<h4>{{.Title}}</h4>
+{{if .BarNote}}<div class="anatomy">{{range .Bars}}<div class="barrow"><code>{{.Config}}</code><div class="bar" role="img" aria-label="{{.Label}}">{{range .Parts}}<span class="{{.Class}}" style="{{.Style}}" title="{{.Title}}"></span>{{end}}</div><span class="muted">{{.Total}}</span></div>
+{{end}}<p class="legend">{{range .Legend}}<span><i class="{{.Class}}"></i>{{.Name}}</span> {{end}}<span class="muted">{{.BarNote}}</span></p></div>
+{{end}}<div class="scroll{{if .Table.Tall}} tall{{end}}"><table>
+<tr>{{range .Table.Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Table.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>
 {{end}}{{if .Claims}}<h4>Claims</h4><ul class="claims">
 {{range .Claims}}<li class="{{.Class}}"><span class="verdict">{{.Verdict}}</span> <b>{{.ID}}</b>: {{.Statement}}{{if .Why}}<span class="why">why: {{.Why}}</span>{{end}}{{if .Evidence}}<details><summary>evidence</summary>{{.Evidence}}</details>{{end}}</li>

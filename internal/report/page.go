@@ -207,7 +207,7 @@ func renderExperiment(p *page, e *results.Experiment, o Options, refs []int) {
 		}
 		p.blank()
 		renderConfigTable(p, e, o, ks)
-		renderAnatomy(p, e, ks)
+		renderSections(p, e, ks)
 	}
 	p.blank()
 	if brief {

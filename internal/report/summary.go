@@ -159,21 +159,6 @@ func headline(e *results.Experiment, ks keyShortener) string {
 		FormatValue(lo.Summary[col.Metric], col.Unit), u, ks.key(lo.Key), FormatValue(hi.Summary[col.Metric], col.Unit), u, ks.key(hi.Key))
 }
 
-// mainKey is the key of e's main figure (its metric description's Main;
-// the median for an experiment without a description), "" for none.
-func mainKey(e *results.Experiment) string {
-	specs, ok := e.Specs()
-	if !ok {
-		return results.MMedian
-	}
-	for _, m := range specs {
-		if m.Main {
-			return m.Key
-		}
-	}
-	return ""
-}
-
 // shortMargin is a claim's margin cut to its first two limits, with how
 // many more (--verbose has them all): the reason of a near claim in a
 // file written before the claim kit gave every such claim a Why.

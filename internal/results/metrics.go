@@ -163,6 +163,21 @@ func (e *Experiment) Spec(key string) (MetricSpec, bool) {
 	return MetricSpec{}, false
 }
 
+// MainKey is the key of e's main figure (its metric description's Main;
+// the median for an experiment without a description), "" for none.
+func (e *Experiment) MainKey() string {
+	specs, ok := e.Specs()
+	if !ok {
+		return MMedian
+	}
+	for _, m := range specs {
+		if m.Main {
+			return m.Key
+		}
+	}
+	return ""
+}
+
 // Config returns the configuration with key k, or nil.
 func (e *Experiment) Config(k string) *Config {
 	for _, c := range e.Configs {
