@@ -217,7 +217,7 @@ func (s *ProcessSource) Prepare(ctx context.Context) ([]Row, error) {
 				return nil, &BinaryError{side, bin, cannotRun(noVersion, err)}
 			}
 			s.Tool[side] = f.Tool
-			e := find(f, p.Experiment)
+			e := f.Experiment(p.Experiment)
 			if side == New {
 				s.Machine = f.Machine
 				if rows, err = s.headlineRows(rows, e, p); err != nil {
@@ -277,7 +277,7 @@ func (s *ProcessSource) warmUp(ctx context.Context, side Side, p Part) (*results
 	want := impls(p, nil, specs)
 	f, err := s.run(ctx, side, p, want)
 	if err == nil && side == New {
-		if own, ok := find(f, p.Experiment).Specs(); ok {
+		if own, ok := f.Experiment(p.Experiment).Specs(); ok {
 			if more := impls(p, nil, own); len(more) > len(want) {
 				f, err = s.run(ctx, side, p, more)
 			}
@@ -386,15 +386,6 @@ func firstLine(b []byte) string {
 	return string(l)
 }
 
-func find(f *results.File, name string) *results.Experiment {
-	for _, e := range f.Experiments {
-		if e.Name == name {
-			return e
-		}
-	}
-	return nil
-}
-
 // Command is the command line of a part's whole trial (its implementations
 // and their floors), for the reader.
 func (s *ProcessSource) Command(p Part) []string {
@@ -440,7 +431,7 @@ func (s *ProcessSource) run(ctx context.Context, side Side, p Part, impls []stri
 	if err != nil {
 		return nil, fmt.Errorf("its output is not a result this build reads: %w", err)
 	}
-	if find(f, p.Experiment) == nil {
+	if f.Experiment(p.Experiment) == nil {
 		return nil, fmt.Errorf("its result holds no %s experiment", p.Experiment)
 	}
 	return f, nil
@@ -461,7 +452,7 @@ func (s *ProcessSource) Trial(ctx context.Context, side Side, rows []Row) (*Tria
 			}
 			return nil, &TrialError{side, s.Bins[side], s.launches, err}
 		}
-		e := find(f, p.Experiment)
+		e := f.Experiment(p.Experiment)
 		for _, r := range rows {
 			if r.Experiment != p.Experiment {
 				continue

@@ -62,7 +62,7 @@ func renderHTML(w io.Writer, files []results.Named, o Options) error {
 		sec := htmlExperiment{Name: name, ID: "exp-" + anchor(name)}
 		var in []results.Named
 		for i, n := range files {
-			e := find(n.File, name)
+			e := n.File.Experiment(name)
 			if e == nil {
 				continue
 			}
@@ -100,15 +100,6 @@ func fileNames(in []results.Named) []string {
 		out = append(out, n.Name)
 	}
 	return out
-}
-
-func find(f *results.File, name string) *results.Experiment {
-	for _, e := range f.Experiments {
-		if e.Name == name {
-			return e
-		}
-	}
-	return nil
 }
 
 // anchor is s as an HTML id.

@@ -26,6 +26,16 @@ type File struct {
 	Warnings    []string      `json:"warnings,omitempty"`
 }
 
+// Experiment is f's experiment named name, nil when f has none.
+func (f *File) Experiment(name string) *Experiment {
+	for _, e := range f.Experiments {
+		if e.Name == name {
+			return e
+		}
+	}
+	return nil
+}
+
 // Tool is the parkbench build that produced a file.
 type Tool struct {
 	Version   string `json:"version"`

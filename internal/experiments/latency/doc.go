@@ -24,5 +24,4 @@
 // Before each configuration the floor is probed (probe.Measure) and a
 // foreign-load window opened. The runtime is held by runenv for the whole
 // run. With Interleave the rounds run round-robin across configurations.
-
 package latency
