@@ -73,7 +73,7 @@ const dotRowHeight = 15 // points
 func dotFigure(in []results.Named, exp string, specs []results.MetricSpec, sel chosen) (*figure, error) {
 	var keys []string
 	for _, n := range in {
-		for _, c := range find(n.File, exp).Configs {
+		for _, c := range n.File.Experiment(exp).Configs {
 			if _, ok := c.Summary[specs[0].Key]; ok && sel.keep(c) && !slices.Contains(keys, c.Key) {
 				keys = append(keys, c.Key)
 			}
@@ -82,7 +82,7 @@ func dotFigure(in []results.Named, exp string, specs []results.MetricSpec, sel c
 	if len(keys) == 0 {
 		return nil, inputErrorf("%s: the %s experiment has no configurations with %s", in[0].Name, exp, specs[0].Key)
 	}
-	first := find(in[0].File, exp)
+	first := in[0].File.Experiment(exp)
 	at := func(e *results.Experiment, key string) *results.Config {
 		for _, c := range e.Configs {
 			if c.Key == key {
@@ -138,7 +138,7 @@ func dotFigure(in []results.Named, exp string, specs []results.MetricSpec, sel c
 		var marks []mark
 		floors := map[int]float64{}
 		for fi, n := range in {
-			e := find(n.File, exp)
+			e := n.File.Experiment(exp)
 			for row, k := range keys {
 				c := at(e, k)
 				if c == nil || !sel.keep(c) {

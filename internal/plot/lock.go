@@ -47,7 +47,7 @@ func lockFigure(in []results.Named, exp string, m results.MetricSpec, sel chosen
 	var allN []float64
 	hi := 0.0
 	for _, n := range in {
-		for _, c := range find(n.File, exp).Configs {
+		for _, c := range n.File.Experiment(exp).Configs {
 			rest, t, ok := lockGroup(c)
 			v, has := c.Summary[m.Key]
 			if !ok || !has || !sel.keep(c) {
@@ -196,7 +196,7 @@ func implFamily(impl string) string {
 func lockDistribution(in []results.Named, exp, rest, restName string, sel chosen, st *styler) (*plot.Plot, error) {
 	maxT := 0
 	for _, n := range in {
-		for _, c := range find(n.File, exp).Configs {
+		for _, c := range n.File.Experiment(exp).Configs {
 			if r, t, ok := lockGroup(c); ok && r == rest {
 				maxT = max(maxT, t)
 			}
@@ -207,7 +207,7 @@ func lockDistribution(in []results.Named, exp, rest, restName string, sel chosen
 	var ticks plot.ConstantTicks
 	hi := 0.0
 	for _, n := range in {
-		for _, c := range find(n.File, exp).Configs {
+		for _, c := range n.File.Experiment(exp).Configs {
 			if r, t, ok := lockGroup(c); !ok || r != rest || t != maxT || !sel.keep(c) {
 				continue
 			}

@@ -35,7 +35,7 @@ func paramFigure(in []results.Named, exp string, specs []results.MetricSpec, sel
 	// groups drawn.
 	var settings, groups []string
 	for _, n := range in {
-		for _, g := range ParamGroups(find(n.File, exp), figs[0].Plot.Param) {
+		for _, g := range ParamGroups(n.File.Experiment(exp), figs[0].Plot.Param) {
 			kept := false
 			for _, c := range g.ByValue {
 				kept = kept || sel.keep(c)
@@ -85,7 +85,7 @@ func paramFigure(in []results.Named, exp string, specs []results.MetricSpec, sel
 	labelOf := map[fileGroup]string{}
 	for _, n := range in {
 		var keys []string
-		for _, g := range ParamGroups(find(n.File, exp), figs[0].Plot.Param) {
+		for _, g := range ParamGroups(n.File.Experiment(exp), figs[0].Plot.Param) {
 			if slices.Contains(groups, g.Key) {
 				keys = append(keys, g.Key)
 			}
@@ -121,7 +121,7 @@ func paramFigure(in []results.Named, exp string, specs []results.MetricSpec, sel
 		var allN []float64
 		lo, hi := math.Inf(1), 0.0
 		for _, n := range in {
-			for _, g := range ParamGroups(find(n.File, exp), m.Plot.Param) {
+			for _, g := range ParamGroups(n.File.Experiment(exp), m.Plot.Param) {
 				label := labelOf[fileGroup{n.Name, g.Key}]
 				if facet {
 					if groupSetting(g) != pn.setting {

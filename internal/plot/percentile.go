@@ -26,7 +26,7 @@ func percentileFigure(in []results.Named, exp string, m results.MetricSpec, sel 
 	byVariant := map[string][]series{}
 	lo, hi := math.Inf(1), 0.0
 	for _, n := range in {
-		e := find(n.File, exp)
+		e := n.File.Experiment(exp)
 		for _, c := range e.Configs {
 			if !sel.keep(c) {
 				continue

@@ -115,7 +115,7 @@ func Render(in []results.Named, format string, opt Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	specs, _ := find(in[0].File, exp).Specs()
+	specs, _ := in[0].File.Experiment(exp).Specs()
 	drawn := drawnSpecs(specs)
 	sel, err := selection(in, exp, drawn[0], opt)
 	if err != nil {

@@ -25,7 +25,7 @@ func plotSpecs(specs []results.MetricSpec) []results.MetricSpec {
 // canPlot reports whether experiment name of f (or, when f has none, of
 // files without a description) has a plot.
 func canPlot(f *results.File, name string) bool {
-	if e := find(f, name); e != nil {
+	if e := f.Experiment(name); e != nil {
 		specs, _ := e.Specs()
 		return len(drawnSpecs(specs)) > 0
 	}
@@ -40,7 +40,7 @@ func chooseExperiment(in []results.Named, want string) (string, error) {
 			return "", inputErrorf("cannot plot experiment %q: plots exist for %s", want, strings.Join(Plottable, ", "))
 		}
 		for _, n := range in {
-			if find(n.File, want) == nil {
+			if n.File.Experiment(want) == nil {
 				return "", inputErrorf("%s: no %s experiment (it holds %s)", n.Name, want, names(n.File))
 			}
 		}
@@ -72,15 +72,6 @@ func Experiments(f *results.File) []string {
 	return out
 }
 
-func find(f *results.File, name string) *results.Experiment {
-	for _, e := range f.Experiments {
-		if e.Name == name {
-			return e
-		}
-	}
-	return nil
-}
-
 func names(f *results.File) string {
 	var s []string
 	for _, e := range f.Experiments {
@@ -109,7 +100,7 @@ func selection(in []results.Named, exp string, m results.MetricSpec, opt Options
 	var impls []string // every implementation, in order
 	total := 0
 	for _, n := range in {
-		for _, c := range find(n.File, exp).Configs {
+		for _, c := range n.File.Experiment(exp).Configs {
 			total++
 			if !slices.Contains(impls, c.Impl) {
 				impls = append(impls, c.Impl)
@@ -122,7 +113,7 @@ func selection(in []results.Named, exp string, m results.MetricSpec, opt Options
 			return (all || slices.Contains(opt.Impls, c.Impl)) && (len(opt.Configs) == 0 || matchConfig(opt.Configs, c.Key))
 		}
 		for _, n := range in {
-			for _, c := range find(n.File, exp).Configs {
+			for _, c := range n.File.Experiment(exp).Configs {
 				if keep(c) {
 					return chosen{keep: keep}, nil
 				}
@@ -138,7 +129,7 @@ func selection(in []results.Named, exp string, m results.MetricSpec, opt Options
 	keep := func(c *results.Config) bool { return slices.Contains(pick, c.Impl) }
 	shown := 0
 	for _, n := range in {
-		for _, c := range find(n.File, exp).Configs {
+		for _, c := range n.File.Experiment(exp).Configs {
 			if keep(c) {
 				shown++
 			}
@@ -209,7 +200,7 @@ func headlineImpls(in []results.Named, exp string, m results.MetricSpec, impls, 
 	for _, i := range impls {
 		var vs []float64
 		for _, n := range in {
-			for _, c := range find(n.File, exp).Configs {
+			for _, c := range n.File.Experiment(exp).Configs {
 				if v, ok := c.Summary[m.Key]; ok && c.Impl == i {
 					vs = append(vs, v)
 				}

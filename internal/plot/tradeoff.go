@@ -29,7 +29,7 @@ import (
 // values in their colours and the implementations' markers in black; with
 // several files, a dash pattern per file.
 func tradeoffFigure(in []results.Named, exp string, m results.MetricSpec, sel chosen) (*figure, error) {
-	xSpec, ok := find(in[0].File, exp).Spec(m.Plot.X)
+	xSpec, ok := in[0].File.Experiment(exp).Spec(m.Plot.X)
 	if !ok {
 		return nil, inputErrorf("%s: the %s experiment's plot names x figure %q, which it does not describe", in[0].Name, exp, m.Plot.X)
 	}
@@ -55,7 +55,7 @@ func tradeoffFigure(in []results.Named, exp string, m results.MetricSpec, sel ch
 		return math.Max(v, 0.01) // a log axis: 10 ns stands for none
 	}
 	for _, n := range in {
-		for _, c := range find(n.File, exp).Configs {
+		for _, c := range n.File.Experiment(exp).Configs {
 			value := c.Params[m.Plot.Param]
 			y, okY := c.Summary[m.Key]
 			x, okX := c.Summary[xSpec.Key]
