@@ -1,22 +1,18 @@
-package latency
+package anatomy
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/parkbench/parkbench/internal/anatomy"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/ktrace"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/stats"
 )
 
-// --anatomy (docs/anatomy.md): every measured round is paired with a traced
+// --anatomy (docs/md): every measured round is paired with a traced
 // one, in alternating order (traced first on even rounds), so the probe
 // effect (traced median against untraced) is measured under the same mix
 // of host states. The untraced rounds are the configuration's figures, as
@@ -24,25 +20,25 @@ import (
 // summary carries the anatomy of every traced wake pooled. The rings are
 // read between rounds only: no reader runs beside the measured threads.
 
-// Memory (docs/anatomy.md, "Memory"): a traced round's records are joined
-// and folded into pools (anatomy.Pool: the figures of each wake, not its
+// Memory (docs/md, "Memory"): a traced round's records are joined
+// and folded into pools (Pool: the figures of each wake, not its
 // records) right after the round, the rings are closed, and the run's GC
 // (off for the whole run: runenv) collects before the next round what the
 // join dropped. What stays from one configuration to the next is its
 // figures; the peak is one round's records, its index and the rings.
 
-// anatomyRun is one configuration's tracing state.
-type anatomyRun struct {
+// PairTrace is one configuration's tracing state.
+type PairTrace struct {
 	tids [2]int32
 	cpus []int
 	n    int
 	// events and wakes are the current traced round's, their room kept
 	// from round to round and dropped at the configuration's end.
 	events []ktrace.Event
-	wakes  []anatomy.Wake
+	wakes  []Wake
 	// round is the current traced round's wakes, pooled every traced
 	// wake of the configuration.
-	round, pooled anatomy.Pool
+	round, pooled Pool
 	lost          uint64
 	full          int       // rings found full when read (ktrace.Session.Full)
 	traced        []float64 // per traced round: its median
@@ -78,24 +74,24 @@ func bpfRingBytes(n int) int { return min(max(n*1024, 1<<20), 256<<20) }
 // every thread's every syscall through the kernel's slow syscall path.
 var joinKinds = []ktrace.Kind{ktrace.Waking, ktrace.Switch, ktrace.CPUIdle}
 
-// openAnatomy checks the configuration's participants can be traced; the
-// tracepoints are opened for each traced round (open).
+// NewPairTrace checks a configuration's participants (tids; cpus their CPUs,
+// -1 unpinned; n round trips a round, rounds rounds) can be traced; the
+// tracepoints are opened for each traced round (Round).
 //
 // perRound opens them for each traced round and closes them after it (under
 // --interleave, where every configuration is started at once: one
 // configuration's rings at a time); else they stay open from now to the
 // configuration's end, which spares each round the ~0.1 s an eBPF recorder
 // takes to load its programs.
-func openAnatomy(r pairRunner, c latencyConfig, collect func(), perRound bool) (*anatomyRun, error) {
-	tids := r.tids()
+func NewPairTrace(tids [2]int32, pinned [2]int, n, rounds int, collect func(), perRound bool) (*PairTrace, error) {
 	if tids[0] <= 0 || tids[1] <= 0 {
 		return nil, fmt.Errorf("--anatomy: the participants' thread ids are unknown (%v)", tids)
 	}
 	var cpus []int
-	if c.cpus[0] >= 0 && c.cpus[1] >= 0 {
-		cpus = []int{c.cpus[0]}
-		if c.cpus[1] != c.cpus[0] {
-			cpus = append(cpus, c.cpus[1])
+	if pinned[0] >= 0 && pinned[1] >= 0 {
+		cpus = []int{pinned[0]}
+		if pinned[1] != pinned[0] {
+			cpus = append(cpus, pinned[1])
 		}
 	}
 	if collect == nil {
@@ -104,24 +100,24 @@ func openAnatomy(r pairRunner, c latencyConfig, collect func(), perRound bool) (
 	// The room for a round's wakes and (a first guess, 8 a round trip)
 	// its records, and the pools' for every traced wake, once: no
 	// doubling garbage.
-	a := &anatomyRun{tids: tids, cpus: cpus, n: c.n, collect: collect, perRound: perRound,
-		wakes: make([]anatomy.Wake, 0, 2*c.n), events: make([]ktrace.Event, 0, 8*c.n)}
-	a.round.Grow(2 * c.n)
-	a.pooled.Grow(2 * c.n * max(c.rounds, 1))
+	a := &PairTrace{tids: tids, cpus: cpus, n: n, collect: collect, perRound: perRound,
+		wakes: make([]Wake, 0, 2*n), events: make([]ktrace.Event, 0, 8*n)}
+	a.round.Grow(2 * n)
+	a.pooled.Grow(2 * n * max(rounds, 1))
 	// Open now: a configuration that cannot be traced fails before its
 	// warm-up, not at its first traced round.
 	if err := a.open(); err != nil {
 		return nil, err
 	}
 	if perRound {
-		a.close()
+		a.Close()
 	}
 	return a, nil
 }
 
 // recorder is ktrace's recorder for the anatomy: eBPF where the kernel
 // takes it, else perf; PARKBENCH_ANATOMY_RECORDER=perf|ebpf picks one (a
-// developer's aid, docs/anatomy.md: what eBPF buys, measured side by side).
+// developer's aid, docs/md: what eBPF buys, measured side by side).
 func recorder() string {
 	if r := os.Getenv("PARKBENCH_ANATOMY_RECORDER"); r != "" {
 		return r
@@ -130,7 +126,7 @@ func recorder() string {
 }
 
 // open opens the tracepoints and their rings.
-func (a *anatomyRun) open() error {
+func (a *PairTrace) open() error {
 	sess, err := ktrace.Open(ktrace.Options{TIDs: []int{int(a.tids[0]), int(a.tids[1])}, CPUs: a.cpus, BytesPerCPU: ringBytes(a.n), BPFBytes: bpfRingBytes(a.n), Kinds: joinKinds,
 		Recorder: recorder()})
 	if err != nil {
@@ -148,60 +144,54 @@ func (a *anatomyRun) open() error {
 	return nil
 }
 
-// close closes the tracepoints and unmaps the rings; safe on nil and twice.
-func (a *anatomyRun) close() {
+// Close closes the tracepoints and unmaps the rings; safe on nil and twice.
+func (a *PairTrace) Close() {
 	if a != nil && a.sess != nil {
 		a.sess.Close()
 		a.sess = nil
 	}
 }
 
-// capture turns a traced round's samples into wakes, before sleptMetrics
-// unmarks them: side me's samples are the wakes of tid[me] by tid[1-me].
-func (a *anatomyRun) capture(pr pairRound) {
+// capture turns a traced round's samples (each a wake's latency, ^v for a
+// wait that did not sleep) and their ends (the woken side's clock) into
+// wakes, before they are unmarked: side me's samples are the wakes of
+// tid[me] by tid[1-me].
+func (a *PairTrace) capture(samples, ends []int64) {
 	a.wakes = a.wakes[:0]
-	n := len(pr.samples) / 2
-	if len(pr.ends) != len(pr.samples) || n == 0 {
+	n := len(samples) / 2
+	if len(ends) != len(samples) || n == 0 {
 		return
 	}
-	for idx, v := range pr.samples {
+	for idx, v := range samples {
 		me := idx / n
 		noSleep := v < 0
 		if noSleep {
 			v = ^v
 		}
-		t1 := pr.ends[idx]
-		a.wakes = append(a.wakes, anatomy.Wake{Waker: a.tids[1-me], Wakee: a.tids[me], T0: t1 - v, T1: t1, NoSleep: noSleep})
+		t1 := ends[idx]
+		a.wakes = append(a.wakes, Wake{Waker: a.tids[1-me], Wakee: a.tids[me], T0: t1 - v, T1: t1, NoSleep: noSleep})
 	}
 }
 
-// tracedRound runs one round under the trace and joins it; it returns the
-// round's anatomy figures. The round's records are dropped and collected
-// before it returns; its wakes' figures stay in the pools.
-func (cr *configRun) tracedRound(ctx context.Context, h *hdrhistogram.Histogram) (map[string]float64, error) {
-	a := cr.anat
+// Round runs one round under the trace and joins it; it returns the
+// round's anatomy figures. measure runs the round with the trace enabled
+// (enable, then disable after it) and hands capture the round's samples
+// before it unmarks them; it returns the round's figures, whose sleptKey
+// is the median of the waits that slept. The round's records are dropped
+// and collected before Round returns; its wakes' figures stay in the
+// pools.
+func (a *PairTrace) Round(measure func(enable, disable func() error, capture func(samples, ends []int64)) (map[string]float64, error), sleptKey string) (map[string]float64, error) {
 	if a.sess == nil {
 		if err := a.open(); err != nil {
 			return nil, err
 		}
 	}
 	if a.perRound {
-		defer a.close()
+		defer a.Close()
 	}
 	a.events = a.sess.Drain(a.events[:0]) // nothing from before this round
 	lost0, full0 := a.sess.Lost(), a.sess.Full()
-	var m map[string]float64
-	err := cr.withBackend(func() error {
-		if err := a.sess.Enable(); err != nil {
-			return err
-		}
-		var err error
-		m, _, err = measureRound(ctx, cr.runner, cr.c.n, h, cr.sysmon, a.capture)
-		if derr := a.sess.Disable(); err == nil {
-			err = derr
-		}
-		return err
-	})
+	m, err := measure(a.sess.Enable, a.sess.Disable, a.capture)
 	if err != nil {
 		return nil, err
 	}
@@ -210,38 +200,39 @@ func (cr *configRun) tracedRound(ctx context.Context, h *hdrhistogram.Histogram)
 	a.full += a.sess.Full() - full0
 	a.lost += lost
 	if a.perRound {
-		a.close()
+		a.Close()
 	}
 	if path := os.Getenv("PARKBENCH_ANATOMY_DUMP"); path != "" && !a.dumped {
 		// A developer's aid (docs/anatomy.md): the first traced round's
-		// records and wakes, as internal/anatomy's recorded tests read them.
+		// records and wakes, as the recorded tests read them.
 		a.dumped = true
-		if err := anatomy.WriteRecording(path, anatomy.Recording{TIDs: a.tids[:], Events: a.events, Wakes: a.wakes, Lost: lost}); err != nil {
+		if err := WriteRecording(path, Recording{TIDs: a.tids[:], Events: a.events, Wakes: a.wakes, Lost: lost}); err != nil {
 			return nil, err
 		}
 	}
-	return a.fold(m, lost), nil
+	v, ok := m[sleptKey]
+	return a.fold(v, ok, lost), nil
 }
 
 // fold joins the traced round's wakes (a.wakes) with its records
 // (a.events) into the round's pool and the configuration's, and returns
-// the round's anatomy figures (m: its latency figures; lost: the records
-// the kernel dropped in it). The join's index is garbage when it returns,
-// and collected.
-func (a *anatomyRun) fold(m map[string]float64, lost uint64) map[string]float64 {
+// the round's anatomy figures (slept: the median of its waits that slept,
+// when ok; lost: the records the kernel dropped in it). The join's index
+// is garbage when it returns, and collected.
+func (a *PairTrace) fold(v float64, ok bool, lost uint64) map[string]float64 {
 	a.join()
 	out := map[string]float64{}
 	a.round.Summary().Metrics(out, lost)
-	if v, ok := m[MMedianSlept]; ok {
+	if ok {
 		a.traced = append(a.traced, v)
-		out[anatomy.MTracedMedian] = v
+		out[MTracedMedian] = v
 	}
 	a.collect()
 	return out
 }
 
-func (a *anatomyRun) join() {
-	tr := anatomy.IndexInPlace(a.events, a.tids[:]) // the dump, if any, is written
+func (a *PairTrace) join() {
+	tr := IndexInPlace(a.events, a.tids[:]) // the dump, if any, is written
 	a.round.Reset()
 	for _, w := range a.wakes {
 		p := tr.Join(w)
@@ -254,41 +245,11 @@ func (a *anatomyRun) join() {
 	}
 }
 
-// anatomyRound runs round i as a traced and an untraced round, in the
-// order i's parity gives, and puts the traced round's anatomy into the
-// untraced round's figures.
-func (cr *configRun) anatomyRound(ctx context.Context, h *hdrhistogram.Histogram) error {
-	i := len(cr.perRound) + 1
-	var am map[string]float64
-	var err error
-	if i%2 == 1 {
-		if am, err = cr.tracedRound(ctx, h); err != nil {
-			return fmt.Errorf("%s traced round %d: %w", cr.c.key(), i, err)
-		}
-	}
-	if err := cr.plainRound(ctx, h); err != nil {
-		return err
-	}
-	if i%2 == 0 {
-		if am, err = cr.tracedRound(ctx, h); err != nil {
-			return fmt.Errorf("%s traced round %d: %w", cr.c.key(), i, err)
-		}
-	}
-	m := cr.perRound[len(cr.perRound)-1]
-	for k, v := range am {
-		m[k] = v
-	}
-	if p, t := m[MMedianSlept], am[anatomy.MTracedMedian]; p > 0 && t > 0 {
-		m[anatomy.MProbeEffect] = t/p - 1
-	}
-	return nil
-}
-
-// finishAnatomy puts the pooled anatomy into the summary and drops the
+// Finish puts the pooled anatomy into cfg's summary and drops the
 // configuration's records and pools: the next configuration starts from
-// the figures alone.
-func (cr *configRun) finishAnatomy() {
-	a, cfg := cr.anat, cr.cfg
+// the figures alone. plain are the untraced rounds' slept medians (the
+// probe effect's other side).
+func (a *PairTrace) Finish(cfg *results.Config, plain []float64) {
 	s := a.pooled.Summary()
 	for k := range cfg.Summary {
 		if len(k) > 8 && k[:8] == "anatomy_" {
@@ -296,17 +257,11 @@ func (cr *configRun) finishAnatomy() {
 		}
 	}
 	s.Metrics(cfg.Summary, a.lost)
-	plain := make([]float64, 0, len(cr.perRound))
-	for _, r := range cr.perRound {
-		if v, ok := r[MMedianSlept]; ok {
-			plain = append(plain, v)
-		}
-	}
 	// The median of the rounds' medians (stats.Median); NaN for none, which
 	// fails the test below as 0 did: no probe effect without both sides.
 	if tm, pm := stats.Median(a.traced), stats.Median(plain); tm > 0 && pm > 0 {
-		cfg.Summary[anatomy.MTracedMedian] = tm
-		cfg.Summary[anatomy.MProbeEffect] = tm/pm - 1
+		cfg.Summary[MTracedMedian] = tm
+		cfg.Summary[MProbeEffect] = tm/pm - 1
 	}
 	cfg.Params["anatomy_recorder"] = a.recorder
 	if f := a.full; f > 0 {
@@ -321,23 +276,23 @@ func (cr *configRun) finishAnatomy() {
 	for _, n := range a.notes {
 		cfg.Warnings = append(cfg.Warnings, "anatomy: "+n)
 	}
-	a.close()
-	a.events, a.wakes, a.round, a.pooled = nil, nil, anatomy.Pool{}, anatomy.Pool{}
+	a.Close()
+	a.events, a.wakes, a.round, a.pooled = nil, nil, Pool{}, Pool{}
 	a.collect()
 }
 
-// probeWarning is the run's warning naming every configuration whose probe
+// ProbeWarning is the run's warning naming every configuration whose probe
 // effect exceeds maxProbeEffect, each with its figure and its two medians
 // (nil when none does). One warning for the run, so that the output, which
 // shows one example of warnings alike, shows every figure.
-func probeWarning(cfgs []*results.Config) []string {
+func ProbeWarning(cfgs []*results.Config) []string {
 	var over []string
 	for _, c := range cfgs {
-		pe, ok := c.Summary[anatomy.MProbeEffect]
+		pe, ok := c.Summary[MProbeEffect]
 		if !ok || pe <= maxProbeEffect {
 			continue
 		}
-		tm := c.Summary[anatomy.MTracedMedian]
+		tm := c.Summary[MTracedMedian]
 		over = append(over, fmt.Sprintf("%s %+.0f%% (%.2f µs traced, %.2f untraced)", c.Key, 100*pe, tm/1000, tm/(1+pe)/1000))
 	}
 	if len(over) == 0 {

@@ -1,4 +1,4 @@
-package latency
+package anatomy
 
 import (
 	"runtime"
@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parkbench/parkbench/internal/anatomy"
 	"github.com/parkbench/parkbench/internal/ktrace"
 	"github.com/parkbench/parkbench/internal/results"
 )
@@ -15,7 +14,7 @@ import (
 // wakes would: tid[j%2] on cpu j%2 sleeps, its CPU idles, the other side
 // wakes it, the CPU leaves idle and switches to it. Every wake decomposes
 // (idle): the pools get every figure.
-func syntheticRound(a *anatomyRun, wakes int, base int64) {
+func syntheticRound(a *PairTrace, wakes int, base int64) {
 	a.events, a.wakes = a.events[:0], a.wakes[:0]
 	for j := range wakes {
 		me := j % 2
@@ -27,7 +26,7 @@ func syntheticRound(a *anatomyRun, wakes int, base int64) {
 			ktrace.Event{Time: t + 1500, Kind: ktrace.Waking, A: int64(wakee), B: int64(cpu), TID: waker, CPU: 1 - cpu},
 			ktrace.Event{Time: t + 5000 + int64(j%7), Kind: ktrace.CPUIdle, A: ktrace.IdleExit, B: int64(cpu), CPU: cpu},
 			ktrace.Event{Time: t + 6000 + int64(j%11), Kind: ktrace.Switch, B: int64(wakee), CPU: cpu})
-		a.wakes = append(a.wakes, anatomy.Wake{Waker: waker, Wakee: wakee, T0: t + 1000, T1: t + 7000 + int64(j%13)})
+		a.wakes = append(a.wakes, Wake{Waker: waker, Wakee: wakee, T0: t + 1000, T1: t + 7000 + int64(j%13)})
 	}
 }
 
@@ -49,24 +48,26 @@ func TestAnatomyMemoryFlat(t *testing.T) {
 		peak = max(peak, ms.HeapAlloc)
 		runtime.GC()
 	}
-	var kept []*configRun // the run keeps every configRun to the end
+	const slept = "median_slept_ns" // latency's MMedianSlept
+	var kept []*results.Config      // the run keeps every configuration to the end
 	for c := range configs {
 		peak = 0
-		a := &anatomyRun{tids: [2]int32{int32(1000 + 2*c), int32(1001 + 2*c)}, n: wakes / 2, collect: collect}
-		cr := &configRun{cfg: &results.Config{Summary: map[string]float64{}, Params: map[string]string{}}, anat: a}
+		a := &PairTrace{tids: [2]int32{int32(1000 + 2*c), int32(1001 + 2*c)}, n: wakes / 2, collect: collect}
+		cfg := &results.Config{Summary: map[string]float64{}, Params: map[string]string{}}
+		var plain []float64
 		for r := range rounds {
 			syntheticRound(a, wakes, int64(r)*int64(wakes)*10_000)
-			m := map[string]float64{MMedianSlept: 6000 + float64(r)}
-			for k, v := range a.fold(m, 0) {
+			m := map[string]float64{slept: 6000 + float64(r)}
+			for k, v := range a.fold(m[slept], true, 0) {
 				m[k] = v
 			}
-			cr.perRound = append(cr.perRound, m)
+			plain = append(plain, m[slept])
 		}
-		cr.finishAnatomy()
-		if got := cr.cfg.Summary[anatomy.MIdleWakes]; got != rounds*wakes {
+		a.Finish(cfg, plain)
+		if got := cfg.Summary[MIdleWakes]; got != rounds*wakes {
 			t.Fatalf("configuration %d: %v idle wakes, want %d (the synthetic rounds must decompose)", c, got, rounds*wakes)
 		}
-		kept = append(kept, cr)
+		kept = append(kept, cfg)
 		runtime.ReadMemStats(&ms)
 		afterConfig = append(afterConfig, ms.HeapAlloc)
 		roundPeak = append(roundPeak, peak)
@@ -95,25 +96,24 @@ func TestAnatomyMemoryFlat(t *testing.T) {
 func TestProbeEffectWarned(t *testing.T) {
 	var cfgs []*results.Config
 	for i, traced := range []float64{12_000, 10_900, 13_000} {
-		a := &anatomyRun{tids: [2]int32{1, 2}, collect: func() {}, recorder: ktrace.RecorderBPF, traced: []float64{traced, traced, traced}}
-		cr := &configRun{cfg: &results.Config{Key: []string{"futex/cross-core", "c-futex/cross-core", "lot/cross-core"}[i],
-			Summary: map[string]float64{}, Params: map[string]string{}}, anat: a,
-			perRound: []map[string]float64{{MMedianSlept: 10_000}, {MMedianSlept: 9_000}, {MMedianSlept: 11_000}}}
-		cr.finishAnatomy()
-		if pe := cr.cfg.Summary[anatomy.MProbeEffect]; pe != traced/10_000-1 {
+		a := &PairTrace{tids: [2]int32{1, 2}, collect: func() {}, recorder: ktrace.RecorderBPF, traced: []float64{traced, traced, traced}}
+		cfg := &results.Config{Key: []string{"futex/cross-core", "c-futex/cross-core", "lot/cross-core"}[i],
+			Summary: map[string]float64{}, Params: map[string]string{}}
+		a.Finish(cfg, []float64{10_000, 9_000, 11_000})
+		if pe := cfg.Summary[MProbeEffect]; pe != traced/10_000-1 {
 			t.Errorf("traced %v: probe effect %v, want %v", traced, pe, traced/10_000-1)
 		}
-		if cr.cfg.Params["anatomy_recorder"] != ktrace.RecorderBPF {
-			t.Errorf("params %v: want the recorder", cr.cfg.Params)
+		if cfg.Params["anatomy_recorder"] != ktrace.RecorderBPF {
+			t.Errorf("params %v: want the recorder", cfg.Params)
 		}
-		cfgs = append(cfgs, cr.cfg)
+		cfgs = append(cfgs, cfg)
 	}
-	w := probeWarning(cfgs)
+	w := ProbeWarning(cfgs)
 	if len(w) != 1 || !strings.Contains(w[0], "futex/cross-core +20% (12.00 µs traced, 10.00 untraced)") ||
 		!strings.Contains(w[0], "lot/cross-core +30%") || strings.Contains(w[0], "c-futex") {
 		t.Fatalf("warning %q: want futex +20%% and lot +30%% named with their figures, c-futex (+9%%) not", w)
 	}
-	if w := probeWarning(cfgs[1:2]); w != nil {
+	if w := ProbeWarning(cfgs[1:2]); w != nil {
 		t.Fatalf("warning %q for a probe effect of 9%%", w)
 	}
 }

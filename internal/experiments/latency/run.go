@@ -147,7 +147,7 @@ func (p *latencyPlan) Run(ctx context.Context, progress driver.Progress) (*resul
 	exp.Notes = append(exp.Notes, SpinLineNotes(exp)...)
 	exp.Claims = LatencyClaims(exp)
 	if o.Anatomy {
-		exp.Warnings = append(exp.Warnings, probeWarning(exp.Configs)...)
+		exp.Warnings = append(exp.Warnings, anatomy.ProbeWarning(exp.Configs)...)
 		exp.Metrics = append(slices.Clone(LatencyMetrics), anatomy.MetricSpecs()...)
 		exp.Claims = append(exp.Claims, anatomy.Claims(exp)...)
 	}
@@ -173,7 +173,7 @@ type configRun struct {
 	// finishes (with --anatomy, after each traced round too): the run's GC
 	// is off, and without it every configuration's garbage stays.
 	anatomy bool
-	anat    *anatomyRun
+	anat    *anatomy.PairTrace
 	collect func()
 	// interleaved: --interleave (every configuration started at once).
 	interleaved bool
@@ -313,7 +313,7 @@ func (cr *configRun) finish(ctx context.Context) error {
 }
 
 func (cr *configRun) close() {
-	cr.anat.close()
+	cr.anat.Close()
 	if cr.runner != nil {
 		cr.runner.close()
 		cr.runner = nil
