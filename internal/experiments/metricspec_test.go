@@ -12,6 +12,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/selfwake"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/schedacct"
 )
 
 // TestMetricsMatchLegacy: a file written before experiments declared their
@@ -25,8 +26,8 @@ func TestMetricsMatchLegacy(t *testing.T) {
 		// sleep beside it.
 		latency.MWakeMedian: true, latency.MNoSleepFraction: true,
 		// The goroutine-level figures (--participants).
-		latency.MWakeSameP: true, latency.MWakeOtherP: true, latency.MWakeThreadWoken: true, latency.MWakesPerRT: true,
-		latency.MGoSchedLatMedian: true, latency.MGoSchedLatP99: true, latency.MGoThreads: true,
+		schedacct.MWakeSameP: true, schedacct.MWakeOtherP: true, schedacct.MWakeThreadWoken: true, schedacct.MWakesPerRT: true,
+		schedacct.MGoSchedLatMedian: true, schedacct.MGoSchedLatP99: true, schedacct.MGoThreads: true,
 		// The harness floor figures (lock and selfwake share the keys).
 		lock.MHarness: true, lock.MOverHarness: true}
 	// reshaped: figures whose header, visibility or main mark changed on

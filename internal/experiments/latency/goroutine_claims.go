@@ -6,6 +6,7 @@ import (
 	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/schedacct"
 )
 
 // The goroutine claims (docs/experiments.md, "goroutines"): pure functions
@@ -67,17 +68,17 @@ func ClaimGoMaxProcs1(lat *results.Experiment) results.Claim {
 		"and wake_other_p_share = 0 in the traced round): with one P, wakep finds no idle P to start an M on",
 		Needs: "needs a goroutine configuration at GOMAXPROCS 1 whose wakes went through the scheduler (chan, cond, the sync semaphores), with its traced round",
 		Select: func(g *results.Config) bool {
-			_, ok := g.Summary[MWakesPerRT]
+			_, ok := g.Summary[schedacct.MWakesPerRT]
 			return isGoroutines(g) && g.Params["gomaxprocs"] == "1" && ok
 		},
 		Figures: func(cs []*results.Config) (out []claim.Figure) {
 			for _, g := range cs {
-				note := fmt.Sprintf("%.0f%% on the waker's P", 100*g.Summary[MWakeSameP])
+				note := fmt.Sprintf("%.0f%% on the waker's P", 100*g.Summary[schedacct.MWakeSameP])
 				if v, ok := g.Summary[results.MCtxSwSelf]; ok {
 					note += fmt.Sprintf(", %.2f process switches/rt", v)
 				}
-				out = append(out, claim.Fig(g.Impl+" wakes on another P", []float64{g.Summary[MWakeOtherP]}, g).In("%").AtMost(0).With(note),
-					claim.Fig(g.Impl+" wakes that woke a thread", []float64{g.Summary[MWakeThreadWoken]}, g).In("%").AtMost(0))
+				out = append(out, claim.Fig(g.Impl+" wakes on another P", []float64{g.Summary[schedacct.MWakeOtherP]}, g).In("%").AtMost(0).With(note),
+					claim.Fig(g.Impl+" wakes that woke a thread", []float64{g.Summary[schedacct.MWakeThreadWoken]}, g).In("%").AtMost(0))
 			}
 			return out
 		}}, lat.Configs)

@@ -10,6 +10,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/schedacct"
 )
 
 // goCfg is a goroutine configuration at GOMAXPROCS procs with a median
@@ -20,8 +21,8 @@ func goCfg(impl string, procs int, median, wakes, sameP, otherP, woken float64) 
 	c.Params["participants"] = driver.Goroutines
 	c.Params["gomaxprocs"] = strconv.Itoa(procs)
 	if wakes > 0 {
-		c.Summary[MWakesPerRT] = wakes
-		c.Summary[MWakeSameP], c.Summary[MWakeOtherP], c.Summary[MWakeThreadWoken] = sameP, otherP, woken
+		c.Summary[schedacct.MWakesPerRT] = wakes
+		c.Summary[schedacct.MWakeSameP], c.Summary[schedacct.MWakeOtherP], c.Summary[schedacct.MWakeThreadWoken] = sameP, otherP, woken
 	}
 	return c
 }
@@ -112,7 +113,7 @@ func TestRunLatencyGoroutines(t *testing.T) {
 		// GOMAXPROCS > 1 (golang/go src/sync/mutex.go lockSlow,
 		// runtime_canSpin), and a run this short may hand over by the
 		// spin alone: a traced round with no wake at all (CI saw one).
-		_, traced := c.Summary[MWakesPerRT]
+		_, traced := c.Summary[schedacct.MWakesPerRT]
 		mayNotPark := (c.Impl == ImplMutexSema || c.Impl == ImplRWMutexSema) && c.Params["gomaxprocs"] != "1"
 		if c.Impl == ImplLot && traced || c.Impl != ImplLot && !traced && !mayNotPark {
 			t.Errorf("%s: traced wakes %v (lot's are futex wakes: none; the others' all)", c.Key, traced)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
-	"github.com/parkbench/parkbench/internal/schedacct"
 )
 
 // Latency between plain goroutines (--participants=goroutines): the same
@@ -236,64 +235,6 @@ func (p *latencyPlan) planGoroutines(sel driver.Selection[e12Impl], gaps []time.
 			p.configs = append(p.configs, latencyConfig{impl: im, placement: driver.Unpinned, warmup: p.o.Warmup, n: p.o.Iterations, rounds: p.o.Rounds,
 				cpus: [2]int{-1, -1}, participants: driver.Goroutines, procs: pr, sweep: sweep})
 		}
-	}
-}
-
-// The goroutine-level figures (every row has the runtime/metrics ones;
-// the wake shares come from the traced round, which goroutine rows always
-// run: sched.go).
-const (
-	// MGoSchedLatMedian and MGoSchedLatP99: how long goroutines that
-	// became runnable in the round waited to run (runtime/metrics
-	// /sched/latencies:seconds, the round's new samples; bucket upper
-	// bounds), ns. Every goroutine counts, the controller's too.
-	MGoSchedLatMedian = "go_sched_latency_median_ns"
-	MGoSchedLatP99    = "go_sched_latency_p99_ns"
-	// MGoScheduledPerRT: goroutines scheduled per round trip (the
-	// histogram's new samples / round trips): 2 when each side is
-	// readied once per trip and nothing else runs.
-	MGoScheduledPerRT = "go_scheduled_per_rt"
-	// MGoGoroutines and MGoThreads: /sched/goroutines:goroutines and
-	// /sched/threads/total:threads at the round's end.
-	MGoGoroutines = "go_goroutines"
-	MGoThreads    = "go_threads"
-	// MWakeSameP, MWakeOtherP and MWakeThreadWoken: of the traced
-	// round's wakes of one participant by the other (schedacct.Wakes),
-	// the share that ran on the waker's P (runnext), that ran on another
-	// already running P, and that ran on a P whose thread was woken (or
-	// started) for it. MWakesPerRT: those wakes per round trip.
-	MWakeSameP       = "wake_same_p_share"
-	MWakeOtherP      = "wake_other_p_share"
-	MWakeThreadWoken = "wake_thread_woken_share"
-	MWakesPerRT      = "sched_wakes_per_rt"
-)
-
-// runtimeMetrics adds the round's runtime/metrics window to m.
-func runtimeMetrics(w schedacct.RuntimeWindow, n int, m map[string]float64) {
-	if !w.OK {
-		return
-	}
-	if w.Scheduled > 0 {
-		m[MGoSchedLatMedian] = w.LatencyMedianNs
-		m[MGoSchedLatP99] = w.LatencyP99Ns
-	}
-	m[MGoScheduledPerRT] = float64(w.Scheduled) / float64(n)
-	m[MGoGoroutines] = float64(w.Goroutines)
-	m[MGoThreads] = float64(w.Threads)
-}
-
-// wakeShares are a traced round's wake figures (none when no wake between
-// participants went through the scheduler: a thread parker's wake is a
-// futex wake of the M, which the trace does not see as an unblock).
-func wakeShares(w schedacct.Wakes, n int) map[string]float64 {
-	if w.Total == 0 {
-		return nil
-	}
-	return map[string]float64{
-		MWakeSameP:       w.Share(w.SameP),
-		MWakeOtherP:      w.Share(w.OtherP),
-		MWakeThreadWoken: w.Share(w.ThreadWoken),
-		MWakesPerRT:      float64(w.Total) / float64(n),
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/osthread"
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/schedacct"
 )
 
 // cheapProbe stands in for probe.Measure in structure tests.
@@ -85,7 +86,7 @@ func TestRunLatencyStructure(t *testing.T) {
 	// The traced round's counts are in the summary when asked for, and
 	// each of its parts' in its round (one part per round).
 	for _, c := range exp.Configs {
-		for _, m := range []string{MSchedSteals, MSchedLostP, MSchedPreempts, MSchedGosched} {
+		for _, m := range []string{schedacct.MSchedSteals, schedacct.MSchedLostP, schedacct.MSchedPreempts, schedacct.MSchedGosched} {
 			if _, ok := c.Summary[m]; ok != o.SchedCounts {
 				t.Errorf("%s: metric %s present %v, want %v", c.Key, m, ok, o.SchedCounts)
 			}
@@ -95,10 +96,10 @@ func TestRunLatencyStructure(t *testing.T) {
 				}
 			}
 		}
-		if g := c.Summary[MSchedGosched]; o.SchedCounts && len(c.Rounds) == 2 {
+		if g := c.Summary[schedacct.MSchedGosched]; o.SchedCounts && len(c.Rounds) == 2 {
 			// The summary is the whole traced round: the parts' mean
 			// (equal parts of its round trips).
-			mean := (c.Rounds[0].Metrics[MSchedGosched] + c.Rounds[1].Metrics[MSchedGosched]) / 2
+			mean := (c.Rounds[0].Metrics[schedacct.MSchedGosched] + c.Rounds[1].Metrics[schedacct.MSchedGosched]) / 2
 			if math.Abs(g-mean) > 1e-9*max(1, g) {
 				t.Errorf("%s: summary Gosched/rt %v, want the parts' mean %v", c.Key, g, mean)
 			}

@@ -4,6 +4,7 @@ import (
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/parkers"
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/schedacct"
 )
 
 // LatencyMetrics describes latency's figures (results.MetricSpec), in table
@@ -67,13 +68,13 @@ var LatencyMetrics = func() []results.MetricSpec {
 		diag(results.MCtxSwSelf, "csw/rt self", "ctxsw-self/op"),
 		diag(results.MCtxSwThread, "csw/rt thr", "ctxsw-thread/op"),
 		diag(MCtxSwOther, "csw/rt other", ""),
-		diag(MCtxSwSysmon, "csw/rt sysmon", ""),
-		diag(MSchedSteals, "steals/rt", ""),
+		diag(schedacct.MCtxSwSysmon, "csw/rt sysmon", ""),
+		diag(schedacct.MSchedSteals, "steals/rt", ""),
 		// The goroutine-level evidence (goroutines.go): the runtime's own
 		// figures of every round, and the traced round's wake shares.
-		share(MWakeSameP, "wake same P"), share(MWakeOtherP, "wake other P"), share(MWakeThreadWoken, "wake thr woken"),
-		diag(MWakesPerRT, "wakes/rt", ""),
-		usDiag(MGoSchedLatMedian, "runq wait"), usDiag(MGoSchedLatP99, "runq wait p99"),
-		diag(MGoThreads, "go threads", ""),
+		share(schedacct.MWakeSameP, "wake same P"), share(schedacct.MWakeOtherP, "wake other P"), share(schedacct.MWakeThreadWoken, "wake thr woken"),
+		diag(schedacct.MWakesPerRT, "wakes/rt", ""),
+		usDiag(schedacct.MGoSchedLatMedian, "runq wait"), usDiag(schedacct.MGoSchedLatP99, "runq wait p99"),
+		diag(schedacct.MGoThreads, "go threads", ""),
 	}
 }()

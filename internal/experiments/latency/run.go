@@ -471,17 +471,17 @@ func measureRound(ctx context.Context, r pairRunner, n int, hist *hdrhistogram.H
 	rt0 := schedacct.ReadRuntime() // allocates: before MemStats' window
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	sm0 := sysmonSwitches(sysmon)
+	sm0 := schedacct.SysmonSwitches(sysmon)
 	u0, uerr0 := osthread.ProcessUsage()
 	pr, err := r.round(ctx, n)
 	u1, uerr1 := osthread.ProcessUsage()
-	sm1 := sysmonSwitches(sysmon)
+	sm1 := schedacct.SysmonSwitches(sysmon)
 	runtime.ReadMemStats(&ms1)
 	rtw := schedacct.ReadRuntime().Since(rt0)
 	if err != nil {
 		return nil, "", err
 	}
-	runtimeMetrics(rtw, n, m)
+	schedacct.RuntimeMetrics(rtw, n, m)
 	imm := r.immediate() - imm0
 	if capture != nil {
 		capture(pr)
@@ -502,7 +502,7 @@ func measureRound(ctx context.Context, r pairRunner, n int, hist *hdrhistogram.H
 		}
 	}
 	if sm0 >= 0 && sm1 >= 0 {
-		m[MCtxSwSysmon] = float64(sm1-sm0) / float64(n)
+		m[schedacct.MCtxSwSysmon] = float64(sm1-sm0) / float64(n)
 	}
 	if pr.cpus > 0 {
 		m[MSameCPU] = float64(pr.same) / float64(pr.cpus)

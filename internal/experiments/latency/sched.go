@@ -29,32 +29,6 @@ import (
 // f25m17 guest's cross-core futex-plain is ~0.3 s, and a second full one
 // for futex and futex-plain at three placements would add ~2 s to the
 // 2:20-2:35 default run.
-const (
-	// MCtxSwSysmon: sysmon's context switches per round trip (part of
-	// ctxsw_other_per_rt). Absent when sysmon could not be identified.
-	MCtxSwSysmon = "ctxsw_sysmon_per_rt"
-	// MSchedSteals: P steals per round trip, from the traced round.
-	MSchedSteals = "sched_steals_per_rt"
-	// MSchedLostP: syscalls per round trip that returned without their P.
-	MSchedLostP = "sched_lostp_per_rt"
-	// MSchedPreempts: goroutine preemptions per round trip.
-	MSchedPreempts = "sched_preempts_per_rt"
-	// MSchedGosched: runtime.Gosched calls per round trip (the futex
-	// keep-alive).
-	MSchedGosched = "sched_gosched_per_rt"
-)
-
-// sysmonSwitches reads sysmon's switches (-1: unknown or unreadable).
-func sysmonSwitches(sysmon int) int64 {
-	if sysmon <= 0 {
-		return -1
-	}
-	n, err := schedacct.ThreadSwitches(sysmon)
-	if err != nil {
-		return -1
-	}
-	return n
-}
 
 // countSched runs the configuration's traced round, in parts (one per
 // measured round, each of about n/parts round trips), puts each part's
@@ -80,23 +54,16 @@ func (cr *configRun) countSched(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("%s traced round: %w", cr.c.key(), err)
 		}
-		per[i] = schedMetrics(c, w, trips)
-		total.Steals += c.Steals
-		total.LostP += c.LostP
-		total.Preempts += c.Preempts
-		total.Yields += c.Yields
-		wakes.Total += w.Total
-		wakes.SameP += w.SameP
-		wakes.OtherP += w.OtherP
-		wakes.ThreadWoken += w.ThreadWoken
-		wakes.NeverRan += w.NeverRan
+		per[i] = schedacct.Metrics(c, w, trips)
+		total.Add(c)
+		wakes.Add(w)
 	}
 	if parts > 1 {
 		for i, m := range per {
 			maps.Copy(cr.perRound[i], m)
 		}
 	}
-	cr.sched = schedMetrics(total, wakes, n)
+	cr.sched = schedacct.Metrics(total, wakes, n)
 	return nil
 }
 
@@ -111,16 +78,4 @@ func (cr *configRun) tracedPart(ctx context.Context, trips int) (c schedacct.Cou
 		return err
 	})
 	return c, w, err
-}
-
-// schedMetrics is a traced window's counts per round trip, n round trips.
-func schedMetrics(c schedacct.Counts, w schedacct.Wakes, n int) map[string]float64 {
-	m := map[string]float64{
-		MSchedSteals:   float64(c.Steals) / float64(n),
-		MSchedLostP:    float64(c.LostP) / float64(n),
-		MSchedPreempts: float64(c.Preempts) / float64(n),
-		MSchedGosched:  float64(c.Yields) / float64(n),
-	}
-	maps.Copy(m, wakeShares(w, n))
-	return m
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/parkers"
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/schedacct"
 )
 
 // The Go scheduler's share of a wake (docs/scheduler.md): two claims,
@@ -124,15 +125,15 @@ var schedStealsRule = claim.Rule{ID: ClaimE12SchedSteals, Statement: "the mechan
 			if plain == nil || kept == nil {
 				continue
 			}
-			ps, ok1 := plain.Summary[MSchedSteals]
-			ks, ok2 := kept.Summary[MSchedSteals]
+			ps, ok1 := plain.Summary[schedacct.MSchedSteals]
+			ks, ok2 := kept.Summary[schedacct.MSchedSteals]
 			if !ok1 || !ok2 {
 				continue
 			}
-			note := fmt.Sprintf("sysmon switches/rt %.3f vs %.3f; Gosched/rt futex %.4f", plain.Summary[MCtxSwSysmon], kept.Summary[MCtxSwSysmon], kept.Summary[MSchedGosched])
-			figs := []claim.Figure{claim.Fig(p+" futex-plain steals/rt per traced part", claim.Values(plain, MSchedSteals), plain, kept).AtLeast(plainStealsMin).With(note)}
+			note := fmt.Sprintf("sysmon switches/rt %.3f vs %.3f; Gosched/rt futex %.4f", plain.Summary[schedacct.MCtxSwSysmon], kept.Summary[schedacct.MCtxSwSysmon], kept.Summary[schedacct.MSchedGosched])
+			figs := []claim.Figure{claim.Fig(p+" futex-plain steals/rt per traced part", claim.Values(plain, schedacct.MSchedSteals), plain, kept).AtLeast(plainStealsMin).With(note)}
 			if ps >= plainStealsMin {
-				figs = append(figs, claim.Fig(p+" futex/futex-plain steals per traced part", claim.Ratios(kept, plain, MSchedSteals), plain, kept).In("%").AtMost(keptStealsRatio).
+				figs = append(figs, claim.Fig(p+" futex/futex-plain steals per traced part", claim.Ratios(kept, plain, schedacct.MSchedSteals), plain, kept).In("%").AtMost(keptStealsRatio).
 					With(fmt.Sprintf("steals/rt futex-plain %.3f, futex %.3f", ps, ks)))
 			}
 			for _, f := range figs {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
+	"github.com/parkbench/parkbench/internal/schedacct"
 )
 
 // schedCfg is a cross-core config with a median, a p99 and the traced
@@ -15,7 +16,7 @@ func schedCfg(impl string, median, p99, steals float64) *results.Config {
 	c := cfg(impl, "thread", driver.CrossCore, true, median, 0, 10000, 2)
 	c.Summary[results.MP99] = p99
 	if steals >= 0 {
-		c.Summary[MSchedSteals] = steals
+		c.Summary[schedacct.MSchedSteals] = steals
 	}
 	return c
 }
@@ -122,10 +123,10 @@ func withParts(c *results.Config, fg float64, steals ...float64) *results.Config
 	c.Rounds = nil
 	sum := 0.0
 	for _, s := range steals {
-		c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{results.MMedian: c.Summary[results.MMedian], MSchedSteals: s}})
+		c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{results.MMedian: c.Summary[results.MMedian], schedacct.MSchedSteals: s}})
 		sum += s
 	}
-	c.Summary[MSchedSteals] = sum / float64(len(steals))
+	c.Summary[schedacct.MSchedSteals] = sum / float64(len(steals))
 	c.Foreign = &results.Foreign{Fraction: fg, SameCPUFraction: -1}
 	return c
 }
