@@ -45,10 +45,6 @@ const (
 // ruleSlept is the figure same-order, spin-floor and the reverse check compare.
 const ruleSlept = "each sleeping configuration's median over the waits that slept (median_slept_ns; the overall median where not recorded)"
 
-// threads selects the thread configurations the thread claims were written
-// for (a result from before participants existed is all threads).
-func threads(c *results.Config) bool { return !isGoroutines(c) }
-
 // LatencyClaims evaluates the claims a latency experiment can decide on its
 // own, plus the reverse check as not evaluated (it needs selfwake figures:
 // see CrossClaims).
@@ -81,9 +77,6 @@ func MergeClaims(dst, src []results.Claim) []results.Claim {
 	}
 	return out
 }
-
-// exp wraps configurations for the helpers that read an experiment.
-func exp(cs []*results.Config) *results.Experiment { return &results.Experiment{Configs: cs} }
 
 // sleptRound is a configuration's slept median in one round's (or its
 // summary's) metrics: median_slept_ns, else the overall median.

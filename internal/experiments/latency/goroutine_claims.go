@@ -83,3 +83,7 @@ func ClaimGoMaxProcs1(lat *results.Experiment) results.Claim {
 			return out
 		}}, lat.Configs)
 }
+
+// threads selects the thread configurations the thread claims were written
+// for (a result from before participants existed is all threads).
+func threads(c *results.Config) bool { return !isGoroutines(c) }

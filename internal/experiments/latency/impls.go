@@ -186,3 +186,79 @@ func Available(names ...string) []string {
 	}
 	return out
 }
+
+// Goroutine-only implementations: sync primitives used as a semaphore,
+// through the runtime's semaphores (sema.go).
+const (
+	// ImplMutexSema: a sync.Mutex held by the waiter's peer; the wake is
+	// its Unlock (semrelease1), the wait a Lock (semacquire1).
+	ImplMutexSema = "mutex-sema"
+	// ImplRWMutexSema: the same with a sync.RWMutex's write lock.
+	ImplRWMutexSema = "rwmutex-sema"
+	// ImplWaitGroup: the wait is WaitGroup.Wait on a count of 1, the wake
+	// its Done.
+	ImplWaitGroup = "waitgroup"
+	// KindGoroutine is Config.Kind of the goroutine-only rows (chan and
+	// cond are kind goroutine too, through their parkers.Backend).
+	KindGoroutine = "goroutine"
+)
+
+// goroutineImpls are the implementations only goroutine participants run
+// (a sync.Mutex unlocked by another thread is legal Go, but on two locked
+// threads it only repeats chan's thread hand-off).
+func goroutineImpls() []e12Impl {
+	return []e12Impl{
+		{name: ImplMutexSema, kind: KindGoroutine, sleeps: true, goroutinesOnly: true,
+			summary: "sync.Mutex as a binary semaphore between goroutines: the waiter Locks, the peer's Unlock wakes it (runtime sema.go semrelease1, no handoff before starvation mode)"},
+		{name: ImplRWMutexSema, kind: KindGoroutine, sleeps: true, goroutinesOnly: true,
+			summary: "sync.RWMutex's write lock as a binary semaphore between goroutines (its writer semaphore, sema.go)"},
+		{name: ImplWaitGroup, kind: KindGoroutine, sleeps: true, goroutinesOnly: true,
+			summary: "sync.WaitGroup between goroutines: Wait on a count of 1, the peer's Done wakes it (sema.go semrelease)"},
+	}
+}
+
+// threadsOnly is why im cannot run between plain goroutines ("" when it
+// can): a thread parker blocks the thread and wakes that thread, and a
+// goroutine does not own one; C runs in C threads; a busy wait between
+// goroutines measures the scheduler's preemption (10 ms), not a wake.
+func threadsOnly(im e12Impl) string {
+	switch {
+	case im.kind == KindCRef:
+		return "the C reference runs in C threads, outside the Go scheduler"
+	case im.busy:
+		return "busy waiting on goroutines gives the P up only when preempted (10 ms), which is what it would measure"
+	case im.name == ImplLot, im.kind == KindGoroutine, im.goroutinesOnly:
+		return ""
+	}
+	return "it parks and wakes an OS thread, which needs a participant locked to its thread (runtime.LockOSThread)"
+}
+
+// threadsOnlyWhy is goroutinesOnly's reason under threads.
+const goroutinesOnlyWhy = "a goroutine-only mechanism: run it with goroutines as participants"
+
+// participantCatalog is latency's implementations for participants: under
+// threads, every one of catalog's; under goroutines the same names, those
+// that need a locked thread with their reason, then the goroutine-only
+// ones.
+func participantCatalog(participants string) driver.Catalog[e12Impl] {
+	c := catalog()
+	if participants == driver.Goroutines {
+		c.Items = append(c.Items, goroutineImpls()...)
+		return driver.ForParticipants(c, participants, threadsOnly)
+	}
+	return c
+}
+
+// GoroutineImpls describes the implementations latency runs only between
+// goroutines (Impls lists them last, for `parkbench list` and the names a
+// plugin may not take).
+func GoroutineImpls() []driver.ImplInfo {
+	var out []driver.ImplInfo
+	for _, im := range goroutineImpls() {
+		info := im.info()
+		info.Summary = "--participants=goroutines only: " + info.Summary
+		info.GoroutinesOnly = true
+		out = append(out, info)
+	}
+	return out
+}

@@ -289,3 +289,61 @@ func resolve(c driver.Catalog[e12Impl], names []string, lotParker string) (drive
 	b, err := driver.LotParker("LotParker", lotParker)
 	return sel, b, err
 }
+
+// resolveFor reads the implementation names for one kind of participants
+// (all: the participants of every kind). A goroutine-only name given for a
+// run with threads too is left to the goroutines (a note says so); with
+// threads alone it is refused with the reason.
+func (p *latencyPlan) resolveFor(part string, all []string) (driver.Selection[e12Impl], error) {
+	names := p.o.Impls
+	if part == driver.Threads {
+		names = nil
+		for _, n := range p.o.Impls {
+			if !slices.ContainsFunc(goroutineImpls(), func(im e12Impl) bool { return im.name == n }) {
+				names = append(names, n)
+				continue
+			}
+			if !slices.Contains(all, driver.Goroutines) {
+				return driver.Selection[e12Impl]{}, driver.Bad("Impls", "implementation %q is %s", n, goroutinesOnlyWhy)
+			}
+			p.notes = append(p.notes, n+": goroutines only (not run between threads)")
+		}
+		if len(names) == 0 && len(p.o.Impls) > 0 {
+			return driver.Selection[e12Impl]{}, nil
+		}
+	}
+	sel, err := participantCatalog(part).Resolve("Impls", names)
+	if err != nil {
+		return sel, err
+	}
+	if part == driver.Goroutines {
+		p.warnings = append(p.warnings, driver.CollapseThreadsOnly(sel.Warnings)...)
+	} else {
+		p.warnings = append(p.warnings, sel.Warnings...)
+	}
+	p.notes = append(p.notes, sel.Notes...)
+	return sel, nil
+}
+
+// planGoroutines adds the goroutine configurations: each implementation
+// once per GOMAXPROCS (no placement: plain goroutines are not pinned; no
+// gap: the gap is a sleep of the waker's own thread, and a goroutine has
+// none).
+func (p *latencyPlan) planGoroutines(sel driver.Selection[e12Impl], gaps []time.Duration, procs []int, sweep bool) {
+	if slices.ContainsFunc(gaps, func(g time.Duration) bool { return g > 0 }) {
+		p.warnings = append(p.warnings, "goroutines: gaps above 0 not run (the gap is a sleep of the waker's own thread; a plain goroutine has none)")
+	}
+	for _, im := range sel.Items {
+		for _, pr := range procs {
+			p.configs = append(p.configs, latencyConfig{impl: im, placement: driver.Unpinned, warmup: p.o.Warmup, n: p.o.Iterations, rounds: p.o.Rounds,
+				cpus: [2]int{-1, -1}, participants: driver.Goroutines, procs: pr, sweep: sweep})
+		}
+	}
+}
+
+func participantsParam(p string) string {
+	if p == "" {
+		return driver.Threads
+	}
+	return p
+}

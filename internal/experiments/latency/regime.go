@@ -160,3 +160,6 @@ func fmtNs(v float64) string {
 	}
 	return fmt.Sprintf("%.0f ns", v)
 }
+
+// exp wraps configurations for the helpers that read an experiment.
+func exp(cs []*results.Config) *results.Experiment { return &results.Experiment{Configs: cs} }
