@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/parkbench/parkbench/internal/longtest"
 )
 
 // buildPlugin compiles a C plugin into t.TempDir (skipping without gcc).
@@ -41,6 +43,7 @@ func examplePlugin(t *testing.T) string {
 // and as C rows, in every experiment their kind fits; the result records
 // where they came from.
 func TestPluginRunsInExperiments(t *testing.T) {
+	longtest.Skip(t) // a real run under the watchdog, end to end: .ci/run's long tests
 	so := examplePlugin(t)
 	pc := buildPlugin(t, `#include <pthread.h>
 #include <stdlib.h>

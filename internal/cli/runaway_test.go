@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/parkbench/parkbench/internal/longtest"
 )
 
 // The runaway plugins (internal/plugin/testdata): a lock that hangs in
@@ -101,6 +103,7 @@ func runParkbench(t *testing.T, env []string, mark string, sig syscall.Signal, a
 // implementation, its library and the call, within the watchdog's limit
 // (PARKBENCH_WATCHDOG=2s here; 30 s by default); nothing is written.
 func TestRunawayHangStopped(t *testing.T) {
+	longtest.Skip(t) // a real run under the watchdog, end to end: .ci/run's long tests
 	lock, park := testPlugin(t, "hang_lock"), testPlugin(t, "hang_park")
 	for _, tc := range []struct {
 		args []string
@@ -135,6 +138,7 @@ func TestRunawayHangStopped(t *testing.T) {
 // SIGTERM (and SIGINT) while a foreign call hangs ends the run with status
 // 130 and nothing written, long before the watchdog (60 s here) would.
 func TestRunawaySignalWhileHung(t *testing.T) {
+	longtest.Skip(t) // a real run under the watchdog, end to end: .ci/run's long tests
 	lock, park := testPlugin(t, "hang_lock"), testPlugin(t, "hang_park")
 	for _, tc := range []struct {
 		sig  syscall.Signal
@@ -164,6 +168,7 @@ func TestRunawaySignalWhileHung(t *testing.T) {
 // A crash in a library's code names the implementation, the library and
 // the call in the first line of stderr, before Go's report of the signal.
 func TestRunawayCrashNamed(t *testing.T) {
+	longtest.Skip(t) // a real run under the watchdog, end to end: .ci/run's long tests
 	so := testPlugin(t, "crash")
 	for _, tc := range []struct{ impl, call string }{
 		{"c-crash-lock", "lock's C-thread loop"},
@@ -187,6 +192,7 @@ func TestRunawayCrashNamed(t *testing.T) {
 // library's mutex still runs in lock, with a note saying why the parker
 // does not, and naming the parker is refused with the reason.
 func TestRunawayTokenlessParkerOnly(t *testing.T) {
+	longtest.Skip(t) // a real run under the watchdog, end to end: .ci/run's long tests
 	so := testPlugin(t, "tokenless")
 	r := runParkbench(t, nil, "", 0, "lock", "--quick", "--impl=tokenless-mutex,c-tokenless-mutex", "--threads=2", "--plugin", so)
 	msg := strings.ReplaceAll(r.stderr, "\n    ", " ")
