@@ -1,5 +1,5 @@
 // Package selfwake is the reverse check of the study's E12 (`parkbench
-// selfwake`: PlanSelfwake / RunSelfwake in selfwake.go), over latency's
+// selfwake`: PlanSelfwake / RunSelfwake in run.go), over latency's
 // implementations plus one trivial syscall per pair (impls.go). Options in
 // options.go, metric specs in metricspec.go, claims in claims.go; the
 // method in docs/experiments.md ("selfwake").
