@@ -155,11 +155,21 @@ func anatomyBars(e *results.Experiment, key func(string) string) []section.Bar {
 	return out
 }
 
-// componentParts are the components, each with its median's metric key.
+// componentWhat says what each component is, for the summary's headline
+// sentence (the residual, unattributed, is never named there).
+var componentWhat = map[string]string{
+	Call:     "the wake call",
+	IdleExit: "the CPU leaving idle",
+	Schedule: "the scheduler switching the thread in",
+	Return:   "the return to the waiter",
+}
+
+// componentParts are the components, each with its median's metric key
+// and what it is.
 func componentParts() []section.Part {
 	out := make([]section.Part, len(Components))
 	for i, c := range Components {
-		out[i] = section.Part{Name: c, Metric: MedianKey(c)}
+		out[i] = section.Part{Name: c, Metric: MedianKey(c), What: componentWhat[c]}
 	}
 	return out
 }

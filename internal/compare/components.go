@@ -36,7 +36,7 @@ func componentDiff(rows []Row, threshold float64) (ComponentDiff, bool) {
 	if len(rows) == 0 {
 		return d, false
 	}
-	for _, c := range partsOf(rows[0].Experiment) {
+	for _, c := range section.PartsOf(rows[0].Experiment) {
 		for _, r := range rows {
 			if r.Metric == c.Metric && r.Base.N > 0 && r.New.N > 0 {
 				d.Experiment, d.Config = r.Experiment, r.Config
@@ -90,16 +90,6 @@ func (d ComponentDiff) Line() string {
 	return d.Config + ": " + strings.Join(parts, "; ")
 }
 
-// partsOf is experiment's parts (the first of its sections with Parts).
-func partsOf(experiment string) []section.Part {
-	for _, s := range section.For(experiment) {
-		if len(s.Parts) > 0 {
-			return s.Parts
-		}
-	}
-	return nil
-}
-
 // partsTitle introduces experiment's parts in the output (its section's
 // PartsTitle).
 func partsTitle(experiment string) string {
@@ -133,7 +123,7 @@ func componentSummary(ds []ComponentDiff) string {
 		}
 	}
 	var moved []string
-	for _, c := range partsOf(ds[0].Experiment) {
+	for _, c := range section.PartsOf(ds[0].Experiment) {
 		if n := count[c.Name]; n > 0 {
 			moved = append(moved, fmt.Sprintf("%s in %d", c.Name, n))
 		}

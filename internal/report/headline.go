@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/parkbench/parkbench/internal/anatomy"
+	"github.com/parkbench/parkbench/internal/report/section"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -22,15 +22,6 @@ var sentences = map[string]func(e *results.Experiment) string{
 	"rwlock":   rwlockSentence,
 	"wake":     wakeSentence,
 	"loaded":   loadedSentence,
-}
-
-// componentWhat says what each anatomy component is, for the sentence.
-var componentWhat = map[string]string{
-	anatomy.Call:     "the wake call",
-	anatomy.IdleExit: "the CPU leaving idle",
-	anatomy.Schedule: "the scheduler switching the thread in",
-	anatomy.Return:   "the return to the waiter",
-	anatomy.Residual: "unattributed",
 }
 
 // fmtTime is ns as the sentence says it: "10.8 µs", "85 ns", "1.20 ms".
@@ -108,8 +99,8 @@ func latencySentence(e *results.Experiment) string {
 		where = "a wake (" + place + ")"
 	}
 	s := fmt.Sprintf("%s costs about %s here (%s)", where, fmtTime(ref.Summary[key]), ref.Impl)
-	if best, comp := largestComponent(ref); comp != "" {
-		s += fmt.Sprintf(", %s of it %s", fmtTime(best), componentWhat[comp])
+	if best, what := largestPart(e, ref); what != "" {
+		s += fmt.Sprintf(", %s of it %s", fmtTime(best), what)
 	}
 	if lo != nil && hi != nil && lo != hi {
 		s += fmt.Sprintf("; the Go parkers %s (%s) .. %s (%s)", fmtTime(lo.Summary[key]), lo.Impl, fmtTime(hi.Summary[key]), hi.Impl)
@@ -123,16 +114,17 @@ func latencySentence(e *results.Experiment) string {
 	return s
 }
 
-// largestComponent is the anatomy component with the largest median of c,
-// if the anatomy ran.
-func largestComponent(c *results.Config) (float64, string) {
-	best, comp := 0.0, ""
-	for _, k := range anatomy.Components {
-		if v, ok := c.Summary[anatomy.MedianKey(k)]; ok && v > best && k != anatomy.Residual {
-			best, comp = v, k
+// largestPart is the part of c's figure with the largest value among
+// those the sentence names (its experiment's parts, internal/report/section:
+// latency's anatomy components, when the anatomy ran) and what it is.
+func largestPart(e *results.Experiment, c *results.Config) (float64, string) {
+	best, what := 0.0, ""
+	for _, p := range section.PartsOf(e.Name) {
+		if v, ok := c.Summary[p.Metric]; ok && v > best && p.What != "" {
+			best, what = v, p.What
 		}
 	}
-	return best, comp
+	return best, what
 }
 
 func selfwakeSentence(e *results.Experiment) string {

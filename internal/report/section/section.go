@@ -35,7 +35,10 @@ type Section struct {
 }
 
 // Part is one named part of a configuration's figure and its metric key.
-type Part struct{ Name, Metric string }
+// What says what the part is in the experiment's headline sentence (the
+// summary's "..., 21 µs of it the CPU leaving idle"); "" for a part the
+// sentence never names (an unattributed residual).
+type Part struct{ Name, Metric, What string }
 
 // Table is one table of a section.
 type Table struct {
@@ -80,6 +83,17 @@ func Register(experiment string, s ...Section) {
 	mu.Lock()
 	defer mu.Unlock()
 	sections[experiment] = append(sections[experiment], s...)
+}
+
+// PartsOf is experiment's parts: those of the first of its sections with
+// Parts, nil for none.
+func PartsOf(experiment string) []Part {
+	for _, s := range For(experiment) {
+		if len(s.Parts) > 0 {
+			return s.Parts
+		}
+	}
+	return nil
 }
 
 // For returns experiment's sections, in registry order.
