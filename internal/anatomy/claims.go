@@ -41,7 +41,7 @@ func crossWithAnatomy(c *results.Config) bool {
 var anatomyIdleRule = claim.Rule{ID: ClaimAnatomyIdle, Statement: "a cross-core sleeping wake's largest part is its CPU leaving idle (idle_exit: the IPI and, in a VM guest, the host running a halted vCPU again), not the mechanism",
 	Needs:  fmt.Sprintf("needs a cross-core configuration at gap 0 whose target CPU was idle at %d or more traced wakes (--anatomy)", minIdleWakes),
 	Select: func(c *results.Config) bool { return crossWithAnatomy(c) && c.Params["gap"] == "0s" },
-	Figures: claim.Each(func(c *results.Config) claim.Figure {
+	Each: func(c *results.Config, _ []*results.Config) []claim.Figure {
 		rounds := claim.PerRound([]*results.Config{c}, func(m []map[string]float64) (float64, bool) {
 			other := 0.0
 			for _, k := range Components {
@@ -58,8 +58,8 @@ var anatomyIdleRule = claim.Rule{ID: ClaimAnatomyIdle, Statement: "a cross-core 
 		if s[MIdleWakes] < minIdleWakes {
 			f = f.Skip(fmt.Sprintf("its target CPU was idle at %d traced wakes, busy at %d: a loaded machine", int(s[MIdleWakes]), int(s[MBusyWakes])))
 		}
-		return f
-	})}
+		return []claim.Figure{f}
+	}}
 
 // anatomyGapRule: per implementation, the median idle_exit share at the
 // largest gap less the smallest gap's, above 0.
@@ -69,24 +69,21 @@ var anatomyGapRule = claim.Rule{ID: ClaimAnatomyGap, Statement: "under --gap, id
 		g, err := time.ParseDuration(c.Params["gap"])
 		return crossWithAnatomy(c) && err == nil && (g == 0 || c.Summary[MIdleWakes] >= minIdleWakes)
 	},
-	Figures: func(cs []*results.Config) (out []claim.Figure) {
+	Each: func(c *results.Config, cs []*results.Config) []claim.Figure {
 		gap := func(c *results.Config) time.Duration { g, _ := time.ParseDuration(c.Params["gap"]); return g }
-		for i, c := range cs {
-			ps := slices.DeleteFunc(slices.Clone(cs), func(x *results.Config) bool { return x.Impl != c.Impl })
-			if len(ps) < 2 || slices.IndexFunc(cs, func(x *results.Config) bool { return x.Impl == c.Impl }) != i {
-				continue // one figure per implementation, at its first configuration
-			}
-			slices.SortStableFunc(ps, func(a, b *results.Config) int { return int(gap(a) - gap(b)) })
-			lo, hi := ps[0], ps[len(ps)-1]
-			var parts []string
-			for _, p := range ps {
-				parts = append(parts, fmt.Sprintf("%v %.0f%%", gap(p), 100*p.Summary[MIdleShare]))
-			}
-			name := fmt.Sprintf("%s idle_exit share at gap %v less at %v", c.Impl, gap(hi), gap(lo))
-			diff := claim.PerRound([]*results.Config{hi, lo}, func(m []map[string]float64) (float64, bool) {
-				return m[0][MIdleShare] - m[1][MIdleShare], true
-			})
-			out = append(out, claim.Fig(name, diff, ps...).In("%").Above(0).With(strings.Join(parts, ", ")))
+		ps := slices.DeleteFunc(slices.Clone(cs), func(x *results.Config) bool { return x.Impl != c.Impl })
+		if len(ps) < 2 || ps[0] != c {
+			return nil // one figure per implementation, at its first configuration
 		}
-		return out
+		slices.SortStableFunc(ps, func(a, b *results.Config) int { return int(gap(a) - gap(b)) })
+		lo, hi := ps[0], ps[len(ps)-1]
+		var parts []string
+		for _, p := range ps {
+			parts = append(parts, fmt.Sprintf("%v %.0f%%", gap(p), 100*p.Summary[MIdleShare]))
+		}
+		name := fmt.Sprintf("%s idle_exit share at gap %v less at %v", c.Impl, gap(hi), gap(lo))
+		diff := claim.PerRound([]*results.Config{hi, lo}, func(m []map[string]float64) (float64, bool) {
+			return m[0][MIdleShare] - m[1][MIdleShare], true
+		})
+		return []claim.Figure{claim.Fig(name, diff, ps...).In("%").Above(0).With(strings.Join(parts, ", "))}
 	}}

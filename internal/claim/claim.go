@@ -46,10 +46,10 @@
 //
 //	{ID: "herd-first-early", Statement: "the first waiter holds the lock within a tenth of the total",
 //		Needs: "needs notify-all at N >= 16", Select: notifyAllFrom(ClaimMinN),
-//		Figures: claim.Each(func(c *results.Config) claim.Figure {
+//		Each: func(c *results.Config, _ []*results.Config) []claim.Figure {
 //			r := claim.Share(c, results.MFirstNs, results.MTotalNs)
-//			return claim.Fig(c.Key+" first/total", r, c).In("x").AtMost(0.1)
-//		})},
+//			return []claim.Figure{claim.Fig(c.Key+" first/total", r, c).In("x").AtMost(0.1)}
+//		}},
 //
 // No verdict, evidence or reason is written by hand, and internal/report's
 // TestEveryClaimRendered renders the new claim in every state (a new
@@ -83,6 +83,10 @@ type Rule struct {
 	Select func(*results.Config) bool
 	// Figures measures the selected configurations (some): a Figure each.
 	Figures func(sel []*results.Config) []Figure
+	// Each, in place of Figures, measures one selected configuration c
+	// (among sel, where its reference is found): its figures, none to
+	// leave it out.
+	Each func(c *results.Config, sel []*results.Config) []Figure
 	// Scope, when set, is appended to the statement in parentheses: what
 	// the selection measured ("measured at N = 16, 64").
 	Scope func(sel []*results.Config) string
@@ -260,25 +264,19 @@ func Notes(ns ...string) []string {
 	return slices.DeleteFunc(ns, func(n string) bool { return n == "" })
 }
 
-// Each is Rule.Figures for a claim that judges each configuration alone.
-func Each(f func(*results.Config) Figure) func([]*results.Config) []Figure {
-	return func(cs []*results.Config) []Figure {
-		out := make([]Figure, len(cs))
-		for i, c := range cs {
-			out[i] = f(c)
-		}
-		return out
-	}
-}
-
 // Evaluate decides r on the configurations cs (the package doc's steps).
 func Evaluate(r Rule, cs []*results.Config) results.Claim {
 	cl := results.Claim{ID: r.ID, Statement: r.Statement, Verdict: results.NotEvaluated}
 	sel := slices.DeleteFunc(slices.Clone(cs), func(c *results.Config) bool { return r.Select != nil && !r.Select(c) })
 	var figs []Figure
 	var context []string
+	for i := 0; r.Each != nil && i < len(sel); i++ {
+		figs = append(figs, r.Each(sel[i], sel)...)
+	}
 	if len(sel) > 0 {
-		figs = r.Figures(sel)
+		if r.Figures != nil {
+			figs = r.Figures(sel)
+		}
 		if r.Scope != nil && r.Scope(sel) != "" {
 			cl.Statement += " (" + r.Scope(sel) + ")"
 		}

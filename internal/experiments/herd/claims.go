@@ -53,35 +53,33 @@ func rules() []claim.Rule {
 	return []claim.Rule{
 		{ID: "herd-return-n", Statement: "lot's notify_all returns N (woken + requeued) in every configuration and repeat",
 			Needs: "needs lot", Select: func(c *results.Config) bool { return c.Impl == "lot" && len(c.Rounds) > 0 }, Scope: measuredAt,
-			Figures: claim.Each(func(c *results.Config) claim.Figure {
+			Each: func(c *results.Config, _ []*results.Config) []claim.Figure {
 				bad := 0.0
 				for _, r := range c.Rounds {
 					if r.Metrics[results.MReturn] != float64(c.IntParam("n")) {
 						bad++
 					}
 				}
-				return claim.Fig(c.Key+" notify_all returning other than N, repeats", []float64{bad}, c).AtMost(0).Exact()
-			})},
+				return []claim.Figure{claim.Fig(c.Key+" notify_all returning other than N, repeats", []float64{bad}, c).AtMost(0).Exact()}
+			}},
 		// One preempted holder in one repeat of five moved lot's n=64 to
 		// x1.29 and flipped this claim between two default runs on the
 		// AMD EPYC guest: such repeats make it near its limit.
 		{ID: "herd-total-serial", Statement: "total time is about N x (hold + handoff): median over repeats of total / (N x hold + (N-1) x mean handoff + first) within " + tol,
 			Needs: "needs a configuration with totals", How: "per configuration, total / serial time (N x hold + (N-1) x mean handoff + first) in each repeat",
 			Select: func(c *results.Config) bool { _, ok := c.Summary[mSerial]; return ok },
-			Figures: claim.Each(func(c *results.Config) claim.Figure {
-				return band(claim.Fig(c.Key+" total/serial", claim.Values(c, mSerial), c)).With("mean hold " + claim.Us(c.Summary[mHoldMean]))
-			})},
+			Each: func(c *results.Config, _ []*results.Config) []claim.Figure {
+				return []claim.Figure{band(claim.Fig(c.Key+" total/serial", claim.Values(c, mSerial), c)).With("mean hold " + claim.Us(c.Summary[mHoldMean]))}
+			}},
 		{ID: "herd-total-equal", Statement: fmt.Sprintf("total time is about equal across implementations: within %s of futex-broadcast's (std's) at N >= %d", tol, ClaimMinN),
 			Needs: fmt.Sprintf("needs futex-broadcast and another implementation at N >= %d", ClaimMinN), Scope: measuredAt,
 			Select: func(c *results.Config) bool { return c.IntParam("n") >= ClaimMinN },
 			How:    "per configuration, its total / futex-broadcast's in each repeat",
-			Figures: func(cs []*results.Config) (out []claim.Figure) {
-				for _, c := range cs {
-					if ref := twin(cs, c, "futex-broadcast", ""); ref != nil && c.Impl != "futex-broadcast" {
-						out = append(out, band(claim.Fig(fmt.Sprintf("%s n=%d total/futex-broadcast's", c.Impl, c.IntParam("n")), claim.Ratios(c, ref, results.MTotalNs), c, ref)))
-					}
+			Each: func(c *results.Config, cs []*results.Config) []claim.Figure {
+				if ref := twin(cs, c, "futex-broadcast", ""); ref != nil && c.Impl != "futex-broadcast" {
+					return []claim.Figure{band(claim.Fig(fmt.Sprintf("%s n=%d total/futex-broadcast's", c.Impl, c.IntParam("n")), claim.Ratios(c, ref, results.MTotalNs), c, ref))}
 				}
-				return out
+				return nil
 			}},
 		{ID: "herd-first-sooner", Statement: fmt.Sprintf("lot's first waiter holds the lock sooner than futex-broadcast's (std's) at N = %d (else the largest N >= %d run)", FirstN, ClaimMinN),
 			Needs: fmt.Sprintf("needs lot and futex-broadcast with notify=notify-all at N >= %d", ClaimMinN), Select: notifyAllFrom(ClaimMinN),
@@ -91,39 +89,31 @@ func rules() []claim.Rule {
 				}
 				return ""
 			},
-			Figures: func(cs []*results.Config) (out []claim.Figure) {
-				for _, c := range lots(cs) {
-					if c.IntParam("n") == firstN(lots(cs)) {
-						ref := twin(cs, c, "futex-broadcast", "")
-						out = append(out, claim.Ratio(group(c)+" lot/futex-broadcast first", c, ref, results.MFirstNs).Below(1).
-							With(fmt.Sprintf("lot %s, futex-broadcast %s", claim.Us(c.Summary[results.MFirstNs]), claim.Us(ref.Summary[results.MFirstNs]))))
-					}
+			Each: func(c *results.Config, cs []*results.Config) []claim.Figure {
+				ref := twin(cs, c, "futex-broadcast", "")
+				if c.Impl != "lot" || ref == nil || c.IntParam("n") != firstN(lots(cs)) {
+					return nil
 				}
-				return out
+				return []claim.Figure{claim.Ratio(group(c)+" lot/futex-broadcast first", c, ref, results.MFirstNs).Below(1).
+					With(fmt.Sprintf("lot %s, futex-broadcast %s", claim.Us(c.Summary[results.MFirstNs]), claim.Us(ref.Summary[results.MFirstNs])))}
 			}},
 		{ID: "herd-ctxsw", Statement: fmt.Sprintf("lot's context switches are about 2N or fewer (<= 2N + %d, participants and process) while futex-broadcast's (std's) are higher (participants), at N >= %d", CswSlack, ClaimMinN),
 			Needs: fmt.Sprintf("needs lot and futex-broadcast with notify=notify-all at N >= %d", ClaimMinN), Select: notifyAllFrom(ClaimMinN), Scope: measuredAt,
-			Figures: func(cs []*results.Config) (out []claim.Figure) {
-				for _, c := range lots(cs) {
-					if _, ok := c.Summary[results.MCtxSwParts]; !ok {
-						continue
-					}
-					ref, lim := twin(cs, c, "futex-broadcast", ""), float64(2*c.IntParam("n")+CswSlack)
-					out = append(out, claim.Fig(group(c)+" lot parts", claim.Values(c, results.MCtxSwParts), c).AtMost(lim),
-						claim.Fig(group(c)+" lot proc", claim.Values(c, results.MCtxSwProc), c).AtMost(lim),
-						claim.Fig(group(c)+" futex-broadcast/lot parts", claim.Ratios(ref, c, results.MCtxSwParts), c, ref).In("x").Above(1))
+			Each: func(c *results.Config, cs []*results.Config) []claim.Figure {
+				ref, lim := twin(cs, c, "futex-broadcast", ""), float64(2*c.IntParam("n")+CswSlack)
+				if _, ok := c.Summary[results.MCtxSwParts]; !ok || c.Impl != "lot" || ref == nil {
+					return nil
 				}
-				return out
+				return []claim.Figure{claim.Fig(group(c)+" lot parts", claim.Values(c, results.MCtxSwParts), c).AtMost(lim),
+					claim.Fig(group(c)+" lot proc", claim.Values(c, results.MCtxSwProc), c).AtMost(lim),
+					claim.Fig(group(c)+" futex-broadcast/lot parts", claim.Ratios(ref, c, results.MCtxSwParts), c, ref).In("x").Above(1)}
 			}},
 		{ID: "herd-one-loop", Statement: "N x notify_one is indistinguishable from one notify_all: first and total within " + tol + " of notify_all's",
 			Needs: "needs --notify=notify-all,one-loop", How: "per implementation and group, one-loop's first and total / notify-all's in each repeat",
-			Figures: func(cs []*results.Config) (out []claim.Figure) {
-				for _, c := range cs {
-					all := twin(cs, c, c.Impl, ModeAll)
-					if c.Params["notify"] != ModeOneLoop || all == nil {
-						continue
-					}
-					for _, m := range []string{results.MFirstNs, results.MTotalNs} {
+			Each: func(c *results.Config, cs []*results.Config) (out []claim.Figure) {
+				all := twin(cs, c, c.Impl, ModeAll)
+				for _, m := range []string{results.MFirstNs, results.MTotalNs} {
+					if c.Params["notify"] == ModeOneLoop && all != nil {
 						name := fmt.Sprintf("%s %s %s one-loop/notify-all", c.Impl, group(c), strings.TrimSuffix(m, "_ns"))
 						out = append(out, band(claim.Fig(name, claim.Ratios(c, all, m), c, all)))
 					}

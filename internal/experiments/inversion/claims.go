@@ -36,7 +36,7 @@ func Claims(cfgs []*results.Config) []results.Claim {
 			"priority inheritance bounds the inversion: pi-futex's and pthread-pi's p99 wait is at most %.0fx the critical section "+
 				"(the kernel runs the owner at the waiter's priority, so medium cannot preempt it)", piBound),
 			Needs: "needs pi-futex or pthread-pi", Select: pi("true"),
-			Figures: claim.Each(func(c *results.Config) claim.Figure {
+			Each: func(c *results.Config, _ []*results.Config) []claim.Figure {
 				f := claim.Fig(c.Impl+" p99/section", claim.Share(c, results.MP99, MCritical), c).In("x").AtMost(piBound).
 					With(fmt.Sprintf("p99 %.0f µs, section %.0f µs", c.Summary[results.MP99]/1e3, c.Summary[MCritical]/1e3))
 				if st := c.Summary[MSteal]; st > 0 {
@@ -45,15 +45,15 @@ func Claims(cfgs []*results.Config) []results.Claim {
 					f = f.With(fmt.Sprintf("p99 %.0f µs, section %.0f µs; the host stole %.0f ms of the measured CPU during its rounds",
 						c.Summary[results.MP99]/1e3, c.Summary[MCritical]/1e3, st/1e6))
 				}
-				return f
-			})},
+				return []claim.Figure{f}
+			}},
 		claim.Rule{ID: ClaimNoPIInverts, Statement: fmt.Sprintf(
 			"the locks without inheritance do not bound it: their median wait includes medium's spin (at least %.0f%% of it), "+
 				"since medium outranks the owner and runs first", inversionShare*100),
 			Needs: "needs a lock without inheritance (std-futex, lot, sync, pthread)", Select: pi("false"),
-			Figures: claim.Each(func(c *results.Config) claim.Figure {
-				return claim.Fig(c.Impl+" median wait/medium's spin", claim.Share(c, results.MMedian, MMediumNs), c).In("x").AtLeast(inversionShare).
-					With(fmt.Sprintf("median %.0f µs, spin %.0f µs", c.Summary[results.MMedian]/1e3, c.Summary[MMediumNs]/1e3))
-			})},
+			Each: func(c *results.Config, _ []*results.Config) []claim.Figure {
+				return []claim.Figure{claim.Fig(c.Impl+" median wait/medium's spin", claim.Share(c, results.MMedian, MMediumNs), c).In("x").AtLeast(inversionShare).
+					With(fmt.Sprintf("median %.0f µs, spin %.0f µs", c.Summary[results.MMedian]/1e3, c.Summary[MMediumNs]/1e3))}
+			}},
 	)
 }

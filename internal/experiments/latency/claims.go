@@ -170,16 +170,13 @@ var reallySleptRule = claim.Rule{ID: ClaimE12Slept, Statement: "the measured wai
 	Needs:  "needs a sleeping configuration waking across CPUs with no-sleep and context-switch figures",
 	How:    fmt.Sprintf("per configuration waking across CPUs whose waits mostly slept (no-sleep <= %.0f%%)", 100*spunShare),
 	Select: threads,
-	Figures: func(cs []*results.Config) (out []claim.Figure) {
-		for _, c := range cs {
-			_, ok := c.Summary[results.MCtxSwThread]
-			if f, known := noSleepShare(c); c.Params["sleeps"] != "true" || !gapZero(c) || !acrossCPUs(c) || !ok || !known || f > spunShare {
-				continue
-			}
-			out = append(out, claim.Fig(c.Key+" no-sleep share", claim.Share(c, results.MNoSleep, results.MSamples), c).In("%").AtMost(maxNoSleepFrac).With(cNote(cs, c)),
-				claim.Fig(c.Key+" switches/rt", claim.Values(c, results.MCtxSwThread), c).AtLeast(minSwitchesRT))
+	Each: func(c *results.Config, cs []*results.Config) []claim.Figure {
+		_, ok := c.Summary[results.MCtxSwThread]
+		if f, known := noSleepShare(c); c.Params["sleeps"] != "true" || !gapZero(c) || !acrossCPUs(c) || !ok || !known || f > spunShare {
+			return nil
 		}
-		return out
+		return []claim.Figure{claim.Fig(c.Key+" no-sleep share", claim.Share(c, results.MNoSleep, results.MSamples), c).In("%").AtMost(maxNoSleepFrac).With(cNote(cs, c)),
+			claim.Fig(c.Key+" switches/rt", claim.Values(c, results.MCtxSwThread), c).AtLeast(minSwitchesRT)}
 	},
 	Context: func(cs []*results.Config) []string {
 		return claim.Notes(oneCPUOut(exp(cs)), spunNote(cs, "not judged as sleeping, most waits did not sleep (the reply came first: a spin caught it, or the wait began late)"))

@@ -48,14 +48,12 @@ func ClaimGoroutineHandoff(lat *results.Experiment) results.Claim {
 		"(threads median >= 2x goroutines median, per goroutine-level mechanism and GOMAXPROCS): the woken goroutine " +
 		"runs from the waker's runnext when the waker blocks, and no thread sleeps or wakes",
 		Needs: "needs a goroutine-level mechanism (chan, cond) measured with both threads and goroutines at one GOMAXPROCS",
-		Figures: func(cs []*results.Config) (out []claim.Figure) {
-			for _, g := range cs {
-				if t := threadTwin(lat, g); isGoroutines(g) && g.Kind == KindGoroutine && g.Summary[results.MMedian] > 0 && t != nil {
-					name := fmt.Sprintf("%s at gomaxprocs %s: %s (%s) / %s", g.Impl, g.Params["gomaxprocs"], fmtNs(t.Summary[results.MMedian]), t.Placement, fmtNs(g.Summary[results.MMedian]))
-					out = append(out, claim.Ratio(name, t, g, results.MMedian).AtLeast(goHandoffFactor))
-				}
+		Each: func(g *results.Config, _ []*results.Config) []claim.Figure {
+			if t := threadTwin(lat, g); isGoroutines(g) && g.Kind == KindGoroutine && g.Summary[results.MMedian] > 0 && t != nil {
+				name := fmt.Sprintf("%s at gomaxprocs %s: %s (%s) / %s", g.Impl, g.Params["gomaxprocs"], fmtNs(t.Summary[results.MMedian]), t.Placement, fmtNs(g.Summary[results.MMedian]))
+				return []claim.Figure{claim.Ratio(name, t, g, results.MMedian).AtLeast(goHandoffFactor)}
 			}
-			return out
+			return nil
 		}}, lat.Configs)
 }
 
@@ -71,16 +69,13 @@ func ClaimGoMaxProcs1(lat *results.Experiment) results.Claim {
 			_, ok := g.Summary[schedacct.MWakesPerRT]
 			return isGoroutines(g) && g.Params["gomaxprocs"] == "1" && ok
 		},
-		Figures: func(cs []*results.Config) (out []claim.Figure) {
-			for _, g := range cs {
-				note := fmt.Sprintf("%.0f%% on the waker's P", 100*g.Summary[schedacct.MWakeSameP])
-				if v, ok := g.Summary[results.MCtxSwSelf]; ok {
-					note += fmt.Sprintf(", %.2f process switches/rt", v)
-				}
-				out = append(out, claim.Fig(g.Impl+" wakes on another P", []float64{g.Summary[schedacct.MWakeOtherP]}, g).In("%").AtMost(0).With(note),
-					claim.Fig(g.Impl+" wakes that woke a thread", []float64{g.Summary[schedacct.MWakeThreadWoken]}, g).In("%").AtMost(0))
+		Each: func(g *results.Config, _ []*results.Config) []claim.Figure {
+			note := fmt.Sprintf("%.0f%% on the waker's P", 100*g.Summary[schedacct.MWakeSameP])
+			if v, ok := g.Summary[results.MCtxSwSelf]; ok {
+				note += fmt.Sprintf(", %.2f process switches/rt", v)
 			}
-			return out
+			return []claim.Figure{claim.Fig(g.Impl+" wakes on another P", []float64{g.Summary[schedacct.MWakeOtherP]}, g).In("%").AtMost(0).With(note),
+				claim.Fig(g.Impl+" wakes that woke a thread", []float64{g.Summary[schedacct.MWakeThreadWoken]}, g).In("%").AtMost(0)}
 		}}, lat.Configs)
 }
 

@@ -126,11 +126,8 @@ func fairRule(numCPU int, impl, id, statement string) claim.Rule {
 		Select: func(c *results.Config) bool {
 			return c.Impl == impl && c.IntParam("threads") >= 2 && c.IntParam("threads") <= numCPU
 		},
-		Figures: func(cs []*results.Config) (out []claim.Figure) {
-			for _, c := range cs {
-				out = append(out, claim.Fig(c.Key+" max wait", claim.Values(c, MWaitMax), c).In("ms").AtMost(float64(time.Millisecond+fairSlack)+holdNs(c)))
-			}
-			return out
+		Each: func(c *results.Config, _ []*results.Config) []claim.Figure {
+			return []claim.Figure{claim.Fig(c.Key+" max wait", claim.Values(c, MWaitMax), c).In("ms").AtMost(float64(time.Millisecond+fairSlack)+holdNs(c))}
 		}}
 }
 
@@ -145,19 +142,16 @@ func RwClaims(configs []*results.Config) []results.Claim {
 		Select: func(c *results.Config) bool {
 			return c.Params["pattern"] == "rwlock" && c.Params["writers"] != "0" && c.Params["readers"] != "0"
 		},
-		Figures: func(cs []*results.Config) (out []claim.Figure) {
-			for _, c := range cs {
-				var stalled []string
-				for i, r := range c.Rounds {
-					if wm, least := r.Metrics[MWriteMops], r.Metrics[MWriterMin]; !(wm > 0) || !(least >= 1) || math.IsNaN(least) {
-						stalled = append(stalled, fmt.Sprintf("repeat %d: write_mops %.4f, least writer %.0f acquisitions", i+1, wm, least))
-					}
-				}
-				if len(c.Rounds) > 0 {
-					f := claim.Fig(c.Key+" repeats where a writer stalled", []float64{float64(len(stalled))}, c).AtMost(0)
-					out = append(out, f.With(strings.Join(stalled, ", ")))
+		Each: func(c *results.Config, _ []*results.Config) []claim.Figure {
+			var stalled []string
+			for i, r := range c.Rounds {
+				if wm, least := r.Metrics[MWriteMops], r.Metrics[MWriterMin]; !(wm > 0) || !(least >= 1) || math.IsNaN(least) {
+					stalled = append(stalled, fmt.Sprintf("repeat %d: write_mops %.4f, least writer %.0f acquisitions", i+1, wm, least))
 				}
 			}
-			return out
+			if len(c.Rounds) == 0 {
+				return nil
+			}
+			return []claim.Figure{claim.Fig(c.Key+" repeats where a writer stalled", []float64{float64(len(stalled))}, c).AtMost(0).With(strings.Join(stalled, ", "))}
 		}}, configs)}
 }

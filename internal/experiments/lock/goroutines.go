@@ -90,12 +90,12 @@ func goFairRule(numCPU int) claim.Rule {
 		t := c.IntParam("threads")
 		return isGoroutines(c) && (c.Impl == "sync" || c.Impl == "lot") && t >= 2 && t <= numCPU
 	}
-	figures := r.Figures
-	r.Figures = func(cs []*results.Config) []claim.Figure {
+	each := r.Each
+	r.Each = func(c *results.Config, cs []*results.Config) []claim.Figure {
 		if !slices.ContainsFunc(cs, func(c *results.Config) bool { return c.Impl == "sync" }) || !slices.ContainsFunc(cs, func(c *results.Config) bool { return c.Impl == "lot" }) {
 			return nil
 		}
-		return figures(cs)
+		return each(c, cs)
 	}
 	r.Context = func(cs []*results.Config) (side []string) {
 		for _, c := range cs {

@@ -34,12 +34,10 @@ const (
 func ClaimSelfwakeAtOnce(sw *results.Experiment) results.Claim {
 	return claim.Evaluate(claim.Rule{ID: ClaimE12SelfAtOnc, Statement: "in the reverse check the wait returns at once: no context switch", Needs: "needs a mechanism with context-switch figures",
 		Select: func(c *results.Config) bool { _, ok := c.Summary[MCtxSwPerPair]; return ok },
-		Figures: func(cs []*results.Config) (out []claim.Figure) {
-			for _, c := range cs {
-				out = append(out, claim.Fig(c.Key+" switches/pair", claim.Values(c, MCtxSwPerPair), c).AtMost(maxSelfSwitches))
-				if _, ok := c.Summary[MSleptWaits]; ok {
-					out = append(out, claim.Fig(c.Key+" slept waits", claim.Values(c, MSleptWaits), c).AtMost(0))
-				}
+		Each: func(c *results.Config, _ []*results.Config) []claim.Figure {
+			out := []claim.Figure{claim.Fig(c.Key+" switches/pair", claim.Values(c, MCtxSwPerPair), c).AtMost(maxSelfSwitches)}
+			if _, ok := c.Summary[MSleptWaits]; ok {
+				out = append(out, claim.Fig(c.Key+" slept waits", claim.Values(c, MSleptWaits), c).AtMost(0))
 			}
 			return out
 		}}, sw.Configs)
@@ -55,18 +53,13 @@ func SelfwakeFidelityClaims(sw *results.Experiment) []results.Claim {
 	return []results.Claim{claim.Evaluate(claim.Rule{ID: ClaimFidelitySelf,
 		Statement: fmt.Sprintf("lot's self-wake pair is at most %.1fx parking_lot_core's own (rust-parking_lot's native loop on C threads, its park and unpark_one inlined)", FidelitySelf),
 		Needs:     "needs lot and c-rust-parking_lot running its own self-wake loop on C threads (rust/originals of ABI version 2; through cgo one call costs more than the pair, through pointers the calls are not the original's)",
-		Figures: func(cs []*results.Config) (out []claim.Figure) {
-			for _, c := range cs {
-				native := func(o *results.Config) bool { return o.Params[ext.LoopParam] == ext.LoopOwn }
-				o, _ := driver.Original(cs, driver.OriginalLot, native, driver.CThreadsOnly)
-				if c.Impl != latency.ImplLot || o == nil {
-					continue
-				}
-				if a, b := c.Summary[results.MNsPerPair], o.Summary[results.MNsPerPair]; a > 0 && b > 0 {
-					name := fmt.Sprintf("lot %.1f ns vs %s %.1f ns per pair, lot/original", a, driver.RowName(o, true), b)
-					out = append(out, claim.Fig(name, driver.Ratios(c, o, results.MNsPerPair), c, o).In("x").AtMost(FidelitySelf))
-				}
+		Each: func(c *results.Config, cs []*results.Config) []claim.Figure {
+			native := func(o *results.Config) bool { return o.Params[ext.LoopParam] == ext.LoopOwn }
+			o, _ := driver.Original(cs, driver.OriginalLot, native, driver.CThreadsOnly)
+			if c.Impl != latency.ImplLot || o == nil || !(c.Summary[results.MNsPerPair] > 0 && o.Summary[results.MNsPerPair] > 0) {
+				return nil
 			}
-			return out
+			name := fmt.Sprintf("lot %.1f ns vs %s %.1f ns per pair, lot/original", c.Summary[results.MNsPerPair], driver.RowName(o, true), o.Summary[results.MNsPerPair])
+			return []claim.Figure{claim.Fig(name, driver.Ratios(c, o, results.MNsPerPair), c, o).In("x").AtMost(FidelitySelf)}
 		}}, sw.Configs)}
 }

@@ -39,14 +39,14 @@ func Claims(cfgs []*results.Config) []results.Claim {
 	return claim.EvaluateAll(cfgs,
 		claim.Rule{ID: ClaimNoEarlyReturn, Statement: "no park-until returns before its deadline (min overshoot >= 0 in every configuration)",
 			Needs: "needs a measured configuration",
-			Figures: claim.Each(func(c *results.Config) claim.Figure {
+			Each: func(c *results.Config, _ []*results.Config) []claim.Figure {
 				e := c.Summary[MEarly]
 				if c.Summary[results.MMin] < 0 && e == 0 {
 					e = 1 // a negative minimum is at least one early return
 				}
-				return claim.Fig(c.Key+" early returns", []float64{e}, c).AtMost(0).Exact().
-					With(fmt.Sprintf("of %.0f waits, min overshoot %.0f ns", c.Summary[results.MSamples], c.Summary[results.MMin]))
-			})},
+				return []claim.Figure{claim.Fig(c.Key+" early returns", []float64{e}, c).AtMost(0).Exact().
+					With(fmt.Sprintf("of %.0f waits, min overshoot %.0f ns", c.Summary[results.MSamples], c.Summary[results.MMin]))}
+			}},
 		claim.Rule{ID: ClaimSlackDominates, Statement: fmt.Sprintf(
 			"the default 50 µs timer slack dominates short deadlines' overshoot and 1 ns slack reduces it "+
 				"(kernel-timed waits, deadlines <= %v: the default-slack median minus the small-slack median is at least %.0f%% of the default-slack median, in at least %.0f%% of pairs)",

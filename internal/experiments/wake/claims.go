@@ -47,16 +47,14 @@ func Claims(configs []*results.Config, numCPU int) []results.Claim {
 			// std-requeue's notify_all already requeues (it wakes one and
 			// moves the rest): its wake bench is no "waking N" to compare.
 			Select: func(c *results.Config) bool { return c.Impl != "std-requeue" },
-			Figures: func(cs []*results.Config) (out []claim.Figure) {
-				for _, r := range cs {
-					wk := strings.Replace(strings.Replace(r.Key, "/"+BenchRequeue+"/", "/"+BenchWake+"/", 1), "/q=", "/w=", 1)
-					if w := find(cs, wk); r.Params["bench"] == BenchRequeue && w != nil {
-						name := fmt.Sprintf("%s n=%s per call %s requeue/wake", r.Impl, r.Params["n"], r.Params["per_call"])
-						out = append(out, claim.Ratio(name, r, w, MWakerMedian).Below(1).
-							With(fmt.Sprintf("requeue %s vs wake %s", claim.Us(r.Summary[MWakerMedian]), claim.Us(w.Summary[MWakerMedian]))))
-					}
+			Each: func(r *results.Config, cs []*results.Config) []claim.Figure {
+				wk := strings.Replace(strings.Replace(r.Key, "/"+BenchRequeue+"/", "/"+BenchWake+"/", 1), "/q=", "/w=", 1)
+				if w := find(cs, wk); r.Params["bench"] == BenchRequeue && w != nil {
+					name := fmt.Sprintf("%s n=%s per call %s requeue/wake", r.Impl, r.Params["n"], r.Params["per_call"])
+					return []claim.Figure{claim.Ratio(name, r, w, MWakerMedian).Below(1).
+						With(fmt.Sprintf("requeue %s vs wake %s", claim.Us(r.Summary[MWakerMedian]), claim.Us(w.Summary[MWakerMedian])))}
 				}
-				return out
+				return nil
 			}},
 		claim.Rule{ID: ClaimUnparkAll,
 			Statement: fmt.Sprintf("lot's UnparkAll of N costs the waker no more than %.1fx N raw FUTEX_WAKE calls (futex, one at a time), at each N (medians over runs: a run's time is bimodal here, a wake that reaches an idle vCPU costs several times one that does not, and a mean of ten follows the mix)", UnparkAllLimit),
@@ -65,14 +63,12 @@ func Claims(configs []*results.Config, numCPU int) []results.Claim {
 			Select: func(c *results.Config) bool {
 				return c.Impl == "lot" && c.Params["bench"] == BenchWake && c.Params["per_call"] == "all"
 			},
-			Figures: func(cs []*results.Config) (out []claim.Figure) {
-				for _, l := range cs {
-					if f := find(configs, fmt.Sprintf("futex/%s/n=%s/w=1", BenchWake, l.Params["n"])); f != nil {
-						out = append(out, claim.Ratio("n="+l.Params["n"]+" lot/futex", l, f, MWakerMedian).AtMost(UnparkAllLimit).
-							With(fmt.Sprintf("lot UnparkAll %s vs futex %s", claim.Us(l.Summary[MWakerMedian]), claim.Us(f.Summary[MWakerMedian]))))
-					}
+			Each: func(l *results.Config, _ []*results.Config) []claim.Figure {
+				if f := find(configs, fmt.Sprintf("futex/%s/n=%s/w=1", BenchWake, l.Params["n"])); f != nil {
+					return []claim.Figure{claim.Ratio("n="+l.Params["n"]+" lot/futex", l, f, MWakerMedian).AtMost(UnparkAllLimit).
+						With(fmt.Sprintf("lot UnparkAll %s vs futex %s", claim.Us(l.Summary[MWakerMedian]), claim.Us(f.Summary[MWakerMedian])))}
 				}
-				return out
+				return nil
 			}},
 		// The parking lot's bucket table under perf's hash load scales with
 		// the threads, from 1 to NumCPU: each round's slowest per-thread rate
