@@ -127,7 +127,7 @@ func fairRule(numCPU int, impl, id, statement string) claim.Rule {
 			return c.Impl == impl && c.IntParam("threads") >= 2 && c.IntParam("threads") <= numCPU
 		},
 		Each: func(c *results.Config, _ []*results.Config) []claim.Figure {
-			return []claim.Figure{claim.Fig(c.Key+" max wait", claim.Values(c, MWaitMax), c).In("ms").AtMost(float64(time.Millisecond+fairSlack)+holdNs(c))}
+			return []claim.Figure{claim.Fig(c.Key+" max wait", claim.Values(c, MWaitMax), c).In("ms").AtMost(float64(time.Millisecond+fairSlack) + holdNs(c))}
 		}}
 }
 
