@@ -259,6 +259,14 @@ func Ratio(name string, a, b *results.Config, metric string) Figure {
 	return Fig(name, Ratios(a, b, metric), a, b).In("x")
 }
 
+// Find is the first of cs that is, nil when none is.
+func Find(cs []*results.Config, is func(*results.Config) bool) *results.Config {
+	if i := slices.IndexFunc(cs, is); i >= 0 {
+		return cs[i]
+	}
+	return nil
+}
+
 // Notes are the notes that say something (not ""), for Rule.Context.
 func Notes(ns ...string) []string {
 	return slices.DeleteFunc(ns, func(n string) bool { return n == "" })

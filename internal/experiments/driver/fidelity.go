@@ -50,13 +50,7 @@ const (
 // threads.
 func Original(configs []*results.Config, name string, same func(*results.Config) bool, which OriginalRow) (c *results.Config, onC bool) {
 	row := func(onC bool) *results.Config {
-		i := slices.IndexFunc(configs, func(x *results.Config) bool {
-			return results.IsOriginal(x, name) && same(x) && (x.Kind == KindCRef) == onC
-		})
-		if i < 0 {
-			return nil
-		}
-		return configs[i]
+		return claim.Find(configs, func(x *results.Config) bool { return results.IsOriginal(x, name) && same(x) && (x.Kind == KindCRef) == onC })
 	}
 	if c := row(false); which == PreferGoThreads && c != nil {
 		return c, false
@@ -81,12 +75,7 @@ func RowName(c *results.Config, onC bool) string {
 // of lock --quick decide 0.98x where the medians said 0.65x.)
 func Ratios(port, orig *results.Config, metric string) []float64 {
 	o := orig.Summary[metric]
-	var out []float64
-	for _, v := range claim.Values(port, metric) {
-		if o > 0 {
-			out = append(out, v/o)
-		}
-	}
+	out := claim.PerRound([]*results.Config{port}, func(m []map[string]float64) (float64, bool) { v, ok := m[0][metric]; return v / o, ok && o > 0 })
 	if len(out) == 0 {
 		out = []float64{math.NaN()} // fails any limit: nothing to compare
 	}

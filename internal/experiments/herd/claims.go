@@ -143,12 +143,7 @@ func twin(cs []*results.Config, c *results.Config, impl, notify string) *results
 	if notify == "" {
 		notify = c.Params["notify"]
 	}
-	for _, o := range cs {
-		if o.Impl == impl && group(o) == group(c) && o.Params["notify"] == notify {
-			return o
-		}
-	}
-	return nil
+	return claim.Find(cs, func(o *results.Config) bool { return o.Impl == impl && group(o) == group(c) && o.Params["notify"] == notify })
 }
 
 // lots are lot's configurations that have a futex-broadcast twin.

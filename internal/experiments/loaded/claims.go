@@ -42,7 +42,10 @@ func Claims(configs []*results.Config) []results.Claim {
 				rounds := claim.PerRound(cs, func(m []map[string]float64) (float64, bool) {
 					holds, first, ok := spinFirst(collapsesIn(cs, m))
 					firsts = append(firsts, first)
-					return b2f(holds), ok
+					if holds {
+						return 1, ok
+					}
+					return 0, ok
 				})
 				f := claim.Fig("spin first to degrade (1 yes, 0 no)", rounds, cs...).AtLeast(1)
 				if len(rounds) > 1 {
@@ -75,13 +78,10 @@ func Claims(configs []*results.Config) []results.Claim {
 			},
 			Figures: func(cs []*results.Config) (out []claim.Figure) {
 				for _, sp := range cs {
-					i := slices.IndexFunc(cs, func(c *results.Config) bool {
-						return c.Impl == "futex" && c.IntParam("multiple") == sp.IntParam("multiple")
-					})
-					if sp.Impl != "spin-park" || i < 0 {
+					fx := claim.Find(cs, func(c *results.Config) bool { return c.Impl == "futex" && c.IntParam("multiple") == sp.IntParam("multiple") })
+					if sp.Impl != "spin-park" || fx == nil {
 						continue
 					}
-					fx := cs[i]
 					f := claim.Fig(fmt.Sprintf("%dx spin-park/futex p99", sp.IntParam("multiple")), claim.Ratios(sp, fx, MWakeP99), sp, fx).In("x").Above(1)
 					var sat []string
 					for _, c := range []*results.Config{sp, fx} {
@@ -119,34 +119,16 @@ func collapsesIn(cs []*results.Config, m []map[string]float64) []Collapse {
 // before every sleeping mechanism, the one that degrades first, and ok
 // false without spin and a sleeping mechanism to compare.
 func spinFirst(cs []Collapse) (holds bool, first string, ok bool) {
-	var spin *Collapse
-	var others []Collapse
-	for i := range cs {
-		if cs[i].Impl == "spin" {
-			spin = &cs[i]
-		} else {
-			others = append(others, cs[i])
-		}
-	}
-	if spin == nil || len(others) == 0 {
+	i := slices.IndexFunc(cs, func(c Collapse) bool { return c.Impl == "spin" })
+	if i < 0 || len(cs) < 2 {
 		return false, "", false
 	}
-	f := cs[0]
+	f, holds := cs[0], true
 	for _, c := range cs {
 		if earlier(c, f) {
 			f = c
 		}
-	}
-	holds = true
-	for _, o := range others {
-		holds = holds && earlier(*spin, o)
+		holds = holds && (c.Impl == "spin" || earlier(cs[i], c))
 	}
 	return holds, f.Impl, true
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }

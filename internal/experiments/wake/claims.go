@@ -113,10 +113,7 @@ func Claims(configs []*results.Config, numCPU int) []results.Claim {
 
 // find returns the configuration with this key (or implementation), or nil.
 func find(configs []*results.Config, key string) *results.Config {
-	if i := slices.IndexFunc(configs, func(c *results.Config) bool { return c.Key == key || c.Impl == key }); i >= 0 {
-		return configs[i]
-	}
-	return nil
+	return claim.Find(configs, func(c *results.Config) bool { return c.Key == key || c.Impl == key })
 }
 
 // flatness is the slowest rate over the fastest among the metrics of one
