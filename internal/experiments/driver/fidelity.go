@@ -50,7 +50,9 @@ const (
 // threads.
 func Original(configs []*results.Config, name string, same func(*results.Config) bool, which OriginalRow) (c *results.Config, onC bool) {
 	row := func(onC bool) *results.Config {
-		return claim.Find(configs, func(x *results.Config) bool { return results.IsOriginal(x, name) && same(x) && (x.Kind == KindCRef) == onC })
+		return claim.Find(configs, func(x *results.Config) bool {
+			return results.IsOriginal(x, name) && same(x) && (x.Kind == KindCRef) == onC
+		})
 	}
 	if c := row(false); which == PreferGoThreads && c != nil {
 		return c, false

@@ -143,7 +143,9 @@ func twin(cs []*results.Config, c *results.Config, impl, notify string) *results
 	if notify == "" {
 		notify = c.Params["notify"]
 	}
-	return claim.Find(cs, func(o *results.Config) bool { return o.Impl == impl && group(o) == group(c) && o.Params["notify"] == notify })
+	return claim.Find(cs, func(o *results.Config) bool {
+		return o.Impl == impl && group(o) == group(c) && o.Params["notify"] == notify
+	})
 }
 
 // lots are lot's configurations that have a futex-broadcast twin.

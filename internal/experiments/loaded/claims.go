@@ -78,7 +78,9 @@ func Claims(configs []*results.Config) []results.Claim {
 			},
 			Figures: func(cs []*results.Config) (out []claim.Figure) {
 				for _, sp := range cs {
-					fx := claim.Find(cs, func(c *results.Config) bool { return c.Impl == "futex" && c.IntParam("multiple") == sp.IntParam("multiple") })
+					fx := claim.Find(cs, func(c *results.Config) bool {
+						return c.Impl == "futex" && c.IntParam("multiple") == sp.IntParam("multiple")
+					})
 					if sp.Impl != "spin-park" || fx == nil {
 						continue
 					}
