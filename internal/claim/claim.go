@@ -267,6 +267,14 @@ func Find(cs []*results.Config, is func(*results.Config) bool) *results.Config {
 	return nil
 }
 
+// Listed is "what: a, b", "" for no items (a note that may say nothing).
+func Listed(what string, items []string) string {
+	if len(items) == 0 {
+		return ""
+	}
+	return what + ": " + strings.Join(items, ", ")
+}
+
 // Notes are the notes that say something (not ""), for Rule.Context.
 func Notes(ns ...string) []string {
 	return slices.DeleteFunc(ns, func(n string) bool { return n == "" })

@@ -45,7 +45,10 @@ func (l Limit) Decide() (holds, near bool) {
 // the limit (within): either makes the verdict near its limit.
 func (l Limit) Sides(holds bool) (other, within int) {
 	for i, v := range l.Rounds {
-		n := l.noise(i)
+		n := 0.0 // round i's half-width, none when missing or not positive
+		if i < len(l.Noise) && l.Noise[i] > 0 {
+			n = l.Noise[i]
+		}
 		switch {
 		case l.ok(v) != holds:
 			other++
@@ -54,14 +57,6 @@ func (l Limit) Sides(holds bool) (other, within int) {
 		}
 	}
 	return other, within
-}
-
-// noise is round i's half-width, 0 without one.
-func (l Limit) noise(i int) float64 {
-	if i < len(l.Noise) && l.Noise[i] > 0 {
-		return l.Noise[i]
-	}
-	return 0
 }
 
 func (l Limit) ok(v float64) bool {

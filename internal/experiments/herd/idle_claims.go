@@ -34,29 +34,23 @@ type idlePair struct {
 // (futex-broadcast), and lot-wakeall's against lot's notify_one.
 func idlePairs(cfgs []*results.Config) []idlePair {
 	type k struct {
-		impl, group string
-		n           int
+		impl, group, wake string
+		n                 int
 	}
-	by := map[k]map[string]*results.Config{}
+	by := map[k]*results.Config{}
 	for _, c := range cfgs {
-		if c.Params["mode"] != ModeIdle {
-			continue
+		if c.Params["mode"] == ModeIdle {
+			by[k{c.Impl, c.Placement + "/lock-held=" + c.Params["lock_held"], c.Params["wake"], c.IntParam("n")}] = c
 		}
-		key := k{c.Impl, c.Placement + "/lock-held=" + c.Params["lock_held"], c.IntParam("n")}
-		if by[key] == nil {
-			by[key] = map[string]*results.Config{}
-		}
-		by[key][c.Params["wake"]] = c
 	}
 	var out []idlePair
-	for key, m := range by {
-		switch {
-		case m[wakeAll] != nil && m[wakeOne] != nil:
-			out = append(out, idlePair{key.impl, key.group, key.n, m[wakeAll], m[wakeOne]})
-		case key.impl == "lot-wakeall" && m[wakeAll] != nil:
-			if lot := by[k{"lot", key.group, key.n}]; lot != nil && lot[wakeOne] != nil {
-				out = append(out, idlePair{"lot-wakeall/lot", key.group, key.n, m[wakeAll], lot[wakeOne]})
-			}
+	for key, all := range by {
+		switch one, lot := by[k{key.impl, key.group, wakeOne, key.n}], by[k{"lot", key.group, wakeOne, key.n}]; {
+		case key.wake != wakeAll:
+		case one != nil:
+			out = append(out, idlePair{key.impl, key.group, key.n, all, one})
+		case key.impl == "lot-wakeall" && lot != nil:
+			out = append(out, idlePair{"lot-wakeall/lot", key.group, key.n, all, lot})
 		}
 	}
 	slices.SortFunc(out, func(a, b idlePair) int {

@@ -37,15 +37,13 @@ func Claims(cfgs []*results.Config) []results.Claim {
 				"(the kernel runs the owner at the waiter's priority, so medium cannot preempt it)", piBound),
 			Needs: "needs pi-futex or pthread-pi", Select: pi("true"),
 			Each: func(c *results.Config, _ []*results.Config) []claim.Figure {
-				f := claim.Fig(c.Impl+" p99/section", claim.Share(c, results.MP99, MCritical), c).In("x").AtMost(piBound).
-					With(fmt.Sprintf("p99 %.0f µs, section %.0f µs", c.Summary[results.MP99]/1e3, c.Summary[MCritical]/1e3))
+				note := fmt.Sprintf("p99 %.0f µs, section %.0f µs", c.Summary[results.MP99]/1e3, c.Summary[MCritical]/1e3)
 				if st := c.Summary[MSteal]; st > 0 {
 					// A round the host preempted is longer by what it took, in
 					// PI's favour or not: said beside the figure, not judged.
-					f = f.With(fmt.Sprintf("p99 %.0f µs, section %.0f µs; the host stole %.0f ms of the measured CPU during its rounds",
-						c.Summary[results.MP99]/1e3, c.Summary[MCritical]/1e3, st/1e6))
+					note += fmt.Sprintf("; the host stole %.0f ms of the measured CPU during its rounds", st/1e6)
 				}
-				return []claim.Figure{f}
+				return []claim.Figure{claim.Fig(c.Impl+" p99/section", claim.Share(c, results.MP99, MCritical), c).In("x").AtMost(piBound).With(note)}
 			}},
 		claim.Rule{ID: ClaimNoPIInverts, Statement: fmt.Sprintf(
 			"the locks without inheritance do not bound it: their median wait includes medium's spin (at least %.0f%% of it), "+

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
@@ -250,10 +249,7 @@ func reverseRule(sw *results.Experiment) claim.Rule {
 					unslept = append(unslept, c.Key)
 				}
 			}
-			if len(unslept) == 0 {
-				return nil
-			}
-			return []string{fmt.Sprintf("left out, fewer than %d waits slept: %s", minSlept, strings.Join(unslept, ", "))}
+			return claim.Notes(claim.Listed(fmt.Sprintf("left out, fewer than %d waits slept", minSlept), unslept))
 		}}
 }
 
@@ -323,10 +319,7 @@ func spunNote(cs []*results.Config, what string) string {
 			}
 		}
 	}
-	if len(keys) == 0 {
-		return ""
-	}
-	return what + ": " + strings.Join(keys, ", ")
+	return claim.Listed(what, keys)
 }
 
 // compared is what same-order and spin-floor do with a configuration most

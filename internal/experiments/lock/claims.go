@@ -41,9 +41,9 @@ func Claims(all []*results.Config, numCPU int) []results.Claim {
 	configs := slices.DeleteFunc(slices.Clone(all), isGoroutines)
 	return append(claim.EvaluateAll(configs,
 		ratioRule(ClaimFaster, "parking_lot README.md:19-21: its Mutex is faster than std's when contended (std's was then a pthread_mutex_t, now the futex mutex): lot's total throughput above std-futex's and c-pthread's at 2+ threads",
-			"needs lot with std-futex or c-pthread at 2 or more threads in the loop pattern", 2, "lot", []string{"std-futex", "c-pthread"}),
+			"needs lot with std-futex or c-pthread at 2 or more threads in the loop pattern", 2, "lot", []string{"std-futex", "c-pthread"}, claim.Figure.Above),
 		ratioRule(ClaimSpin, fmt.Sprintf("lock-bench: a spin lock loses to a parking mutex once threads outnumber cores (spin's total throughput below lot's above %d threads)", numCPU),
-			fmt.Sprintf("needs spin and lot above %d threads in the loop pattern", numCPU), numCPU+1, "spin", []string{"lot"}),
+			fmt.Sprintf("needs spin and lot above %d threads in the loop pattern", numCPU), numCPU+1, "spin", []string{"lot"}, claim.Figure.Below),
 		fairRule(numCPU, "lot", ClaimLotFair,
 			"parking_lot's eventual fairness (a fair unlock on average every 0.5 ms, parking_lot core/src/parking_lot.rs:130 FairTimeout::should_timeout): lot's max wait stays near 1 ms plus the hold"),
 		fairRule(numCPU, "sync", ClaimSyncFair,
@@ -72,13 +72,13 @@ func looping(minThreads int) func(*results.Config) bool {
 }
 
 // ratioRule: per group (loop pattern, minThreads or more), impl's
-// throughput over each of others', repeat by repeat: above 1 for lot, below
-// 1 for spin against lot. Each repeat's ratio carries the run's noise
+// throughput over each of others', repeat by repeat, against 1 on the side
+// bound gives: above for lot, below for spin against lot. Each repeat's ratio carries the run's noise
 // (claim.Noise over every two repeats of the claim's configurations): the
 // repeats of a group run back to back and agree with each other more than
 // runs do (lot/std-futex 1.24x, 1.38x, then 0.96x, 0.98x: docs/lock.md).
 // One repeat alone is near its limit.
-func ratioRule(id, statement, needs string, minThreads int, impl string, others []string) claim.Rule {
+func ratioRule(id, statement, needs string, minThreads int, impl string, others []string, bound func(claim.Figure, float64) claim.Figure) claim.Rule {
 	return claim.Rule{ID: id, Statement: statement, Needs: needs, MinRounds: minRepeats, Select: looping(minThreads),
 		How: fmt.Sprintf("per group, %s's total throughput over the other's in each repeat, each ± the run's noise (how far apart two repeats of one configuration are: the median over this claim's configurations)", impl),
 		Figures: func(cs []*results.Config) (out []claim.Figure) {
@@ -90,12 +90,7 @@ func ratioRule(id, statement, needs string, minThreads int, impl string, others 
 						f := claim.Ratio(g+" "+impl+"/"+other, c, o, MTotalMops).
 							Noisy(share, fmt.Sprintf("the run's noise over %d pairs of repeats", n)).
 							With(fmt.Sprintf("%s %.2f vs %s %.2f Mops", impl, c.Summary[MTotalMops], other, o.Summary[MTotalMops]))
-						if impl == "spin" {
-							f = f.Below(1)
-						} else {
-							f = f.Above(1)
-						}
-						out = append(out, f)
+						out = append(out, bound(f, 1))
 					}
 				}
 			}

@@ -2,7 +2,9 @@ package spin
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/results"
@@ -116,27 +118,23 @@ func Claims(cfgs []*results.Config) []results.Claim {
 // bestRatios is, round by round, comp's cost over the cheapest fixed row's
 // in that round, and the budget cheapest most often.
 func bestRatios(comp *results.Config, fixed []budgeted) ([]float64, string) {
-	cc := claim.Values(comp, MCost)
 	wins := map[string]int{}
 	var out []float64
-	for i := range cc {
+	for i, c := range claim.Values(comp, MCost) {
 		lo, who := math.Inf(1), ""
 		for _, f := range fixed {
-			v := claim.Values(f.c, MCost)
-			if i < len(v) && v[i] < lo {
+			if v := claim.Values(f.c, MCost); i < len(v) && v[i] < lo {
 				lo, who = v[i], BudgetLabel(f.budget)
 			}
 		}
 		if lo > 0 && !math.IsInf(lo, 1) {
-			out = append(out, cc[i]/lo)
+			out = append(out, c/lo)
 			wins[who]++
 		}
 	}
-	top, n := "", 0
-	for k, v := range wins {
-		if v > n || v == n && k < top {
-			top, n = k, v
-		}
+	if len(wins) == 0 {
+		return nil, ""
 	}
-	return out, top
+	// The budget cheapest most often; of a tie, the first by name.
+	return out, slices.MaxFunc(slices.Sorted(maps.Keys(wins)), func(a, b string) int { return wins[a] - wins[b] })
 }

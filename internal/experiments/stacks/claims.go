@@ -60,9 +60,8 @@ func unreadable(v string) bool {
 // figures could not be read joins no group (all "not readable" threads
 // would otherwise look like one shared top).
 func sameTop(cs []*results.Config) []claim.Figure {
-	type top struct{ wchan, sys string }
-	groups := map[top][]*results.Config{}
-	var order []top
+	groups := map[string][]*results.Config{} // by "wchan in syscall"
+	var order []string
 	var notRead []string
 	for _, c := range cs {
 		d := c.Detail
@@ -74,7 +73,7 @@ func sameTop(cs []*results.Config) []claim.Figure {
 			continue
 		}
 		sys, _, _ := strings.Cut(d["syscall"], "(")
-		k := top{d["wchan"], sys}
+		k := d["wchan"] + " in " + sys
 		if groups[k] == nil {
 			order = append(order, k)
 		}
@@ -98,7 +97,7 @@ func sameTop(cs []*results.Config) []claim.Figure {
 			}
 		}
 		of = append(of, g...)
-		shared = append(shared, fmt.Sprintf("%s in %s: %s", k.wchan, k.sys, strings.Join(names, ", ")))
+		shared = append(shared, k+": "+strings.Join(names, ", "))
 	}
 	unread := fmt.Sprintf("the wait channel or system call of %d threads (%s) could not be read (run as root, or allow ptrace)", len(notRead), strings.Join(notRead, ", "))
 	switch {
@@ -107,13 +106,8 @@ func sameTop(cs []*results.Config) []claim.Figure {
 	case len(shared) == 0:
 		return nil
 	}
-	note := "shared tops: " + strings.Join(shared, "; ")
-	if len(clash) > 0 {
-		note += "; indistinguishable by address, op and Go stack: " + strings.Join(clash, ", ")
-	}
-	if len(notRead) > 0 {
-		note += "; not measured (unreadable): " + strings.Join(notRead, ", ")
-	}
+	note := strings.Join(claim.Notes("shared tops: "+strings.Join(shared, "; "),
+		claim.Listed("indistinguishable by address, op and Go stack", clash), claim.Listed("not measured (unreadable)", notRead)), "; ")
 	return []claim.Figure{claim.Fig("pairs sharing a stack top that nothing tells apart", []float64{float64(len(clash))}, of...).AtMost(0).Exact().With(note)}
 }
 

@@ -3,7 +3,6 @@ package timeout
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/parkbench/parkbench/internal/claim"
@@ -98,9 +97,7 @@ func slackFigure(cs []*results.Config) []claim.Figure {
 	if len(fails) > 6 {
 		fails = append(fails[:6], fmt.Sprintf("and %d more", len(fails)-6))
 	}
-	if len(fails) > 0 {
-		note += "; not in: " + strings.Join(fails, ", ")
-	}
+	note += claim.Listed("; not in", fails)
 	f := claim.Fig("pairs where the small slack cuts the overshoot", []float64{float64(ok) / float64(pairs)}, of...).In("%").AtLeast(slackPairsNeeded).With(note)
 	if defSlack < float64(10*time.Microsecond) {
 		f = f.Skip(fmt.Sprintf("this machine's default timer slack is %.0f ns, not the usual 50 µs (a real-time or tuned process?)", defSlack))
