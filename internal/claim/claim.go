@@ -203,17 +203,13 @@ func RoundsApart(cs []*results.Config, metric string) []float64 {
 // summaries, as one round, when they have no rounds in common. A round f
 // rejects (ok false) is left out.
 func PerRound(cs []*results.Config, f func(m []map[string]float64) (float64, bool)) []float64 {
-	n := -1
-	for _, c := range cs {
-		if n >= 0 && len(c.Rounds) != n {
-			n = 0
-			break
-		}
-		n = len(c.Rounds)
+	n := 0
+	if len(cs) > 0 && !slices.ContainsFunc(cs, func(c *results.Config) bool { return len(c.Rounds) != len(cs[0].Rounds) }) {
+		n = len(cs[0].Rounds)
 	}
 	var out []float64
 	m := make([]map[string]float64, len(cs))
-	for i := range max(n, 0) {
+	for i := range n {
 		for k, c := range cs {
 			m[k] = c.Rounds[i].Metrics
 		}

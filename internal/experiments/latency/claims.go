@@ -14,12 +14,7 @@ import (
 // claim.Rules. The study measured them on macOS (Apple silicon laptop);
 // the statements quote its figures as the reference they are phrased
 // after, never as a threshold.
-const (
-	ClaimE12SameOrder = "E12-same-order"
-	ClaimE12SpinFloor = "E12-spin-floor"
-	ClaimE12Slept     = "E12-really-slept"
-	ClaimE12Reverse   = "E12-reverse-check"
-)
+const ClaimE12Reverse = "E12-reverse-check"
 
 // Thresholds of the claims.
 const (
@@ -103,7 +98,7 @@ func over(a, b *results.Config, metric string) []float64 {
 // blocks, about 1 µs on the 2-vCPU KVM guest) and a wake across CPUs
 // (20-30 µs) are different things, and unpinned implementations land in
 // either from run to run.
-var sameOrderRule = claim.Rule{ID: ClaimE12SameOrder, Statement: "the sleeping implementations are within one order of magnitude of each other (max/min median <= 10, per placement; the study on macOS: std 1.17, parking_lot_core 1.46, crossbeam 1.38 us)", Select: threads, How: ruleSlept,
+var sameOrderRule = claim.Rule{ID: "E12-same-order", Statement: "the sleeping implementations are within one order of magnitude of each other (max/min median <= 10, per placement; the study on macOS: std 1.17, parking_lot_core 1.46, crossbeam 1.38 us)", Select: threads, How: ruleSlept,
 	Needs: "needs two or more sleeping thread-level implementations at one placement and regime",
 	Figures: func(cs []*results.Config) (out []claim.Figure) {
 		for _, g := range regimeGroups(exp(cs)) {
@@ -138,7 +133,7 @@ var sameOrderRule = claim.Rule{ID: ClaimE12SameOrder, Statement: "the sleeping i
 // two threads on two CPUs; a sleeping configuration whose threads shared
 // one (unpinned, the scheduler's choice) measures a context switch on
 // that CPU, which no busy-wait can be a floor of, so it is left out.
-var spinFloorRule = claim.Rule{ID: ClaimE12SpinFloor, Statement: "busy waiting is at least 10x below them (spin median x 10 <= the fastest sleeping median; the study on macOS: 84-125 ns)", Select: threads, How: ruleSlept,
+var spinFloorRule = claim.Rule{ID: "E12-spin-floor", Statement: "busy waiting is at least 10x below them (spin median x 10 <= the fastest sleeping median; the study on macOS: 84-125 ns)", Select: threads, How: ruleSlept,
 	Needs: "needs a busy-wait and a sleeping implementation waking across CPUs at one placement",
 	Figures: func(cs []*results.Config) (out []claim.Figure) {
 		for _, p := range placementsOf(exp(cs)) {
@@ -165,7 +160,7 @@ var spinFloorRule = claim.Rule{ID: ClaimE12SpinFloor, Statement: "busy waiting i
 // and the waker finds its flag set when it resumes, so about half the
 // waits never sleep; those configurations are listed, not judged. Nor is
 // one most of whose waits did not sleep (spunShare): a spinner in effect.
-var reallySleptRule = claim.Rule{ID: ClaimE12Slept, Statement: "the measured waits really slept (no-sleep waits <= 1% and participant context switches >= ~1 per round trip)",
+var reallySleptRule = claim.Rule{ID: "E12-really-slept", Statement: "the measured waits really slept (no-sleep waits <= 1% and participant context switches >= ~1 per round trip)",
 	Needs:  "needs a sleeping configuration waking across CPUs with no-sleep and context-switch figures",
 	How:    fmt.Sprintf("per configuration waking across CPUs whose waits mostly slept (no-sleep <= %.0f%%)", 100*spunShare),
 	Select: threads,

@@ -10,16 +10,9 @@ import (
 )
 
 // The goroutine claims (docs/experiments.md, "goroutines"): pure functions
-// of the result, like every claim here.
-const (
-	ClaimGoHandoff = "E12-goroutine-handoff"
-	ClaimGoProcs1  = "E12-gomaxprocs1-no-thread-wake"
-)
-
-const (
-	// goHandoffFactor: "far less" is at least this ratio.
-	goHandoffFactor = 2.0
-)
+// of the result, like every claim here. goHandoffFactor: "far less" is at
+// least this ratio.
+const goHandoffFactor = 2.0
 
 // isGoroutines reports whether cfg ran between plain goroutines.
 func isGoroutines(cfg *results.Config) bool { return cfg.Params["participants"] == driver.Goroutines }
@@ -44,7 +37,7 @@ func threadTwin(lat *results.Experiment, g *results.Config) *results.Config {
 // same mechanism between locked threads: the threads' median over the
 // goroutines', at least goHandoffFactor.
 func ClaimGoroutineHandoff(lat *results.Experiment) results.Claim {
-	return claim.Evaluate(claim.Rule{ID: ClaimGoHandoff, Statement: "a handoff between plain goroutines costs far less than the same handoff between locked threads " +
+	return claim.Evaluate(claim.Rule{ID: "E12-goroutine-handoff", Statement: "a handoff between plain goroutines costs far less than the same handoff between locked threads " +
 		"(threads median >= 2x goroutines median, per goroutine-level mechanism and GOMAXPROCS): the woken goroutine " +
 		"runs from the waker's runnext when the waker blocks, and no thread sleeps or wakes",
 		Needs: "needs a goroutine-level mechanism (chan, cond) measured with both threads and goroutines at one GOMAXPROCS",
@@ -62,7 +55,7 @@ func ClaimGoroutineHandoff(lat *results.Experiment) results.Claim {
 // needing a thread. A configuration without wakes through the scheduler
 // (lot's is a futex wake of the M) has none to read.
 func ClaimGoMaxProcs1(lat *results.Experiment) results.Claim {
-	return claim.Evaluate(claim.Rule{ID: ClaimGoProcs1, Statement: "with GOMAXPROCS = 1 no thread is woken for a wake between goroutines (wake_thread_woken_share = 0 " +
+	return claim.Evaluate(claim.Rule{ID: "E12-gomaxprocs1-no-thread-wake", Statement: "with GOMAXPROCS = 1 no thread is woken for a wake between goroutines (wake_thread_woken_share = 0 " +
 		"and wake_other_p_share = 0 in the traced round): with one P, wakep finds no idle P to start an M on",
 		Needs: "needs a goroutine configuration at GOMAXPROCS 1 whose wakes went through the scheduler (chan, cond, the sync semaphores), with its traced round",
 		Select: func(g *results.Config) bool {

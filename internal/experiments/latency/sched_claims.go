@@ -12,11 +12,6 @@ import (
 // The Go scheduler's share of a wake (docs/scheduler.md): two claims,
 // evaluated per placement from the same run's configurations.
 const (
-	ClaimE12SchedShare  = "E12-sched-share"
-	ClaimE12SchedSteals = "E12-sched-steals"
-)
-
-const (
 	// schedMedianMax: the median ratio's limit. The p99 ratio is shown, not
 	// judged: over three rounds it is decided by the run's conditions, and
 	// the rounds of one run agree (0.02x-2.35x across 17 runs on the AMD
@@ -46,7 +41,7 @@ const (
 // round, 0.5-1.84x on the AMD EPYC f25m17 guest under load, 1.02-1.03x on
 // the Intel f6m167 one (docs/scheduler.md); without futex-raw the rounds'
 // spread alone decides, and the evidence says so.
-var schedShareRule = claim.Rule{ID: ClaimE12SchedShare, Statement: "the Go scheduler's share of a wake is small: on the waits that slept, for wakes across CPUs, the scheduler-aware futex wait's median is within 1.10x of c-futex's, each round's ratio taken with the run's noise (how far apart futex-raw, the same wait bypassing the scheduler, and c-futex are in a round); p99 shown, not judged", Select: threads,
+var schedShareRule = claim.Rule{ID: "E12-sched-share", Statement: "the Go scheduler's share of a wake is small: on the waits that slept, for wakes across CPUs, the scheduler-aware futex wait's median is within 1.10x of c-futex's, each round's ratio taken with the run's noise (how far apart futex-raw, the same wait bypassing the scheduler, and c-futex are in a round); p99 shown, not judged", Select: threads,
 	Needs: "needs futex and c-futex at one placement, both waking across CPUs",
 	Figures: func(cs []*results.Config) (out []claim.Figure) {
 		for _, p := range placementsOf(exp(cs)) {
@@ -116,7 +111,7 @@ const schedStealsRounds = 3
 // waits for a CPU outlasts sysmon's 10 ms and loses its P with or without
 // the keep-alive (futex's steals 0-0.0002 per round trip in the quiet AMD
 // runs, 0.016-0.045 in the loaded ones).
-var schedStealsRule = claim.Rule{ID: ClaimE12SchedSteals, Statement: "the mechanism: a parked thread that never passes through the scheduler has its P stolen by sysmon (futex-plain, >= 0.002 steals per round trip; up to one per wait once waits outlast sysmon's 20 us tick), and the keep-alive Gosched removes them (futex, <= 1/10 of futex-plain's)", Select: threads, MinRounds: schedStealsRounds,
+var schedStealsRule = claim.Rule{ID: "E12-sched-steals", Statement: "the mechanism: a parked thread that never passes through the scheduler has its P stolen by sysmon (futex-plain, >= 0.002 steals per round trip; up to one per wait once waits outlast sysmon's 20 us tick), and the keep-alive Gosched removes them (futex, <= 1/10 of futex-plain's)", Select: threads, MinRounds: schedStealsRounds,
 	Needs: "needs futex-plain and futex at one placement, both waking across CPUs, with --sched-counts",
 	How:   "per placement across CPUs, on each part of the traced round, futex-plain's steals per round trip and futex's over futex-plain's",
 	Figures: func(cs []*results.Config) (out []claim.Figure) {

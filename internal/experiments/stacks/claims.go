@@ -8,25 +8,19 @@ import (
 	"github.com/parkbench/parkbench/internal/results"
 )
 
-// Claim IDs of the stacks experiment.
-const (
-	ClaimSameStackTop   = "stacks-same-top-several-meanings"
-	ClaimGoroutineLevel = "stacks-goroutine-level-blocks-no-thread"
-)
-
 // Claims evaluates the experiment's claims from its configurations
 // (pure: it reads Kind and Detail only). Their figures are counts, each
 // over the whole run.
 func Claims(cfgs []*results.Config) []results.Claim {
 	return claim.EvaluateAll(cfgs,
-		claim.Rule{ID: ClaimSameStackTop, Statement: "the same stack top can mean several things: several mechanisms sleep with the same wait channel in the same system call, " +
+		claim.Rule{ID: "stacks-same-top-several-meanings", Statement: "the same stack top can mean several things: several mechanisms sleep with the same wait channel in the same system call, " +
 			"and the futex address, the futex op or the Go stack tells each apart",
 			Needs: "needs two sleeping thread-level mechanisms that share a wait channel and system call",
 			Select: func(c *results.Config) bool {
 				return c.Detail != nil && c.Kind != "goroutine" && c.Impl != StackGoRuntime
 			},
 			Figures: sameTop},
-		claim.Rule{ID: ClaimGoroutineLevel, Statement: "a goroutine blocked on sync.Mutex or a channel blocks no OS thread: it is parked by the Go scheduler with a wait reason, and the runtime's threads sleep on their own notes",
+		claim.Rule{ID: "stacks-goroutine-level-blocks-no-thread", Statement: "a goroutine blocked on sync.Mutex or a channel blocks no OS thread: it is parked by the Go scheduler with a wait reason, and the runtime's threads sleep on their own notes",
 			Needs:  "needs a goroutine-level mechanism (sync-mutex, chan)",
 			Select: func(c *results.Config) bool { return c.Kind == "goroutine" },
 			Figures: func(cs []*results.Config) []claim.Figure {
