@@ -165,7 +165,7 @@ func (f Figure) With(note string) Figure { f.note = note; return f }
 func (f Figure) Exact() Figure { f.exact = true; return f }
 
 // Skip leaves the figure out of the verdict and says why ("one CPU for
-// some wakes"): it is named in the evidence, not judged.
+// some wakes"): it is named in the evidence, not judged. Skip("") does not.
 func (f Figure) Skip(why string) Figure { f.skip = why; return f }
 
 // Apart is how far apart two measurements that should agree are: the
@@ -343,11 +343,7 @@ func Evaluate(r Rule, cs []*results.Config) results.Claim {
 		}
 	}
 	cl.Near = len(near) > 0
-	var margins []string
-	for _, d := range near {
-		margins = append(margins, d.text())
-	}
-	cl.Margin = strings.Join(margins, "; ")
+	cl.Margin = strings.Join(figureTexts(near), "; ") // every one, as each is near
 	switch {
 	case len(failing) > 0:
 		// The reason is the worst failure, a clear one when the claim is.

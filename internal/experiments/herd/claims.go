@@ -2,7 +2,6 @@ package herd
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -168,13 +167,10 @@ func firstN(cs []*results.Config) int {
 // measuredAt quotes the N values a claim's selection ran at ("at N >= 16"
 // alone does not say whether 16, 64 or 1024 ran).
 func measuredAt(cs []*results.Config) string {
-	ns := map[int]bool{}
+	var ns []int
 	for _, c := range cs {
-		ns[c.IntParam("n")] = true
+		ns = append(ns, c.IntParam("n"))
 	}
-	var s []string
-	for _, n := range slices.Sorted(maps.Keys(ns)) {
-		s = append(s, fmt.Sprint(n))
-	}
-	return "measured at N = " + strings.Join(s, ", ")
+	slices.Sort(ns)
+	return "measured at N = " + strings.Trim(strings.ReplaceAll(fmt.Sprint(slices.Compact(ns)), " ", ", "), "[]") // "[16 64]": "16, 64"
 }

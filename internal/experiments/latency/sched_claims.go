@@ -125,17 +125,15 @@ var schedStealsRule = claim.Rule{ID: "E12-sched-steals", Statement: "the mechani
 			if !ok1 || !ok2 {
 				continue
 			}
-			note := fmt.Sprintf("sysmon switches/rt %.3f vs %.3f; Gosched/rt futex %.4f", plain.Summary[schedacct.MCtxSwSysmon], kept.Summary[schedacct.MCtxSwSysmon], kept.Summary[schedacct.MSchedGosched])
-			figs := []claim.Figure{claim.Fig(p+" futex-plain steals/rt per traced part", claim.Values(plain, schedacct.MSchedSteals), plain, kept).AtLeast(plainStealsMin).With(note)}
-			if ps >= plainStealsMin {
-				figs = append(figs, claim.Fig(p+" futex/futex-plain steals per traced part", claim.Ratios(kept, plain, schedacct.MSchedSteals), plain, kept).In("%").AtMost(keptStealsRatio).
-					With(fmt.Sprintf("steals/rt futex-plain %.3f, futex %.3f", ps, ks)))
+			skip := "" // judged across CPUs only
+			if !acrossCPUs(plain) || !acrossCPUs(kept) {
+				skip = "one CPU for some or all wakes" + sameCPUNote(plain)
 			}
-			for _, f := range figs {
-				if !acrossCPUs(plain) || !acrossCPUs(kept) {
-					f = f.Skip("one CPU for some or all wakes" + sameCPUNote(plain))
-				}
-				out = append(out, f)
+			note := fmt.Sprintf("sysmon switches/rt %.3f vs %.3f; Gosched/rt futex %.4f", plain.Summary[schedacct.MCtxSwSysmon], kept.Summary[schedacct.MCtxSwSysmon], kept.Summary[schedacct.MSchedGosched])
+			out = append(out, claim.Fig(p+" futex-plain steals/rt per traced part", claim.Values(plain, schedacct.MSchedSteals), plain, kept).AtLeast(plainStealsMin).With(note).Skip(skip))
+			if ps >= plainStealsMin {
+				out = append(out, claim.Fig(p+" futex/futex-plain steals per traced part", claim.Ratios(kept, plain, schedacct.MSchedSteals), plain, kept).In("%").AtMost(keptStealsRatio).
+					With(fmt.Sprintf("steals/rt futex-plain %.3f, futex %.3f", ps, ks)).Skip(skip))
 			}
 		}
 		return out
