@@ -2,6 +2,8 @@ package lock
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/results"
@@ -48,5 +50,7 @@ var piRule = claim.Rule{ID: ClaimPIPrice, Statement: fmt.Sprintf(
 				}
 			}
 		}
+		// byGroup is a map: its order is not the evidence's.
+		slices.SortFunc(out, func(x, y claim.Figure) int { return strings.Compare(x.Name, y.Name) })
 		return out
 	}}
