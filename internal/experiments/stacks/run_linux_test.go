@@ -116,3 +116,21 @@ func TestRunStacksBadInput(t *testing.T) {
 		t.Fatalf("cancelled: %v", err)
 	}
 }
+
+// TestNotMeasured: a figure /proc would not give (not root: the kernel
+// stack; the ptrace policy: wchan and syscall) is one warning each, and a
+// readable one none. notMeasured is the Linux sampler's (run_linux.go).
+func TestNotMeasured(t *testing.T) {
+	w := notMeasured(map[string]string{
+		"state":        "S (sleeping)",
+		"wchan":        "not readable: permission denied",
+		"syscall":      "not readable: permission denied",
+		"kernel_stack": "not readable (permission denied; needs root or CAP_SYS_ADMIN)",
+	})
+	if len(w) != 3 || !strings.Contains(strings.Join(w, "|"), "kernel_stack not measured: not readable (permission denied; needs root") {
+		t.Errorf("not-measured warnings: %q", w)
+	}
+	if w := notMeasured(map[string]string{"state": "S (sleeping)", "wchan": "futex_do_wait"}); len(w) != 0 {
+		t.Errorf("readable figures marked not measured: %q", w)
+	}
+}
