@@ -275,13 +275,8 @@ func newGoPair(m mechanism, pp *pingpong, cpus [2]int, goroutines bool) (*goPair
 	g.cmd[1] = make(chan int, 1)
 	pp.m = m
 	ready := make(chan error, 2)
-	start := osthread.Go
-	if goroutines {
-		start = func(fn func()) { go fn() }
-	}
 	for me := 0; me < 2; me++ {
-		me := me
-		start(func() {
+		osthread.Start(goroutines, func() {
 			if cpus[me] >= 0 && !goroutines {
 				if err := osthread.Pin(cpus[me]); err != nil {
 					ready <- err

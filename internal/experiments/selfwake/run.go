@@ -119,12 +119,12 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o Options, cpu int,
 	ready := make(chan error, 1)
 	// A plain goroutine (goroutines) is not pinned and has no thread of
 	// its own: its switches are the process's.
-	start, usage := osthread.Go, osthread.ThreadUsage
+	usage := osthread.ThreadUsage
 	if im.goroutines {
-		start, usage, cpu = func(fn func()) { go fn() }, osthread.ProcessUsage, -1
+		usage, cpu = osthread.ProcessUsage, -1
 		cfg.Params["cpu"] = "-1"
 	}
-	start(func() {
+	osthread.Start(im.goroutines, func() {
 		if cpu >= 0 {
 			if err := osthread.Pin(cpu); err != nil {
 				ready <- err
