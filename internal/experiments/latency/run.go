@@ -28,18 +28,14 @@ import (
 )
 
 // PlanLatency validates o (an *driver.OptionError for bad input) and
-// returns the run it describes, measuring nothing yet.
-func PlanLatency(o LatencyOptions) (driver.Plan, error) { return driver.Prepared(planLatency(o)) }
-
-// RunLatency runs E12: for each implementation x placement x gap, a
-// ping-pong between two participant threads, warm-up then Rounds rounds of
-// Iterations round trips, and evaluates the study's claims. It validates
-// every option before measuring (PlanLatency), holds the runtime in
-// runenv's state for the whole run and restores it on return, also on
-// cancellation (ctx is checked between rounds; it then returns ctx.Err()).
-func RunLatency(ctx context.Context, o LatencyOptions, progress driver.Progress) (*results.Experiment, error) {
-	return driver.RunPlanned(ctx, o, PlanLatency, progress)
-}
+// returns the run it describes, measuring nothing yet. RunLatency runs E12:
+// for each implementation x placement x gap, a ping-pong between two
+// participant threads, warm-up then Rounds rounds of Iterations round
+// trips, and evaluates the study's claims. It validates every option
+// before measuring (PlanLatency), holds the runtime in runenv's state for
+// the whole run and restores it on return, also on cancellation (ctx is
+// checked between rounds; it then returns ctx.Err()).
+var PlanLatency, RunLatency = driver.Planned(planLatency)
 
 func (p *latencyPlan) Run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
 	o, plan, lotBackend := p.o, p.configs, p.lot

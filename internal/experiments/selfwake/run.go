@@ -19,16 +19,12 @@ import (
 	"github.com/parkbench/parkbench/internal/runenv"
 )
 
-// PlanSelfwake validates o and returns the run it describes.
-func PlanSelfwake(o Options) (driver.Plan, error) { return driver.Prepared(planSelfwake(o)) }
-
-// RunSelfwake runs the reverse check for every implementation: per round,
-// Samples samples of Pairs wake-then-wait pairs on one participant thread
-// pinned to probe.DefaultCPUs()[0]; ns per pair is the median of the
-// samples (min and p99 too). The runtime is held as in RunLatency.
-func RunSelfwake(ctx context.Context, o Options, progress driver.Progress) (*results.Experiment, error) {
-	return driver.RunPlanned(ctx, o, PlanSelfwake, progress)
-}
+// PlanSelfwake validates o and returns the run it describes. RunSelfwake
+// runs the reverse check for every implementation: per round, Samples
+// samples of Pairs wake-then-wait pairs on one participant thread pinned
+// to probe.DefaultCPUs()[0]; ns per pair is the median of the samples (min
+// and p99 too). The runtime is held as in RunLatency.
+var PlanSelfwake, RunSelfwake = driver.Planned(planSelfwake)
 
 func (p *selfwakePlan) Run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
 	o, plan, lotBackend := p.o, p.impls, p.lot
