@@ -1,6 +1,6 @@
 /*
  * pingpong.pml: the latency experiment's ping-pong over the pthread thread
- * parker (internal/experiments/latency/mech.go threadMech, backend
+ * parker (internal/pingpong/mech.go parkerMech, backend
  * "pthread"), with the one weak-memory effect that matters to it modelled
  * explicitly: x86-TSO's store buffer.
  *

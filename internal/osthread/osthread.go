@@ -41,3 +41,14 @@ func Go(fn func()) {
 		// No UnlockOSThread: exiting locked terminates the thread.
 	}()
 }
+
+// Start runs fn as an experiment's participant: on a thread of its own
+// (Go), or, with plain set, on a plain goroutine (not locked: the Go
+// scheduler's to move, as a Go program's goroutines are).
+func Start(plain bool, fn func()) {
+	if plain {
+		go fn()
+		return
+	}
+	Go(fn)
+}

@@ -37,15 +37,15 @@ func pingPongDurations() (pthread, other time.Duration) {
 }
 
 // ppSide is one side of the ping-pong: its flag, on its own cache line as in
-// internal/experiments/latency/pingpong.go.
+// internal/pingpong/pingpong.go.
 type ppSide struct {
 	flag atomic.Uint32
 	_    [60]byte
 }
 
 // TestPingPongNoLostWakeup drives every ThreadParker exactly as the latency
-// experiment does (internal/experiments/latency/mech.go threadMech and
-// latency/pingpong.go): two locked threads, pinned to two CPUs when there
+// experiment does (internal/pingpong/mech.go parkerMech and
+// internal/pingpong/pingpong.go): two locked threads, pinned to two CPUs when there
 // are two; the waker stores the peer's flag and calls UnparkLock().Unpark()
 // on every wake (stale unparks included); the waiter loops
 // "PreparePark; if flag still 0 { Park }" with no lock of any kind. That is
@@ -101,8 +101,9 @@ func pingPong(t *testing.T, newParker func() ThreadParker, cpus [2]int, d time.D
 	var trips atomic.Int64
 	var stop atomic.Bool
 
-	// wait is threadMech.wait: returns once my flag is set, then clears it
-	// before answering (the peer sets it again only after the answer).
+	// wait is parkerMech.wait (a thread parker): returns once my flag is
+	// set, then clears it before answering (the peer sets it again only
+	// after the answer).
 	wait := func(me int) {
 		f := &sides[me].flag
 		for f.Load() == 0 && !stop.Load() {

@@ -95,7 +95,7 @@ func (p *pthreadParker) Close() {
 func (p *pthreadParker) PreparePark() {
 	// Missed-wakeup argument for the callers without a queue lock, which
 	// arm and then look at a flag before parking (the latency ping-pong,
-	// internal/experiments/latency/mech.go: "PreparePark; if flag == 0
+	// internal/pingpong/mech.go: "PreparePark; if flag == 0
 	// { Park }"; the waker stores the flag, then UnparkLock clears
 	// should_park under the mutex). This store must be ordered before
 	// that later flag load. A plain store is not: x86-TSO lets a store

@@ -163,8 +163,8 @@ func stressThreadParker(r reporter, name string, newParker func() parkers.Thread
 }
 
 // stressPingPong drives the ThreadParker contract the way the latency
-// experiment does (internal/experiments/latency/mech.go threadMech,
-// latency/pingpong.go), with no lock anywhere: pairs of threads ping-pong;
+// experiment does (internal/pingpong/mech.go parkerMech,
+// internal/pingpong/pingpong.go), with no lock anywhere: pairs of threads ping-pong;
 // the waiter loops "PreparePark; if flag == 0 { Park }" and clears its
 // flag, the waker stores the peer's flag and calls UnparkLock().Unpark()
 // on every wake, also when the peer never parked (the stale unparks the

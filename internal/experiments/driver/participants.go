@@ -195,10 +195,5 @@ func KindOf(goroutines bool) string {
 // (osthread.Go, which retires the thread after f).
 func Start(wg *sync.WaitGroup, goroutines bool, f func()) {
 	wg.Add(1)
-	body := func() { defer wg.Done(); f() }
-	if goroutines {
-		go body()
-	} else {
-		osthread.Go(body)
-	}
+	osthread.Start(goroutines, func() { defer wg.Done(); f() })
 }

@@ -28,6 +28,19 @@ func Prepared[P interface {
 // plan's error alone.
 func Check[P any](_ P, err error) error { return err }
 
+// Planned is an experiment's Plan and Run from its own plan function (as
+// Prepared reads it): Plan validates o and returns the run it describes,
+// measuring nothing yet; Run is Plan and, if o is valid, the call
+// (RunPlanned).
+func Planned[O any, P interface {
+	Run(context.Context, Progress) (*results.Experiment, error)
+}](plan func(O) (P, error)) (func(O) (Plan, error), func(context.Context, O, Progress) (*results.Experiment, error)) {
+	planned := func(o O) (Plan, error) { return Prepared(plan(o)) }
+	return planned, func(ctx context.Context, o O, progress Progress) (*results.Experiment, error) {
+		return RunPlanned(ctx, o, planned, progress)
+	}
+}
+
 // RunPlanned plans o with plan and, if o is valid, runs it: what each
 // experiment's Run is.
 func RunPlanned[O any](ctx context.Context, o O, plan func(O) (Plan, error), progress Progress) (*results.Experiment, error) {

@@ -5,10 +5,10 @@
 // claims.go and sched_claims.go (the anatomy's in internal/anatomy). The
 // method in full is in docs/experiments.md ("latency", "selfwake").
 //
-// Latency. Two participants ping-pong (pingpong.go): the waker stamps the
-// monotonic time into the other side's slot, sets its flag, wakes it and
-// waits; the woken side records now - stamp into a pre-allocated buffer and
-// wakes back. Both directions are pooled into one HDR histogram per round
+// Latency. Two participants ping-pong (internal/pingpong): the waker stamps
+// the monotonic time into the other side's slot, sets its flag, wakes it
+// and waits; the woken side records now - stamp into a pre-allocated buffer
+// and wakes back. Both directions are pooled into one HDR histogram per round
 // (1 ns..10 s, 3 significant figures). Per round also: waits that did not
 // sleep (the flag was already set at the first look, or none of the wait's
 // park calls blocked, by the parker's WaitCounter), context switches per

@@ -7,6 +7,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/parkers"
+	"github.com/parkbench/parkbench/internal/pingpong"
 )
 
 // E12 implementation names beyond the parker backends.
@@ -17,7 +18,7 @@ const (
 	ImplGoFutex = "go-futex" // Go twin of c-futex: same protocol, no parker
 	ImplGoSpin  = "go-spin"  // Go twin of c-spin
 	// ImplSpinOneLine is spin's ThreadParker protocol with the parker's
-	// word on the flag's cache line (oneline.go).
+	// word on the flag's cache line (pingpong.OneLineSpin).
 	ImplSpinOneLine = "spin-1line"
 	ImplAll         = "all"
 
@@ -41,7 +42,8 @@ type e12Impl struct {
 	raw bool
 	// never: a reason it is never run (wasm panics on park by design).
 	never string
-	// goroutinesOnly: runs only between plain goroutines (goroutines.go).
+	// goroutinesOnly: runs only between plain goroutines (internal/pingpong's
+	// goroutines.go).
 	goroutinesOnly bool
 	// why: the reason it is unavailable here, "" when available.
 	why     string
@@ -90,7 +92,7 @@ func e12Impls() []e12Impl {
 		}
 		out = append(out, im)
 	}
-	twinWhy := errText(twinAvailable())
+	twinWhy := errText(pingpong.TwinsAvailable())
 	out = append(out,
 		e12Impl{name: ImplLot, kind: KindLot, sleeps: true,
 			summary: "parking_lot_core port: Park (validate checks the flag) / UnparkOne on the hash table of buckets, over the default parker (LotParker picks another)"},

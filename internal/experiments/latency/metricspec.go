@@ -70,7 +70,7 @@ var LatencyMetrics = func() []results.MetricSpec {
 		diag(MCtxSwOther, "csw/rt other", ""),
 		diag(schedacct.MCtxSwSysmon, "csw/rt sysmon", ""),
 		diag(schedacct.MSchedSteals, "steals/rt", ""),
-		// The goroutine-level evidence (goroutines.go): the runtime's own
+		// The goroutine-level evidence (goroutine_claims.go): the runtime's own
 		// figures of every round, and the traced round's wake shares.
 		share(schedacct.MWakeSameP, "wake same P"), share(schedacct.MWakeOtherP, "wake other P"), share(schedacct.MWakeThreadWoken, "wake thr woken"),
 		diag(schedacct.MWakesPerRT, "wakes/rt", ""),

@@ -9,45 +9,6 @@ import (
 	"github.com/parkbench/parkbench/internal/results"
 )
 
-// spin-1line: the spin parker's protocol, exactly as threadMech drives the
-// spin backend (upstream's generic.rs: PreparePark stores should-park,
-// the waiter looks at its flag again, Park spins on should-park with one
-// CPURelax per turn; the waker stores the flag, then UnparkLock clears
-// should-park, and the handle's Unpark does nothing), but with should-park
-// in the waiter's slot, on the same cache line as its flag. spin moves two
-// lines per wake (the flag's and the parker's), go-spin and c-spin one and
-// no protocol: spin - spin-1line is what the second line costs, spin-1line
-// - go-spin what the protocol's own stores cost on one line. A comparison,
-// not a replacement: the lot needs its parkers apart from anyone's flag.
-//
-// No wake is lost, by threadMech's argument: should-park is stored before
-// the waiter's second look at the flag and the waker clears it after
-// storing the flag, all sequentially consistent.
-type oneLineSpin struct{ pp *pingpong }
-
-func (m *oneLineSpin) setup(int) {}
-
-func (m *oneLineSpin) wait(me int) bool {
-	s := &m.pp.slots[me]
-	if s.flag.Load() != 0 {
-		return true
-	}
-	for s.flag.Load() == 0 {
-		s.park.Store(1) // PreparePark
-		if s.flag.Load() == 0 {
-			for s.park.Load() != 0 { // Park
-				parkers.CPURelax(1)
-			}
-		}
-	}
-	return false
-}
-
-// wake is UnparkLock (the flag is already set); Unpark is a no-op.
-func (m *oneLineSpin) wake(peer int) { m.pp.slots[peer].park.Store(0) }
-
-func (m *oneLineSpin) immediate() uint64 { return 0 }
-
 // SpinLineNotes is the spin floor split into its parts, one line per
 // placement where spin, spin-1line and c-spin (or go-spin) were all
 // measured: how much of spin's gap to the bare busy-wait the second cache

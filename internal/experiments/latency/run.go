@@ -19,6 +19,7 @@ import (
 	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
 	"github.com/parkbench/parkbench/internal/parkers"
+	"github.com/parkbench/parkbench/internal/pingpong"
 	"github.com/parkbench/parkbench/internal/probe"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/runenv"
@@ -27,18 +28,14 @@ import (
 )
 
 // PlanLatency validates o (an *driver.OptionError for bad input) and
-// returns the run it describes, measuring nothing yet.
-func PlanLatency(o LatencyOptions) (driver.Plan, error) { return driver.Prepared(planLatency(o)) }
-
-// RunLatency runs E12: for each implementation x placement x gap, a
-// ping-pong between two participant threads, warm-up then Rounds rounds of
-// Iterations round trips, and evaluates the study's claims. It validates
-// every option before measuring (PlanLatency), holds the runtime in
-// runenv's state for the whole run and restores it on return, also on
-// cancellation (ctx is checked between rounds; it then returns ctx.Err()).
-func RunLatency(ctx context.Context, o LatencyOptions, progress driver.Progress) (*results.Experiment, error) {
-	return driver.RunPlanned(ctx, o, PlanLatency, progress)
-}
+// returns the run it describes, measuring nothing yet. RunLatency runs E12:
+// for each implementation x placement x gap, a ping-pong between two
+// participant threads, warm-up then Rounds rounds of Iterations round
+// trips, and evaluates the study's claims. It validates every option
+// before measuring (PlanLatency), holds the runtime in runenv's state for
+// the whole run and restores it on return, also on cancellation (ctx is
+// checked between rounds; it then returns ctx.Err()).
+var PlanLatency, RunLatency = driver.Planned(planLatency)
 
 func (p *latencyPlan) Run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
 	o, plan, lotBackend := p.o, p.configs, p.lot
@@ -162,7 +159,7 @@ type configRun struct {
 	c        latencyConfig
 	cfg      *results.Config
 	lot      parkers.Backend
-	runner   pairRunner
+	runner   pingpong.Runner
 	foreign  *probe.Foreign
 	perRound []map[string]float64
 	// sysmon is the runtime's sysmon thread (0: unknown); schedCounts
@@ -229,7 +226,7 @@ func (cr *configRun) start(ctx context.Context) error {
 	}
 	if c.warmup > 0 {
 		err := cr.withBackend(func() error {
-			_, err := r.round(ctx, c.warmup)
+			_, err := r.Round(ctx, c.warmup)
 			return err
 		})
 		if err != nil {
@@ -317,7 +314,7 @@ func (cr *configRun) finish(ctx context.Context) error {
 func (cr *configRun) close() {
 	cr.anat.Close()
 	if cr.runner != nil {
-		cr.runner.close()
+		cr.runner.Close()
 		cr.runner = nil
 	}
 }
@@ -333,7 +330,7 @@ func syscallMode(im e12Impl) string {
 }
 
 // openRunner starts the configuration's two participants.
-func openRunner(c latencyConfig, anatomy bool) (pairRunner, error) {
+func openRunner(c latencyConfig, anatomy bool) (pingpong.Runner, error) {
 	capacity := max(c.warmup, c.n, 1)
 	sampleCPU := c.placement == driver.Unpinned
 	if c.impl.kind == KindCRef {
@@ -355,33 +352,33 @@ func openRunner(c latencyConfig, anatomy bool) (pairRunner, error) {
 				return nil, err
 			}
 		}
-		return cPair{p}, nil
+		return pingpong.C(p), nil
 	}
-	pp := &pingpong{base: monoclock.Nanotime(), gap: c.gap, sampleCPU: sampleCPU, samples: make([]int64, 2*capacity)}
-	if anatomy {
-		pp.ends = make([]int64, 2*capacity)
-	}
-	var m mechanism
-	switch c.impl.name {
+	return pingpong.Open(mechanism(c.impl), pingpong.Config{Capacity: capacity, Gap: c.gap, SampleCPU: sampleCPU, Ends: anatomy,
+		CPUs: c.cpus, Goroutines: c.participants == driver.Goroutines})
+}
+
+// mechanism is how im's Go participants wait and wake: the goroutine-only
+// implementations' sync primitives, the lot, the Go twins of the C
+// reference, spin-1line, else its parker backend's.
+func mechanism(im e12Impl) pingpong.Mechanism {
+	switch im.name {
+	case ImplMutexSema:
+		return pingpong.MutexSema
+	case ImplRWMutexSema:
+		return pingpong.RWMutexSema
+	case ImplWaitGroup:
+		return pingpong.WaitGroup
 	case ImplLot:
-		m = newLotMech(pp)
+		return pingpong.Lot
 	case ImplGoFutex:
-		m = &twinFutex{pp: pp}
+		return pingpong.GoFutex
 	case ImplGoSpin:
-		m = &twinSpin{pp: pp}
+		return pingpong.GoSpin
 	case ImplSpinOneLine:
-		m = &oneLineSpin{pp: pp}
-	default:
-		m = newBackendMech(c.impl.backend, pp)
+		return pingpong.OneLineSpin
 	}
-	goroutines := c.participants == driver.Goroutines
-	if goroutines {
-		pp.sampleCPU = false // no CPU to compare: the sides are not pinned and not locked
-		if gm := goroutineMech(c.impl.name, pp); gm != nil {
-			m = gm
-		}
-	}
-	return newGoPair(m, pp, c.cpus, goroutines)
+	return pingpong.Backend(im.backend)
 }
 
 // runInterleaved starts every configuration first (probe, participants,
@@ -428,7 +425,7 @@ func runInterleaved(ctx context.Context, runs []*configRun, rounds int, progress
 
 // sleptMetrics puts the median and p99 of the samples of waits that slept
 // into m, and unmarks the others in place: both runners store the sample
-// of a wait that did not sleep as ^v (pingpong.run, cref.c run_round).
+// of a wait that did not sleep as ^v (pingpong.Round.Samples).
 func sleptMetrics(samples []int64, m map[string]float64) {
 	slept := make([]float64, 0, len(samples))
 	for i, v := range samples {
@@ -466,16 +463,16 @@ func wakeMetric(m map[string]float64, sleeps bool) {
 //
 // capture, when not nil, sees the round's raw figures first (samples of
 // waits that did not sleep still marked).
-func measureRound(ctx context.Context, r pairRunner, n int, hist *hdrhistogram.Histogram, sysmon int, capture func(pairRound)) (map[string]float64, string, error) {
+func measureRound(ctx context.Context, r pingpong.Runner, n int, hist *hdrhistogram.Histogram, sysmon int, capture func(pingpong.Round)) (map[string]float64, string, error) {
 	hist.Reset()
 	m := map[string]float64{}
-	imm0 := r.immediate()
+	imm0 := r.Immediate()
 	rt0 := schedacct.ReadRuntime() // allocates: before MemStats' window
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	sm0 := schedacct.SysmonSwitches(sysmon)
 	u0, uerr0 := osthread.ProcessUsage()
-	pr, err := r.round(ctx, n)
+	pr, err := r.Round(ctx, n)
 	u1, uerr1 := osthread.ProcessUsage()
 	sm1 := schedacct.SysmonSwitches(sysmon)
 	runtime.ReadMemStats(&ms1)
@@ -484,21 +481,21 @@ func measureRound(ctx context.Context, r pairRunner, n int, hist *hdrhistogram.H
 		return nil, "", err
 	}
 	schedacct.RuntimeMetrics(rtw, n, m)
-	imm := r.immediate() - imm0
+	imm := r.Immediate() - imm0
 	if capture != nil {
 		capture(pr)
 	}
-	sleptMetrics(pr.samples, m)
-	driver.RecordAll(hist, pr.samples...) // sleptMetrics unmarked them
+	sleptMetrics(pr.Samples, m)
+	driver.RecordAll(hist, pr.Samples...) // sleptMetrics unmarked them
 	driver.HistMetrics(hist, m)
-	m[results.MNoSleep] = float64(pr.noSleep)
-	m[MNoSleepFraction] = float64(pr.noSleep) / float64(2*n)
+	m[results.MNoSleep] = float64(pr.NoSleep)
+	m[MNoSleepFraction] = float64(pr.NoSleep) / float64(2*n)
 	m[MParkImmediate] = float64(imm)
 	if uerr0 == nil && uerr1 == nil {
 		m[results.MCtxSwSelf] = float64(u1.Sub(u0).Switches()) / float64(n)
 	}
-	if pr.threadCsw >= 0 {
-		m[results.MCtxSwThread] = float64(pr.threadCsw) / float64(n)
+	if pr.ThreadCsw >= 0 {
+		m[results.MCtxSwThread] = float64(pr.ThreadCsw) / float64(n)
 		if uerr0 == nil && uerr1 == nil {
 			m[MCtxSwOther] = m[results.MCtxSwSelf] - m[results.MCtxSwThread]
 		}
@@ -506,8 +503,8 @@ func measureRound(ctx context.Context, r pairRunner, n int, hist *hdrhistogram.H
 	if sm0 >= 0 && sm1 >= 0 {
 		m[schedacct.MCtxSwSysmon] = float64(sm1-sm0) / float64(n)
 	}
-	if pr.cpus > 0 {
-		m[MSameCPU] = float64(pr.same) / float64(pr.cpus)
+	if pr.CPUs > 0 {
+		m[MSameCPU] = float64(pr.Same) / float64(pr.CPUs)
 	}
 	m[MAllocsPerRT] = float64(ms1.Mallocs-ms0.Mallocs) / float64(n)
 	m[MGCCycles] = float64(ms1.NumGC - ms0.NumGC)
@@ -522,8 +519,8 @@ func measureRound(ctx context.Context, r pairRunner, n int, hist *hdrhistogram.H
 
 // openAnatomy checks the configuration's participants can be traced
 // (anatomy.NewPairTrace).
-func openAnatomy(r pairRunner, c latencyConfig, collect func(), perRound bool) (*anatomy.PairTrace, error) {
-	return anatomy.NewPairTrace(r.tids(), c.cpus, c.n, c.rounds, collect, perRound)
+func openAnatomy(r pingpong.Runner, c latencyConfig, collect func(), perRound bool) (*anatomy.PairTrace, error) {
+	return anatomy.NewPairTrace(r.Tids(), c.cpus, c.n, c.rounds, collect, perRound)
 }
 
 // tracedRound runs one round under the trace and joins it; it returns the
@@ -535,7 +532,7 @@ func (cr *configRun) tracedRound(ctx context.Context, h *hdrhistogram.Histogram)
 				return err
 			}
 			var err error
-			m, _, err = measureRound(ctx, cr.runner, cr.c.n, h, cr.sysmon, func(pr pairRound) { capture(pr.samples, pr.ends) })
+			m, _, err = measureRound(ctx, cr.runner, cr.c.n, h, cr.sysmon, func(pr pingpong.Round) { capture(pr.Samples, pr.Ends) })
 			if derr := disable(); err == nil {
 				err = derr
 			}
@@ -650,7 +647,7 @@ func (cr *configRun) tracedPart(ctx context.Context, trips int) (c schedacct.Cou
 	err = cr.withBackend(func() error {
 		var err error
 		c, w, err = schedacct.TraceWakes(func() error {
-			_, err := cr.runner.round(ctx, trips)
+			_, err := cr.runner.Round(ctx, trips)
 			return err
 		})
 		return err

@@ -196,8 +196,8 @@ func tokenMech(name, summary, kind string) mechanism {
 	return m
 }
 
-// threadMech drives a thread parker (pthread) as latency's threadMech does
-// (internal/experiments/latency/mech.go): PreparePark before the second look
+// threadMech drives a thread parker (pthread) as latency's ping-pong does
+// (internal/pingpong/mech.go): PreparePark before the second look
 // at the state, so an UnparkLock after the CAS to posted reaches the Park.
 func threadMech(name, summary, kind string) mechanism {
 	m := parkerMech(name, summary, kind, func(b parkers.Backend, s *slot) { s.tp = b.NewThread() })

@@ -375,12 +375,8 @@ func timedRun(ctx context.Context, n int, plain bool, duration, grace time.Durat
 	start := make(chan struct{})
 	stop := new(stopFlag)
 	done := make(chan struct{}, n)
-	launch := osthread.Go
-	if plain {
-		launch = func(fn func()) { go fn() }
-	}
 	for i := 0; i < n; i++ {
-		launch(func() {
+		osthread.Start(plain, func() {
 			ready.Add(1)
 			<-start
 			body(i, stop)

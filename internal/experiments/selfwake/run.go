@@ -19,16 +19,12 @@ import (
 	"github.com/parkbench/parkbench/internal/runenv"
 )
 
-// PlanSelfwake validates o and returns the run it describes.
-func PlanSelfwake(o Options) (driver.Plan, error) { return driver.Prepared(planSelfwake(o)) }
-
-// RunSelfwake runs the reverse check for every implementation: per round,
-// Samples samples of Pairs wake-then-wait pairs on one participant thread
-// pinned to probe.DefaultCPUs()[0]; ns per pair is the median of the
-// samples (min and p99 too). The runtime is held as in RunLatency.
-func RunSelfwake(ctx context.Context, o Options, progress driver.Progress) (*results.Experiment, error) {
-	return driver.RunPlanned(ctx, o, PlanSelfwake, progress)
-}
+// PlanSelfwake validates o and returns the run it describes. RunSelfwake
+// runs the reverse check for every implementation: per round, Samples
+// samples of Pairs wake-then-wait pairs on one participant thread pinned
+// to probe.DefaultCPUs()[0]; ns per pair is the median of the samples (min
+// and p99 too). The runtime is held as in RunLatency.
+var PlanSelfwake, RunSelfwake = driver.Planned(planSelfwake)
 
 func (p *selfwakePlan) Run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
 	o, plan, lotBackend := p.o, p.impls, p.lot
@@ -119,12 +115,12 @@ func runSelfwakeConfig(ctx context.Context, im selfwakeImpl, o Options, cpu int,
 	ready := make(chan error, 1)
 	// A plain goroutine (goroutines) is not pinned and has no thread of
 	// its own: its switches are the process's.
-	start, usage := osthread.Go, osthread.ThreadUsage
+	usage := osthread.ThreadUsage
 	if im.goroutines {
-		start, usage, cpu = func(fn func()) { go fn() }, osthread.ProcessUsage, -1
+		usage, cpu = osthread.ProcessUsage, -1
 		cfg.Params["cpu"] = "-1"
 	}
-	start(func() {
+	osthread.Start(im.goroutines, func() {
 		if cpu >= 0 {
 			if err := osthread.Pin(cpu); err != nil {
 				ready <- err

@@ -18,13 +18,8 @@ import (
 )
 
 // Plan validates o (an *driver.OptionError for bad input) and returns the
-// run it describes, measuring nothing yet.
-func Plan(o Options) (driver.Plan, error) { return driver.Prepared(plan(o)) }
-
-// Run plans o and measures it.
-func Run(ctx context.Context, o Options, progress driver.Progress) (*results.Experiment, error) {
-	return driver.RunPlanned(ctx, o, Plan, progress)
-}
+// run it describes, measuring nothing yet; Run plans o and measures it.
+var Plan, Run = driver.Planned(plan)
 
 // Calibration: each library's spin phase is timed alone this many times
 // (after calibWarmup), on the first placement's waiter thread.

@@ -59,7 +59,7 @@ func newExtCondGroup(n int, cpus []int, newLock func() ext.Locker, newCond func(
 // thread) and a flag. A waiter arms its parker, looks at its flag, parks;
 // a wake sets the flag and then unparks: the unpark comes after the arming
 // whenever the look missed the flag, so no wake is lost (the latency
-// ping-pong's protocol, internal/experiments/latency/mech.go).
+// ping-pong's protocol, internal/pingpong/mech.go).
 type parkerGroup struct {
 	*waiterSet
 	ps    []parkers.ThreadParker

@@ -155,11 +155,7 @@ func (ws *waiterSet) start(cpus []int, body func(i int)) {
 		}
 	}
 	for i := 0; i < n; i++ {
-		if ws.isGo {
-			go run(i)
-		} else {
-			osthread.Go(func() { run(i) })
-		}
+		osthread.Start(ws.isGo, func() { run(i) })
 	}
 }
 

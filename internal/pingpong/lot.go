@@ -1,4 +1,4 @@
-package latency
+package pingpong
 
 import (
 	"time"
@@ -7,7 +7,7 @@ import (
 	"github.com/parkbench/parkbench/internal/lot"
 )
 
-// lotMech is the study's parking_lot_core version of the ping-pong: the
+// Lot is the study's parking_lot_core version of the ping-pong (lotMech): the
 // waiter parks on its flag's address with validate = "flag not yet set",
 // the waker sets the flag and then calls UnparkOne on that address.
 //
@@ -18,19 +18,8 @@ import (
 // in the queue before UnparkOne looks, and is found and woken. An UnparkOne
 // that finds nobody (the waiter saw the flag at once) leaves nothing behind:
 // the lot has no tokens, so there is no stale wake to absorb at all.
-type lotMech struct {
-	pp       *pingpong
-	validate [2]func() bool
-	// invalid counts Park calls that returned ParkInvalid (validate saw
-	// the flag: no sleep). Owner-written, read between rounds. A wait
-	// whose every Park was refused counts as a wait that did not sleep; a
-	// queued-and-unparked one as sleeping (the parker under the lot may
-	// still have seen its unpark before blocking: the lot cannot tell).
-	invalid [2]uint64
-}
-
-func newLotMech(pp *pingpong) *lotMech {
-	m := &lotMech{pp: pp}
+func Lot(pp *pingpong) mechanism {
+	m := &lotMech{plain: plain{pp}}
 	// Built once, outside the measured loop: a closure made per wait
 	// would allocate.
 	for me := 0; me < 2; me++ {
@@ -40,7 +29,16 @@ func newLotMech(pp *pingpong) *lotMech {
 	return m
 }
 
-func (m *lotMech) setup(int) {}
+type lotMech struct {
+	plain
+	validate [2]func() bool
+	// invalid counts Park calls that returned ParkInvalid (validate saw
+	// the flag: no sleep). Owner-written, read between rounds. A wait
+	// whose every Park was refused counts as a wait that did not sleep; a
+	// queued-and-unparked one as sleeping (the parker under the lot may
+	// still have seen its unpark before blocking: the lot cannot tell).
+	invalid [2]uint64
+}
 
 func (m *lotMech) wait(me int) bool {
 	f := &m.pp.slots[me].flag

@@ -1,4 +1,4 @@
-package latency
+package pingpong
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/chaos"
-	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/parkers"
 )
 
@@ -33,32 +32,29 @@ func TestPingPongAllocFree(t *testing.T) {
 	for _, tc := range []struct {
 		impl  string
 		limit uint64
-	}{{parkers.NameSpin, 0}, {parkers.NameFutex, 10}, {ImplLot, 10}} {
-		var m mechanism
-		pp := &pingpong{base: monoclock.Nanotime(), samples: make([]int64, 2*1000)}
-		if tc.impl == ImplLot {
-			m = newLotMech(pp)
-		} else {
+	}{{parkers.NameSpin, 0}, {parkers.NameFutex, 10}, {"lot", 10}} {
+		m := Lot
+		if tc.impl != "lot" {
 			b, err := parkers.Lookup(tc.impl)
 			if err != nil {
 				t.Logf("%s: %v", tc.impl, err) // futex off Linux; the others still run
 				continue
 			}
-			m = newBackendMech(b, pp)
+			m = Backend(b)
 		}
-		g, err := newGoPair(m, pp, [2]int{-1, -1}, false)
+		g, err := Open(m, Config{Capacity: 1000, CPUs: [2]int{-1, -1}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ctx := context.Background()
-		if _, err := g.round(ctx, 200); err != nil { // warm-up
+		if _, err := g.Round(ctx, 200); err != nil { // warm-up
 			t.Fatal(err)
 		}
 		best := ^uint64(0)
 		for r := 0; r < 5; r++ {
 			var ms0, ms1 runtime.MemStats
 			runtime.ReadMemStats(&ms0)
-			_, err = g.round(ctx, 1000)
+			_, err = g.Round(ctx, 1000)
 			runtime.ReadMemStats(&ms1)
 			if err != nil {
 				t.Fatal(err)
@@ -69,7 +65,7 @@ func TestPingPongAllocFree(t *testing.T) {
 				t.Errorf("%s: %d allocations in a round of 1000 round trips", tc.impl, d)
 			}
 		}
-		g.close()
+		g.Close()
 		if best > tc.limit {
 			t.Errorf("%s: best round made %d allocations (limit %d)", tc.impl, best, tc.limit)
 		}

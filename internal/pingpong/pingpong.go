@@ -1,22 +1,10 @@
-package latency
-
-import (
-	"context"
-	"errors"
-	"fmt"
-	"sync/atomic"
-	"time"
-
-	"github.com/parkbench/parkbench/internal/cref"
-	"github.com/parkbench/parkbench/internal/monoclock"
-	"github.com/parkbench/parkbench/internal/osthread"
-	"github.com/parkbench/parkbench/internal/schedacct"
-)
-
-// This file is E12's measured loop for the Go implementations: two
-// participants, each a goroutine locked to its OS thread for its whole life
-// (osthread.Go), ping-ponging through a mechanism. The C reference runs the
-// same protocol in internal/cref.
+// Package pingpong is E12's measured loop (internal/experiments/latency):
+// two participants wake each other in turn through a mechanism, and each
+// round hands back its raw figures (Round). The Go pair (Open) runs it on
+// two goroutines locked to their OS threads for their whole life
+// (osthread.Go), or on two plain goroutines; the C reference's pair
+// (internal/cref) runs the same protocol in C threads (C). Both are a
+// Runner.
 //
 // Protocol of one round trip i (side 0 starts, side 1 answers):
 //
@@ -36,6 +24,19 @@ import (
 // the first round, the mechanisms' closures and handles are built before the
 // loop, and the per-round figures are plain fields handed back over a
 // channel after the loop.
+package pingpong
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/parkbench/parkbench/internal/monoclock"
+	"github.com/parkbench/parkbench/internal/osthread"
+	"github.com/parkbench/parkbench/internal/schedacct"
+)
 
 // slot is one side's mailbox, alone on its cache line (the wake moves one
 // line between cores, as in the C reference).
@@ -43,7 +44,7 @@ type slot struct {
 	flag  atomic.Int32 // 1: a wake is pending for this side (a futex word for the twins)
 	cpu   atomic.Int32 // waker's CPU at a sampled wake (unpinned runs)
 	stamp atomic.Int64 // waker's monotonic ns; -1 asks the side to stop
-	// park is spin-1line's should-park word (oneline.go), on the flag's
+	// park is spin-1line's should-park word (OneLineSpin), on the flag's
 	// line; no other mechanism touches it.
 	park atomic.Uint32
 	_    [64 - 20]byte
@@ -65,6 +66,18 @@ type mechanism interface {
 	// controller reads it between rounds only.
 	immediate() uint64
 }
+
+// plain is what a mechanism without parkers of its own embeds: nothing to
+// set up on the participant's thread, no park calls counted.
+type plain struct{ pp *pingpong }
+
+func (plain) setup(int)         {}
+func (plain) immediate() uint64 { return 0 }
+
+// A Mechanism builds an implementation's wait and wake on a pair's shared
+// state: Backend, Lot, GoFutex, GoSpin, OneLineSpin, and the goroutine-only
+// MutexSema, RWMutexSema and WaitGroup.
+type Mechanism func(*pingpong) mechanism
 
 // pingpong is the state both participants share.
 type pingpong struct {
@@ -149,7 +162,7 @@ func (pp *pingpong) run(me, n int) sideResult {
 			break
 		}
 		if out[i] = t - st; noSleep {
-			out[i] = ^out[i] // marked: see sleptMetrics
+			out[i] = ^out[i] // marked: a wait that did not sleep (Round.Samples)
 		}
 		if pp.ends != nil {
 			pp.ends[me*n+i] = t + pp.base
@@ -169,25 +182,67 @@ func (pp *pingpong) run(me, n int) sideResult {
 	return r
 }
 
-// pairRunner runs rounds on two persistent participants: the Go pingpong or
-// the C reference.
-type pairRunner interface {
-	// round runs n round trips and returns both sides' figures, with the
+// Runner runs rounds on two persistent participants: the Go pair (Open)
+// or the C reference's (C).
+type Runner interface {
+	// Round runs n round trips and returns both sides' figures, with the
 	// 2n samples (valid until the next round).
-	round(ctx context.Context, n int) (pairRound, error)
-	immediate() uint64
-	// tids are the participants' kernel thread ids (side 0, side 1).
-	tids() [2]int32
-	close()
+	Round(ctx context.Context, n int) (Round, error)
+	// Immediate is the parkers' own count of park calls that returned
+	// without blocking (WaitCounter, or the lot's ParkInvalid returns),
+	// both sides, so far; 0 where not counted. Read between rounds only.
+	Immediate() uint64
+	// Tids are the participants' kernel thread ids (side 0, side 1).
+	Tids() [2]int32
+	Close()
 }
 
-// pairRound is one round's raw figures, both sides.
-type pairRound struct {
-	samples    []int64
-	ends       []int64 // --anatomy: the woken side's clock per sample
-	noSleep    uint64
-	threadCsw  int64
-	same, cpus int64
+// Round is one round's raw figures, both sides.
+type Round struct {
+	// Samples are the 2n one-way latencies (ns); the sample of a wait
+	// that did not sleep is stored as ^v (negative), in both runners
+	// (cref.c run_round).
+	Samples []int64
+	Ends    []int64 // --anatomy: the woken side's clock per sample
+	NoSleep uint64  // waits that did not sleep
+	// ThreadCsw is both participants' own context switches (-1: not
+	// read, as on plain goroutines).
+	ThreadCsw int64
+	// Same of CPUs sampled wakes (every 16th; unpinned only) had both
+	// sides on one CPU.
+	Same, CPUs int64
+}
+
+// Config is a Go pair's setup.
+type Config struct {
+	// Capacity is the most round trips a round may have (the samples'
+	// buffer is made once, before the first round).
+	Capacity int
+	// Gap is the waker's idle sleep before each wake (0: none).
+	Gap time.Duration
+	// SampleCPU: every 16th wake records whether both sides share a CPU
+	// (never on goroutines: not pinned and not locked, there is no CPU
+	// to compare).
+	SampleCPU bool
+	// Ends keeps each sample's woken-side clock reading (Round.Ends).
+	Ends bool
+	// CPUs are the sides' CPUs (-1: unpinned).
+	CPUs [2]int
+	// Goroutines runs the sides on plain goroutines (newGoPair).
+	Goroutines bool
+}
+
+// Open starts a Go pair that waits and wakes through mech.
+func Open(mech Mechanism, c Config) (Runner, error) {
+	pp := &pingpong{base: monoclock.Nanotime(), gap: c.Gap, sampleCPU: c.SampleCPU && !c.Goroutines, samples: make([]int64, 2*c.Capacity)}
+	if c.Ends {
+		pp.ends = make([]int64, 2*c.Capacity)
+	}
+	g, err := newGoPair(mech(pp), pp, c.CPUs, c.Goroutines)
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
 }
 
 // goPair drives a pingpong on two osthread.Go participants, kept for every
@@ -220,13 +275,8 @@ func newGoPair(m mechanism, pp *pingpong, cpus [2]int, goroutines bool) (*goPair
 	g.cmd[1] = make(chan int, 1)
 	pp.m = m
 	ready := make(chan error, 2)
-	start := osthread.Go
-	if goroutines {
-		start = func(fn func()) { go fn() }
-	}
 	for me := 0; me < 2; me++ {
-		me := me
-		start(func() {
+		osthread.Start(goroutines, func() {
 			if cpus[me] >= 0 && !goroutines {
 				if err := osthread.Pin(cpus[me]); err != nil {
 					ready <- err
@@ -266,22 +316,22 @@ func newGoPair(m mechanism, pp *pingpong, cpus [2]int, goroutines bool) (*goPair
 		}
 	}
 	if first != nil {
-		g.close()
+		g.Close()
 		return nil, first
 	}
 	return g, nil
 }
 
-func (g *goPair) immediate() uint64 { return g.pp.m.immediate() }
+func (g *goPair) Immediate() uint64 { return g.pp.m.immediate() }
 
-func (g *goPair) tids() [2]int32 { return g.pp.tid }
+func (g *goPair) Tids() [2]int32 { return g.pp.tid }
 
-// round hands both participants n trips and waits for both. On ctx
+// Round hands both participants n trips and waits for both. On ctx
 // cancellation it asks side 0 to stop (at most 1024 trips later) and still
 // waits, so the threads are never left inside a round.
-func (g *goPair) round(ctx context.Context, n int) (pairRound, error) {
+func (g *goPair) Round(ctx context.Context, n int) (Round, error) {
 	if g.broken {
-		return pairRound{}, errLostWake
+		return Round{}, errLostWake
 	}
 	g.pp.abort.Store(false)
 	g.cmd[0] <- n
@@ -301,23 +351,23 @@ func (g *goPair) round(ctx context.Context, n int) (pairRound, error) {
 			cancelled = true
 		case <-wd.C:
 			g.broken = true
-			return pairRound{}, errLostWake
+			return Round{}, errLostWake
 		}
 	}
 	if cancelled {
-		return pairRound{}, ctx.Err()
+		return Round{}, ctx.Err()
 	}
 	r0, r1 := g.out[0], g.out[1]
-	pr := pairRound{
-		samples:   g.pp.samples[:2*n],
-		ends:      g.pp.ends[:min(len(g.pp.ends), 2*n)],
-		noSleep:   r0.noSleep + r1.noSleep,
-		threadCsw: r0.csw + r1.csw,
-		same:      r0.same + r1.same,
-		cpus:      r0.cpus + r1.cpus,
+	pr := Round{
+		Samples:   g.pp.samples[:2*n],
+		Ends:      g.pp.ends[:min(len(g.pp.ends), 2*n)],
+		NoSleep:   r0.noSleep + r1.noSleep,
+		ThreadCsw: r0.csw + r1.csw,
+		Same:      r0.same + r1.same,
+		CPUs:      r0.cpus + r1.cpus,
 	}
 	if r0.csw < 0 || r1.csw < 0 {
-		pr.threadCsw = -1
+		pr.ThreadCsw = -1
 	}
 	if r0.done != n || r1.done != n {
 		return pr, fmt.Errorf("round stopped after %d/%d trips", min(r0.done, r1.done), n)
@@ -335,33 +385,12 @@ func (g *goPair) watchdogFor(n int) time.Duration {
 	return 60*time.Second + time.Duration(n)*(4*g.pp.gap+2*time.Millisecond)
 }
 
-// close lets the participants exit (their threads retire). Abandoned
+// Close lets the participants exit (their threads retire). Abandoned
 // (broken) participants cannot be reached and stay blocked.
-func (g *goPair) close() {
+func (g *goPair) Close() {
 	if g.cmd[0] != nil && !g.broken {
 		close(g.cmd[0])
 		close(g.cmd[1])
 		g.cmd[0], g.cmd[1] = nil, nil
 	}
 }
-
-// cPair adapts the C reference to pairRunner. A cancelled ctx ends a C
-// round within one round trip (cref.Pair.RoundContext). A plugin's C row
-// is watched by its threads (internal/watch, internal/cref/cref_watch.h).
-type cPair struct {
-	p *cref.Pair
-}
-
-func (c cPair) round(ctx context.Context, n int) (pairRound, error) {
-	r, err := c.p.RoundContext(ctx, n)
-	if err != nil {
-		return pairRound{}, err
-	}
-	return pairRound{samples: r.Samples, ends: r.Ends, noSleep: r.NoSleep, threadCsw: r.ThreadCsw, same: r.SameCPU, cpus: r.CPUSamples}, nil
-}
-func (c cPair) immediate() uint64 { return 0 }
-func (c cPair) tids() [2]int32 {
-	t := c.p.Tids()
-	return [2]int32{int32(t[0]), int32(t[1])}
-}
-func (c cPair) close() { c.p.Close() }

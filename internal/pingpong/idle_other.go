@@ -1,6 +1,6 @@
 //go:build !linux
 
-package latency
+package pingpong
 
 import "time"
 
