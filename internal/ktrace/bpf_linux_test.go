@@ -41,8 +41,14 @@ func TestBPFRecordsSleeps(t *testing.T) {
 	if err := s.Enable(); err != nil {
 		t.Fatal(err)
 	}
+	// A real nanosleep of this thread, not time.Sleep: time.Sleep parks the
+	// goroutine and its locked M sleeps on a note, which a timer that has
+	// already fired (a loaded machine, more than a millisecond between the
+	// park and the M's sleep) wakes before it sleeps: fewer than 5 sleeps.
 	for range 5 {
-		time.Sleep(time.Millisecond) // nanosleep on this locked thread
+		ts := unix.NsecToTimespec(time.Millisecond.Nanoseconds())
+		for unix.Nanosleep(&ts, &ts) == unix.EINTR {
+		}
 	}
 	if err := s.Disable(); err != nil {
 		t.Fatal(err)
