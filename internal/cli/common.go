@@ -430,9 +430,10 @@ type experimentCmd[O any] struct {
 const quickUsage = "a short run: each flag at its --quick value (see its help); a flag given explicitly beats --quick"
 
 // command builds the cobra command: the texts of help/<use>.txt, the
-// flags with their defaults, --quick, the output flags; running it reads
-// the options (an explicit flag beats --quick) and measures.
-func (e experimentCmd[O]) command(flags ...flagDef[O]) *cobra.Command {
+// flags of O's tags (tagged) with their defaults, --quick, the output
+// flags; running it reads the options (an explicit flag beats --quick)
+// and measures.
+func (e experimentCmd[O]) command() *cobra.Command {
 	var (
 		of      = outputFlags{renderers: e.renderers}
 		isQuick bool
@@ -443,7 +444,7 @@ func (e experimentCmd[O]) command(flags ...flagDef[O]) *cobra.Command {
 		q := e.quick()
 		quick = &q
 	}
-	table := flagTable[O](flags)
+	table := tagged[O]()
 	t := commandTexts(e.use)
 	cmd := &cobra.Command{
 		Use: e.use, Short: t.short, Long: t.long, Example: t.example,

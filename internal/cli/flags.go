@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,19 +16,42 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 )
 
-// This file is every measuring command's flag plumbing, once. A command
-// declares a table of flagDef, one per flag: its name, the Options field
-// it sets, its usage, and how its text is read into the field. From the
-// table come, with nothing restated:
+// This file is every measuring command's flag plumbing, once. An
+// experiment declares each option once, on its field of the Options type:
 //
-//   - the flags, with their defaults read from the experiment's
-//     DefaultOptions (and " (--quick: V)" from its QuickOptions where the
-//     two differ);
+//	Rounds int `flag:"rounds" help:"rounds per configuration" opt:"rounds"`
+//
+// flag is the flag's name (without "--"), help its usage and opt the key
+// the result echoes it under (driver.Echo; often not the flag's name:
+// latency's --impl is echoed as impls). tagged reads the tags into a
+// table of flagDef, one per flag, and from the table come, with nothing
+// restated:
+//
+//   - the flags, typed by their fields (an int, a bool, a string, a
+//     time.Duration; a slice of one of them is a comma list), with their
+//     defaults read from the experiment's DefaultOptions (and
+//     " (--quick: V)" from its QuickOptions where the two differ);
 //   - the options of a run: DefaultOptions, or QuickOptions under --quick,
 //     then every flag the user gave, whatever --quick says (one rule: an
 //     explicit flag beats --quick);
 //   - the field -> flag map that turns a driver.OptionError ("Impls: ...")
-//     into a message naming the flag ("--impl: ...").
+//     into a message naming the flag ("--impl: ..."): the field's Go name
+//     from reflection.
+//
+// What one tag cannot say:
+//
+//   - {Name} in help is FlagVars()[Name] of the Options type, as fmt.Sprint
+//     writes it, a []string joined with ", ": what only the program knows
+//     (the implementations' names, a limit such as herd.MaxWaiters);
+//   - placeholder:"NAME": the first NAME of help is the value's name in
+//     the usage line (pflag's back-quoted word: "--impl NAME");
+//   - flag:"name,empty-ok": a list of names that may be empty (none:
+//     lock's --lot-parker);
+//   - a field tagged with the name of a flag declared above it, and no
+//     help of its own, is set by that flag too, to the same value
+//     (latency's --warmup sets Warmup and GapWarmup);
+//   - a list whose type has the methods of itemText reads and shows its
+//     items so (timeout.Slacks' "default", spin.Budgets' "unbounded").
 
 // flagDef binds one flag to the Options field(s) of O it sets.
 type flagDef[O any] struct {
@@ -44,26 +69,169 @@ type flagDef[O any] struct {
 	set func(*O, string) error
 }
 
-// also makes f set one more field: copy copies the value f set into it
-// (latency's --warmup sets Warmup and GapWarmup).
-func (f flagDef[O]) also(field string, copy func(*O)) flagDef[O] {
-	f.fields = append(slices.Clone(f.fields), field)
+// flagVars is the method of an Options type whose flags' help names what
+// is known at run time only ({Name} in a help tag).
+type flagVars interface{ FlagVars() map[string]any }
+
+// itemText is the methods of a list field's type that read and show its
+// items, where the element type's own text is not enough.
+type itemText[T any] interface {
+	ParseItem(string) (T, error)
+	FormatItem(T) string
+}
+
+// helpVar is {Name} in a help tag.
+var helpVar = regexp.MustCompile(`\{[A-Za-z]+\}`)
+
+// tagged is the flag table of the Options type O, from the tags of its
+// fields (see the top of this file). A tag it cannot read panics: a
+// programming error, which building the command (every help test) finds.
+func tagged[O any]() flagTable[O] {
+	t := reflect.TypeFor[O]()
+	var vars map[string]any
+	if v, ok := any(*new(O)).(flagVars); ok {
+		vars = v.FlagVars()
+	}
+	var table flagTable[O]
+	first := map[string]reflect.StructField{} // each flag's field with its help
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag, ok := sf.Tag.Lookup("flag")
+		if !ok {
+			continue
+		}
+		where := t.Name() + "." + sf.Name
+		name, opt, _ := strings.Cut(tag, ",")
+		help, hasHelp := sf.Tag.Lookup("help")
+		if from, ok := first[name]; ok {
+			if hasHelp || opt != "" || sf.Type != from.Type {
+				panic(fmt.Sprintf("cli: %s: --%s is %s's already: a second field it sets has its type and no help or options of its own", where, name, from.Name))
+			}
+			j := slices.IndexFunc(table, func(f flagDef[O]) bool { return f.name == name })
+			table[j] = alsoSets(table[j], from, sf)
+			continue
+		}
+		if !hasHelp || name == "" {
+			panic(fmt.Sprintf("cli: %s: a flag tag wants a name and a help tag", where))
+		}
+		if opt != "" && (opt != "empty-ok" || sf.Type != reflect.TypeFor[[]string]()) {
+			panic(fmt.Sprintf("cli: %s: unknown flag option %q (empty-ok: a []string that may be empty)", where, opt))
+		}
+		first[name] = sf
+		f := fieldFlag[O](sf, name, flagUsage(where, help, sf.Tag.Get("placeholder"), vars), opt == "empty-ok")
+		f.fields = []string{sf.Name}
+		table = append(table, f)
+	}
+	return table
+}
+
+// flagUsage is a help tag as the flag's usage: placeholder back-quoted
+// (pflag's name of the value), then every {Name} replaced by its value.
+func flagUsage(where, help, placeholder string, vars map[string]any) string {
+	if placeholder != "" {
+		i := strings.Index(help, placeholder)
+		if i < 0 {
+			panic(fmt.Sprintf("cli: %s: placeholder %q is not in its help", where, placeholder))
+		}
+		help = help[:i] + "`" + placeholder + "`" + help[i+len(placeholder):]
+	}
+	return helpVar.ReplaceAllStringFunc(help, func(m string) string {
+		v, ok := vars[m[1:len(m)-1]]
+		if !ok {
+			panic(fmt.Sprintf("cli: %s: help names %s, which the type's FlagVars does not give", where, m))
+		}
+		if names, ok := v.([]string); ok {
+			return strings.Join(names, ", ")
+		}
+		return fmt.Sprint(v)
+	})
+}
+
+// alsoSets makes f, which sets the field from, set to as well, to the
+// same value (latency's --warmup: Warmup and GapWarmup).
+func alsoSets[O any](f flagDef[O], from, to reflect.StructField) flagDef[O] {
+	f.fields = append(slices.Clone(f.fields), to.Name)
 	set := f.set
 	f.set = func(o *O, s string) error {
 		if err := set(o, s); err != nil {
 			return err
 		}
-		copy(o)
+		v := reflect.ValueOf(o).Elem()
+		v.FieldByIndex(to.Index).Set(v.FieldByIndex(from.Index))
 		return nil
 	}
 	return f
 }
 
+// fieldFlag is the flag of the field sf, by its type: one value (an int,
+// a time.Duration, a bool, a string) or a comma list of one of them.
+// Their parse errors read as pflag's own ("invalid argument "x" for
+// "--rounds" flag: want a whole number"); a list's say which item.
+func fieldFlag[O any](sf reflect.StructField, name, usage string, emptyOK bool) flagDef[O] {
+	ft := sf.Type
+	var f flagDef[O]
+	switch {
+	case ft == durationType:
+		f = fieldScalar[O](sf, name, usage, "duration", formatDuration, time.ParseDuration)
+	case ft.Kind() == reflect.Int:
+		f = fieldScalar[O](sf, name, usage, "int", strconv.Itoa, parseInt)
+	case ft.Kind() == reflect.Bool:
+		f = fieldScalar[O](sf, name, usage, "bool", strconv.FormatBool, strconv.ParseBool)
+	case ft.Kind() == reflect.String:
+		f = fieldScalar[O](sf, name, usage, "string", func(s string) string { return s }, func(s string) (string, error) { return s, nil })
+		f.check = nil
+	case ft.Kind() != reflect.Slice:
+	case ft.Elem() == durationType:
+		f = fieldList[O](sf, name, usage, formatDuration, parseDurationItem, "")
+	case ft.Elem().Kind() == reflect.Int:
+		f = fieldList[O](sf, name, usage, strconv.Itoa, parseInt, "")
+	case ft.Elem().Kind() == reflect.Bool:
+		f = fieldList[O](sf, name, usage, strconv.FormatBool, parseBoolItem, "")
+	case ft.Elem().Kind() == reflect.String && emptyOK:
+		f = optionalNamesFlag(name, usage, fieldAt[O, []string](sf))
+	case ft.Elem().Kind() == reflect.String:
+		f = fieldList[O](sf, name, usage, func(s string) string { return s }, func(s string) (string, error) { return s, nil }, ", or all")
+	}
+	if f.set == nil {
+		panic(fmt.Sprintf("cli: --%s: a field of type %s cannot be a flag", name, ft))
+	}
+	return f
+}
+
+// fieldAt returns the field sf of an O, as a *T (a field of a named type
+// is its underlying type: spin.Budgets is a []time.Duration).
+func fieldAt[O, T any](sf reflect.StructField) func(*O) *T {
+	pt := reflect.TypeFor[*T]()
+	if !reflect.PointerTo(sf.Type).ConvertibleTo(pt) {
+		panic(fmt.Sprintf("cli: field %s (%s) is not a %s", sf.Name, sf.Type, pt.Elem()))
+	}
+	return func(o *O) *T {
+		return reflect.ValueOf(o).Elem().FieldByIndex(sf.Index).Addr().Convert(pt).Interface().(*T)
+	}
+}
+
+// fieldScalar is scalar for the field sf of the options.
+func fieldScalar[O, T any](sf reflect.StructField, name, usage, typ string, format func(T) string, parse func(string) (T, error)) flagDef[O] {
+	p := fieldAt[O, T](sf)
+	return scalar(name, usage, typ, func(o *O) T { return *p(o) }, func(o *O, v T) { *p(o) = v }, format, parse)
+}
+
+// fieldList is list for the field sf of the options: its items read and
+// shown by format and parse, or by the field type's itemText methods.
+func fieldList[O any, T comparable](sf reflect.StructField, name, usage string, format func(T) string, parse func(string) (T, error), want string) flagDef[O] {
+	if it, ok := reflect.Zero(sf.Type).Interface().(itemText[T]); ok {
+		format, parse = it.FormatItem, it.ParseItem
+	}
+	return list(name, usage, fieldAt[O, []T](sf), format, parse, want)
+}
+
+var durationType = reflect.TypeFor[time.Duration]()
+
 // scalar builds a flag for one value of type T, which get reads from the
 // options and put stores into them.
-func scalar[O, T any](name, field, usage, typ string, get func(*O) T, put func(*O, T), format func(T) string, parse func(string) (T, error)) flagDef[O] {
+func scalar[O, T any](name, usage, typ string, get func(*O) T, put func(*O, T), format func(T) string, parse func(string) (T, error)) flagDef[O] {
 	return flagDef[O]{
-		name: name, fields: []string{field}, usage: usage, typ: typ,
+		name: name, usage: usage, typ: typ,
 		check: func(s string) error { _, err := parse(s); return err },
 		get:   func(o *O) string { return format(get(o)) },
 		set: func(o *O, s string) error {
@@ -77,9 +245,26 @@ func scalar[O, T any](name, field, usage, typ string, get func(*O) T, put func(*
 	}
 }
 
-// field is scalar for a field of the options.
-func field[O, T any](name, fieldName, usage, typ string, p func(*O) *T, format func(T) string, parse func(string) (T, error)) flagDef[O] {
-	return scalar(name, fieldName, usage, typ, func(o *O) T { return *p(o) }, func(o *O, v T) { *p(o) = v }, format, parse)
+// fieldsSet names the fields of O, at any depth of its structs, that put
+// sets: those a zero O has no more after put(1) (run's --rounds sets
+// latency's Rounds, herd's Repeats, ...), each name once.
+func fieldsSet[O any](put func(*O, int)) []string {
+	var o O
+	put(&o, 1)
+	var names []string
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		for i := range v.NumField() {
+			switch f := v.Field(i); {
+			case f.Kind() == reflect.Struct:
+				walk(f)
+			case !f.IsZero() && !slices.Contains(names, v.Type().Field(i).Name):
+				names = append(names, v.Type().Field(i).Name)
+			}
+		}
+	}
+	walk(reflect.ValueOf(o))
+	return names
 }
 
 // parseInt reads every integer flag's text, one value or a list's item
@@ -128,27 +313,6 @@ func intVar(fs *pflag.FlagSet, p *int, name string, def int, usage string) {
 	fs.Var(intValue{p}, name, usage)
 }
 
-// intFlag, durationFlag, boolFlag and stringFlag are one value each; their
-// parse errors read as pflag's own ("invalid argument "x" for "--rounds"
-// flag: want a whole number").
-func intFlag[O any](name, fieldName, usage string, p func(*O) *int) flagDef[O] {
-	return field(name, fieldName, usage, "int", p, strconv.Itoa, parseInt)
-}
-
-func durationFlag[O any](name, fieldName, usage string, p func(*O) *time.Duration) flagDef[O] {
-	return field(name, fieldName, usage, "duration", p, formatDuration, time.ParseDuration)
-}
-
-func boolFlag[O any](name, fieldName, usage string, p func(*O) *bool) flagDef[O] {
-	return field(name, fieldName, usage, "bool", p, strconv.FormatBool, strconv.ParseBool)
-}
-
-func stringFlag[O any](name, fieldName, usage string, p func(*O) *string) flagDef[O] {
-	f := field(name, fieldName, usage, "string", p, func(s string) string { return s }, func(s string) (string, error) { return s, nil })
-	f.check = nil
-	return f
-}
-
 // formatDuration is a duration as a flag's text: 0 for none, so that help
 // does not show a zero default.
 func formatDuration(d time.Duration) string {
@@ -161,9 +325,9 @@ func formatDuration(d time.Duration) string {
 // list builds a flag for a comma list of T. An empty list is refused
 // ("--impl is empty"); an item that does not read says which and what is
 // wanted; two items that read as one value are refused (onceEach).
-func list[O any, T comparable](name, field, usage string, p func(*O) *[]T, format func(T) string, parse func(string) (T, error), want string) flagDef[O] {
+func list[O any, T comparable](name, usage string, p func(*O) *[]T, format func(T) string, parse func(string) (T, error), want string) flagDef[O] {
 	return flagDef[O]{
-		name: name, fields: []string{field}, usage: usage, typ: "string",
+		name: name, usage: usage, typ: "string",
 		get: func(o *O) string {
 			var s []string
 			for _, v := range *p(o) {
@@ -193,16 +357,10 @@ func list[O any, T comparable](name, field, usage string, p func(*O) *[]T, forma
 	}
 }
 
-// namesFlag is a comma list of names (implementations, placements, modes),
-// checked by the experiment: "all" is one of its names.
-func namesFlag[O any](name, field, usage string, p func(*O) *[]string) flagDef[O] {
-	return list(name, field, usage, p, func(s string) string { return s }, func(s string) (string, error) { return s, nil }, ", or all")
-}
-
 // optionalNamesFlag is a comma list of names that may be empty (none: lock's
 // --lot-parker).
-func optionalNamesFlag[O any](name, field, usage string, p func(*O) *[]string) flagDef[O] {
-	f := namesFlag(name, field, usage, p)
+func optionalNamesFlag[O any](name, usage string, p func(*O) *[]string) flagDef[O] {
+	f := list(name, usage, p, func(s string) string { return s }, func(s string) (string, error) { return s, nil }, ", or all")
 	f.set = func(o *O, s string) error {
 		items := splitList(s)
 		if err := onceEach(name, items, items); err != nil {
@@ -214,28 +372,22 @@ func optionalNamesFlag[O any](name, field, usage string, p func(*O) *[]string) f
 	return f
 }
 
-func intsFlag[O any](name, field, usage string, p func(*O) *[]int) flagDef[O] {
-	return list(name, field, usage, p, strconv.Itoa, parseInt, "")
+// parseDurationItem reads a duration list's item.
+func parseDurationItem(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("want a duration such as 0, 100ns, 50us or 1ms")
+	}
+	return d, nil
 }
 
-func durationsFlag[O any](name, field, usage string, p func(*O) *[]time.Duration) flagDef[O] {
-	return list(name, field, usage, p, formatDuration, func(s string) (time.Duration, error) {
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			return 0, fmt.Errorf("want a duration such as 0, 100ns, 50us or 1ms")
-		}
-		return d, nil
-	}, "")
-}
-
-func boolsFlag[O any](name, field, usage string, p func(*O) *[]bool) flagDef[O] {
-	return list(name, field, usage, p, strconv.FormatBool, func(s string) (bool, error) {
-		b, err := strconv.ParseBool(s)
-		if err != nil {
-			return false, fmt.Errorf("want true or false")
-		}
-		return b, nil
-	}, "")
+// parseBoolItem reads a bool list's item.
+func parseBoolItem(s string) (bool, error) {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return false, fmt.Errorf("want true or false")
+	}
+	return b, nil
 }
 
 // flagTable is one command's flags.

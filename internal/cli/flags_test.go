@@ -2,8 +2,10 @@ package cli
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parkbench/parkbench/internal/experiments"
 	"github.com/parkbench/parkbench/internal/experiments/herd"
@@ -18,7 +20,7 @@ func TestExplicitFlagBeatsQuick(t *testing.T) {
 	if err := cmd.ParseFlags([]string{"--warmup=7", "--quick", "--placement=unpinned"}); err != nil {
 		t.Fatal(err)
 	}
-	tbl := latencyTableForTest()
+	tbl := tagged[latency.LatencyOptions]()
 	def, q := latency.DefaultLatencyOptions(), latency.QuickLatencyOptions()
 	o, err := tbl.options(cmd.Flags(), def, &q, true)
 	if err != nil {
@@ -36,16 +38,6 @@ func TestExplicitFlagBeatsQuick(t *testing.T) {
 	o, err = tbl.options(cmd.Flags(), def, &q, false)
 	if err != nil || o.Iterations != def.Iterations {
 		t.Errorf("without --quick: iterations %d, want the default %d (%v)", o.Iterations, def.Iterations, err)
-	}
-}
-
-// latencyTableForTest is latency's table, as its command registers it.
-func latencyTableForTest() flagTable[latency.LatencyOptions] {
-	type O = latency.LatencyOptions
-	return flagTable[O]{
-		intFlag("warmup", "Warmup", "", func(o *O) *int { return &o.Warmup }).also("GapWarmup", func(o *O) { o.GapWarmup = o.Warmup }),
-		intFlag("iterations", "Iterations", "", func(o *O) *int { return &o.Iterations }),
-		namesFlag("placement", "Placements", "", func(o *O) *[]string { return &o.Placements }),
 	}
 }
 
@@ -81,17 +73,18 @@ func TestHelpDefaultsFromOptions(t *testing.T) {
 	}
 }
 
-// TestFieldsFromTables: every option error an experiment can return for a
-// field a flag sets names that flag, per command, from its table.
-func TestFieldsFromTables(t *testing.T) {
-	type O = herd.Options
-	tbl := flagTable[O]{
-		intsFlag("waiters", "Waiters", "", func(o *O) *[]int { return &o.Waiters }),
-		intFlag("repeats", "Repeats", "", func(o *O) *int { return &o.Repeats }),
+// TestFieldsFromTags: every option error an experiment can return for a
+// field a flag sets names that flag, per command, from the tags of its
+// Options: the field's own flag, and the one that sets a second field too
+// (latency's --warmup: GapWarmup); run's from the fields its setters set.
+func TestFieldsFromTags(t *testing.T) {
+	f := tagged[herd.Options]().fields()
+	if f["Waiters"] != "waiters" || f["Repeats"] != "repeats" || f["Impls"] != "impl" {
+		t.Errorf("herd: fields %v", f)
 	}
-	f := tbl.fields()
-	if f["Waiters"] != "waiters" || f["Repeats"] != "repeats" || len(f) != 2 {
-		t.Errorf("fields %v", f)
+	f = tagged[latency.LatencyOptions]().fields()
+	if f["Warmup"] != "warmup" || f["GapWarmup"] != "warmup" || f["GapIterations"] != "iterations" || f["Gaps"] != "gap" {
+		t.Errorf("latency: fields %v", f)
 	}
 	rf := runFlags().fields()
 	for field, flag := range map[string]string{"Rounds": "rounds", "Repeats": "rounds", "Iterations": "iterations", "GapIterations": "iterations", "Samples": "iterations"} {
@@ -121,5 +114,110 @@ func TestRunRoundsIterations(t *testing.T) {
 		if code := executeTo([]string{"run", "--quick", c.arg}, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), c.want) || out.Len() != 0 {
 			t.Errorf("run --quick %s: exit %d, stderr %q; want 2 naming %s", c.arg, code, errb.String(), c.want)
 		}
+	}
+}
+
+// tagTest exercises every part of a flag tag (flags.go).
+type tagTest struct {
+	Names  []string      `flag:"name" placeholder:"NAME" help:"names: NAME, or all ({Names})"`
+	Count  int           `flag:"count" help:"a count, 1..{Max}"`
+	Copy   int           `flag:"count"`
+	None   []string      `flag:"none,empty-ok" help:"may be empty"`
+	Items  tagItems      `flag:"items" help:"items"`
+	Wait   time.Duration `flag:"wait" help:"a wait"`
+	Hidden int
+}
+
+func (tagTest) FlagVars() map[string]any {
+	return map[string]any{"Names": []string{"a", "b"}, "Max": 9}
+}
+
+// tagItems reads "big" as 1000.
+type tagItems []int
+
+func (tagItems) ParseItem(s string) (int, error) {
+	if s == "big" {
+		return 1000, nil
+	}
+	return parseInt(s)
+}
+func (tagItems) FormatItem(n int) string {
+	if n == 1000 {
+		return "big"
+	}
+	return strconv.Itoa(n)
+}
+
+// TestTagged: a table from tags has a flag per tagged field with its
+// usage built (placeholder back-quoted, {Name} replaced), a second field
+// of a flag set with the first, an empty-ok list that takes "", a list
+// read by its type's own methods; an unreadable tag panics.
+func TestTagged(t *testing.T) {
+	tbl := tagged[tagTest]()
+	var names []string
+	for _, f := range tbl {
+		names = append(names, f.name)
+	}
+	if got := strings.Join(names, " "); got != "name count none items wait" {
+		t.Fatalf("flags %q", got)
+	}
+	if tbl[0].usage != "names: `NAME`, or all (a, b)" || tbl[1].usage != "a count, 1..9" {
+		t.Errorf("usages %q, %q", tbl[0].usage, tbl[1].usage)
+	}
+	o := tagTest{Items: tagItems{1000}}
+	if got := tbl[3].get(&o); got != "big" {
+		t.Errorf("items shown as %q", got)
+	}
+	for i, s := range []string{"x,y", "3", "", "2,big", "1ms"} {
+		if err := tbl[i].set(&o, s); err != nil {
+			t.Errorf("--%s=%s: %v", tbl[i].name, s, err)
+		}
+	}
+	if o.Count != 3 || o.Copy != 3 || len(o.None) != 0 || len(o.Items) != 2 || o.Items[1] != 1000 || o.Wait != time.Millisecond {
+		t.Errorf("options %+v", o)
+	}
+	if f := tbl.fields(); f["Copy"] != "count" || len(f) != 6 {
+		t.Errorf("fields %v", f)
+	}
+	for _, bad := range []func(){
+		func() {
+			tagged[struct {
+				X int `flag:"x"`
+			}]()
+		}, // no help
+		func() {
+			tagged[struct {
+				X int `flag:"x" help:"{Nope}"`
+			}]()
+		}, // no FlagVars
+		func() {
+			tagged[struct {
+				X int `flag:"x" placeholder:"N" help:"none"`
+			}]()
+		}, // placeholder not in help
+		func() {
+			tagged[struct {
+				X int `flag:"x,empty-ok" help:"an int"`
+			}]()
+		}, // empty-ok on an int
+		func() {
+			tagged[struct {
+				X float64 `flag:"x" help:"a float"`
+			}]()
+		}, // no such flag type
+		func() {
+			tagged[struct {
+				X, Y int `flag:"x" help:"twice"`
+			}]()
+		}, // a second help
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("a bad tag did not panic")
+				}
+			}()
+			bad()
+		}()
 	}
 }

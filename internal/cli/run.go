@@ -18,15 +18,23 @@ func init() { register(newRunCmd) }
 
 // runFlags is `parkbench run`'s table: the knobs that mean the same in
 // every experiment of the suite (experiments.SuiteOptions says where each
-// applies).
+// applies). Each flag maps back the option errors of every field its
+// setter sets (fieldsSet: --rounds is latency's Rounds and herd's Repeats).
 func runFlags() flagTable[experiments.SuiteOptions] {
 	type O = experiments.SuiteOptions
 	return flagTable[O]{
-		scalar("rounds", "Rounds", "rounds per configuration in every experiment ("+suiteRounds()+"): more rounds buy precision with time; unset, each keeps its own (latency's shown)", "int",
-			(*O).Rounds, (*O).SetRounds, strconv.Itoa, parseInt).also("Repeats", func(*O) {}),
-		scalar("iterations", "Iterations", "measured samples per round where a round has a count: latency round trips, selfwake samples (herd's and lock's rounds have none); unset, each keeps its own (latency's shown)", "int",
-			(*O).Iterations, (*O).SetIterations, strconv.Itoa, parseInt).also("GapIterations", func(*O) {}).also("Samples", func(*O) {}),
+		suiteFlag("rounds", "rounds per configuration in every experiment ("+suiteRounds()+"): more rounds buy precision with time; unset, each keeps its own (latency's shown)",
+			(*O).Rounds, (*O).SetRounds),
+		suiteFlag("iterations", "measured samples per round where a round has a count: latency round trips, selfwake samples (herd's and lock's rounds have none); unset, each keeps its own (latency's shown)",
+			(*O).Iterations, (*O).SetIterations),
 	}
+}
+
+// suiteFlag is an int flag of run, read by get and set by put.
+func suiteFlag(name, usage string, get func(*experiments.SuiteOptions) int, put func(*experiments.SuiteOptions, int)) flagDef[experiments.SuiteOptions] {
+	f := scalar(name, usage, "int", get, put, strconv.Itoa, parseInt)
+	f.fields = fieldsSet(put)
+	return f
 }
 
 func newRunCmd() *cobra.Command {

@@ -16,8 +16,11 @@
 //	            experiment the package holds (latency and lock hold two)
 //	metricspec.go  its metric description (results.MetricSpec): how report,
 //	            compare, plot, benchstat and the gate read its figures
-//	options.go  type Options struct{ ... }       // every knob, with doc comments
-//	            // and an opt:"key" tag on each the result echoes (Echo)
+//	options.go  type Options struct{ ... }       // every knob, with doc comments;
+//	            // a flag:"name" help:"usage" tag on each the command takes
+//	            // (internal/cli/flags.go) and an opt:"key" tag on each the
+//	            // result echoes (Echo)
+//	            func (Options) FlagVars() map[string]any // {Name} in help
 //	            func DefaultOptions() Options     // the study's method
 //	            func QuickOptions() Options       // a short run (--quick)
 //	            func (o Options) Validate() error // Check(plan(o))
@@ -37,20 +40,18 @@
 // Bad input is an *OptionError built with Bad(field, ...) or the Check*
 // helpers: Field is the Go name of the Options field at fault ("Impls",
 // "LotParker"), never a flag. The command maps fields back to its flags
-// from its flag table (internal/cli/flags.go).
+// from the flag tags (internal/cli/flags.go).
 //
 // Then: an entry in internal/experiments/registry.go (so that `parkbench
 // list` shows it and its implementations, and the help of plot and compare
 // its figures; Flag when its names are not given by --impl), its command
-// in internal/cli/experiments.go (a constructor: its
-// DefaultOptions/QuickOptions/Plan and its flag table, one line per flag:
-// name, Options field, usage, the field) with its texts beside it in
-// internal/cli/help/<name>.txt (prose: the summary, the long help, the
-// examples); and, if it joins `parkbench run`,
-// a part in internal/experiments/suite.go (SuiteParts, SuiteOptions,
+// in internal/cli/experiments.go (a constructor naming its
+// DefaultOptions/QuickOptions/Plan; its flags come from the tags) with its
+// texts beside it in internal/cli/help/<name>.txt (prose: the summary, the
+// long help, the examples); and, if it joins `parkbench run`, a part in internal/experiments/suite.go (SuiteParts, SuiteOptions,
 // SetRounds), from which run's help is generated. Nothing else changes:
 // the flags' defaults, --quick and the error-to-flag map come from the
-// table; a format of its own (wake's perf) is a renderer in its package
+// tags; a format of its own (wake's perf) is a renderer in its package
 // that its command offers.
 package driver
 

@@ -13,41 +13,50 @@ import (
 type Options struct {
 	// Impls are implementation names (see ImplNames), or "all"; empty
 	// means all: every implementation available here.
-	Impls []string
+	Impls []string `flag:"impl" help:"implementations: a name, a comma list, or all available (names: {ImplNames})"`
+	// Waiters is the sweep of N.
+	Waiters []int `flag:"waiters" opt:"waiters" help:"N, or a comma list of N, each 1..{MaxWaiters}"`
 	// Participants: threads (waiters and notifier locked to their
 	// threads; sync's are goroutines, as always), goroutines (every Go
 	// implementation between plain goroutines, unpinned, at GOMAXPROCS =
 	// NumCPU as sync), or both (goroutines.go).
-	Participants []string
-	// Waiters is the sweep of N.
-	Waiters []int `opt:"waiters"`
+	Participants []string `flag:"participants" help:"who waits and notifies: threads (locked threads; sync: goroutines), goroutines (every Go implementation on plain goroutines), a comma list, or all"`
 	// Hold is how long each waiter holds the mutex (busy-waiting on the
 	// monotonic clock) once it has it.
-	Hold time.Duration `opt:"hold"`
+	Hold time.Duration `flag:"hold" opt:"hold" help:"how long each waiter holds the mutex, busy-waiting on the monotonic clock"`
 	// Notify lists the notify modes: "notify-all" (one notify_all) and/or
 	// "one-loop" (N x notify_one). "all", notify-all's name before it was
 	// renamed (every other list reads "all" as every value), is accepted
 	// with a warning for one release (ModeAllDeprecated).
-	Notify []string `opt:"notify"`
+	Notify []string `flag:"notify" opt:"notify" help:"notify mode: notify-all (one notify_all), one-loop (N x notify_one), or both as a comma list (all: notify-all's deprecated name)"`
 	// LockHeld lists whether the notifier holds the mutex while notifying
 	// (true: parking_lot's RequeueAll branch; false: UnparkOneRequeueRest).
-	LockHeld []bool `opt:"lock-held"`
+	LockHeld []bool `flag:"lock-held" opt:"lock-held" help:"notify with the mutex held (true), released (false), or both (true,false)"`
 	// Repeats is the number of repeats per configuration, each with fresh
 	// threads.
-	Repeats int `opt:"repeats"`
+	Repeats int `flag:"repeats" opt:"repeats" help:"repeats per configuration, fresh threads each"`
 	// Placements: unpinned, same-core, cross-core, or "all" (empty: all),
 	// every placement this machine can pin.
-	Placements []string `opt:"placement"`
+	Placements []string `flag:"placement" opt:"placement" help:"unpinned, same-core, cross-core, a comma list, or all"`
 	// Mode is ModeHerd (every waiter has work: E6) or ModeIdle (an idle
 	// pool: one item of work per notify; idle.go).
-	Mode string `opt:"mode,omitempty"`
+	Mode string `flag:"mode" opt:"mode,omitempty" help:"herd (every waiter has work: E6) or idle (an idle pool: one item per notify; notify_one, notify_all and requeue side by side)"`
 	// Requests are the items each repeat of the idle pool serves.
-	Requests int `opt:"requests,omitempty"`
+	Requests int `flag:"requests" opt:"requests,omitempty" help:"idle: requests each repeat's pool serves, 1..{MaxRequests}"`
 	// Anatomy traces every repeat of a thread implementation
 	// (sched_switch, the waiters' TIDs) and counts per notify the waiters
 	// that slept again before they held the mutex (anatomy.go,
 	// docs/anatomy.md). Linux only, as root.
-	Anatomy bool `opt:"anatomy,omitempty"`
+	Anatomy bool `flag:"anatomy" opt:"anatomy,omitempty" help:"trace every repeat (sched_switch of the waiters) and count per notify the waiters that slept again before holding the mutex (Linux, root; docs/anatomy.md)"`
+}
+
+// FlagVars are the {Name}s of its help tags (internal/cli/flags.go).
+func (Options) FlagVars() map[string]any {
+	return map[string]any{
+		"ImplNames":   ImplNames(),
+		"MaxWaiters":  MaxWaiters,
+		"MaxRequests": MaxRequests,
+	}
 }
 
 // Herd notify modes and placements.

@@ -23,21 +23,28 @@ const (
 	PrioHigh   = 30
 )
 
-// Options are parkbench inversion's options. The field comments give the
-// flag.
+// Options are parkbench inversion's options; each field's tags give its
+// flag, help and echo key (internal/cli/flags.go).
 type Options struct {
-	// Impls (--impl): locks; empty means every one available.
-	Impls []string `opt:"impl"`
-	// Hold (--hold): low's critical section, busy work calibrated to this
-	// long on the measured CPU.
-	Hold time.Duration `opt:"hold"`
-	// Medium (--medium): medium's spin, bounded by MaxMedium.
-	Medium time.Duration `opt:"medium"`
-	// Repeats (--repeats): rounds per lock; the figure is over all.
-	Repeats int `opt:"repeats"`
-	// Force (--force): run even with fewer than two usable CPUs (no CPU
-	// for the watchdog) or with RT throttling off.
-	Force bool `opt:"force"`
+	// Impls: locks; empty means every one available.
+	Impls []string `flag:"impl" opt:"impl" help:"locks: a name, a comma list, or all ({ImplNames})"`
+	// Hold: low's critical section, busy work calibrated to this long on the
+	// measured CPU.
+	Hold time.Duration `flag:"hold" opt:"hold" help:"low's critical section: busy work calibrated to this long (1us..10ms)"`
+	// Medium: medium's spin, bounded by MaxMedium.
+	Medium time.Duration `flag:"medium" opt:"medium" help:"medium's spin, bounded (100us..100ms)"`
+	// Repeats: rounds per lock; the figure is over all.
+	Repeats int `flag:"repeats" opt:"repeats" help:"rounds per lock (1..10000)"`
+	// Force: run even with fewer than two usable CPUs (no CPU for the
+	// watchdog) or with RT throttling off.
+	Force bool `flag:"force" opt:"force" help:"run even without a CPU for the watchdog or with RT throttling off"`
+}
+
+// FlagVars are the {Name}s of its help tags (internal/cli/flags.go).
+func (Options) FlagVars() map[string]any {
+	return map[string]any{
+		"ImplNames": ImplNames(),
+	}
 }
 
 // DefaultOptions: every lock, 100 µs critical section, 10 ms medium spin,

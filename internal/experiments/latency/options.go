@@ -21,50 +21,57 @@ const (
 // LatencyOptions configures E12, the ping-pong wake latency.
 type LatencyOptions struct {
 	// Impls are implementation names (see ImplNames), or "all".
-	Impls []string `opt:"impls,empty=all"`
+	Impls []string `flag:"impl" opt:"impls,empty=all" placeholder:"NAME" help:"implementations: NAME, a comma list, or all ({ImplNames})"`
 	// Placements are unpinned, cross-core, same-core, or "all".
-	Placements []string `opt:"placements,empty=all"`
+	Placements []string `flag:"placement" opt:"placements,empty=all" help:"placements: unpinned, cross-core, same-core, a comma list, or all"`
 	// Warmup round trips run before a configuration's rounds, not
 	// recorded; Iterations round trips are measured per round. Both apply
 	// to gap 0.
-	Warmup     int `opt:"warmup"`
-	Iterations int `opt:"iterations"`
+	Warmup     int `flag:"warmup" opt:"warmup" help:"warm-up round trips per configuration, not recorded"`
+	Iterations int `flag:"iterations" opt:"iterations" help:"measured round trips per round"`
 	// Rounds per configuration (the summary is the median of rounds).
-	Rounds int `opt:"rounds"`
+	Rounds int `flag:"rounds" opt:"rounds" help:"rounds per configuration"`
 	// Gaps: one configuration per value; before every wake the waker
 	// sleeps this long (nanosleep on its thread), so the woken side's CPU
 	// can go idle first: wake from idle, as cyclictest's timer wakeups.
 	// Empty means {0}.
-	Gaps []time.Duration `opt:"gaps,empty=0s"`
+	Gaps []time.Duration `flag:"gap" opt:"gaps,empty=0s" placeholder:"D[,D...]" help:"idle gap before each wake, D[,D...] (e.g. 0,50us,200us,1ms); one configuration per value"`
 	// GapWarmup and GapIterations replace Warmup and Iterations for
 	// gap > 0: each trip then takes at least 2 gaps, so fewer keep a run
 	// short (defaults 100 and 2000).
-	GapWarmup     int `opt:"gap_warmup"`
-	GapIterations int `opt:"gap_iterations"`
+	GapWarmup     int `flag:"warmup" opt:"gap_warmup"`
+	GapIterations int `flag:"iterations" opt:"gap_iterations"`
 	// LotParker is the parker backend under impl lot ("": the lot's
 	// current one, normally the platform default).
-	LotParker string `opt:"lot_parker"`
+	LotParker string `flag:"lot-parker" opt:"lot_parker" help:"parker backend under impl lot (default: the platform default)"`
 	// Interleave runs the rounds round-robin across configurations (all
 	// participants started first) instead of one configuration after the
 	// other; see runInterleaved. For ratios between implementations on a
 	// noisy or virtualised host.
-	Interleave bool `opt:"interleave"`
+	Interleave bool `flag:"interleave" opt:"interleave" help:"run the rounds round-robin across configurations (all started first): fair ratios on a noisy or virtualised host"`
 	// GOMAXPROCS: one configuration per value (1..driver.MaxProcs),
 	// set before the configuration's first round and put back after its
 	// last; empty: runenv's choice (participants + 2, at least the CPUs).
-	GOMAXPROCS []int `opt:"gomaxprocs"`
+	GOMAXPROCS []int `flag:"gomaxprocs" opt:"gomaxprocs" placeholder:"N[,N...]" help:"GOMAXPROCS, N[,N...] (1 to 256): one configuration per value, put back after it (default: participants + 2, at least the CPUs)"`
 	// Participants: threads (goroutines locked to their OS threads, the
 	// default), goroutines (plain goroutines, unlocked and unpinned), or
 	// both (goroutines.go).
-	Participants []string `opt:"participants,empty=threads"`
+	Participants []string `flag:"participants" opt:"participants,empty=threads" help:"what runs the two sides: threads (goroutines locked to their threads), goroutines (plain, unpinned), a comma list, or all"`
 	// SchedCounts runs one extra, traced round per configuration and
 	// records the scheduler's P steals, lost Ps, preemptions and
 	// Goscheds per round trip (sched.go).
-	SchedCounts bool `opt:"sched_counts"`
+	SchedCounts bool `flag:"sched-counts" opt:"sched_counts" help:"one extra traced round per configuration: the Go scheduler's P steals, lost Ps, preemptions and Goscheds per round trip"`
 	// Anatomy pairs every round with a round traced through the kernel's
 	// tracepoints and splits each traced wake into its parts
 	// (internal/anatomy, docs/anatomy.md). Linux only, as root.
-	Anatomy bool `opt:"anatomy,omitempty"`
+	Anatomy bool `flag:"anatomy" opt:"anatomy,omitempty" help:"pair every round with one traced through the kernel's tracepoints and split each wake into call, idle_exit, schedule, return, residual (Linux, root; docs/anatomy.md)"`
+}
+
+// FlagVars are the {Name}s of its help tags (internal/cli/flags.go).
+func (LatencyOptions) FlagVars() map[string]any {
+	return map[string]any{
+		"ImplNames": ImplNames(),
+	}
 }
 
 // DefaultLatencyOptions is the study's method: every implementation, every

@@ -37,49 +37,53 @@ const (
 	MaxMultiple       = 64
 )
 
-// Options are parkbench loaded's options; the field comments give the flag
-// and schbench's own.
+// Options are parkbench loaded's options; each field's tags give its flag,
+// help and echo key (internal/cli/flags.go), its comment schbench's own.
 type Options struct {
-	// Impls (--impl): mechanisms; empty means every one available.
-	Impls []string
-	// MessageThreads (--message-threads, schbench -m): message threads,
-	// each with its own workers.
-	MessageThreads int `opt:"message_threads"`
-	// Workers (--workers, schbench -t): workers per message thread at
-	// the 1x point; 0 is NumCPU / MessageThreads (at least 1), so that
-	// the workers are as many as the CPUs (schbench: num_cpus each).
-	Workers int
-	// Work (--work, schbench -F/-n): the calibrated CPU work of one
-	// request, as iterations of a dependent multiply-add loop timed once
-	// per run.
-	Work time.Duration `opt:"work"`
-	// Sleep (--sleep, schbench -s): a nanosleep inside each request
-	// before its work (schbench's usleep(100), "simulated networking");
-	// 0 by default: the request is CPU work only (schbench -C without the
-	// sleep).
-	Sleep time.Duration `opt:"sleep"`
-	// Loads (--loads): the open-loop rate sweep, in percent of the
-	// nominal capacity NumCPU / Work (one CPU-second of work per CPU per
-	// second); the first is the unloaded reference of the collapse figure.
-	Loads []int `opt:"loads"`
-	// Closed (--closed): also run the closed loop, schbench's default
-	// mode: each worker asks its message thread for the next request as
-	// soon as it finished one.
-	Closed bool `opt:"closed"`
-	// Multiples (--oversubscribe): the oversubscription sweep, workers =
-	// multiple x the 1x workers, at OversubLoad (--oversub-load, percent).
-	Multiples   []int `opt:"oversubscribe"`
-	OversubLoad int   `opt:"oversub_load"`
-	// Arrival (--arrival): uniform (wrk2) or burst (schbench -R).
-	Arrival string `opt:"arrival"`
-	// Warmup (--warmup, schbench -w) and Duration (--duration, schbench
-	// -r) of each configuration: requests are sent during both, and only
-	// those of the measured window count.
-	Warmup   time.Duration `opt:"warmup"`
-	Duration time.Duration `opt:"duration"`
-	// Rounds (--rounds): runs per configuration, the summary is their
-	// median.
-	Rounds int `opt:"rounds"`
+	// Impls: mechanisms; empty means every one available.
+	Impls []string `flag:"impl" help:"mechanisms: a name, a comma list, or all available ({ImplNames})"`
+	// MessageThreads (schbench -m): message threads, each with its own
+	// workers.
+	MessageThreads int `flag:"message-threads" opt:"message_threads" help:"message threads, each with its workers (schbench -m)"`
+	// Workers (schbench -t): workers per message thread at the 1x point; 0 is
+	// NumCPU / MessageThreads (at least 1), so that the workers are as many as
+	// the CPUs (schbench: num_cpus each).
+	Workers int `flag:"workers" help:"workers per message thread at 1x (schbench -t); 0 = the CPUs / message threads"`
+	// Work (schbench -F/-n): the calibrated CPU work of one request, as
+	// iterations of a dependent multiply-add loop timed once per run.
+	Work time.Duration `flag:"work" opt:"work" help:"calibrated CPU work per request (schbench -F/-n's matrix math)"`
+	// Sleep (schbench -s): a nanosleep inside each request before its work
+	// (schbench's usleep(100), "simulated networking"); 0 by default: the
+	// request is CPU work only (schbench -C without the sleep).
+	Sleep time.Duration `flag:"sleep" opt:"sleep" help:"a nanosleep inside each request before its work (schbench -s)"`
+	// Loads: the open-loop rate sweep, in percent of the nominal capacity
+	// NumCPU / Work (one CPU-second of work per CPU per second); the first is
+	// the unloaded reference of the collapse figure.
+	Loads []int `flag:"loads" opt:"loads" help:"open-loop rates in percent of the nominal capacity, rising, a comma list, each 1..{MaxLoad}; the first is the unloaded reference"`
+	// Closed: also run the closed loop, schbench's default mode: each worker
+	// asks its message thread for the next request as soon as it finished one.
+	Closed bool `flag:"closed" opt:"closed" help:"also run the closed loop (schbench's default mode)"`
+	// Multiples: the oversubscription sweep, workers = multiple x the 1x
+	// workers, at OversubLoad (percent).
+	Multiples   []int `flag:"oversubscribe" opt:"oversubscribe" help:"oversubscription sweep: multiples of the 1x workers, a comma list"`
+	OversubLoad int   `flag:"oversub-load" opt:"oversub_load" help:"the oversubscription sweep's rate, in percent of the nominal capacity"`
+	// Arrival: uniform (wrk2) or burst (schbench -R).
+	Arrival string `flag:"arrival" opt:"arrival" help:"uniform (wrk2's intended start times) or burst (schbench -R: each second's requests at once)"`
+	// Warmup (schbench -w) and Duration (schbench -r) of each configuration:
+	// requests are sent during both, and only those of the measured window
+	// count.
+	Warmup   time.Duration `flag:"warmup" opt:"warmup" help:"warm-up before the measured window (schbench -w)"`
+	Duration time.Duration `flag:"duration" opt:"duration" help:"measured window per configuration (schbench -r)"`
+	// Rounds: runs per configuration, the summary is their median.
+	Rounds int `flag:"rounds" opt:"rounds" help:"rounds per configuration; the summary is their median"`
+}
+
+// FlagVars are the {Name}s of its help tags (internal/cli/flags.go).
+func (Options) FlagVars() map[string]any {
+	return map[string]any{
+		"ImplNames": ImplNames(),
+		"MaxLoad":   MaxLoad,
+	}
 }
 
 // DefaultWorkers is the 1x workers per message thread.

@@ -20,59 +20,76 @@ const (
 	SampleEvery = 64
 )
 
-// Options are parkbench lock's options. The field comments give the flag.
+// Options are parkbench lock's options; each field's tags give its flag,
+// help and echo key (internal/cli/flags.go).
 type Options struct {
-	// Impls (--impl): names; empty means every implementation available.
-	Impls []string
-	// LotParkers (--lot-parker): run lot over each of these parkers too,
-	// as impl lot@PARKER.
-	LotParkers []string `opt:"lot-parker,omitempty"`
-	// Participants (--participants): threads (goroutines locked to their
-	// threads, the default), goroutines (plain goroutines), or both
-	// (goroutines.go).
-	Participants []string `opt:"participants,empty=threads"`
-	// GOMAXPROCS (--gomaxprocs): one configuration per value; empty:
-	// the run's (runenv: threads + 2, at least the CPUs).
-	GOMAXPROCS []int `opt:"gomaxprocs"`
-	// Threads (--threads): the thread-count sweep.
-	Threads []int `opt:"threads"`
-	// WorkIn (--work-in) and WorkBetween (--work-between): the work inside
-	// the lock and between acquisitions, in calibrated time.
-	WorkIn      []time.Duration `opt:"work-in"`
-	WorkBetween []time.Duration `opt:"work-between"`
-	// Locks (--locks): 1, or K locks each acquisition picks among at random.
-	Locks []int `opt:"locks"`
-	// Duration (--duration) of one timed run; Repeats (--repeats) runs per
-	// configuration, the figures are their median.
-	Duration time.Duration `opt:"duration"`
-	Repeats  int           `opt:"repeats"`
-	// HoldSleep (--hold-sleep) > 0 is WebKit's LockFairnessTest: sleep
-	// that long while holding the lock instead of the work-in.
-	HoldSleep time.Duration `opt:"hold-sleep,omitempty"`
-	// Skew (--lockskew) is golang/go#13086's pattern with two threads:
-	// one holds the lock while sleeping SkewSleep and relocks at once, the
-	// other sleeps SkewSleep and then locks briefly.
-	Skew      bool
+	// Impls: names; empty means every implementation available.
+	Impls []string `flag:"impl" help:"implementations: a name, a comma list, or all available (names: {ImplNames})"`
+	// LotParkers: run lot over each of these parkers too, as impl lot@PARKER.
+	LotParkers []string `flag:"lot-parker,empty-ok" opt:"lot-parker,omitempty" help:"also run lot over each of these parkers (comma list), as impl lot@PARKER"`
+	// Threads: the thread-count sweep.
+	Threads []int `flag:"threads" opt:"threads" help:"thread counts, comma list, each 1..{MaxThreads} (default here 1,2,4,NumCPU,2xNumCPU)"`
+	// WorkIn and WorkBetween: the work inside the lock and between
+	// acquisitions, in calibrated time.
+	WorkIn      []time.Duration `flag:"work-in" opt:"work-in" help:"work inside the lock, comma list of durations 0..{MaxWork}"`
+	WorkBetween []time.Duration `flag:"work-between" opt:"work-between" help:"work between acquisitions, comma list of durations 0..{MaxWork}"`
+	// Locks: 1, or K locks each acquisition picks among at random.
+	Locks []int `flag:"locks" opt:"locks" help:"number of locks, comma list, each 1..{MaxLocks}: with K > 1 each acquisition picks one of K at random (lock-bench)"`
+	// Participants: threads (goroutines locked to their threads, the default),
+	// goroutines (plain goroutines), or both (goroutines.go).
+	Participants []string `flag:"participants" opt:"participants,empty=threads" help:"what runs the loops: threads (goroutines locked to their threads), goroutines (plain), a comma list, or all"`
+	// GOMAXPROCS: one configuration per value; empty: the run's (runenv:
+	// threads + 2, at least the CPUs).
+	GOMAXPROCS []int `flag:"gomaxprocs" opt:"gomaxprocs" placeholder:"N[,N...]" help:"GOMAXPROCS, N[,N...] (1 to 256): one configuration per value (default: threads + 2, at least the CPUs)"`
+	// Duration of one timed run; Repeats runs per configuration, the figures
+	// are their median.
+	Duration time.Duration `flag:"duration" opt:"duration" help:"length of one timed run"`
+	Repeats  int           `flag:"repeats" opt:"repeats" help:"timed runs per configuration; figures are their median"`
+	// HoldSleep > 0 is WebKit's LockFairnessTest: sleep that long while
+	// holding the lock instead of the work-in.
+	HoldSleep time.Duration `flag:"hold-sleep" opt:"hold-sleep,omitempty" help:"WebKit LockFairnessTest mode: sleep this long while holding the lock (0: off)"`
+	// Skew is golang/go#13086's pattern with two threads: one holds the lock
+	// while sleeping SkewSleep and relocks at once, the other sleeps SkewSleep
+	// and then locks briefly.
+	Skew      bool `flag:"lockskew" help:"golang/go#13086's lockskew pattern (two threads; 100 µs sleeps)"`
 	SkewSleep time.Duration
 }
 
+// FlagVars are the {Name}s of its help tags (internal/cli/flags.go).
+func (Options) FlagVars() map[string]any {
+	return map[string]any{
+		"ImplNames":  ImplNames(),
+		"MaxThreads": MaxThreads,
+		"MaxWork":    MaxWork,
+		"MaxLocks":   MaxLocks,
+	}
+}
+
 // RwOptions are parkbench rwlock's options: parking_lot's rwlock
-// benchmark (benchmark/src/bin/rwlock.rs). The field comments give the flag.
+// benchmark (benchmark/src/bin/rwlock.rs); the tags as Options'.
 type RwOptions struct {
-	// Impls (--impl): names; empty means every implementation available.
-	Impls []string
-	// Readers (--readers) and Writers (--writers): the thread counts of
-	// each class, swept, on one rwlock.
-	Readers []int `opt:"readers"`
-	Writers []int `opt:"writers"`
-	// WorkIn (--work-in) and WorkBetween (--work-between): the work inside
-	// the lock and between acquisitions, for both classes, as rwlock.rs.
-	WorkIn      []time.Duration `opt:"work-in"`
-	WorkBetween []time.Duration `opt:"work-between"`
-	// Duration (--duration) of one timed run; Repeats (--repeats) runs per
-	// configuration.
-	Duration time.Duration `opt:"duration"`
-	Repeats  int           `opt:"repeats"`
+	// Impls: names; empty means every implementation available.
+	Impls []string `flag:"impl" help:"implementations: a name, a comma list, or all available (names: {RwImplNames})"`
+	// Readers and Writers: the thread counts of each class, swept, on one
+	// rwlock.
+	Readers []int `flag:"readers" opt:"readers" help:"reader thread counts, comma list, each 0..{MaxThreads}"`
+	Writers []int `flag:"writers" opt:"writers" help:"writer thread counts, comma list, each 0..{MaxThreads}"`
+	// WorkIn and WorkBetween: the work inside the lock and between
+	// acquisitions, for both classes, as rwlock.rs.
+	WorkIn      []time.Duration `flag:"work-in" opt:"work-in" help:"work inside the lock, comma list of durations 0..{MaxWork}"`
+	WorkBetween []time.Duration `flag:"work-between" opt:"work-between" help:"work between acquisitions, comma list of durations 0..{MaxWork}"`
+	// Duration of one timed run; Repeats runs per configuration.
+	Duration time.Duration `flag:"duration" opt:"duration" help:"length of one timed run"`
+	Repeats  int           `flag:"repeats" opt:"repeats" help:"timed runs per configuration; figures are their median"`
+}
+
+// FlagVars are the {Name}s of its help tags (internal/cli/flags.go).
+func (RwOptions) FlagVars() map[string]any {
+	return map[string]any{
+		"RwImplNames": RwImplNames(),
+		"MaxThreads":  MaxThreads,
+		"MaxWork":     MaxWork,
+	}
 }
 
 // DefaultThreads is 1, 2, 4, NumCPU, 2 x NumCPU, deduplicated and sorted.

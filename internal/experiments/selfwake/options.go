@@ -12,16 +12,23 @@ import (
 type Options struct {
 	// Impls are implementation names (as latency's; "all" adds the
 	// syscall reference row).
-	Impls []string `opt:"impls"`
+	Impls []string `flag:"impl" opt:"impls" placeholder:"NAME" help:"implementations: NAME, a comma list, or all ({ImplNames})"`
 	// Pairs per sample (timed together), Samples per round, Rounds.
-	Pairs   int `opt:"pairs"`
-	Samples int `opt:"samples"`
-	Rounds  int `opt:"rounds"`
+	Pairs   int `flag:"pairs" opt:"pairs" help:"wake-then-wait pairs per timed sample"`
+	Samples int `flag:"samples" opt:"samples" help:"samples per round"`
+	Rounds  int `flag:"rounds" opt:"rounds" help:"rounds"`
 	// LotParker is the parker under impl lot ("": current).
-	LotParker string `opt:"lot_parker"`
+	LotParker string `flag:"lot-parker" opt:"lot_parker" help:"parker backend under impl lot (default: the platform default)"`
 	// Participants: threads (the default), goroutines (a plain goroutine
 	// wakes itself: chan, cond, lot and the syscall row), or both.
-	Participants []string `opt:"participants,empty=threads"`
+	Participants []string `flag:"participants" opt:"participants,empty=threads" help:"who wakes itself: threads (a goroutine locked to its thread, pinned), goroutines (a plain one), a comma list, or all"`
+}
+
+// FlagVars are the {Name}s of its help tags (internal/cli/flags.go).
+func (Options) FlagVars() map[string]any {
+	return map[string]any{
+		"ImplNames": ImplNames(),
+	}
 }
 
 // Limits of the selfwake counts.

@@ -14,26 +14,47 @@ import (
 type Options struct {
 	// Impls are the library strategies and the competitive rule (ImplNames;
 	// a plugin's locks too), "all" or empty: every one that runs here.
-	Impls []string `opt:"impl"`
+	Impls []string `flag:"impl" opt:"impl" help:"strategies beside the fixed budgets: a name, a comma list, or all ({ImplNames})"`
 	// Budgets are the fixed budgets, each a row: 0 parks at once,
 	// Unbounded never parks (echoed by hand: "unbounded").
-	Budgets []time.Duration
+	Budgets Budgets `flag:"budgets" help:"fixed spin budgets, a comma list: durations 0..{MaxBudget} (0 parks at once) or unbounded (never parks)"`
 	// Gaps are the times from the waiter's start to the waker's signal,
 	// each a set of configurations.
-	Gaps []time.Duration `opt:"gaps"`
+	Gaps []time.Duration `flag:"gaps" opt:"gaps" help:"the waiter's start -> the waker's signal, a comma list of durations 0..{MaxGap}"`
 	// Placements: cross-core (waiter and waker on two CPUs) and
 	// oversubscribed (both on one CPU: two threads, one CPU), or all.
-	Placements []string `opt:"placement"`
+	Placements []string `flag:"placement" opt:"placement" help:"cross-core (two CPUs), oversubscribed (both threads on one CPU), a comma list, or all"`
 	// Waits are the measured waits of one configuration per round; Warmup
 	// those before them, not recorded.
-	Waits  int `opt:"waits"`
-	Warmup int `opt:"warmup"`
+	Waits  int `flag:"waits" opt:"waits" help:"measured waits per configuration and round, 1..{MaxWaits}"`
+	Warmup int `flag:"warmup" opt:"warmup" help:"waits before them, not recorded"`
 	// Rounds per configuration, interleaved: round 1 of every
 	// configuration of a placement, then round 2, ...
-	Rounds int `opt:"rounds"`
+	Rounds int `flag:"rounds" opt:"rounds" help:"rounds per configuration, interleaved, 1..{MaxRounds}"`
 	// PingPong is the round trips of the park+wake ping-pong that
 	// measures the competitive budget, per round.
-	PingPong int `opt:"pingpong"`
+	PingPong int `flag:"pingpong" opt:"pingpong" help:"round trips of each round's park + wake ping-pong (the competitive budget)"`
+}
+
+// Budgets are fixed spin budgets. As --budgets' items they read and show
+// as a duration or "unbounded" (ParseItem, FormatItem).
+type Budgets []time.Duration
+
+// ParseItem reads one --budgets item (ParseBudget).
+func (Budgets) ParseItem(s string) (time.Duration, error) { return ParseBudget(s) }
+
+// FormatItem spells one budget (BudgetLabel).
+func (Budgets) FormatItem(b time.Duration) string { return BudgetLabel(b) }
+
+// FlagVars are the {Name}s of its help tags (internal/cli/flags.go).
+func (Options) FlagVars() map[string]any {
+	return map[string]any{
+		"ImplNames": ImplNames(),
+		"MaxBudget": MaxBudget,
+		"MaxGap":    MaxGap,
+		"MaxWaits":  MaxWaits,
+		"MaxRounds": MaxRounds,
+	}
 }
 
 // Placements.

@@ -9,11 +9,18 @@ import (
 // Options configures Run.
 type Options struct {
 	// Mechanisms to block; empty or "all" means every one available.
-	Mechanisms []string
+	Mechanisms []string `flag:"mech" help:"mechanisms to block: a name, a comma list, or all ({ImplNames})"`
 	// SettleTimeout bounds the wait for all blocked threads to be asleep.
-	SettleTimeout time.Duration `opt:"settle_timeout"`
+	SettleTimeout time.Duration `flag:"settle" opt:"settle_timeout" help:"how long to wait for every blocked thread to be asleep before sampling anyway"`
 	// GoFrames is how many Go frames to keep per goroutine.
-	GoFrames int `opt:"go_frames"`
+	GoFrames int `flag:"go-frames" opt:"go_frames" help:"Go frames to show per goroutine (1..100)"`
+}
+
+// FlagVars are the {Name}s of its help tags (internal/cli/flags.go).
+func (Options) FlagVars() map[string]any {
+	return map[string]any{
+		"ImplNames": ImplNames(),
+	}
 }
 
 // DefaultOptions blocks every mechanism.

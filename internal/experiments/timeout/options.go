@@ -1,6 +1,7 @@
 package timeout
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -13,19 +14,29 @@ type Options struct {
 	// Impls are the mechanisms to measure (see ImplNames; "lot" is the
 	// three lot-* ones); empty or "all" means every one available here
 	// (unavailable ones are skipped with a warning).
-	Impls []string `opt:"impl"`
+	Impls []string `flag:"impl" opt:"impl" placeholder:"NAME" help:"mechanisms to measure: NAME, a comma list, lot (the three lot-* ones), or all ({ImplNames})"`
 	// Deadlines are the timeouts, each in (0, 10 s].
-	Deadlines []time.Duration `opt:"deadlines"`
+	Deadlines []time.Duration `flag:"deadlines" opt:"deadlines" help:"comma list of timeouts, each > 0 and <= {MaxDeadline}"`
 	// Samples is the number of measured waits per deadline, in [1, 1e6].
-	Samples int `opt:"samples"`
+	Samples int `flag:"samples" opt:"samples" help:"measured waits per configuration, 1..{MaxSamples}"`
 	// Warmup waits per configuration, not recorded.
 	Warmup int `opt:"warmup"`
 	// Slacks are the timer slacks to run under; 0 means "default" (leave
 	// the thread's slack as it is, and record it).
-	Slacks []time.Duration `opt:"timerslack,zero=default"`
+	Slacks Slacks `flag:"timerslack" opt:"timerslack,zero=default" help:"comma list of per-thread timer slacks: \"default\" (leave it) or a duration <= {MaxTimerSlack}"`
 	// LotParker is the parker backend under the lot-* mechanisms ("":
 	// the lot's current one, the platform default).
-	LotParker string `opt:"lot_parker,omitempty"`
+	LotParker string `flag:"lot-parker" opt:"lot_parker,omitempty" help:"parker backend under the lot-* mechanisms (default: the platform default)"`
+}
+
+// FlagVars are the {Name}s of its help tags (internal/cli/flags.go).
+func (Options) FlagVars() map[string]any {
+	return map[string]any{
+		"ImplNames":     ImplNames(),
+		"MaxDeadline":   MaxDeadline,
+		"MaxTimerSlack": MaxTimerSlack,
+		"MaxSamples":    MaxSamples,
+	}
 }
 
 // DefaultOptions is the full sweep.
@@ -73,6 +84,25 @@ func SlackLabel(s time.Duration) string {
 	}
 	return s.String()
 }
+
+// Slacks are timer slacks, 0 for "default". As --timerslack's items they
+// read and show as "default" or a duration (ParseItem, FormatItem).
+type Slacks []time.Duration
+
+// ParseItem reads one --timerslack item: "default" (0) or a duration; its
+// range is Validate's to check.
+func (Slacks) ParseItem(s string) (time.Duration, error) {
+	if s == "default" {
+		return 0, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d != 0 {
+		return d, nil
+	}
+	return 0, errors.New(`want "default" or a duration such as 1ns or 50us`)
+}
+
+// FormatItem spells one slack (SlackLabel).
+func (Slacks) FormatItem(s time.Duration) string { return SlackLabel(s) }
 
 // ParseSlack reads one --timerslack item: "default" or a positive duration
 // up to MaxTimerSlack ("1ns", "50us").

@@ -35,54 +35,61 @@ const (
 	MaxCapacity = 1 << 20
 )
 
-// Options are parkbench wake's options; the field comments give the flag
-// and perf's own name for it.
+// Options are parkbench wake's options; each field's tags give its flag,
+// help and echo key (internal/cli/flags.go), its comment perf's own name
+// for it.
 type Options struct {
-	// Impls (--impl): names; empty means every implementation available.
-	// A bench runs the chosen implementations that have it.
-	Impls []string
-	// Benches (--bench): which of Benches to run; empty means all.
-	Benches []string
-	// Threads (--threads, perf -t): the waiters of wake, wake-parallel and
-	// requeue, swept.
-	Threads []int `opt:"threads,zero=all"`
-	// HashThreads (--hash-threads, perf hash -t): the hash bench's
-	// threads, swept; by default 1 to NumCPU (powers of two and NumCPU):
-	// whether a table stays flat as threads are added.
-	HashThreads []int `opt:"hash_threads,zero=all"`
-	// Wakes (--wakes, perf wake -w): threads woken per call, swept; 0 is
-	// all at once.
-	Wakes []int `opt:"wakes,zero=all"`
-	// Wakers (--wakers, perf wake-parallel -w): parallel wakers, swept;
-	// each wakes Threads/Wakers with one call (it must divide).
-	Wakers []int `opt:"wakers,zero=all"`
-	// Requeues (--requeues, perf requeue -q): threads moved per call,
-	// swept; 0 is all at once (perf -B).
-	Requeues []int `opt:"requeues,zero=all"`
-	// Runs (--runs, perf bench -r): runs per configuration, fresh threads
-	// each; the figures are over runs, perf's mean and (+-) and a median
-	// and p99.
-	Runs int `opt:"runs"`
-	// Settle (--settle): how long the waker sleeps between seeing every
-	// waiter asleep and the timed wake; perf's usleep(100000)
-	// (tools/perf/bench/futex-wake.c:199). Long enough for the waiters'
-	// CPUs to go idle, which is what a wake then pays for.
-	Settle time.Duration `opt:"settle"`
-	// Futexes (--futexes, perf hash -f): futex words (keys) per thread.
-	Futexes int `opt:"futexes"`
-	// HashTime (--hash-time, perf hash -r): how long each hash round runs.
-	HashTime time.Duration `opt:"hash_time"`
-	// HashRounds (--hash-rounds): hash rounds per configuration (perf runs
-	// one; more give compare its rounds).
-	HashRounds int `opt:"hash_rounds"`
-	// Items (--items): items per producer/consumer round; Capacity
-	// (--capacity) the bounded queue's size; NotifyHeld (--notify-held)
-	// notifies with the mutex held (the Rust documentation's examples) or
-	// after unlocking; PCRounds (--pc-rounds) rounds per configuration.
-	Items      int  `opt:"items"`
-	Capacity   int  `opt:"capacity"`
-	NotifyHeld bool `opt:"notify_held"`
-	PCRounds   int  `opt:"pc_rounds"`
+	// Impls: names; empty means every implementation available. A bench runs
+	// the chosen implementations that have it.
+	Impls []string `flag:"impl" help:"implementations: a name, a comma list, or all available ({ImplNames}); a bench runs those that have it"`
+	// Benches: which of Benches to run; empty means all.
+	Benches []string `flag:"bench" help:"benches: {Benches}, a comma list, or all"`
+	// Threads (perf -t): the waiters of wake, wake-parallel and requeue,
+	// swept.
+	Threads []int `flag:"threads" opt:"threads,zero=all" help:"waiters N (perf -t), a comma list, each 1..{MaxThreads}"`
+	// HashThreads (perf hash -t): the hash bench's threads, swept; by default
+	// 1 to NumCPU (powers of two and NumCPU): whether a table stays flat as
+	// threads are added.
+	HashThreads []int `flag:"hash-threads" opt:"hash_threads,zero=all" help:"hash: threads (perf hash -t), a comma list"`
+	// Wakes (perf wake -w): threads woken per call, swept; 0 is all at once.
+	Wakes []int `flag:"wakes" opt:"wakes,zero=all" help:"wake: threads woken per call (perf wake -w), a comma list; 0 = all at once"`
+	// Wakers (perf wake-parallel -w): parallel wakers, swept; each wakes
+	// Threads/Wakers with one call (it must divide).
+	Wakers []int `flag:"wakers" opt:"wakers,zero=all" help:"wake-parallel: waker threads (perf wake-parallel -w), a comma list; each must divide N"`
+	// Requeues (perf requeue -q): threads moved per call, swept; 0 is all at
+	// once (perf -B).
+	Requeues []int `flag:"requeues" opt:"requeues,zero=all" help:"requeue: threads moved per call (perf requeue -q), a comma list; 0 = all at once (perf -B)"`
+	// Runs (perf bench -r): runs per configuration, fresh threads each; the
+	// figures are over runs, perf's mean and (+-) and a median and p99.
+	Runs int `flag:"runs" opt:"runs" help:"runs per configuration, fresh threads each (perf bench -r)"`
+	// Settle: how long the waker sleeps between seeing every waiter asleep and
+	// the timed wake; perf's usleep(100000)
+	// (tools/perf/bench/futex-wake.c:199). Long enough for the waiters' CPUs
+	// to go idle, which is what a wake then pays for.
+	Settle time.Duration `flag:"settle" opt:"settle" help:"the waker's sleep between seeing every waiter asleep and the timed wake (perf's usleep(100000))"`
+	// Futexes (perf hash -f): futex words (keys) per thread.
+	Futexes int `flag:"futexes" opt:"futexes" help:"hash: futex words per thread (perf hash -f)"`
+	// HashTime (perf hash -r): how long each hash round runs.
+	HashTime time.Duration `flag:"hash-time" opt:"hash_time" help:"hash: length of one round (perf hash -r, in seconds there)"`
+	// HashRounds: hash rounds per configuration (perf runs one; more give
+	// compare its rounds).
+	HashRounds int `flag:"hash-rounds" opt:"hash_rounds" help:"hash: rounds per configuration"`
+	// Items: items per producer/consumer round; Capacity the bounded queue's
+	// size; NotifyHeld notifies with the mutex held (the Rust documentation's
+	// examples) or after unlocking; PCRounds rounds per configuration.
+	Items      int  `flag:"items" opt:"items" help:"condvar: items per round"`
+	Capacity   int  `flag:"capacity" opt:"capacity" help:"condvar: the bounded queue's capacity"`
+	NotifyHeld bool `flag:"notify-held" opt:"notify_held" help:"condvar: notify with the mutex held (true) or just after unlocking (false)"`
+	PCRounds   int  `flag:"pc-rounds" opt:"pc_rounds" help:"condvar: rounds per configuration"`
+}
+
+// FlagVars are the {Name}s of its help tags (internal/cli/flags.go).
+func (Options) FlagVars() map[string]any {
+	return map[string]any{
+		"ImplNames":  ImplNames(),
+		"Benches":    Benches,
+		"MaxThreads": MaxThreads,
+	}
 }
 
 // DefaultOptions is perf's method: waiters = online CPUs (perf's default)
