@@ -190,7 +190,7 @@ func Available(names ...string) []string {
 }
 
 // Goroutine-only implementations: sync primitives used as a semaphore,
-// through the runtime's semaphores (sema.go).
+// through the runtime's semaphores (the Go runtime's runtime/sema.go).
 const (
 	// ImplMutexSema: a sync.Mutex held by the waiter's peer; the wake is
 	// its Unlock (semrelease1), the wait a Lock (semacquire1).

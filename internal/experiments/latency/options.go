@@ -55,11 +55,11 @@ type LatencyOptions struct {
 	GOMAXPROCS []int `flag:"gomaxprocs" opt:"gomaxprocs" placeholder:"N[,N...]" help:"GOMAXPROCS, N[,N...] (1 to 256): one configuration per value, put back after it (default: participants + 2, at least the CPUs)"`
 	// Participants: threads (goroutines locked to their OS threads, the
 	// default), goroutines (plain goroutines, unlocked and unpinned), or
-	// both (goroutines.go).
+	// both (internal/pingpong/goroutines.go).
 	Participants []string `flag:"participants" opt:"participants,empty=threads" help:"what runs the two sides: threads (goroutines locked to their threads), goroutines (plain, unpinned), a comma list, or all"`
 	// SchedCounts runs one extra, traced round per configuration and
 	// records the scheduler's P steals, lost Ps, preemptions and
-	// Goscheds per round trip (sched.go).
+	// Goscheds per round trip (run.go, the figures internal/schedacct's).
 	SchedCounts bool `flag:"sched-counts" opt:"sched_counts" help:"one extra traced round per configuration: the Go scheduler's P steals, lost Ps, preemptions and Goscheds per round trip"`
 	// Anatomy pairs every round with a round traced through the kernel's
 	// tracepoints and splits each traced wake into its parts
