@@ -22,6 +22,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
 	"github.com/parkbench/parkbench/internal/experiments/wake"
+	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/report"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/textfmt"
@@ -128,7 +129,7 @@ func states(c results.Claim) map[string]results.Claim {
 // (docs/reliability.md, "Long tests").
 func recorded(t *testing.T) []*results.File {
 	paths, _ := filepath.Glob(filepath.Join("..", "..", "results", "*", "*.json"))
-	if testing.Short() {
+	if longtest.Short() {
 		newest := map[string]string{}
 		for _, p := range paths {
 			base := filepath.Base(p)

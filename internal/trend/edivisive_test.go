@@ -128,7 +128,7 @@ func TestErrorRates(t *testing.T) {
 func TestOneOutlier(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	runs := 200
-	if testing.Short() {
+	if longtest.Short() {
 		runs = 50
 	}
 	flagged := 0
