@@ -428,10 +428,10 @@ func TestScriptsIndexed(t *testing.T) {
 }
 
 // TestLongTestsRunInCI: every package with a test that -short skips or
-// shrinks (testing.Short, longtest.Skip) is in .ci/run's long tests step,
-// which runs it without -short, so that CI checks what the README's
-// `go test -short -race ./...` leaves out; and the README's test command is
-// the one .ci/run runs.
+// shrinks (testing.Short, longtest.Skip, longtest.Short) is in .ci/run's
+// long tests step, which runs it without -short, so that CI checks what
+// the README's `go test -short -race ./...` leaves out; and the README's
+// test command is the one .ci/run runs.
 func TestLongTestsRunInCI(t *testing.T) {
 	ci, err := os.ReadFile(filepath.Join("..", ".ci", "run"))
 	if err != nil {
@@ -450,7 +450,7 @@ func TestLongTestsRunInCI(t *testing.T) {
 	for _, m := range regexp.MustCompile(`\./([\w./-]+)/`).FindAllStringSubmatch(step, -1) {
 		listed[m[1]] = true
 	}
-	short := regexp.MustCompile(`testing\.Short\(\)|longtest\.Skip\(`)
+	short := regexp.MustCompile(`testing\.Short\(\)|longtest\.(Skip|Short)\(`)
 	err = filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err

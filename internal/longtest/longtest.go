@@ -17,10 +17,18 @@ import (
 // too.
 const Env = "PARKBENCH_LONG_TESTS"
 
+// Short reports whether the long tests are left out: -short, and
+// $PARKBENCH_LONG_TESTS is not 1. A test that runs fewer rounds under
+// Short (its package in .ci/run's long tests step) keeps all of them in the
+// emulator runs, as Skip keeps the long tests there.
+func Short() bool {
+	return testing.Short() && os.Getenv(Env) != "1"
+}
+
 // Skip skips t under -short unless $PARKBENCH_LONG_TESTS is 1.
 func Skip(t testing.TB) {
 	t.Helper()
-	if testing.Short() && os.Getenv(Env) != "1" {
+	if Short() {
 		t.Skip("a long test: skipped under -short; .ci/run's long tests run it (docs/reliability.md, \"Long tests\")")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"html"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/stacks"
 	"github.com/parkbench/parkbench/internal/experiments/timeout"
 	"github.com/parkbench/parkbench/internal/experiments/wake"
+	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/report"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/textfmt"
@@ -120,9 +122,28 @@ func states(c results.Claim) map[string]results.Claim {
 	}
 }
 
-// recorded are the recorded result files, every claim judged again.
+// recorded are the recorded result files, every claim judged again. Under
+// -short, the newest of each kind (suite, latency) only: reading, judging and
+// rendering a recorded suite takes 3 to 5 s under the race detector, and
+// .ci/run's long tests step runs this package without -short, every file
+// (docs/reliability.md, "Long tests").
 func recorded(t *testing.T) []*results.File {
 	paths, _ := filepath.Glob(filepath.Join("..", "..", "results", "*", "*.json"))
+	if longtest.Short() {
+		newest := map[string]string{}
+		for _, p := range paths {
+			base := filepath.Base(p)
+			kind, _, _ := strings.Cut(base, "-")
+			if base > filepath.Base(newest[kind]) {
+				newest[kind] = p
+			}
+		}
+		paths = paths[:0]
+		for _, p := range newest {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+	}
 	var out []*results.File
 	for _, p := range paths {
 		f, err := results.ReadFile(p)

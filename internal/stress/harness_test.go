@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/parkbench/parkbench/internal/chaos"
+	"github.com/parkbench/parkbench/internal/longtest"
 )
 
 var (
@@ -183,7 +184,16 @@ type run struct {
 }
 
 func newRun(r reporter, name string, threads int) *run {
-	ru := &run{r: r, name: name, mode: currentMode(), threads: threads, procs: runtime.GOMAXPROCS(0)}
+	m := currentMode()
+	if _, checker := r.(*recorder); !m.long && !checker && longtest.Short() {
+		// Under -short a case stops after 50 ms: 272 cases took 30 s
+		// under the race detector at 150 ms, the budget the chaos and
+		// long tests steps of .ci/run keep (docs/reliability.md, "Long
+		// tests"). The checker tests keep it too: their broken parker
+		// must be caught within it.
+		m.dur = 50 * time.Millisecond
+	}
+	ru := &run{r: r, name: name, mode: m, threads: threads, procs: runtime.GOMAXPROCS(0)}
 	for i := 0; i < threads; i++ {
 		w := &worker{id: i, name: fmt.Sprintf("thread %d", i), rng: rand.New(rand.NewPCG(uint64(i)+1, uint64(time.Now().UnixNano())))}
 		w.set(&stStart)
