@@ -67,7 +67,7 @@ run_counted() {
 	fail=$(grep -cE '^\s*--- FAIL' "$out" || true)
 	printf '%-28s pass %4d  skip %4d  fail %4d  exit %d  %4ds\n' "$name" "$pass" "$skip" "$fail" "$rc" $((SECONDS - t0))
 	if [ "$rc" != 0 ]; then
-		grep -E '^\s*--- FAIL|^panic:|watchdog' "$out" | head -20
+		grep -E '^\s*--- FAIL|^panic:|watchdog|hung|lost wakeup' "$out" | head -20
 		tail -20 "$out"
 		fails=$((fails + 1))
 	fi
