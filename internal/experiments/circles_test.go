@@ -3,14 +3,14 @@ package experiments
 import (
 	"go/ast"
 	"go/types"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
 
 	"golang.org/x/tools/go/packages"
+
+	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 )
 
 // circled are the experiment packages whose files still import in a circle
@@ -25,23 +25,12 @@ var circled = map[string]int{
 // TestNoFileCircles: the files of every experiment package (GOOS=linux,
 // cgo), resolved by go/types, import in no circle but the ones above.
 func TestNoFileCircles(t *testing.T) {
-	// go/packages runs the go command: under Wine or qemu-user there is
-	// none, and the check is the host's (.ci/run's test step runs it).
-	if host, err := exec.Command("go", "env", "GOHOSTOS", "GOHOSTARCH").Output(); err != nil || strings.Join(strings.Fields(string(host)), "/") != runtime.GOOS+"/"+runtime.GOARCH {
-		t.Skipf("not on the go command's host (%s/%s; go env: %q, %v)", runtime.GOOS, runtime.GOARCH, host, err)
-	}
-	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo, Tests: false}
-	if raceEnabled {
-		// The dependencies' types come from export data (`go list -export`),
-		// which compiles every package under ./... and all it imports,
-		// the standard library too: with -race, as this test binary was
-		// built, those are the packages `go test -race ./...` compiled
-		// already; without, from a cold build cache the whole closure (251
-		// packages, 88 CPU-seconds) is compiled a second time. The -race
-		// build adds no file to a package here (no non-test file has a race
-		// build constraint), so the types and the circles are the same.
-		cfg.BuildFlags = []string{"-race"}
-	}
+	// go/packages runs the go command, built as this test binary was
+	// (drivertest.GoCommand: the export data of the packages `go test
+	// -race` compiled already; no non-test file has a race build constraint,
+	// so the types and the circles are the same).
+	_, flags := drivertest.GoCommand(t)
+	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo, Tests: false, BuildFlags: flags}
 	pkgs, err := packages.Load(cfg, "./...")
 	if err != nil {
 		t.Fatal(err)
