@@ -96,15 +96,11 @@ func lockFigure(in []results.Named, exp string, m results.MetricSpec, sel chosen
 				}
 				pts := series[k]
 				sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
-				l, s, err := plotter.NewLinePoints(pts)
-				if err != nil {
-					return nil, inputErrorf("%s: %s %s: %v", k.file, exp, k.impl, err)
-				}
 				// A colour and marker per implementation, a dash
 				// pattern per file.
-				l.LineStyle = st.line(k.impl, k.file)
-				s.GlyphStyle = st.glyph(k.impl)
-				p.Add(l, s)
+				if err := st.add(p, pts, k.impl, k.file); err != nil {
+					return nil, inputErrorf("%s: %s %s: %v", k.file, exp, k.impl, err)
+				}
 			}
 			p.X.Tick.Marker = nTicks(allN)
 			p.Y.Min, p.Y.Max = 0, hi*1.05

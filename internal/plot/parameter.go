@@ -167,13 +167,9 @@ func paramFigure(in []results.Named, exp string, specs []results.MetricSpec, sel
 			if logY {
 				toLog10(pts)
 			}
-			l, s, err := plotter.NewLinePoints(pts)
-			if err != nil {
+			if err := st.add(p, pts, k.label, k.file); err != nil {
 				return nil, inputErrorf("%s: %s %s: %v", k.file, exp, k.label, err)
 			}
-			l.LineStyle = st.line(k.label, k.file)
-			s.GlyphStyle = st.glyph(k.label)
-			p.Add(l, s)
 		}
 		p.X.Tick.Marker = nTicks(allN)
 		p.X.Min, p.X.Max = slices.Min(allN)/1.15, slices.Max(allN)*1.15

@@ -168,6 +168,19 @@ func (s *styler) glyph(label string) draw.GlyphStyle {
 	return draw.GlyphStyle{Color: colorOf(i), Radius: vg.Points(4), Shape: glyphs[i%len(glyphs)]}
 }
 
+// add draws pts on p as label's series in file: a line in its colour and
+// the file's dash pattern, a marker at each point.
+func (s *styler) add(p *plot.Plot, pts plotter.XYs, label, file string) error {
+	l, g, err := plotter.NewLinePoints(pts)
+	if err != nil {
+		return err
+	}
+	l.LineStyle = s.line(label, file)
+	g.GlyphStyle = s.glyph(label)
+	p.Add(l, g)
+	return nil
+}
+
 // legend lists each label in its colour (and marker), then, when several
 // files are drawn, each file's line style with its name and machine.
 func (s *styler) legend(in []results.Named) *plot.Legend {
