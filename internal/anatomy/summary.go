@@ -28,7 +28,7 @@ const (
 	MNoSleep   = "anatomy_nosleep_waits"
 	MAwake     = "anatomy_awake_wakes"
 	MFlagged   = "anatomy_flagged_wakes"
-	// MLostRecords is the ring buffers' lost-record count.
+	// MLostRecords is the rings' lost-record count.
 	MLostRecords = "anatomy_lost_records"
 	// MProbeEffect is median(traced rounds) / median(untraced rounds) - 1
 	// (the experiment measures it).

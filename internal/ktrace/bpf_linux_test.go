@@ -1,6 +1,7 @@
 package ktrace
 
 import (
+	"bytes"
 	"encoding/binary"
 	"io"
 	"runtime"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cilium/ebpf/asm"
 	"golang.org/x/sys/unix"
 )
 
@@ -90,7 +92,7 @@ func mono(t *testing.T) int64 {
 func TestBPFProgramsAssemble(t *testing.T) {
 	for _, k := range bpfKinds {
 		for _, cpus := range [][]int{nil, {0, 1}} {
-			in, name := bpfProgram(k, []int{100, 101}, cpus, 1264, cpus, []int{3, 4}[:max(len(cpus), 1)], 5)
+			in, name := bpfProgram(k, []int{100, 101}, cpus, 1264, cpus, 1000, 3, 4)
 			if err := in.Marshal(io.Discard, binary.LittleEndian); err != nil {
 				t.Errorf("%s (cpus %v): %v", name, cpus, err)
 			}
@@ -144,5 +146,72 @@ func TestAutoFallsBackToPerf(t *testing.T) {
 	}
 	if _, err := Open(Options{Recorder: "bpftrace"}); err == nil || !strings.Contains(err.Error(), `recorder "bpftrace"`) {
 		t.Fatalf("unknown recorder: %v", err)
+	}
+}
+
+// The slot a program takes is the counter's old value: the fetch-add
+// reaches the kernel with its BPF_FETCH bit (fetchAdd), as the instruction
+// set says (imm = BPF_ADD | BPF_FETCH = 0x01). Runs anywhere.
+func TestBPFFetchAddMarshals(t *testing.T) {
+	var b bytes.Buffer
+	if err := (asm.Instructions{fetchAdd(asm.R9, asm.R1)}).Marshal(&b, binary.LittleEndian); err != nil {
+		t.Fatal(err)
+	}
+	if got := binary.LittleEndian.Uint32(b.Bytes()[4:]); got != 0x01 {
+		t.Fatalf("fetch-add's immediate %#x, want 0x01 (BPF_ADD | BPF_FETCH)", got)
+	}
+}
+
+// A ring found full keeps its first records, counts the rest lost with
+// the time of the first one dropped, and starts empty after the drain.
+// Rings of 4 records; skipped where tracing is unavailable.
+func TestBPFRingFull(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tid := unix.Gettid()
+	s, err := Open(Options{TIDs: []int{tid}, Kinds: []Kind{Switch}, BPFBytes: 4 * bpfRecordSize, Recorder: RecorderBPF})
+	if IsUnavailable(err) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sleeps := func() {
+		for range 5 {
+			ts := unix.NsecToTimespec(time.Millisecond.Nanoseconds())
+			for unix.Nanosleep(&ts, &ts) == unix.EINTR {
+			}
+		}
+	}
+	for round := range 2 {
+		m0 := mono(t)
+		if err := s.Enable(); err != nil {
+			t.Fatal(err)
+		}
+		sleeps()
+		if err := s.Disable(); err != nil {
+			t.Fatal(err)
+		}
+		m1 := mono(t)
+		lost0 := s.Lost()
+		ev := s.Drain(nil)
+		var kept, lost int
+		for _, e := range ev {
+			switch {
+			case e.Kind == Lost:
+				lost++
+				if e.Time < m0 || e.Time > m1 || e.A <= 0 {
+					t.Fatalf("round %d: lost event %+v outside [%d, %d] or without a count", round, e, m0, m1)
+				}
+			case e.Time < m0 || e.Time > m1:
+				t.Fatalf("round %d: record %+v outside [%d, %d]", round, e, m0, m1)
+			default:
+				kept++
+			}
+		}
+		if kept != 4 || lost != 1 || s.Lost() <= lost0 {
+			t.Fatalf("round %d: %d records kept, %d lost events, lost count %d -> %d; want 4 kept of 10 or more switches, one lost event", round, kept, lost, lost0, s.Lost())
+		}
 	}
 }

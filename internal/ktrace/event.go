@@ -5,9 +5,9 @@
 //   - eBPF (bpf_linux.go, Options.Recorder RecorderBPF or RecorderAuto):
 //     a small program per tracepoint (sched_waking, sched_switch,
 //     cpu_idle), attached as a BTF-typed raw tracepoint, filters in the
-//     kernel and writes a 32-byte record into a BPF ring buffer without
-//     waking anyone. The cheaper per event (docs/anatomy.md, "Probe
-//     effect"); Linux 5.18 or later with BTF.
+//     kernel and writes a 32-byte record into its CPU's span of a
+//     memory-mapped BPF array, waking no one. The cheaper per event
+//     (docs/anatomy.md, "Probe effect"); Linux 5.18 or later with BTF.
 //   - perf: perf_event_open on each tracepoint (PERF_TYPE_TRACEPOINT) per
 //     CPU, one mmap'd ring buffer per CPU, the raw records decoded by the
 //     field offsets of the events' tracefs format files. Every event, any

@@ -37,11 +37,10 @@ type Options struct {
 	// Recorder is RecorderBPF, RecorderAuto or RecorderPerf ("" too).
 	Recorder string
 	// BPFBytes sizes the eBPF recorder's rings, all together (split
-	// between the traced CPUs' rings, each rounded up to a power of two
-	// pages; 0: a quarter of BytesPerCPU times the CPUs: its records are
-	// about half a perf sample's size). A ring is mapped twice over into
-	// the process (so a record that wraps reads as one): it counts twice
-	// in the resident size.
+	// evenly between the traced CPUs' rings, 32 bytes a record; 0: a
+	// quarter of BytesPerCPU times the CPUs: its records are about half a
+	// perf sample's size). Mapped once into the process, resident as far
+	// as the records reach.
 	BPFBytes int
 }
 
@@ -172,7 +171,7 @@ func Open(o Options) (_ *Session, err error) {
 				}
 				want = pages * ps * n / 4
 			}
-			b, err := openBPF(o, pow2Pages(want, ps))
+			b, err := openBPF(o, want)
 			if err == nil {
 				return &Session{bpf: b, Recorder: RecorderBPF}, nil
 			}
