@@ -68,3 +68,25 @@ func Run[O any](t testing.TB, run func(context.Context, O, driver.Progress) (*re
 	}
 	return exp
 }
+
+// Refused runs run on o and fails t, naming what, unless it refuses o
+// with an *driver.OptionError (bad input, found before anything is
+// measured).
+func Refused[O any](t testing.TB, what string, run func(context.Context, O, driver.Progress) (*results.Experiment, error), o O) {
+	t.Helper()
+	var oe *driver.OptionError
+	if _, err := run(context.Background(), o, nil); !errors.As(err, &oe) {
+		t.Errorf("%s: %v, want an OptionError", what, err)
+	}
+}
+
+// Cancelled runs run on o under a context cancelled before it starts and
+// fails t unless it returns context.Canceled.
+func Cancelled[O any](t testing.TB, run func(context.Context, O, driver.Progress) (*results.Experiment, error), o O) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := run(ctx, o, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v, want context.Canceled", err)
+	}
+}
