@@ -1,6 +1,7 @@
 // Package drivertest is what the experiments' tests share: a run
-// interrupted part-way, and the runtime state every experiment puts back
-// however it ends (internal/runenv). Tests only import it.
+// interrupted part-way, one refused or cancelled before it starts, and the
+// runtime state every experiment puts back however it ends
+// (internal/runenv). Tests only import it.
 package drivertest
 
 import (
