@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -116,9 +115,7 @@ func TestRunHerdStructure(t *testing.T) {
 
 func TestRunHerdPlacements(t *testing.T) {
 	o := tinyHerd()
-	if runtime.GOOS != "linux" {
-		t.Skip("same-core placement pins threads: Linux only")
-	}
+	drivertest.LinuxOnly(t, "same-core placement pins threads: Linux only")
 	o.Impls = []string{"lot", "futex-requeue", "sync"}
 	o.Waiters = []int{2}
 	o.Repeats = 1
@@ -354,9 +351,7 @@ func TestClaimsQuoteN(t *testing.T) {
 // every lot waiter a second one (2N: docs/findings.md, "herd"). Counts,
 // never times; Linux only (the phases need /proc).
 func TestHerdWaitersSleepOnceBeforeNotify(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the phases of the participants' switches are read from /proc")
-	}
+	drivertest.LinuxOnly(t, "the phases of the participants' switches are read from /proc")
 	const n = 16
 	o := DefaultOptions()
 	o.Waiters = []int{n}

@@ -91,3 +91,11 @@ func Cancelled[O any](t testing.TB, run func(context.Context, O, driver.Progress
 		t.Fatalf("cancelled: %v, want context.Canceled", err)
 	}
 }
+
+// LinuxOnly skips t, saying why, on any OS but Linux.
+func LinuxOnly(t testing.TB, why string) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip(why)
+	}
+}
