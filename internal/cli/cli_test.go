@@ -350,6 +350,17 @@ func interruptOnce(t *testing.T, sig syscall.Signal, wait, limit time.Duration, 
 // TestOneCPU: with one CPU (taskset -c 0), latency --quick runs instead of
 // refusing, skips the busy-wait implementations and says why.
 func TestOneCPU(t *testing.T) {
+	out := runOnOneCPU(t, "latency", "--quick", "--iterations=200", "--warmup=20", "--rounds=1")
+	if !strings.Contains(out, "one CPU only") || !strings.Contains(out, "unpinned not run for the busy-waiting spin") {
+		t.Fatalf("the output does not say that one CPU was used and spin skipped:\n%s", out)
+	}
+}
+
+// runOnOneCPU runs parkbench args under taskset -c 0 (one CPU) and
+// returns its output, failing the test if it fails; it skips under -short
+// (it measures) and without taskset.
+func runOnOneCPU(t *testing.T, args ...string) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a measurement")
 	}
@@ -357,16 +368,13 @@ func TestOneCPU(t *testing.T) {
 	if err != nil {
 		t.Skip("needs taskset (util-linux)")
 	}
-	cmd := exec.Command(taskset, "-c", "0", os.Args[0], "latency", "--quick", "--iterations=200", "--warmup=20", "--rounds=1")
+	cmd := exec.Command(taskset, append([]string{"-c", "0", os.Args[0]}, args...)...)
 	cmd.Env = append(os.Environ(), "PARKBENCH_AS_MAIN=1")
-	outb, err := cmd.CombinedOutput()
-	out := string(outb)
+	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("taskset -c 0 parkbench latency --quick: %v\n%s", err, out)
+		t.Fatalf("taskset -c 0 parkbench %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	if !strings.Contains(out, "one CPU only") || !strings.Contains(out, "unpinned not run for the busy-waiting spin") {
-		t.Fatalf("the output does not say that one CPU was used and spin skipped:\n%s", out)
-	}
+	return string(out)
 }
 
 // sleeper is a sleeping thread parker that runs here (futex on Linux), or

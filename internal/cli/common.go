@@ -418,7 +418,10 @@ func measure(cmd *cobra.Command, of *outputFlags, fields map[string]string, plan
 // (the one-line summary, the long help, the examples) are help/<use>.txt.
 type experimentCmd[O any] struct {
 	use string
-	def func() O
+	// names are the experiment's implementations: {ImplNames} in the help
+	// of O's tags.
+	names func() []string
+	def   func() O
 	// quick, if set, gives --quick (QuickOptions).
 	quick func() O
 	plan  func(O) (driver.Plan, error)
@@ -444,7 +447,7 @@ func (e experimentCmd[O]) command() *cobra.Command {
 		q := e.quick()
 		quick = &q
 	}
-	table := tagged[O]()
+	table := tagged[O](e.names())
 	t := commandTexts(e.use)
 	cmd := &cobra.Command{
 		Use: e.use, Short: t.short, Long: t.long, Example: t.example,

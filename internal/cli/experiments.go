@@ -36,19 +36,19 @@ func init() {
 }
 
 func newLatencyCmd() *cobra.Command {
-	return experimentCmd[latency.LatencyOptions]{use: "latency", def: latency.DefaultLatencyOptions, quick: latency.QuickLatencyOptions, plan: latency.PlanLatency}.command()
+	return experimentCmd[latency.LatencyOptions]{use: "latency", names: latency.ImplNames, def: latency.DefaultLatencyOptions, quick: latency.QuickLatencyOptions, plan: latency.PlanLatency}.command()
 }
 
 func newSelfwakeCmd() *cobra.Command {
-	return experimentCmd[selfwake.Options]{use: "selfwake", def: selfwake.DefaultOptions, quick: selfwake.QuickOptions, plan: selfwake.PlanSelfwake}.command()
+	return experimentCmd[selfwake.Options]{use: "selfwake", names: selfwake.ImplNames, def: selfwake.DefaultOptions, quick: selfwake.QuickOptions, plan: selfwake.PlanSelfwake}.command()
 }
 
 func newHerdCmd() *cobra.Command {
-	return experimentCmd[herd.Options]{use: "herd", def: herd.DefaultOptions, quick: herd.QuickOptions, plan: herd.Plan}.command()
+	return experimentCmd[herd.Options]{use: "herd", names: herd.ImplNames, def: herd.DefaultOptions, quick: herd.QuickOptions, plan: herd.Plan}.command()
 }
 
 func newTimeoutCmd() *cobra.Command {
-	return experimentCmd[timeout.Options]{use: "timeout", def: timeout.DefaultOptions, quick: timeout.QuickOptions, plan: timeout.Plan}.command()
+	return experimentCmd[timeout.Options]{use: "timeout", names: timeout.ImplNames, def: timeout.DefaultOptions, quick: timeout.QuickOptions, plan: timeout.Plan}.command()
 }
 
 func newLockCmd() *cobra.Command {
@@ -62,7 +62,7 @@ func newLockCmd() *cobra.Command {
 		// on every OS (the reasons an implementation cannot run are long).
 		implLines = append(implLines, textfmt.Wrap(line, textfmt.Columns, fmt.Sprintf("  %-10s ", im.Name), strings.Repeat(" ", 13)))
 	}
-	cmd := experimentCmd[lock.Options]{use: "lock", def: lock.DefaultOptions, quick: lock.QuickOptions, plan: lock.Plan}.command()
+	cmd := experimentCmd[lock.Options]{use: "lock", names: lock.ImplNames, def: lock.DefaultOptions, quick: lock.QuickOptions, plan: lock.Plan}.command()
 	cmd.Long = strings.Replace(cmd.Long, "{implementations}", strings.Join(implLines, "\n"), 1)
 	// Read by rwlockAlias before cobra parses: "lock --rwlock" runs rwlock.
 	cmd.Flags().Bool("rwlock", false, "run 'parkbench rwlock' (parking_lot's rwlock benchmark) instead; its flags follow")
@@ -72,7 +72,7 @@ func newLockCmd() *cobra.Command {
 // The rwlock benchmark, experiment "rwlock" of internal/experiments/lock.
 // It was "lock --rwlock", which still works (rwlockAlias).
 func newRwlockCmd() *cobra.Command {
-	return experimentCmd[lock.RwOptions]{use: "rwlock", def: lock.DefaultRwOptions, quick: lock.QuickRwOptions, plan: lock.PlanRw}.command()
+	return experimentCmd[lock.RwOptions]{use: "rwlock", names: lock.RwImplNames, def: lock.DefaultRwOptions, quick: lock.QuickRwOptions, plan: lock.PlanRw}.command()
 }
 
 // rwlockAlias rewrites "lock --rwlock ..." (the command's name before it was
@@ -95,21 +95,21 @@ func rwlockAlias(args []string) []string {
 }
 
 func newWakeCmd() *cobra.Command {
-	return experimentCmd[wake.Options]{use: "wake", def: wake.DefaultOptions, quick: wake.QuickOptions, plan: wake.Plan, renderers: map[string]func(io.Writer, *results.File) error{wake.FormatPerf: wake.RenderPerf}}.command()
+	return experimentCmd[wake.Options]{use: "wake", names: wake.ImplNames, def: wake.DefaultOptions, quick: wake.QuickOptions, plan: wake.Plan, renderers: map[string]func(io.Writer, *results.File) error{wake.FormatPerf: wake.RenderPerf}}.command()
 }
 
 func newLoadedCmd() *cobra.Command {
-	return experimentCmd[loaded.Options]{use: "loaded", def: loaded.DefaultOptions, quick: loaded.QuickOptions, plan: loaded.Plan}.command()
+	return experimentCmd[loaded.Options]{use: "loaded", names: loaded.ImplNames, def: loaded.DefaultOptions, quick: loaded.QuickOptions, plan: loaded.Plan}.command()
 }
 
 func newSpinCmd() *cobra.Command {
-	return experimentCmd[spin.Options]{use: "spin", def: spin.DefaultOptions, quick: spin.QuickOptions, plan: spin.Plan}.command()
+	return experimentCmd[spin.Options]{use: "spin", names: spin.ImplNames, def: spin.DefaultOptions, quick: spin.QuickOptions, plan: spin.Plan}.command()
 }
 
 func newStacksCmd() *cobra.Command {
-	return experimentCmd[stacks.Options]{use: "stacks", def: stacks.DefaultOptions, plan: stacks.Plan}.command()
+	return experimentCmd[stacks.Options]{use: "stacks", names: stacks.ImplNames, def: stacks.DefaultOptions, plan: stacks.Plan}.command()
 }
 
 func newInversionCmd() *cobra.Command {
-	return experimentCmd[inversion.Options]{use: "inversion", def: inversion.DefaultOptions, quick: inversion.QuickOptions, plan: inversion.Plan}.command()
+	return experimentCmd[inversion.Options]{use: "inversion", names: inversion.ImplNames, def: inversion.DefaultOptions, quick: inversion.QuickOptions, plan: inversion.Plan}.command()
 }

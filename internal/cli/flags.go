@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"regexp"
@@ -42,7 +43,9 @@ import (
 //
 //   - {Name} in help is FlagVars()[Name] of the Options type, as fmt.Sprint
 //     writes it, a []string joined with ", ": what only the program knows
-//     (the implementations' names, a limit such as herd.MaxWaiters);
+//     (a limit such as herd.MaxWaiters); {ImplNames} is the names of the
+//     experiment's implementations, which its command gives (every
+//     experiment has them: experimentCmd.names), not each Options type;
 //   - placeholder:"NAME": the first NAME of help is the value's name in
 //     the usage line (pflag's back-quoted word: "--impl NAME");
 //   - flag:"name,empty-ok": a list of names that may be empty (none:
@@ -84,13 +87,17 @@ type itemText[T any] interface {
 var helpVar = regexp.MustCompile(`\{[A-Za-z]+\}`)
 
 // tagged is the flag table of the Options type O, from the tags of its
-// fields (see the top of this file). A tag it cannot read panics: a
+// fields (see the top of this file), {ImplNames} in help read as
+// implNames (nil: O's help names none). A tag it cannot read panics: a
 // programming error, which building the command (every help test) finds.
-func tagged[O any]() flagTable[O] {
+func tagged[O any](implNames []string) flagTable[O] {
 	t := reflect.TypeFor[O]()
-	var vars map[string]any
+	vars := map[string]any{}
 	if v, ok := any(*new(O)).(flagVars); ok {
-		vars = v.FlagVars()
+		maps.Copy(vars, v.FlagVars())
+	}
+	if implNames != nil {
+		vars["ImplNames"] = implNames
 	}
 	var table flagTable[O]
 	first := map[string]reflect.StructField{} // each flag's field with its help

@@ -20,7 +20,7 @@ func TestExplicitFlagBeatsQuick(t *testing.T) {
 	if err := cmd.ParseFlags([]string{"--warmup=7", "--quick", "--placement=unpinned"}); err != nil {
 		t.Fatal(err)
 	}
-	tbl := tagged[latency.LatencyOptions]()
+	tbl := tagged[latency.LatencyOptions](latency.ImplNames())
 	def, q := latency.DefaultLatencyOptions(), latency.QuickLatencyOptions()
 	o, err := tbl.options(cmd.Flags(), def, &q, true)
 	if err != nil {
@@ -78,11 +78,11 @@ func TestHelpDefaultsFromOptions(t *testing.T) {
 // Options: the field's own flag, and the one that sets a second field too
 // (latency's --warmup: GapWarmup); run's from the fields its setters set.
 func TestFieldsFromTags(t *testing.T) {
-	f := tagged[herd.Options]().fields()
+	f := tagged[herd.Options](herd.ImplNames()).fields()
 	if f["Waiters"] != "waiters" || f["Repeats"] != "repeats" || f["Impls"] != "impl" {
 		t.Errorf("herd: fields %v", f)
 	}
-	f = tagged[latency.LatencyOptions]().fields()
+	f = tagged[latency.LatencyOptions](latency.ImplNames()).fields()
 	if f["Warmup"] != "warmup" || f["GapWarmup"] != "warmup" || f["GapIterations"] != "iterations" || f["Gaps"] != "gap" {
 		t.Errorf("latency: fields %v", f)
 	}
@@ -153,7 +153,7 @@ func (tagItems) FormatItem(n int) string {
 // of a flag set with the first, an empty-ok list that takes "", a list
 // read by its type's own methods; an unreadable tag panics.
 func TestTagged(t *testing.T) {
-	tbl := tagged[tagTest]()
+	tbl := tagged[tagTest](nil)
 	var names []string
 	for _, f := range tbl {
 		names = append(names, f.name)
@@ -183,32 +183,32 @@ func TestTagged(t *testing.T) {
 		func() {
 			tagged[struct {
 				X int `flag:"x"`
-			}]()
+			}](nil)
 		}, // no help
 		func() {
 			tagged[struct {
 				X int `flag:"x" help:"{Nope}"`
-			}]()
+			}](nil)
 		}, // no FlagVars
 		func() {
 			tagged[struct {
 				X int `flag:"x" placeholder:"N" help:"none"`
-			}]()
+			}](nil)
 		}, // placeholder not in help
 		func() {
 			tagged[struct {
 				X int `flag:"x,empty-ok" help:"an int"`
-			}]()
+			}](nil)
 		}, // empty-ok on an int
 		func() {
 			tagged[struct {
 				X float64 `flag:"x" help:"a float"`
-			}]()
+			}](nil)
 		}, // no such flag type
 		func() {
 			tagged[struct {
 				X, Y int `flag:"x" help:"twice"`
-			}]()
+			}](nil)
 		}, // a second help
 	} {
 		func() {

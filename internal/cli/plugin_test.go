@@ -93,6 +93,21 @@ const struct pb_plugin *parkbench_plugin(void) { return &table; }`)
 	}
 }
 
+// mutexPlugin builds a plugin of one mutex implementation, name with
+// summary, whose lock does nothing: for the checks loading a plugin makes
+// of its names.
+func mutexPlugin(t *testing.T, name, summary string) string {
+	t.Helper()
+	return buildPlugin(t, `#include <stdlib.h>
+#include "parkbench.h"
+static void *mk(void) { return calloc(1, 4); }
+static void nop(void *m) { (void)m; }
+static const struct pb_mutex mx = {mk, nop, NULL, nop, free};
+static const struct pb_impl impls[] = {{"`+name+`", "`+summary+`", 0, NULL, &mx, NULL, NULL}};
+static const struct pb_plugin table = {PARKBENCH_ABI_V1, "t", "v", 1, impls};
+const struct pb_plugin *parkbench_plugin(void) { return &table; }`)
+}
+
 // Every refusal of a plugin is bad input: exit 2, the file named, nothing
 // on stdout and no result file.
 func TestPluginBadInput(t *testing.T) {
@@ -101,14 +116,7 @@ func TestPluginBadInput(t *testing.T) {
 	if err := os.WriteFile(text, []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	clash := buildPlugin(t, `#include <stdlib.h>
-#include "parkbench.h"
-static void *mk(void) { return calloc(1, 4); }
-static void nop(void *m) { (void)m; }
-static const struct pb_mutex mx = {mk, nop, NULL, nop, free};
-static const struct pb_impl impls[] = {{"sync", "clashes with Go's sync.Mutex row", 0, NULL, &mx, NULL, NULL}};
-static const struct pb_plugin table = {PARKBENCH_ABI_V1, "t", "v", 1, impls};
-const struct pb_plugin *parkbench_plugin(void) { return &table; }`)
+	clash := mutexPlugin(t, "sync", "clashes with Go's sync.Mutex row")
 	lossy := buildPlugin(t, `#include <stdlib.h>
 #include <time.h>
 #include "parkbench.h"

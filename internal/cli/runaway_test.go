@@ -235,14 +235,7 @@ func TestGoroutineOnlyNamesReserved(t *testing.T) {
 		if !strings.Contains(listed, "\n  "+name+" ") {
 			t.Errorf("list does not show %s", name)
 		}
-		so := buildPlugin(t, `#include <stdlib.h>
-#include "parkbench.h"
-static void *mk(void) { return calloc(1, 4); }
-static void nop(void *m) { (void)m; }
-static const struct pb_mutex mx = {mk, nop, NULL, nop, free};
-static const struct pb_impl impls[] = {{"`+name+`", "takes a built-in's name", 0, NULL, &mx, NULL, NULL}};
-static const struct pb_plugin table = {PARKBENCH_ABI_V1, "t", "v", 1, impls};
-const struct pb_plugin *parkbench_plugin(void) { return &table; }`)
+		so := mutexPlugin(t, name, "takes a built-in's name")
 		out.Reset()
 		errb.Reset()
 		code := executeTo([]string{"list", "--plugin", so}, &out, &errb)

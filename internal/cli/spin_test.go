@@ -2,8 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"os"
-	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -60,21 +58,8 @@ func TestSpinLostWakeupFails(t *testing.T) {
 // TestSpinOneCPU: with one CPU (taskset -c 0), cross-core cannot be
 // pinned; the run says it ran oversubscribed instead.
 func TestSpinOneCPU(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a measurement")
-	}
-	taskset, err := exec.LookPath("taskset")
-	if err != nil {
-		t.Skip("needs taskset (util-linux)")
-	}
-	cmd := exec.Command(taskset, "-c", "0", os.Args[0], "spin", "--placement=cross-core", "--budgets=0,unbounded", "--impl=competitive",
+	out := runOnOneCPU(t, "spin", "--placement=cross-core", "--budgets=0,unbounded", "--impl=competitive",
 		"--gaps=1us", "--waits=10", "--warmup=2", "--rounds=1", "--pingpong=10")
-	cmd.Env = append(os.Environ(), "PARKBENCH_AS_MAIN=1")
-	outb, err := cmd.CombinedOutput()
-	out := string(outb)
-	if err != nil {
-		t.Fatalf("taskset -c 0 parkbench spin: %v\n%s", err, out)
-	}
 	if !strings.Contains(strings.ReplaceAll(out, "\n      ", " "), "ran on it together (oversubscribed) instead") || !strings.Contains(out, "oversubscribed") {
 		t.Fatalf("the output does not say that it ran oversubscribed instead:\n%s", out)
 	}

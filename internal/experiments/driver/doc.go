@@ -20,7 +20,7 @@
 //	            // a flag:"name" help:"usage" tag on each the command takes
 //	            // (internal/cli/flags.go) and an opt:"key" tag on each the
 //	            // result echoes (Echo)
-//	            func (Options) FlagVars() map[string]any // {Name} in help
+//	            func (Options) FlagVars() map[string]any // {Name} in help (limits; {ImplNames} is the command's)
 //	            func DefaultOptions() Options     // the study's method
 //	            func QuickOptions() Options       // a short run (--quick)
 //	            func (o Options) Validate() error // Check(plan(o))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -116,9 +115,7 @@ func TestRunHerdStructure(t *testing.T) {
 
 func TestRunHerdPlacements(t *testing.T) {
 	o := tinyHerd()
-	if runtime.GOOS != "linux" {
-		t.Skip("same-core placement pins threads: Linux only")
-	}
+	drivertest.LinuxOnly(t, "same-core placement pins threads: Linux only")
 	o.Impls = []string{"lot", "futex-requeue", "sync"}
 	o.Waiters = []int{2}
 	o.Repeats = 1
@@ -154,9 +151,7 @@ func TestHerdOptionErrors(t *testing.T) {
 		if !errors.As(err, &oe) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Validate: %v, want an OptionError containing %q", err, tc.want)
 		}
-		if _, err := Run(context.Background(), o, nil); !errors.As(err, &oe) {
-			t.Errorf("Run: %v, want an OptionError", err)
-		}
+		drivertest.Refused(t, "Run", Run, o)
 	}
 }
 
@@ -356,9 +351,7 @@ func TestClaimsQuoteN(t *testing.T) {
 // every lot waiter a second one (2N: docs/findings.md, "herd"). Counts,
 // never times; Linux only (the phases need /proc).
 func TestHerdWaitersSleepOnceBeforeNotify(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the phases of the participants' switches are read from /proc")
-	}
+	drivertest.LinuxOnly(t, "the phases of the participants' switches are read from /proc")
 	const n = 16
 	o := DefaultOptions()
 	o.Waiters = []int{n}
@@ -386,30 +379,46 @@ func TestHerdWaitersSleepOnceBeforeNotify(t *testing.T) {
 // guest (x1.29 once): repeats on both sides of the 10% limit decide on
 // their median and are near it; all repeats over it fail clearly.
 func TestHerdSerialNearLimit(t *testing.T) {
-	mk := func(ratios ...float64) *results.Config {
+	checkNear(t, "herd-total-serial", func(ratios []float64) []*results.Config {
 		s := herdSum(20e3, 64*20e3+63*10e3+20e3, 10e3, 70, 90)
 		s[mSerial] = stats.Median(ratios)
-		c := fakeHerd("lot", 64, ModeAll, s)
-		for _, r := range ratios {
-			c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{mSerial: r, results.MReturn: 64}})
-		}
-		return c
-	}
-	for _, tc := range []struct {
-		ratios []float64
-		want   string
-		near   bool
-	}{
+		return []*results.Config{fakeRepeats("lot", s, mSerial, ratios)}
+	}, []nearCase{
 		{[]float64{1.29, 1.05, 1.08, 1.02, 1.04}, results.Holds, true},
 		{[]float64{1.29, 1.15, 1.18, 1.02, 1.04}, results.DoesNotHold, true},
 		{[]float64{1.29, 1.15, 1.18, 1.12, 1.14}, results.DoesNotHold, false},
 		{[]float64{1.01, 1.05, 1.08, 1.02, 1.04}, results.Holds, false},
-	} {
-		c := claimByID(Claims([]*results.Config{mk(tc.ratios...)}, 20*time.Microsecond), "herd-total-serial")
+	})
+}
+
+// nearCase is a claim's verdict, and whether it is near its limit, for
+// the figures of a configuration's repeats.
+type nearCase struct {
+	repeats []float64
+	want    string
+	near    bool
+}
+
+// checkNear judges the claim id over configs(repeats) for each case: its
+// verdict, whether it is near, and evidence that names its rule.
+func checkNear(t *testing.T, id string, configs func(repeats []float64) []*results.Config, cases []nearCase) {
+	t.Helper()
+	for _, tc := range cases {
+		c := claimByID(Claims(configs(tc.repeats), 20*time.Microsecond), id)
 		if c.Verdict != tc.want || c.Near != tc.near || !strings.Contains(c.Evidence, "rule: ") {
-			t.Errorf("repeats %v: %s near=%v (%s), want %s near=%v", tc.ratios, c.Verdict, c.Near, c.Evidence, tc.want, tc.near)
+			t.Errorf("%s, repeats %v: %s near=%v (%s), want %s near=%v", id, tc.repeats, c.Verdict, c.Near, c.Evidence, tc.want, tc.near)
 		}
 	}
+}
+
+// fakeRepeats is impl's N = 64 notify-all configuration with summary s
+// and a repeat per figure of vs, as metric.
+func fakeRepeats(impl string, s map[string]float64, metric string, vs []float64) *results.Config {
+	c := fakeHerd(impl, 64, ModeAll, s)
+	for _, v := range vs {
+		c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{metric: v, results.MReturn: 64}})
+	}
+	return c
 }
 
 // The notify mode's old name, "all", is notify-all with a warning; given
@@ -440,28 +449,16 @@ func TestNotifyDeprecatedAll(t *testing.T) {
 // inside hold clearly, all outside fail clearly (the AMD EPYC quiet run:
 // sync n=64 x0.42).
 func TestHerdEqualNearLimit(t *testing.T) {
-	mk := func(impl string, totals ...float64) *results.Config {
-		s := herdSum(20e3, stats.Median(totals), 10e3, 70, 90)
-		c := fakeHerd(impl, 64, ModeAll, s)
-		for _, v := range totals {
-			c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{results.MTotalNs: v, results.MReturn: 64}})
-		}
-		return c
+	mk := func(impl string, totals []float64) *results.Config {
+		return fakeRepeats(impl, herdSum(20e3, stats.Median(totals), 10e3, 70, 90), results.MTotalNs, totals)
 	}
 	ref := []float64{100, 100, 100, 100, 100}
-	for _, tc := range []struct {
-		totals []float64
-		want   string
-		near   bool
-	}{
+	checkNear(t, "herd-total-equal", func(totals []float64) []*results.Config {
+		return []*results.Config{mk("futex-broadcast", ref), mk("lot", totals)}
+	}, []nearCase{
 		{[]float64{105, 98, 103, 101, 99}, results.Holds, false},
 		{[]float64{125, 98, 103, 101, 99}, results.Holds, true},
 		{[]float64{125, 118, 113, 101, 99}, results.DoesNotHold, true},
 		{[]float64{42, 45, 40, 44, 41}, results.DoesNotHold, false},
-	} {
-		c := claimByID(Claims([]*results.Config{mk("futex-broadcast", ref...), mk("lot", tc.totals...)}, 20*time.Microsecond), "herd-total-equal")
-		if c.Verdict != tc.want || c.Near != tc.near || !strings.Contains(c.Evidence, "rule: ") {
-			t.Errorf("totals %v: %s near=%v (%s), want %s near=%v", tc.totals, c.Verdict, c.Near, c.Evidence, tc.want, tc.near)
-		}
-	}
+	})
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/monoclock"
 	"github.com/parkbench/parkbench/internal/osthread"
-	"github.com/parkbench/parkbench/internal/probe"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/runenv"
 	"github.com/parkbench/parkbench/internal/stats"
@@ -392,37 +391,18 @@ func (p *herdPlan) runIdle(ctx context.Context, progress driver.Progress) (*resu
 				if err != nil {
 					return nil, err
 				}
-				pr := probe.Measure(probe.DefaultCPUs())
-				env := runenv.Enter(n + 2)
-				fg := probe.StartForeign()
-				rounds := make([][]results.Round, len(rows))
-				var runErr error
-			repeats:
-				for r := 0; r < o.Repeats; r++ {
-					for k, row := range rows {
-						if driver.Interrupted(ctx) {
-							runErr = ctx.Err()
-							break repeats
-						}
-						progress.Report(done, total, fmt.Sprintf("%s (repeat %d/%d)", idleKey(row, pl, held, n), r+1, o.Repeats))
-						reqs, err := runPool(ctx, row, n, o.Requests, held, notifierCPU, workerCPUs)
-						done++
-						if err != nil {
-							runErr = err
-							break repeats
-						}
-						rd, err := idleRound(reqs)
-						if err != nil {
-							runErr = err
-							break repeats
-						}
-						rounds[k] = append(rounds[k], rd)
+				rounds, w, err := repeatGroup(ctx, &tally, n, o.Repeats, len(rows), func(r, k int) (results.Round, error) {
+					row := rows[k]
+					progress.Report(done, total, fmt.Sprintf("%s (repeat %d/%d)", idleKey(row, pl, held, n), r+1, o.Repeats))
+					reqs, err := runPool(ctx, row, n, o.Requests, held, notifierCPU, workerCPUs)
+					done++
+					if err != nil {
+						return results.Round{}, err
 					}
-				}
-				foreign := fg.Stop()
-				rt := tally.End(env)
-				if runErr != nil {
-					return nil, runErr
+					return idleRound(reqs)
+				})
+				if err != nil {
+					return nil, err
 				}
 				for k, row := range rows {
 					ms := make([]map[string]float64, len(rounds[k]))
@@ -431,9 +411,9 @@ func (p *herdPlan) runIdle(ctx context.Context, progress driver.Progress) (*resu
 					}
 					c := &results.Config{Key: idleKey(row, pl, held, n), Impl: row.im.label(), Kind: row.im.kind, Placement: pl,
 						Params: map[string]string{"n": fmt.Sprint(n), "wake": row.wake, "lock_held": fmt.Sprint(held), "mode": ModeIdle,
-							"requests": fmt.Sprint(o.Requests), "gomaxprocs": fmt.Sprint(rt.GOMAXPROCS)},
-						Rounds: rounds[k], Summary: driver.MedianOfRounds(ms), Probe: pr}
-					driver.RecordForeignLoad(c, foreign)
+							"requests": fmt.Sprint(o.Requests), "gomaxprocs": fmt.Sprint(w.runtime.GOMAXPROCS)},
+						Rounds: rounds[k], Summary: driver.MedianOfRounds(ms), Probe: w.probe}
+					driver.RecordForeignLoad(c, w.foreign)
 					configs = append(configs, c)
 				}
 			}

@@ -53,7 +53,6 @@ type Options struct {
 // FlagVars are the {Name}s of its help tags (internal/cli/flags.go).
 func (Options) FlagVars() map[string]any {
 	return map[string]any{
-		"ImplNames":   ImplNames(),
 		"MaxWaiters":  MaxWaiters,
 		"MaxRequests": MaxRequests,
 	}

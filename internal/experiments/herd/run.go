@@ -182,59 +182,43 @@ func (p *herdPlan) Run(ctx context.Context, progress driver.Progress) (*results.
 			return nil, err
 		}
 		cfgs := make([]*results.Config, len(ims))
-		raws := make([][]*repeatResult, len(ims))
 		procs := make([]int, len(ims))
-		pr := probe.Measure(probe.DefaultCPUs())
-		env := runenv.Enter(g.n + 2)
-		threadProcs := runtime.GOMAXPROCS(0)
-		fg := probe.StartForeign()
-		var runErr error
-	repeats:
-		for r := 0; r < o.Repeats; r++ {
-			for k, im := range ims {
-				if driver.Interrupted(ctx) {
-					runErr = ctx.Err()
-					break repeats
-				}
-				procs[k] = threadProcs
-				if im.goroutines {
-					procs[k] = runtime.NumCPU()
-					runtime.GOMAXPROCS(procs[k])
-				}
-				sp := repeatSpec{impl: im, n: g.n, hold: o.Hold, oneLoop: g.oneLoop, lockHeld: g.lockHeld, notifierCPU: notifierCPU, waiterCPUs: waiterCPUs,
-					trace: o.Anatomy && !im.goroutines}
-				if im.goroutines {
-					sp.notifierCPU, sp.waiterCPUs = -1, nil
-				}
-				progress.Report(done, total, fmt.Sprintf("%s (repeat %d/%d)", configKey(im.label(), g), r+1, o.Repeats))
-				raw, err := runRepeat(ctx, sp)
-				if im.goroutines {
-					runtime.GOMAXPROCS(threadProcs)
-				}
-				done++
-				if err != nil {
-					runErr = err
-					break repeats
-				}
-				if err := checkRaw(raw, im.name, g.n); err != nil {
-					runErr = err
-					break repeats
-				}
-				raws[k] = append(raws[k], raw)
+		raws, w, err := repeatGroup(ctx, &tally, g.n, o.Repeats, len(ims), func(r, k int) (*repeatResult, error) {
+			im := ims[k]
+			// The run's GOMAXPROCS (runenv's), put back after every
+			// goroutines repeat.
+			threadProcs := runtime.GOMAXPROCS(0)
+			procs[k] = threadProcs
+			if im.goroutines {
+				procs[k] = runtime.NumCPU()
+				runtime.GOMAXPROCS(procs[k])
 			}
-		}
-		foreign := fg.Stop()
-		tally.End(env)
-		if runErr != nil {
-			return nil, runErr
+			sp := repeatSpec{impl: im, n: g.n, hold: o.Hold, oneLoop: g.oneLoop, lockHeld: g.lockHeld, notifierCPU: notifierCPU, waiterCPUs: waiterCPUs,
+				trace: o.Anatomy && !im.goroutines}
+			if im.goroutines {
+				sp.notifierCPU, sp.waiterCPUs = -1, nil
+			}
+			progress.Report(done, total, fmt.Sprintf("%s (repeat %d/%d)", configKey(im.label(), g), r+1, o.Repeats))
+			raw, err := runRepeat(ctx, sp)
+			if im.goroutines {
+				runtime.GOMAXPROCS(threadProcs)
+			}
+			done++
+			if err != nil {
+				return nil, err
+			}
+			return raw, checkRaw(raw, im.name, g.n)
+		})
+		if err != nil {
+			return nil, err
 		}
 		for k, im := range ims {
 			c, err := buildConfig(im, g, o, raws[k], procs[k])
 			if err != nil {
 				return nil, err
 			}
-			c.Probe = pr
-			driver.RecordForeignLoad(c, foreign)
+			c.Probe = w.probe
+			driver.RecordForeignLoad(c, w.foreign)
 			cfgs[k] = c
 		}
 		configs = append(configs, cfgs...)
@@ -270,4 +254,43 @@ func (o Options) asMap(impls []implSpec) map[string]string {
 	m := driver.Echo(o)
 	m["impl"] = strings.Join(names, ",")
 	return m
+}
+
+// window is what a group of configurations measured together ran under:
+// the probe taken before it, the foreign load during it, the runtime.
+type window struct {
+	probe   *results.Probe
+	foreign *results.Foreign
+	runtime results.Runtime
+}
+
+// repeatGroup runs repeats repeats of count configurations of n waiters,
+// repeat r of each before repeat r + 1 of any (one(r, k)), inside one
+// window: the runtime held for n + 2 participants (runenv, tallied), the
+// foreign load watched. It returns each configuration's repeats in order,
+// or stops at the first error of one, or with ctx.Err() once ctx is done,
+// and returns that error after the window closes.
+func repeatGroup[T any](ctx context.Context, tally *runenv.Tally, n, repeats, count int, one func(r, k int) (T, error)) ([][]T, window, error) {
+	out := make([][]T, count)
+	w := window{probe: probe.Measure(probe.DefaultCPUs())}
+	env := runenv.Enter(n + 2)
+	fg := probe.StartForeign()
+	err := func() error {
+		for r := range repeats {
+			for k := range count {
+				if driver.Interrupted(ctx) {
+					return ctx.Err()
+				}
+				v, err := one(r, k)
+				if err != nil {
+					return err
+				}
+				out[k] = append(out[k], v)
+			}
+		}
+		return nil
+	}()
+	w.foreign = fg.Stop()
+	w.runtime = tally.End(env)
+	return out, w, err
 }

@@ -40,13 +40,6 @@ type Options struct {
 	Force bool `flag:"force" opt:"force" help:"run even without a CPU for the watchdog or with RT throttling off"`
 }
 
-// FlagVars are the {Name}s of its help tags (internal/cli/flags.go).
-func (Options) FlagVars() map[string]any {
-	return map[string]any{
-		"ImplNames": ImplNames(),
-	}
-}
-
 // DefaultOptions: every lock, 100 µs critical section, 10 ms medium spin,
 // 100 rounds.
 func DefaultOptions() Options {

@@ -226,11 +226,7 @@ func TestLatencyBadOptions(t *testing.T) {
 }
 
 func TestRunLatencyCancelled(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := RunLatency(ctx, tinyLatency(sleeper(t)), nil); !errors.Is(err, context.Canceled) {
-		t.Fatalf("got %v", err)
-	}
+	drivertest.Cancelled(t, RunLatency, tinyLatency(sleeper(t)))
 }
 
 // sleeper is a sleeping thread parker that runs here (futex on Linux), or

@@ -67,13 +67,6 @@ type LatencyOptions struct {
 	Anatomy bool `flag:"anatomy" opt:"anatomy,omitempty" help:"pair every round with one traced through the kernel's tracepoints and split each wake into call, idle_exit, schedule, return, residual (Linux, root; docs/anatomy.md)"`
 }
 
-// FlagVars are the {Name}s of its help tags (internal/cli/flags.go).
-func (LatencyOptions) FlagVars() map[string]any {
-	return map[string]any{
-		"ImplNames": ImplNames(),
-	}
-}
-
 // DefaultLatencyOptions is the study's method: every implementation, every
 // placement, 1000 warm-up and 10 000 measured round trips, three rounds.
 func DefaultLatencyOptions() LatencyOptions {

@@ -81,8 +81,7 @@ type Options struct {
 // FlagVars are the {Name}s of its help tags (internal/cli/flags.go).
 func (Options) FlagVars() map[string]any {
 	return map[string]any{
-		"ImplNames": ImplNames(),
-		"MaxLoad":   MaxLoad,
+		"MaxLoad": MaxLoad,
 	}
 }
 

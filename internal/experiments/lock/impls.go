@@ -79,11 +79,17 @@ func (m *lotFair) Unlock() { m.Mutex.UnlockFair() }
 // Lock and per Unlock.
 type pthreadLock struct{ *cref.PthreadMutex }
 
-func pthreadInit(m *pthreadLock) (err error) {
-	m.PthreadMutex, err = cref.NewPthreadMutex()
-	return err
+var pthreadInit, pthreadFree = cgoLock(cref.NewPthreadMutex, func(m *pthreadLock) **cref.PthreadMutex { return &m.PthreadMutex })
+
+// cgoLock is the init and free of W, a wrapper of the cref lock (a C lock
+// through cgo) that field points to: init makes it with mk, free frees it.
+func cgoLock[W any, L interface{ Free() }](mk func() (L, error), field func(*W) *L) (init func(*W) error, free func(*W)) {
+	init = func(m *W) (err error) {
+		*field(m), err = mk()
+		return err
+	}
+	return init, func(m *W) { (*field(m)).Free() }
 }
-func pthreadFree(m *pthreadLock) { m.Free() }
 
 // spinLock is test-and-test-and-set: try the swap only when a plain load
 // saw the lock free; while it is taken, re-read it with a relax between
@@ -266,11 +272,7 @@ type rwLocker interface {
 // pthreadRw is glibc's pthread_rwlock_t through cgo: one crossing per call.
 type pthreadRw struct{ *cref.PthreadRwLock }
 
-func pthreadRwInit(m *pthreadRw) (err error) {
-	m.PthreadRwLock, err = cref.NewPthreadRwLock()
-	return err
-}
-func pthreadRwFree(m *pthreadRw) { m.Free() }
+var pthreadRwInit, pthreadRwFree = cgoLock(cref.NewPthreadRwLock, func(m *pthreadRw) **cref.PthreadRwLock { return &m.PthreadRwLock })
 
 // rwImpl builds a Go rwlock implementation over type M.
 func rwImpl[M any, PM interface {

@@ -58,7 +58,6 @@ type Options struct {
 // FlagVars are the {Name}s of its help tags (internal/cli/flags.go).
 func (Options) FlagVars() map[string]any {
 	return map[string]any{
-		"ImplNames":  ImplNames(),
 		"MaxThreads": MaxThreads,
 		"MaxWork":    MaxWork,
 		"MaxLocks":   MaxLocks,
@@ -69,7 +68,7 @@ func (Options) FlagVars() map[string]any {
 // benchmark (benchmark/src/bin/rwlock.rs); the tags as Options'.
 type RwOptions struct {
 	// Impls: names; empty means every implementation available.
-	Impls []string `flag:"impl" help:"implementations: a name, a comma list, or all available (names: {RwImplNames})"`
+	Impls []string `flag:"impl" help:"implementations: a name, a comma list, or all available (names: {ImplNames})"`
 	// Readers and Writers: the thread counts of each class, swept, on one
 	// rwlock.
 	Readers []int `flag:"readers" opt:"readers" help:"reader thread counts, comma list, each 0..{MaxThreads}"`
@@ -83,14 +82,8 @@ type RwOptions struct {
 	Repeats  int           `flag:"repeats" opt:"repeats" help:"timed runs per configuration; figures are their median"`
 }
 
-// FlagVars are the {Name}s of its help tags (internal/cli/flags.go).
-func (RwOptions) FlagVars() map[string]any {
-	return map[string]any{
-		"RwImplNames": RwImplNames(),
-		"MaxThreads":  MaxThreads,
-		"MaxWork":     MaxWork,
-	}
-}
+// FlagVars are Options': the package's limits, as its help tags name them.
+func (RwOptions) FlagVars() map[string]any { return Options{}.FlagVars() }
 
 // DefaultThreads is 1, 2, 4, NumCPU, 2 x NumCPU, deduplicated and sorted.
 func DefaultThreads() []int {

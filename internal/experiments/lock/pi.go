@@ -42,11 +42,7 @@ func piWhy(name string) string {
 // PTHREAD_PRIO_INHERIT.
 type pthreadPILock struct{ *cref.PthreadMutex }
 
-func pthreadPIInit(m *pthreadPILock) (err error) {
-	m.PthreadMutex, err = cref.NewPthreadPIMutex()
-	return err
-}
-func pthreadPIFree(m *pthreadPILock) { m.Free() }
+var pthreadPIInit, pthreadPIFree = cgoLock(cref.NewPthreadPIMutex, func(m *pthreadPILock) **cref.PthreadMutex { return &m.PthreadMutex })
 
 // pi-futex's owner is named by its kernel TID: the loop reads its
 // thread's TID once and passes it to LockTID, as glibc reads its cached

@@ -24,13 +24,6 @@ type Options struct {
 	Participants []string `flag:"participants" opt:"participants,empty=threads" help:"who wakes itself: threads (a goroutine locked to its thread, pinned), goroutines (a plain one), a comma list, or all"`
 }
 
-// FlagVars are the {Name}s of its help tags (internal/cli/flags.go).
-func (Options) FlagVars() map[string]any {
-	return map[string]any{
-		"ImplNames": ImplNames(),
-	}
-}
-
 // Limits of the selfwake counts.
 const (
 	MaxPairs   = 1_000_000

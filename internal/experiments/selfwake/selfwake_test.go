@@ -1,8 +1,6 @@
 package selfwake
 
 import (
-	"context"
-	"errors"
 	"runtime"
 	"slices"
 	"strings"
@@ -78,10 +76,7 @@ func TestSelfwakeBadOptions(t *testing.T) {
 		"zero samples": {Impls: []string{"futex"}, Pairs: 1, Samples: 0, Rounds: 1},
 		"unknown":      {Impls: []string{"nope"}, Pairs: 1, Samples: 1, Rounds: 1},
 	} {
-		var oe *driver.OptionError
-		if _, err := RunSelfwake(context.Background(), o, nil); !errors.As(err, &oe) {
-			t.Errorf("%s: %v", name, err)
-		}
+		drivertest.Refused(t, name, RunSelfwake, o)
 	}
 }
 

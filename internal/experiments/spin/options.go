@@ -49,7 +49,6 @@ func (Budgets) FormatItem(b time.Duration) string { return BudgetLabel(b) }
 // FlagVars are the {Name}s of its help tags (internal/cli/flags.go).
 func (Options) FlagVars() map[string]any {
 	return map[string]any{
-		"ImplNames": ImplNames(),
 		"MaxBudget": MaxBudget,
 		"MaxGap":    MaxGap,
 		"MaxWaits":  MaxWaits,

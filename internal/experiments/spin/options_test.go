@@ -2,18 +2,16 @@ package spin
 
 import (
 	"errors"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 	"github.com/parkbench/parkbench/internal/optionerr"
 )
 
 func TestOptionsRefused(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("spin runs on Linux only")
-	}
+	drivertest.LinuxOnly(t, "spin runs on Linux only")
 	cases := []struct {
 		field, want string
 		edit        func(*Options)

@@ -16,13 +16,6 @@ type Options struct {
 	GoFrames int `flag:"go-frames" opt:"go_frames" help:"Go frames to show per goroutine (1..100)"`
 }
 
-// FlagVars are the {Name}s of its help tags (internal/cli/flags.go).
-func (Options) FlagVars() map[string]any {
-	return map[string]any{
-		"ImplNames": ImplNames(),
-	}
-}
-
 // DefaultOptions blocks every mechanism.
 func DefaultOptions() Options {
 	return Options{Mechanisms: []string{"all"}, SettleTimeout: 5 * time.Second, GoFrames: 10}

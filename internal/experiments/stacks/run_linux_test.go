@@ -3,14 +3,11 @@
 package stacks
 
 import (
-	"context"
-	"errors"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 	"github.com/parkbench/parkbench/internal/lot"
 	"github.com/parkbench/parkbench/internal/parkers"
@@ -106,15 +103,8 @@ func TestRunStacks(t *testing.T) {
 }
 
 func TestRunStacksBadInput(t *testing.T) {
-	var oe *driver.OptionError
-	if _, err := Run(context.Background(), Options{Mechanisms: []string{"bogus"}}, nil); !errors.As(err, &oe) {
-		t.Fatalf("got %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := Run(ctx, DefaultOptions(), nil); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled: %v", err)
-	}
+	drivertest.Refused(t, "--mech bogus", Run, Options{Mechanisms: []string{"bogus"}})
+	drivertest.Cancelled(t, Run, DefaultOptions())
 }
 
 // TestNotMeasured: a figure /proc would not give (not root: the kernel

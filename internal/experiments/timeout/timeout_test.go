@@ -137,16 +137,9 @@ func TestTimeoutLotParker(t *testing.T) {
 		t.Errorf("lot backend left at %q, was %q", after, before)
 	}
 	o.LotParker = "no-such-parker"
-	var oe *driver.OptionError
-	if _, err := Run(context.Background(), o, nil); !errors.As(err, &oe) {
-		t.Errorf("bad --lot-parker: %v", err)
-	}
+	drivertest.Refused(t, "bad --lot-parker", Run, o)
 }
 
 func TestTimeoutInterrupted(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := Run(ctx, QuickOptions(), nil); !errors.Is(err, context.Canceled) {
-		t.Fatalf("got %v", err)
-	}
+	drivertest.Cancelled(t, Run, QuickOptions())
 }

@@ -1,18 +1,17 @@
 package wake
 
 import (
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 )
 
 // TestPlan: which configurations plan lays out for a set of options, or
 // what it refuses, without running anything.
 func TestPlan(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the cases name Linux's implementations (futex)")
-	}
+	drivertest.LinuxOnly(t, "the cases name Linux's implementations (futex)")
 	for _, tc := range []struct {
 		name    string
 		set     func(o *Options)

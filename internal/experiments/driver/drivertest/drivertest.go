@@ -1,6 +1,7 @@
 // Package drivertest is what the experiments' tests share: a run
-// interrupted part-way, and the runtime state every experiment puts back
-// however it ends (internal/runenv). Tests only import it.
+// interrupted part-way, one refused or cancelled before it starts, and the
+// runtime state every experiment puts back however it ends
+// (internal/runenv). Tests only import it.
 package drivertest
 
 import (
@@ -67,4 +68,34 @@ func Run[O any](t testing.TB, run func(context.Context, O, driver.Progress) (*re
 		t.Fatal(err)
 	}
 	return exp
+}
+
+// Refused runs run on o and fails t, naming what, unless it refuses o
+// with an *driver.OptionError (bad input, found before anything is
+// measured).
+func Refused[O any](t testing.TB, what string, run func(context.Context, O, driver.Progress) (*results.Experiment, error), o O) {
+	t.Helper()
+	var oe *driver.OptionError
+	if _, err := run(context.Background(), o, nil); !errors.As(err, &oe) {
+		t.Errorf("%s: %v, want an OptionError", what, err)
+	}
+}
+
+// Cancelled runs run on o under a context cancelled before it starts and
+// fails t unless it returns context.Canceled.
+func Cancelled[O any](t testing.TB, run func(context.Context, O, driver.Progress) (*results.Experiment, error), o O) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := run(ctx, o, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v, want context.Canceled", err)
+	}
+}
+
+// LinuxOnly skips t, saying why, on any OS but Linux.
+func LinuxOnly(t testing.TB, why string) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip(why)
+	}
 }
