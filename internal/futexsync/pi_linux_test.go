@@ -82,6 +82,7 @@ func testPIMutexHandoff(t *testing.T, byTID bool) {
 	}
 	got := make(chan uint32, 1)
 	waiterTID := make(chan uint32, 1)
+	released := make(chan struct{})
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
@@ -90,6 +91,7 @@ func testPIMutexHandoff(t *testing.T, byTID bool) {
 		m.LockTID(me)
 		got <- m.state.Load()
 		m.Unlock()
+		close(released)
 	}()
 	wt := <-waiterTID
 	deadline := time.Now().Add(10 * time.Second)
@@ -113,6 +115,9 @@ func testPIMutexHandoff(t *testing.T, byTID bool) {
 	if w := <-got; w&futex.PITidMask != wt {
 		t.Fatalf("word %#x in the waiter after the handoff, want its TID %d", w, wt)
 	}
+	// The word is the waiter's to clear: read it once its Unlock returned
+	// (read right after the handoff, it can still hold the waiter's TID).
+	<-released
 	if s := m.state.Load(); s != 0 {
 		t.Fatalf("word %#x after the waiter's unlock, want 0", s)
 	}
