@@ -77,7 +77,7 @@ func every(t *testing.T) map[string][]results.Claim {
 		e := &results.Experiment{Name: name}
 		if name == "latency" || name == "selfwake" || name == "herd" || name == "lock" {
 			e.Configs = []*results.Config{
-				{Key: "c-rust-parking_lot", Impl: "c-rust-parking_lot", Kind: driver.KindCRef, Params: map[string]string{}},
+				{Key: "c-rust-parking_lot", Impl: "c-rust-parking_lot", Kind: results.KindCRef, Params: map[string]string{}},
 				{Key: "x/goroutines", Impl: "x", Params: map[string]string{"participants": driver.Goroutines}},
 			}
 		}

@@ -9,24 +9,24 @@ import (
 )
 
 // Port fidelity: lot (the Go port of parking_lot_core 0.9 and parking_lot
-// 0.12, internal/lot) beside the originals, when the Rust crates are loaded
-// as a plugin (rust/originals, scripts/rust-originals.sh, docs/originals.md).
-// The experiments' fidelity claims find the original's rows here; without
-// the plugin they add nothing.
-const (
-	// PortLot is the port's implementation name.
-	PortLot = results.PortLot
-	// OriginalLot is parking_lot_core's and parking_lot's own
-	// implementation, as rust/originals names it.
-	OriginalLot = results.OriginalLot
-	// KindCRef is the kind of a row measured on C threads (no Go runtime
-	// and no cgo call in the measured path).
-	KindCRef = results.KindCRef
-)
+// 0.12, internal/lot, results.PortLot) beside the originals
+// (results.OriginalLot), when the Rust crates are loaded as a plugin
+// (rust/originals, scripts/rust-originals.sh, docs/originals.md). The
+// experiments' fidelity claims find the original's rows here; without the
+// plugin they add nothing.
 
 // OriginalLoaded reports whether any configuration is a row of name.
 func OriginalLoaded(configs []*results.Config, name string) bool {
 	return slices.ContainsFunc(configs, func(c *results.Config) bool { return results.IsOriginal(c, name) })
+}
+
+// Fidelity is the fidelity rules evaluated on configs, nil when the
+// original was not run.
+func Fidelity(configs []*results.Config, rules ...claim.Rule) []results.Claim {
+	if !OriginalLoaded(configs, results.OriginalLot) {
+		return nil
+	}
+	return claim.EvaluateAll(configs, rules...)
 }
 
 // Which row of the original a fidelity claim compares with.
@@ -51,7 +51,7 @@ const (
 func Original(configs []*results.Config, name string, same func(*results.Config) bool, which OriginalRow) (c *results.Config, onC bool) {
 	row := func(onC bool) *results.Config {
 		return claim.Find(configs, func(x *results.Config) bool {
-			return results.IsOriginal(x, name) && same(x) && (x.Kind == KindCRef) == onC
+			return results.IsOriginal(x, name) && same(x) && (x.Kind == results.KindCRef) == onC
 		})
 	}
 	if c := row(false); which == PreferGoThreads && c != nil {

@@ -40,11 +40,7 @@ func Claims(all []*results.Config, _ time.Duration) []results.Claim {
 	configs := slices.DeleteFunc(slices.Clone(all), func(c *results.Config) bool {
 		return c.Kind != "goroutine" && c.Params["participants"] == driver.Goroutines
 	})
-	rules := rules()
-	if driver.OriginalLoaded(configs, driver.OriginalLot) {
-		rules = append(rules, fidelityRules()...)
-	}
-	return claim.EvaluateAll(configs, rules...)
+	return append(claim.EvaluateAll(configs, rules()...), FidelityClaims(configs)...)
 }
 
 func rules() []claim.Rule {

@@ -47,19 +47,16 @@ func ClaimSelfwakeAtOnce(sw *results.Experiment) results.Claim {
 // from C threads (a cgo call costs more than the pair); nil when the
 // original was not run.
 func SelfwakeFidelityClaims(sw *results.Experiment) []results.Claim {
-	if !driver.OriginalLoaded(sw.Configs, driver.OriginalLot) {
-		return nil
-	}
-	return []results.Claim{claim.Evaluate(claim.Rule{ID: ClaimFidelitySelf,
+	return driver.Fidelity(sw.Configs, claim.Rule{ID: ClaimFidelitySelf,
 		Statement: fmt.Sprintf("lot's self-wake pair is at most %.1fx parking_lot_core's own (rust-parking_lot's native loop on C threads, its park and unpark_one inlined)", FidelitySelf),
 		Needs:     "needs lot and c-rust-parking_lot running its own self-wake loop on C threads (rust/originals of ABI version 2; through cgo one call costs more than the pair, through pointers the calls are not the original's)",
 		Each: func(c *results.Config, cs []*results.Config) []claim.Figure {
 			native := func(o *results.Config) bool { return o.Params[ext.LoopParam] == ext.LoopOwn }
-			o, _ := driver.Original(cs, driver.OriginalLot, native, driver.CThreadsOnly)
+			o, _ := driver.Original(cs, results.OriginalLot, native, driver.CThreadsOnly)
 			if c.Impl != latency.ImplLot || o == nil || !(c.Summary[results.MNsPerPair] > 0 && o.Summary[results.MNsPerPair] > 0) {
 				return nil
 			}
 			name := fmt.Sprintf("lot %.1f ns vs %s %.1f ns per pair, lot/original", c.Summary[results.MNsPerPair], driver.RowName(o, true), o.Summary[results.MNsPerPair])
 			return []claim.Figure{claim.Fig(name, driver.Ratios(c, o, results.MNsPerPair), c, o).In("x").AtMost(FidelitySelf)}
-		}}, sw.Configs)}
+		}})
 }

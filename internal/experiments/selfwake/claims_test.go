@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/stats"
@@ -42,9 +41,9 @@ func TestClaimSelfwakeAtOnce(t *testing.T) {
 
 func TestFidelitySelfwake(t *testing.T) {
 	exp := func(cfgs ...*results.Config) *results.Experiment { return &results.Experiment{Configs: cfgs} }
-	orig := fidCfg("c-rust-parking_lot", driver.KindCRef, results.MNsPerPair, 11, 12, 11.5)
+	orig := fidCfg("c-rust-parking_lot", results.KindCRef, results.MNsPerPair, 11, 12, 11.5)
 	orig.Params[ext.LoopParam] = ext.LoopOwn
-	fp := fidCfg("c-rust-parking_lot", driver.KindCRef, results.MNsPerPair, 15)
+	fp := fidCfg("c-rust-parking_lot", results.KindCRef, results.MNsPerPair, 15)
 	fp.Params[ext.LoopParam] = ext.LoopFuncPointers
 	cases := []struct {
 		name    string
