@@ -34,8 +34,7 @@ func threadTwin(lat *results.Experiment, g *results.Config) *results.Config {
 
 // ClaimGoroutineHandoff compares each goroutine-level mechanism (kind
 // goroutine: chan, cond, the sync semaphores) between goroutines with the
-// same mechanism between locked threads: the threads' median over the
-// goroutines', at least goHandoffFactor.
+// same mechanism between locked threads.
 func ClaimGoroutineHandoff(lat *results.Experiment) results.Claim {
 	return claim.Evaluate(claim.Rule{ID: "E12-goroutine-handoff", Statement: "a handoff between plain goroutines costs far less than the same handoff between locked threads " +
 		"(threads median >= 2x goroutines median, per goroutine-level mechanism and GOMAXPROCS): the woken goroutine " +
@@ -51,9 +50,8 @@ func ClaimGoroutineHandoff(lat *results.Experiment) results.Claim {
 }
 
 // ClaimGoMaxProcs1 reads the traced round's wake shares of the goroutine
-// configurations run at GOMAXPROCS = 1: none off the waker's P, none
-// needing a thread. A configuration without wakes through the scheduler
-// (lot's is a futex wake of the M) has none to read.
+// configurations run at GOMAXPROCS = 1. A configuration without wakes
+// through the scheduler (lot's is a futex wake of the M) has none to read.
 func ClaimGoMaxProcs1(lat *results.Experiment) results.Claim {
 	return claim.Evaluate(claim.Rule{ID: "E12-gomaxprocs1-no-thread-wake", Statement: "with GOMAXPROCS = 1 no thread is woken for a wake between goroutines (wake_thread_woken_share = 0 " +
 		"and wake_other_p_share = 0 in the traced round): with one P, wakep finds no idle P to start an M on",

@@ -52,17 +52,16 @@ func Claims(all []*results.Config, numCPU int) []results.Claim {
 	), append(FidelityClaims(configs), goClaims(all, numCPU)...)...)
 }
 
-// byGroup maps impl's configurations that keep accepts by their group:
-// the key without the implementation.
-func byGroup(configs []*results.Config, impl string, keep func(*results.Config) bool) map[string]*results.Config {
-	out := map[string]*results.Config{}
-	for _, c := range configs {
-		if c.Impl == impl && keep(c) {
-			out[strings.TrimPrefix(strings.TrimPrefix(c.Key, c.Impl), "/")] = c
-		}
-	}
-	return out
+// groupKey is a configuration's key without its implementation.
+func groupKey(c *results.Config) string { return strings.TrimPrefix(strings.TrimPrefix(c.Key, c.Impl), "/") }
+
+// twin is impl's configuration in o's group, nil when it did not run.
+func twin(cs []*results.Config, o *results.Config, impl string) *results.Config {
+	return claim.Find(cs, func(c *results.Config) bool { return c.Impl == impl && groupKey(c) == groupKey(o) })
 }
+
+// byName orders figures by name: the evidence's order.
+func byName(x, y claim.Figure) int { return strings.Compare(x.Name, y.Name) }
 
 // looping selects the loop pattern from minThreads threads.
 func looping(minThreads int) func(*results.Config) bool {
@@ -83,18 +82,15 @@ func ratioRule(id, statement, needs string, minThreads int, impl string, others 
 		How: fmt.Sprintf("per group, %s's total throughput over the other's in each repeat, each ± the run's noise (how far apart two repeats of one configuration are: the median over this claim's configurations)", impl),
 		Figures: func(cs []*results.Config) (out []claim.Figure) {
 			share, n := claim.Noise(claim.RoundsApart(cs, MTotalMops))
-			a := byGroup(cs, impl, looping(0))
-			for _, other := range others {
-				for g, o := range byGroup(cs, other, looping(0)) {
-					if c, ok := a[g]; ok {
-						f := claim.Ratio(g+" "+impl+"/"+other, c, o, MTotalMops).
-							Noisy(share, fmt.Sprintf("the run's noise over %d pairs of repeats", n)).
-							With(fmt.Sprintf("%s %.2f vs %s %.2f Mops", impl, c.Summary[MTotalMops], other, o.Summary[MTotalMops]))
-						out = append(out, bound(f, 1))
-					}
+			for _, o := range cs {
+				if c := twin(cs, o, impl); c != nil && slices.Contains(others, o.Impl) {
+					f := claim.Ratio(groupKey(o)+" "+impl+"/"+o.Impl, c, o, MTotalMops).
+						Noisy(share, fmt.Sprintf("the run's noise over %d pairs of repeats", n)).
+						With(fmt.Sprintf("%s %.2f vs %s %.2f Mops", impl, c.Summary[MTotalMops], o.Impl, o.Summary[MTotalMops]))
+					out = append(out, bound(f, 1))
 				}
 			}
-			slices.SortFunc(out, func(x, y claim.Figure) int { return strings.Compare(x.Name, y.Name) })
+			slices.SortFunc(out, byName)
 			return out
 		}}
 }

@@ -17,9 +17,7 @@ const (
 	ClaimOversubscribed  = "spin-oversubscribed-park-wins"
 )
 
-// The claims' limits, each figure decided by the claim kit
-// (internal/claim): the median of rounds decides, rounds on both sides of
-// the limit (or fewer than claimRounds) mark it near its limit.
+// The claims' limits.
 const (
 	// noGain: a budget buys no latency when its median latency is at
 	// least this share of the competitive rule's.
@@ -70,9 +68,7 @@ func Claims(cfgs []*results.Config) []results.Claim {
 				}
 				return out
 			})},
-		// Across CPUs, at every gap, the competitive rule's total cost (median
-		// latency + median CPU per wait) is at most karlin x the best fixed
-		// budget's in that round (the best choice in hindsight).
+		// The best fixed budget is the best choice in hindsight, round by round.
 		claim.Rule{ID: ClaimCompetitive2x, MinRounds: claimRounds, Statement: fmt.Sprintf(
 			"the competitive rule (spin for the park + wake cost, then park) is within %.0fx of the best fixed budget's total cost (median latency + CPU per wait) "+
 				"at every gap, across CPUs (Karlin, Manasse, McGeoch, Owicki 1991)", karlin),
@@ -87,12 +83,9 @@ func Claims(cfgs []*results.Config) []results.Claim {
 				}
 				return out
 			})},
-		// On one CPU (the waiter and the waker share it), spinning loses to
-		// parking at once: at every gap longer than the placement's own park
-		// + wake cost C (at a shorter one the holder is done before the waiter
-		// can run, whatever it does), each fixed budget longer than C,
-		// unbounded included, has a cost (how late the waiter resumed past its
-		// due time, plus its CPU per wait) at least park-at-once's.
+		// Only gaps longer than the placement's own park + wake cost C: at a
+		// shorter one the holder is done before the waiter can run, whatever
+		// it does.
 		claim.Rule{ID: ClaimOversubscribed, MinRounds: claimRounds, Statement: "oversubscribed (the waiter and the waker on one CPU), spinning loses to parking at once: at every gap longer than " +
 			"that placement's park + wake cost C, each fixed budget longer than C (unbounded included) resumes the waiter later past its due time, CPU per wait added, than a budget of 0",
 			Needs: "needs the oversubscribed placement with a budget of 0, a longer fixed budget, and a gap longer than its park + wake cost",
