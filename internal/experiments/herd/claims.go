@@ -71,7 +71,7 @@ func rules() []claim.Rule {
 			Select: func(c *results.Config) bool { return c.IntParam("n") >= ClaimMinN },
 			How:    "per configuration, its total / futex-broadcast's in each repeat",
 			Each: func(c *results.Config, cs []*results.Config) []claim.Figure {
-				if ref := twin(cs, c, "futex-broadcast", ""); ref != nil && c.Impl != "futex-broadcast" {
+				if ref := twin(cs, c, "futex-broadcast", c.Params["notify"]); ref != nil && c.Impl != "futex-broadcast" {
 					return []claim.Figure{band(claim.Fig(fmt.Sprintf("%s n=%d total/futex-broadcast's", c.Impl, c.IntParam("n")), claim.Ratios(c, ref, results.MTotalNs), c, ref))}
 				}
 				return nil
@@ -85,7 +85,7 @@ func rules() []claim.Rule {
 				return ""
 			},
 			Each: func(c *results.Config, cs []*results.Config) []claim.Figure {
-				ref := twin(cs, c, "futex-broadcast", "")
+				ref := twin(cs, c, "futex-broadcast", c.Params["notify"])
 				if c.Impl != "lot" || ref == nil || c.IntParam("n") != firstN(lots(cs)) {
 					return nil
 				}
@@ -95,7 +95,7 @@ func rules() []claim.Rule {
 		{ID: "herd-ctxsw", Statement: fmt.Sprintf("lot's context switches are about 2N or fewer (<= 2N + %d, participants and process) while futex-broadcast's (std's) are higher (participants), at N >= %d", CswSlack, ClaimMinN),
 			Needs: fmt.Sprintf("needs lot and futex-broadcast with notify=notify-all at N >= %d", ClaimMinN), Select: notifyAllFrom(ClaimMinN), Scope: measuredAt,
 			Each: func(c *results.Config, cs []*results.Config) []claim.Figure {
-				ref, lim := twin(cs, c, "futex-broadcast", ""), float64(2*c.IntParam("n")+CswSlack)
+				ref, lim := twin(cs, c, "futex-broadcast", c.Params["notify"]), float64(2*c.IntParam("n")+CswSlack)
 				if _, ok := c.Summary[results.MCtxSwParts]; !ok || c.Impl != "lot" || ref == nil {
 					return nil
 				}
@@ -132,12 +132,9 @@ func group(c *results.Config) string {
 	return fmt.Sprintf("n=%d %s held=%s", c.IntParam("n"), c.Placement, c.Params["lock_held"])
 }
 
-// twin is impl's configuration in c's group (with notify mode notify, or
-// c's own when ""), nil when it did not run.
+// twin is impl's configuration in c's group with notify mode notify, nil
+// when it did not run.
 func twin(cs []*results.Config, c *results.Config, impl, notify string) *results.Config {
-	if notify == "" {
-		notify = c.Params["notify"]
-	}
 	return claim.Find(cs, func(o *results.Config) bool {
 		return o.Impl == impl && group(o) == group(c) && o.Params["notify"] == notify
 	})
@@ -145,7 +142,9 @@ func twin(cs []*results.Config, c *results.Config, impl, notify string) *results
 
 // lots are lot's configurations that have a futex-broadcast twin.
 func lots(cs []*results.Config) (out []*results.Config) {
-	return slices.DeleteFunc(slices.Clone(cs), func(c *results.Config) bool { return c.Impl != "lot" || twin(cs, c, "futex-broadcast", "") == nil })
+	return slices.DeleteFunc(slices.Clone(cs), func(c *results.Config) bool {
+		return c.Impl != "lot" || twin(cs, c, "futex-broadcast", c.Params["notify"]) == nil
+	})
 }
 
 // firstN is the N a first-waiter claim is judged at among cs: FirstN when

@@ -84,15 +84,13 @@ func over(a, b *results.Config, metric string) []float64 {
 	})
 }
 
-// E12-same-order: per placement and regime (gap 0), the slowest over the
-// fastest slept median of the sleeping thread-level implementations, at
-// most 10. Goroutine-level mechanisms are left out (the claim is about OS
-// thread parkers), as are configurations whose samples mix regimes;
-// unpinned ones are grouped by where the scheduler put the two threads
-// (regimeOf): a wake on one CPU (the woken thread runs when its waker
-// blocks, about 1 µs on the 2-vCPU KVM guest) and a wake across CPUs
-// (20-30 µs) are different things, and unpinned implementations land in
-// either from run to run.
+// E12-same-order, per placement and regime (gap 0): goroutine-level
+// mechanisms are left out (the claim is about OS thread parkers), as are
+// configurations whose samples mix regimes; unpinned ones are grouped by
+// where the scheduler put the two threads (regimeOf): a wake on one CPU
+// (the woken thread runs when its waker blocks, about 1 µs on the 2-vCPU
+// KVM guest) and a wake across CPUs (20-30 µs) are different things, and
+// unpinned implementations land in either from run to run.
 var sameOrderRule = claim.Rule{ID: "E12-same-order", Statement: "the sleeping implementations are within one order of magnitude of each other (max/min median <= 10, per placement; the study on macOS: std 1.17, parking_lot_core 1.46, crossbeam 1.38 us)", Select: threads, How: ruleSlept,
 	Needs: "needs two or more sleeping thread-level implementations at one placement and regime",
 	Figures: func(cs []*results.Config) (out []claim.Figure) {
@@ -143,14 +141,13 @@ var spinFloorRule = claim.Rule{ID: "E12-spin-floor", Statement: "busy waiting is
 	},
 	Context: func(cs []*results.Config) []string { return claim.Notes(oneCPUOut(exp(cs)), spunNote(cs, compared)) }}
 
-// E12-really-slept: every sleeping configuration (gap 0, thread-level and
-// goroutine-level) whose two threads were on two CPUs has no-sleep waits
-// <= 1% of its waits and >= 0.9 participant context switches per round
-// trip. On one CPU the claim cannot hold by construction: the woken thread
-// runs on its waker's CPU, sends its reply while the waker is preempted,
-// and the waker finds its flag set when it resumes, so about half the
-// waits never sleep; those configurations are listed, not judged. Nor is
-// one most of whose waits did not sleep (spunShare): a spinner in effect.
+// E12-really-slept reads the sleeping configurations (gap 0, thread- and
+// goroutine-level mechanisms) whose two threads were on two CPUs. On one
+// CPU the claim cannot hold by construction: the woken thread runs on its
+// waker's CPU, sends its reply while the waker is preempted, and the waker
+// finds its flag set when it resumes, so about half the waits never sleep;
+// those configurations are listed, not judged. Nor is one most of whose
+// waits did not sleep (spunShare): a spinner in effect.
 var reallySleptRule = claim.Rule{ID: "E12-really-slept", Statement: "the measured waits really slept (no-sleep waits <= 1% and participant context switches >= ~1 per round trip)",
 	Needs:  "needs a sleeping configuration waking across CPUs with no-sleep and context-switch figures",
 	How:    fmt.Sprintf("per configuration waking across CPUs whose waits mostly slept (no-sleep <= %.0f%%)", 100*spunShare),
@@ -263,11 +260,10 @@ func sleepingMedians(cs []*results.Config, p, regime string) []*results.Config {
 
 // noSleepShare is cfg's share of waits that returned without sleeping.
 func noSleepShare(cfg *results.Config) (float64, bool) {
-	waits, ns := cfg.Summary[results.MSamples], cfg.Summary[results.MNoSleep]
-	if _, ok := cfg.Summary[results.MNoSleep]; !ok || waits <= 0 {
-		return 0, false
+	if ns, ok := cfg.Summary[results.MNoSleep]; ok && cfg.Summary[results.MSamples] > 0 {
+		return ns / cfg.Summary[results.MSamples], true
 	}
-	return ns / waits, true
+	return 0, false
 }
 
 // sleptMedian is the figure a sleeping configuration's wake is compared

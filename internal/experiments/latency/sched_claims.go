@@ -32,7 +32,7 @@ const (
 // the 2-vCPU KVM guest, C's included) moves the overall figures by more
 // than the scheduler's share. Only where both wake across CPUs: on one CPU
 // a wake is a switch of about 1 µs, the runtime's syscall exit a tenth of
-// it. Each round carries the run's noise (claim.Noise): how far apart
+// it. Each round carries the run's noise (claim.Figure.Noisy): how far apart
 // futex-raw (the same wait without the scheduler) and c-futex are in a
 // round, 0.5-1.84x on the AMD EPYC f25m17 guest under load, 1.02-1.03x on
 // the Intel f6m167 one (docs/scheduler.md); without futex-raw the rounds'
@@ -52,8 +52,8 @@ var schedShareRule = claim.Rule{ID: "E12-sched-share", Statement: "the Go schedu
 			}
 			f := claim.Ratio(p+": futex/c-futex median ("+which+")", aware, ref, mk).AtMost(schedMedianMax)
 			note := fmt.Sprintf("p99 %.2fx, not judged", p99)
-			if n, pairs := claim.Noise(apart(raw, ref, mk)); pairs > 0 {
-				f = f.Noisy(n, "futex-raw and c-futex apart")
+			if pairs := apart(raw, ref, mk); len(pairs) > 0 {
+				f = f.Noisy(pairs, "futex-raw and c-futex apart")
 			} else {
 				note += "; noise not measured (no futex-raw)"
 			}

@@ -53,7 +53,9 @@ func Claims(all []*results.Config, numCPU int) []results.Claim {
 }
 
 // groupKey is a configuration's key without its implementation.
-func groupKey(c *results.Config) string { return strings.TrimPrefix(strings.TrimPrefix(c.Key, c.Impl), "/") }
+func groupKey(c *results.Config) string {
+	return strings.TrimPrefix(strings.TrimPrefix(c.Key, c.Impl), "/")
+}
 
 // twin is impl's configuration in o's group, nil when it did not run.
 func twin(cs []*results.Config, o *results.Config, impl string) *results.Config {
@@ -73,7 +75,7 @@ func looping(minThreads int) func(*results.Config) bool {
 // ratioRule: per group (loop pattern, minThreads or more), impl's
 // throughput over each of others', repeat by repeat, against 1 on the side
 // bound gives: above for lot, below for spin against lot. Each repeat's ratio carries the run's noise
-// (claim.Noise over every two repeats of the claim's configurations): the
+// (claim.Figure.Noisy over every two repeats of the claim's configurations): the
 // repeats of a group run back to back and agree with each other more than
 // runs do (lot/std-futex 1.24x, 1.38x, then 0.96x, 0.98x: docs/lock.md).
 // One repeat alone is near its limit.
@@ -81,11 +83,11 @@ func ratioRule(id, statement, needs string, minThreads int, impl string, others 
 	return claim.Rule{ID: id, Statement: statement, Needs: needs, MinRounds: minRepeats, Select: looping(minThreads),
 		How: fmt.Sprintf("per group, %s's total throughput over the other's in each repeat, each ± the run's noise (how far apart two repeats of one configuration are: the median over this claim's configurations)", impl),
 		Figures: func(cs []*results.Config) (out []claim.Figure) {
-			share, n := claim.Noise(claim.RoundsApart(cs, MTotalMops))
+			apart := claim.RoundsApart(cs, MTotalMops)
 			for _, o := range cs {
 				if c := twin(cs, o, impl); c != nil && slices.Contains(others, o.Impl) {
 					f := claim.Ratio(groupKey(o)+" "+impl+"/"+o.Impl, c, o, MTotalMops).
-						Noisy(share, fmt.Sprintf("the run's noise over %d pairs of repeats", n)).
+						Noisy(apart, fmt.Sprintf("the run's noise over %d pairs of repeats", len(apart))).
 						With(fmt.Sprintf("%s %.2f vs %s %.2f Mops", impl, c.Summary[MTotalMops], o.Impl, o.Summary[MTotalMops]))
 					out = append(out, bound(f, 1))
 				}
