@@ -402,7 +402,7 @@ type decided struct {
 }
 
 func (f Figure) limit(b bound, minRounds int) results.Limit {
-	l := results.Limit{Figure: f.Name, Rounds: f.Rounds, Limit: b.limit, AtMost: b.atMost, MinRounds: minRounds}
+	l := results.Limit{Rounds: f.Rounds, Limit: b.limit, AtMost: b.atMost, MinRounds: minRounds}
 	for _, v := range f.Rounds {
 		l.Noise = append(l.Noise, f.noise*math.Abs(v))
 	}
