@@ -11,8 +11,7 @@ import (
 	"github.com/parkbench/parkbench/internal/results"
 )
 
-// Tolerances of the herd claims, explicit so that a verdict can be checked
-// by hand from the table.
+// Tolerances of the herd claims.
 const (
 	// TotalTolerance: "about N x (hold + handoff)" and "about equal
 	// across implementations" mean within 10%, the study's own bound

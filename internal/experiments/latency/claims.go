@@ -44,8 +44,7 @@ const ruleSlept = "each sleeping configuration's median over the waits that slep
 // see CrossClaims).
 func LatencyClaims(lat *results.Experiment) []results.Claim {
 	cs := claim.EvaluateAll(lat.Configs, sameOrderRule, spinFloorRule, reallySleptRule, schedShareRule, schedStealsRule, reverseRule(nil))
-	cs = append(cs, FidelityClaims(lat)...)
-	return append(cs, ClaimGoroutineHandoff(lat), ClaimGoMaxProcs1(lat))
+	return append(append(cs, FidelityClaims(lat)...), claim.EvaluateAll(lat.Configs, goroutineHandoffRule, goMaxProcs1Rule)...)
 }
 
 // CrossClaims evaluates the reverse check from a latency and a selfwake

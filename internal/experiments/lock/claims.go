@@ -74,11 +74,11 @@ func looping(minThreads int) func(*results.Config) bool {
 
 // ratioRule: per group (loop pattern, minThreads or more), impl's
 // throughput over each of others', repeat by repeat, against 1 on the side
-// bound gives: above for lot, below for spin against lot. Each repeat's ratio carries the run's noise
-// (claim.Figure.Noisy over every two repeats of the claim's configurations): the
-// repeats of a group run back to back and agree with each other more than
-// runs do (lot/std-futex 1.24x, 1.38x, then 0.96x, 0.98x: docs/lock.md).
-// One repeat alone is near its limit.
+// bound gives. Each repeat's ratio carries the run's noise (claim.Figure.Noisy
+// over every two repeats of the claim's configurations): the repeats of a
+// group run back to back and agree with each other more than runs do
+// (lot/std-futex 1.24x, 1.38x, then 0.96x, 0.98x: docs/lock.md). One repeat
+// alone is near its limit.
 func ratioRule(id, statement, needs string, minThreads int, impl string, others []string, bound func(claim.Figure, float64) claim.Figure) claim.Rule {
 	return claim.Rule{ID: id, Statement: statement, Needs: needs, MinRounds: minRepeats, Select: looping(minThreads),
 		How: fmt.Sprintf("per group, %s's total throughput over the other's in each repeat, each ± the run's noise (how far apart two repeats of one configuration are: the median over this claim's configurations)", impl),
@@ -124,10 +124,8 @@ func fairRule(numCPU int, impl, id, statement string) claim.Rule {
 		}}
 }
 
-// RwClaims evaluates the rwlock claim: writers make progress under a
-// steady read load, for every implementation: in every repeat of every
-// configuration with writers and readers, write_mops > 0 and every
-// writer thread acquired the lock at least once.
+// RwClaims evaluates the rwlock claim on every configuration with writers
+// and readers.
 func RwClaims(configs []*results.Config) []results.Claim {
 	return []results.Claim{claim.Evaluate(claim.Rule{ID: ClaimRwWriters,
 		Statement: "writers make progress under a steady read load, for every implementation (write_mops > 0 and every writer thread acquired the lock at least once, in every repeat)",

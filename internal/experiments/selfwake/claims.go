@@ -29,8 +29,7 @@ const (
 	FidelitySelf = 1.3
 )
 
-// ClaimSelfwakeAtOnce: in selfwake, every mechanism's participant context
-// switches per pair <= 0.01, and no wait that slept.
+// ClaimSelfwakeAtOnce evaluates selfwake's own claim.
 func ClaimSelfwakeAtOnce(sw *results.Experiment) results.Claim {
 	return claim.Evaluate(claim.Rule{ID: ClaimE12SelfAtOnc, Statement: "in the reverse check the wait returns at once: no context switch", Needs: "needs a mechanism with context-switch figures",
 		Select: func(c *results.Config) bool { _, ok := c.Summary[MCtxSwPerPair]; return ok },
