@@ -41,7 +41,7 @@ func judge(e *results.Experiment, other *results.Experiment, numCPU int) []resul
 		}
 		return out
 	case "selfwake":
-		return append([]results.Claim{selfwake.ClaimSelfwakeAtOnce(e)}, selfwake.SelfwakeFidelityClaims(e)...)
+		return selfwake.Claims(e)
 	case "herd":
 		return append(append(herd.Claims(cs, 0), herd.TraceClaims(cs)...), herd.IdleClaims(cs, numCPU)...)
 	case "lock":
