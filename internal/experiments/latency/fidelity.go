@@ -31,8 +31,8 @@ func FidelityClaims(lat *results.Experiment) []results.Claim {
 		Select:    func(c *results.Config) bool { return threads(c) && c.Placement == driver.CrossCore && gapZero(c) },
 		Figures: func(cs []*results.Config) (out []claim.Figure) {
 			for _, c := range cs {
-				if o, onC := driver.Original(cs, results.OriginalLot, func(*results.Config) bool { return true }, driver.PreferGoThreads); c.Impl == ImplLot && o != nil {
-					name := fmt.Sprintf("cross-core: lot %s vs %s %s, lot/original", fmtNs(c.Summary[results.MMedian]), driver.RowName(o, onC), fmtNs(o.Summary[results.MMedian]))
+				if o := driver.Original(cs, func(*results.Config) bool { return true }, driver.PreferGoThreads); c.Impl == ImplLot && o != nil {
+					name := fmt.Sprintf("cross-core: lot %s vs %s %s, lot/original", fmtNs(c.Summary[results.MMedian]), driver.RowName(o), fmtNs(o.Summary[results.MMedian]))
 					out = append(out, claim.Fig(name, driver.Ratios(c, o, results.MMedian), c, o).In("x").AtLeast(1/FidelityCross).AtMost(FidelityCross))
 				}
 			}

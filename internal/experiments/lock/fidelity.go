@@ -51,12 +51,12 @@ func FidelityClaims(configs []*results.Config) []results.Claim {
 				same := func(o *results.Config) bool {
 					return o.Params["threads"] == c.Params["threads"] && o.Params[ext.LoopParam] == ext.LoopOwn
 				}
-				o, _ := driver.Original(cs, results.OriginalLot, same, driver.CThreadsOnly)
+				o := driver.Original(cs, same, driver.CThreadsOnly)
 				if c.Impl != results.PortLot || o == nil {
 					continue
 				}
 				if a, b := c.Summary[MTotalMops], o.Summary[MTotalMops]; a > 0 && b > 0 {
-					name := fmt.Sprintf("t=%s: lot %.1f vs %s %.1f Mops/s, lot/original", c.Params["threads"], a, driver.RowName(o, true), b)
+					name := fmt.Sprintf("t=%s: lot %.1f vs %s %.1f Mops/s, lot/original", c.Params["threads"], a, driver.RowName(o), b)
 					out = append(out, claim.Fig(name, driver.Ratios(c, o, MTotalMops), c, o).In("x").AtLeast(FidelityLock))
 				}
 			}

@@ -53,10 +53,10 @@ var fidelityRule = claim.Rule{ID: ClaimFidelitySelf,
 	Needs:     "needs lot and c-rust-parking_lot running its own self-wake loop on C threads (rust/originals of ABI version 2; through cgo one call costs more than the pair, through pointers the calls are not the original's)",
 	Each: func(c *results.Config, cs []*results.Config) []claim.Figure {
 		native := func(o *results.Config) bool { return o.Params[ext.LoopParam] == ext.LoopOwn }
-		o, _ := driver.Original(cs, results.OriginalLot, native, driver.CThreadsOnly)
+		o := driver.Original(cs, native, driver.CThreadsOnly)
 		if c.Impl != latency.ImplLot || o == nil || !(c.Summary[results.MNsPerPair] > 0 && o.Summary[results.MNsPerPair] > 0) {
 			return nil
 		}
-		name := fmt.Sprintf("lot %.1f ns vs %s %.1f ns per pair, lot/original", c.Summary[results.MNsPerPair], driver.RowName(o, true), o.Summary[results.MNsPerPair])
+		name := fmt.Sprintf("lot %.1f ns vs %s %.1f ns per pair, lot/original", c.Summary[results.MNsPerPair], driver.RowName(o), o.Summary[results.MNsPerPair])
 		return []claim.Figure{claim.Fig(name, driver.Ratios(c, o, results.MNsPerPair), c, o).In("x").AtMost(FidelitySelf)}
 	}}
