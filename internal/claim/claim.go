@@ -45,7 +45,7 @@
 // synthetic configurations (fakeHerd) must hold and must fail:
 //
 //	{ID: "herd-first-early", Statement: "the first waiter holds the lock within a tenth of the total",
-//		Needs: "needs notify-all at N >= 16", Select: notifyAllFrom(ClaimMinN),
+//		Needs: "needs notify-all at N >= 16", Select: notifyAll,
 //		Each: func(c *results.Config, _ []*results.Config) []claim.Figure {
 //			r := claim.Share(c, results.MFirstNs, results.MTotalNs)
 //			return []claim.Figure{claim.Fig(c.Key+" first/total", r, c).In("x").AtMost(0.1)}

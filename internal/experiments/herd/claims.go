@@ -76,7 +76,7 @@ func rules() []claim.Rule {
 				return nil
 			}},
 		{ID: "herd-first-sooner", Statement: fmt.Sprintf("lot's first waiter holds the lock sooner than futex-broadcast's (std's) at N = %d (else the largest N >= %d run)", FirstN, ClaimMinN),
-			Needs: fmt.Sprintf("needs lot and futex-broadcast with notify=notify-all at N >= %d", ClaimMinN), Select: notifyAllFrom(ClaimMinN),
+			Needs: fmt.Sprintf("needs lot and futex-broadcast with notify=notify-all at N >= %d", ClaimMinN), Select: notifyAll,
 			Scope: func(cs []*results.Config) string {
 				if n := firstN(lots(cs)); n > 0 {
 					return fmt.Sprintf("measured at N = %d", n)
@@ -92,7 +92,7 @@ func rules() []claim.Rule {
 					With(fmt.Sprintf("lot %s, futex-broadcast %s", claim.Us(c.Summary[results.MFirstNs]), claim.Us(ref.Summary[results.MFirstNs])))}
 			}},
 		{ID: "herd-ctxsw", Statement: fmt.Sprintf("lot's context switches are about 2N or fewer (<= 2N + %d, participants and process) while futex-broadcast's (std's) are higher (participants), at N >= %d", CswSlack, ClaimMinN),
-			Needs: fmt.Sprintf("needs lot and futex-broadcast with notify=notify-all at N >= %d", ClaimMinN), Select: notifyAllFrom(ClaimMinN), Scope: measuredAt,
+			Needs: fmt.Sprintf("needs lot and futex-broadcast with notify=notify-all at N >= %d", ClaimMinN), Select: notifyAll, Scope: measuredAt,
 			Each: func(c *results.Config, cs []*results.Config) []claim.Figure {
 				ref, lim := twin(cs, c, "futex-broadcast", c.Params["notify"]), float64(2*c.IntParam("n")+CswSlack)
 				if _, ok := c.Summary[results.MCtxSwParts]; !ok || c.Impl != "lot" || ref == nil {
@@ -122,8 +122,8 @@ func band(f claim.Figure) claim.Figure {
 	return f.In("x").AtLeast(1 - TotalTolerance).AtMost(1 + TotalTolerance)
 }
 
-func notifyAllFrom(n int) func(*results.Config) bool {
-	return func(c *results.Config) bool { return c.Params["notify"] == ModeAll && c.IntParam("n") >= n }
+func notifyAll(c *results.Config) bool {
+	return c.Params["notify"] == ModeAll && c.IntParam("n") >= ClaimMinN
 }
 
 // group names a configuration's group: "n=64 unpinned held=true".
