@@ -37,7 +37,7 @@ func judge(e *results.Experiment, other *results.Experiment, numCPU int) []resul
 	case "latency":
 		out := append(latency.LatencyClaims(e), anatomy.Claims(e)...)
 		if other != nil {
-			out = latency.MergeClaims(out, latency.CrossClaims(e, other))
+			out = latency.WithReverse(out, e, other)
 		}
 		return out
 	case "selfwake":

@@ -53,15 +53,12 @@ func CrossClaims(latency, selfwake *results.Experiment) []results.Claim {
 	return []results.Claim{claim.Evaluate(reverseRule(selfwake), latency.Configs)}
 }
 
-// MergeClaims returns dst with every claim of src in place of the one of
-// the same ID: CrossClaims's verdict in place of LatencyClaims's
-// placeholder.
-func MergeClaims(dst, src []results.Claim) []results.Claim {
-	out := slices.Clone(dst)
-	for _, s := range src {
-		if i := slices.IndexFunc(out, func(c results.Claim) bool { return c.ID == s.ID }); i >= 0 {
-			out[i] = s
-		}
+// WithReverse is a latency experiment's claims with CrossClaims's verdict
+// in place of LatencyClaims's placeholder.
+func WithReverse(claims []results.Claim, latency, selfwake *results.Experiment) []results.Claim {
+	out := slices.Clone(claims)
+	if i := slices.IndexFunc(out, func(c results.Claim) bool { return c.ID == ClaimE12Reverse }); i >= 0 {
+		out[i] = CrossClaims(latency, selfwake)[0]
 	}
 	return out
 }
