@@ -49,7 +49,7 @@ func Claims(configs []*results.Config) []results.Claim {
 				})
 				f := claim.Fig("spin first to degrade (1 yes, 0 no)", rounds, cs...).AtLeast(1)
 				if len(rounds) > 1 {
-					f = f.With("degrades first per round: " + strings.Join(slices.DeleteFunc(firsts, func(s string) bool { return s == "" }), ", "))
+					f = f.With("degrades first per round: " + strings.Join(claim.Notes(firsts...), ", "))
 				}
 				return []claim.Figure{f}
 			},
