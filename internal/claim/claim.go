@@ -35,17 +35,17 @@
 // that does not, when every failing figure is. The reason says it with its
 // numbers: "(rounds 1.00x 1.00x 1.00x 1.69x 1.00x; 1 of 5 on the other side)".
 //
-// One noise estimator, Noise: the median, over pairs of measurements that
-// should agree (two rounds of one configuration; two configurations the
-// claim does not tell apart, in one round), of how far apart they are. A
-// figure given it (Figure.Noisy) carries it as a share of each round.
+// One noise estimator, Figure.Noisy: the median, over pairs of
+// measurements that should agree (two rounds of one configuration; two
+// configurations the claim does not tell apart, in one round), of how far
+// apart they are (Apart), carried as a share of each round.
 //
 // Adding a claim, to herd say: add a Rule to rules() in
 // internal/experiments/herd/claims.go, and to herd_test.go a test whose
 // synthetic configurations (fakeHerd) must hold and must fail:
 //
 //	{ID: "herd-first-early", Statement: "the first waiter holds the lock within a tenth of the total",
-//		Needs: "needs notify-all at N >= 16", Select: notifyAllFrom(ClaimMinN),
+//		Needs: "needs notify-all at N >= 16", Select: notifyAll,
 //		Each: func(c *results.Config, _ []*results.Config) []claim.Figure {
 //			r := claim.Share(c, results.MFirstNs, results.MTotalNs)
 //			return []claim.Figure{claim.Fig(c.Key+" first/total", r, c).In("x").AtMost(0.1)}
@@ -151,10 +151,13 @@ func (f Figure) bound(b bound) Figure {
 	return f
 }
 
-// Noisy gives each round the run's noise, share of its value (Noise), and
-// says what it is.
-func (f Figure) Noisy(share float64, of string) Figure {
-	f.noise, f.noiseOf = share, of
+// Noisy gives each round the run's noise, as a share of its value: the
+// median of apart (how far apart pairs that should agree are), none
+// without pairs; of says what they are.
+func (f Figure) Noisy(apart []float64, of string) Figure {
+	if len(apart) > 0 {
+		f.noise, f.noiseOf = stats.Median(apart), of
+	}
 	return f
 }
 
@@ -171,17 +174,6 @@ func (f Figure) Skip(why string) Figure { f.skip = why; return f }
 // Apart is how far apart two measurements that should agree are: the
 // larger over the smaller, less 1; ok is false unless both are positive.
 func Apart(a, b float64) (float64, bool) { return max(a, b)/min(a, b) - 1, a > 0 && b > 0 }
-
-// Noise is the run's noise as a share of a figure: the median of how far
-// apart pairs of measurements that should agree are (Apart), over n pairs.
-// A ratio of two configurations in one round is as uncertain as two
-// measurements of one thing are apart.
-func Noise(apart []float64) (share float64, n int) {
-	if len(apart) == 0 {
-		return 0, 0
-	}
-	return stats.Median(apart), len(apart)
-}
 
 // RoundsApart is Apart of every two rounds of each configuration (metric).
 func RoundsApart(cs []*results.Config, metric string) []float64 {
@@ -410,7 +402,7 @@ type decided struct {
 }
 
 func (f Figure) limit(b bound, minRounds int) results.Limit {
-	l := results.Limit{Figure: f.Name, Rounds: f.Rounds, Limit: b.limit, AtMost: b.atMost, MinRounds: minRounds}
+	l := results.Limit{Rounds: f.Rounds, Limit: b.limit, AtMost: b.atMost, MinRounds: minRounds}
 	for _, v := range f.Rounds {
 		l.Noise = append(l.Noise, f.noise*math.Abs(v))
 	}

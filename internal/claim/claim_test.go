@@ -91,21 +91,24 @@ func TestNoise(t *testing.T) {
 	if c := one(f); c.Verdict != results.Holds || c.Near {
 		t.Errorf("no noise, rounds clear of the limit: %+v", c)
 	}
-	c := one(f.Noisy(0.1, "the control"))
+	c := one(f.Noisy([]float64{0.1}, "the control"))
 	if c.Verdict != results.Holds || !c.Near || !strings.Contains(c.Why, "each ±10%, the control; 1 of 3 within their noise of it") {
 		t.Errorf("noise reaching the limit: %+v", c)
 	}
-	if c := one(Fig("f", []float64{1.7, 1.9}).AtMost(1.1).Noisy(0.5, "n")); c.Verdict != results.DoesNotHold || !c.Near {
+	if c := one(Fig("f", []float64{1.7, 1.9}).AtMost(1.1).Noisy([]float64{0.5}, "n")); c.Verdict != results.DoesNotHold || !c.Near {
 		t.Errorf("failing within its noise: %+v", c)
 	}
-	if c := one(Fig("f", []float64{1.7, 1.9}).AtMost(1.1).Noisy(0.05, "n")); c.Verdict != results.DoesNotHold || c.Near {
+	if c := one(Fig("f", []float64{1.7, 1.9}).AtMost(1.1).Noisy([]float64{0.05}, "n")); c.Verdict != results.DoesNotHold || c.Near {
 		t.Errorf("failing beyond its noise: %+v", c)
 	}
 	a := &results.Config{Rounds: []results.Round{{Metrics: map[string]float64{"m": 1}}, {Metrics: map[string]float64{"m": 1.2}}, {Metrics: map[string]float64{"m": 0}}}}
 	b := &results.Config{Rounds: []results.Round{{Metrics: map[string]float64{"m": 2}}, {Metrics: map[string]float64{"m": 3}}}}
 	apart := RoundsApart([]*results.Config{a, b}, "m") // 0.2, and 0.5: the 0 is no measurement
-	if share, n := Noise(apart); n != 2 || share < 0.3499 || share > 0.3501 {
-		t.Errorf("Noise: %v over %d pairs (%v), want 0.35 over 2", share, n, apart)
+	if c := one(Fig("f", []float64{1, 1}).AtMost(2).Noisy(apart, "n")); len(apart) != 2 || !strings.Contains(c.Evidence, "each ±35%, n") {
+		t.Errorf("Noisy: %s (pairs %v), want the median 35%% of 2", c.Evidence, apart)
+	}
+	if c := one(Fig("f", []float64{1, 1}).AtMost(2).Noisy(nil, "n")); strings.Contains(c.Evidence, "±") {
+		t.Errorf("Noisy without pairs: %s, want no noise", c.Evidence)
 	}
 	if d, ok := Apart(1.5, 1); !ok || d != 0.5 {
 		t.Errorf("Apart(1.5, 1): %v %v", d, ok)

@@ -149,7 +149,7 @@ const originalsNote = `the Rust originals are not loaded: add --plugin "$(bash s
 // own implementation (rust-parking_lot, from Go or C threads).
 func originalsLoaded(f *results.File) bool {
 	for _, e := range f.Experiments {
-		if driver.OriginalLoaded(e.Configs, driver.OriginalLot) {
+		if driver.OriginalLoaded(e.Configs) {
 			return true
 		}
 	}

@@ -201,7 +201,7 @@ func PlanSuite(o SuiteOptions) (Suite, error) {
 		}
 		// The reverse-check claim needs latency and selfwake from the same
 		// run: it replaces latency's "not evaluated" placeholder.
-		out[0].Claims = latency.MergeClaims(out[0].Claims, latency.CrossClaims(out[0], out[1]))
+		out[0].Claims = latency.WithReverse(out[0].Claims, out[0], out[1])
 		return out, nil
 	}, nil
 }

@@ -9,8 +9,6 @@ import "github.com/parkbench/parkbench/internal/stats"
 // (a Mann-Whitney test of 3 against 3 cannot go below p = 0.10), so the
 // median decides and the rounds' spread says how firmly (Decide).
 type Limit struct {
-	// Figure names what is compared: "lot/futex n=16", "sync max wait".
-	Figure string
 	Rounds []float64
 	Limit  float64
 	AtMost bool

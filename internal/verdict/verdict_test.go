@@ -33,3 +33,15 @@ func TestCountTally(t *testing.T) {
 		t.Errorf("Tally of the non-zero only = %q", got)
 	}
 }
+
+// MinP is 2 / C(n1+n2, n1) capped at 1, and 1 when a side is empty.
+func TestMinP(t *testing.T) {
+	for _, c := range []struct {
+		n1, n2 int
+		p      float64
+	}{{3, 3, 0.1}, {5, 5, 2.0 / 252}, {3, 5, 2.0 / 56}, {1, 1, 1}, {0, 5, 1}, {5, 0, 1}, {0, 0, 1}} {
+		if got := MinP(c.n1, c.n2); got < c.p-1e-12 || got > c.p+1e-12 {
+			t.Errorf("MinP(%d, %d) = %v, want %v", c.n1, c.n2, got, c.p)
+		}
+	}
+}

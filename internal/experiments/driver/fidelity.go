@@ -9,24 +9,24 @@ import (
 )
 
 // Port fidelity: lot (the Go port of parking_lot_core 0.9 and parking_lot
-// 0.12, internal/lot) beside the originals, when the Rust crates are loaded
-// as a plugin (rust/originals, scripts/rust-originals.sh, docs/originals.md).
-// The experiments' fidelity claims find the original's rows here; without
-// the plugin they add nothing.
-const (
-	// PortLot is the port's implementation name.
-	PortLot = results.PortLot
-	// OriginalLot is parking_lot_core's and parking_lot's own
-	// implementation, as rust/originals names it.
-	OriginalLot = results.OriginalLot
-	// KindCRef is the kind of a row measured on C threads (no Go runtime
-	// and no cgo call in the measured path).
-	KindCRef = results.KindCRef
-)
+// 0.12, internal/lot, results.PortLot) beside the originals
+// (results.OriginalLot), when the Rust crates are loaded as a plugin
+// (rust/originals, scripts/rust-originals.sh, docs/originals.md). The
+// experiments' fidelity claims find the original's rows here; without the
+// plugin they add nothing.
 
-// OriginalLoaded reports whether any configuration is a row of name.
-func OriginalLoaded(configs []*results.Config, name string) bool {
-	return slices.ContainsFunc(configs, func(c *results.Config) bool { return results.IsOriginal(c, name) })
+// OriginalLoaded reports whether any configuration is a row of the original.
+func OriginalLoaded(configs []*results.Config) bool {
+	return slices.ContainsFunc(configs, func(c *results.Config) bool { return results.IsOriginal(c, results.OriginalLot) })
+}
+
+// Fidelity is the fidelity rules evaluated on configs, nil when the
+// original was not run.
+func Fidelity(configs []*results.Config, rules ...claim.Rule) []results.Claim {
+	if !OriginalLoaded(configs) {
+		return nil
+	}
+	return claim.EvaluateAll(configs, rules...)
 }
 
 // Which row of the original a fidelity claim compares with.
@@ -46,25 +46,23 @@ const (
 )
 
 // Original is the original's row in the group same accepts, as which
-// says (the first of each kind); onC reports whether it is the row from C
-// threads.
-func Original(configs []*results.Config, name string, same func(*results.Config) bool, which OriginalRow) (c *results.Config, onC bool) {
+// says (the first of each kind).
+func Original(configs []*results.Config, same func(*results.Config) bool, which OriginalRow) *results.Config {
 	row := func(onC bool) *results.Config {
 		return claim.Find(configs, func(x *results.Config) bool {
-			return results.IsOriginal(x, name) && same(x) && (x.Kind == KindCRef) == onC
+			return results.IsOriginal(x, results.OriginalLot) && same(x) && (x.Kind == results.KindCRef) == onC
 		})
 	}
 	if c := row(false); which == PreferGoThreads && c != nil {
-		return c, false
+		return c
 	}
-	c = row(true)
-	return c, c != nil
+	return row(true)
 }
 
 // RowName names the original's row in evidence: "rust-parking_lot (C
 // threads)" or "rust-parking_lot (Go threads, through cgo)".
-func RowName(c *results.Config, onC bool) string {
-	if onC {
+func RowName(c *results.Config) string {
+	if c.Kind == results.KindCRef {
 		return c.Impl + " (C threads)"
 	}
 	return c.Impl + " (Go threads, through cgo)"

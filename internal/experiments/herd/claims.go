@@ -11,8 +11,7 @@ import (
 	"github.com/parkbench/parkbench/internal/results"
 )
 
-// Tolerances of the herd claims, explicit so that a verdict can be checked
-// by hand from the table.
+// Tolerances of the herd claims.
 const (
 	// TotalTolerance: "about N x (hold + handoff)" and "about equal
 	// across implementations" mean within 10%, the study's own bound
@@ -40,11 +39,7 @@ func Claims(all []*results.Config, _ time.Duration) []results.Claim {
 	configs := slices.DeleteFunc(slices.Clone(all), func(c *results.Config) bool {
 		return c.Kind != "goroutine" && c.Params["participants"] == driver.Goroutines
 	})
-	rules := rules()
-	if driver.OriginalLoaded(configs, driver.OriginalLot) {
-		rules = append(rules, fidelityRules()...)
-	}
-	return claim.EvaluateAll(configs, rules...)
+	return append(claim.EvaluateAll(configs, rules()...), FidelityClaims(configs)...)
 }
 
 func rules() []claim.Rule {
@@ -75,13 +70,13 @@ func rules() []claim.Rule {
 			Select: func(c *results.Config) bool { return c.IntParam("n") >= ClaimMinN },
 			How:    "per configuration, its total / futex-broadcast's in each repeat",
 			Each: func(c *results.Config, cs []*results.Config) []claim.Figure {
-				if ref := twin(cs, c, "futex-broadcast", ""); ref != nil && c.Impl != "futex-broadcast" {
+				if ref := twin(cs, c, "futex-broadcast", c.Params["notify"]); ref != nil && c.Impl != "futex-broadcast" {
 					return []claim.Figure{band(claim.Fig(fmt.Sprintf("%s n=%d total/futex-broadcast's", c.Impl, c.IntParam("n")), claim.Ratios(c, ref, results.MTotalNs), c, ref))}
 				}
 				return nil
 			}},
 		{ID: "herd-first-sooner", Statement: fmt.Sprintf("lot's first waiter holds the lock sooner than futex-broadcast's (std's) at N = %d (else the largest N >= %d run)", FirstN, ClaimMinN),
-			Needs: fmt.Sprintf("needs lot and futex-broadcast with notify=notify-all at N >= %d", ClaimMinN), Select: notifyAllFrom(ClaimMinN),
+			Needs: fmt.Sprintf("needs lot and futex-broadcast with notify=notify-all at N >= %d", ClaimMinN), Select: notifyAll,
 			Scope: func(cs []*results.Config) string {
 				if n := firstN(lots(cs)); n > 0 {
 					return fmt.Sprintf("measured at N = %d", n)
@@ -89,7 +84,7 @@ func rules() []claim.Rule {
 				return ""
 			},
 			Each: func(c *results.Config, cs []*results.Config) []claim.Figure {
-				ref := twin(cs, c, "futex-broadcast", "")
+				ref := twin(cs, c, "futex-broadcast", c.Params["notify"])
 				if c.Impl != "lot" || ref == nil || c.IntParam("n") != firstN(lots(cs)) {
 					return nil
 				}
@@ -97,9 +92,9 @@ func rules() []claim.Rule {
 					With(fmt.Sprintf("lot %s, futex-broadcast %s", claim.Us(c.Summary[results.MFirstNs]), claim.Us(ref.Summary[results.MFirstNs])))}
 			}},
 		{ID: "herd-ctxsw", Statement: fmt.Sprintf("lot's context switches are about 2N or fewer (<= 2N + %d, participants and process) while futex-broadcast's (std's) are higher (participants), at N >= %d", CswSlack, ClaimMinN),
-			Needs: fmt.Sprintf("needs lot and futex-broadcast with notify=notify-all at N >= %d", ClaimMinN), Select: notifyAllFrom(ClaimMinN), Scope: measuredAt,
+			Needs: fmt.Sprintf("needs lot and futex-broadcast with notify=notify-all at N >= %d", ClaimMinN), Select: notifyAll, Scope: measuredAt,
 			Each: func(c *results.Config, cs []*results.Config) []claim.Figure {
-				ref, lim := twin(cs, c, "futex-broadcast", ""), float64(2*c.IntParam("n")+CswSlack)
+				ref, lim := twin(cs, c, "futex-broadcast", c.Params["notify"]), float64(2*c.IntParam("n")+CswSlack)
 				if _, ok := c.Summary[results.MCtxSwParts]; !ok || c.Impl != "lot" || ref == nil {
 					return nil
 				}
@@ -127,8 +122,8 @@ func band(f claim.Figure) claim.Figure {
 	return f.In("x").AtLeast(1 - TotalTolerance).AtMost(1 + TotalTolerance)
 }
 
-func notifyAllFrom(n int) func(*results.Config) bool {
-	return func(c *results.Config) bool { return c.Params["notify"] == ModeAll && c.IntParam("n") >= n }
+func notifyAll(c *results.Config) bool {
+	return c.Params["notify"] == ModeAll && c.IntParam("n") >= ClaimMinN
 }
 
 // group names a configuration's group: "n=64 unpinned held=true".
@@ -136,12 +131,9 @@ func group(c *results.Config) string {
 	return fmt.Sprintf("n=%d %s held=%s", c.IntParam("n"), c.Placement, c.Params["lock_held"])
 }
 
-// twin is impl's configuration in c's group (with notify mode notify, or
-// c's own when ""), nil when it did not run.
+// twin is impl's configuration in c's group with notify mode notify, nil
+// when it did not run.
 func twin(cs []*results.Config, c *results.Config, impl, notify string) *results.Config {
-	if notify == "" {
-		notify = c.Params["notify"]
-	}
 	return claim.Find(cs, func(o *results.Config) bool {
 		return o.Impl == impl && group(o) == group(c) && o.Params["notify"] == notify
 	})
@@ -149,7 +141,9 @@ func twin(cs []*results.Config, c *results.Config, impl, notify string) *results
 
 // lots are lot's configurations that have a futex-broadcast twin.
 func lots(cs []*results.Config) (out []*results.Config) {
-	return slices.DeleteFunc(slices.Clone(cs), func(c *results.Config) bool { return c.Impl != "lot" || twin(cs, c, "futex-broadcast", "") == nil })
+	return slices.DeleteFunc(slices.Clone(cs), func(c *results.Config) bool {
+		return c.Impl != "lot" || twin(cs, c, "futex-broadcast", c.Params["notify"]) == nil
+	})
 }
 
 // firstN is the N a first-waiter claim is judged at among cs: FirstN when

@@ -34,16 +34,13 @@ const (
 // when run there: the same harness, the cgo call under 1% of a herd; else
 // from C threads): nil when the original was not run.
 func FidelityClaims(configs []*results.Config) []results.Claim {
-	if !driver.OriginalLoaded(configs, driver.OriginalLot) {
-		return nil
-	}
-	return claim.EvaluateAll(configs, fidelityRules()...)
+	return driver.Fidelity(configs, fidelityRules()...)
 }
 
 // original is the original's row in c's group.
-func original(cs []*results.Config, c *results.Config) (*results.Config, bool) {
+func original(cs []*results.Config, c *results.Config) *results.Config {
 	same := func(o *results.Config) bool { return group(o) == group(c) && o.Params["notify"] == c.Params["notify"] }
-	return driver.Original(cs, driver.OriginalLot, same, driver.PreferGoThreads)
+	return driver.Original(cs, same, driver.PreferGoThreads)
 }
 
 // fidelityFigures is a figure per lot configuration with an original
@@ -51,8 +48,8 @@ func original(cs []*results.Config, c *results.Config) (*results.Config, bool) {
 func fidelityFigures(minN int, f func(c, o *results.Config, row string) (claim.Figure, bool)) func([]*results.Config) []claim.Figure {
 	return func(cs []*results.Config) (out []claim.Figure) {
 		for _, c := range cs {
-			if o, onC := original(cs, c); c.Impl == driver.PortLot && c.Params["notify"] == ModeAll && c.IntParam("n") >= minN && o != nil {
-				if fig, ok := f(c, o, driver.RowName(o, onC)); ok {
+			if o := original(cs, c); c.Impl == results.PortLot && c.Params["notify"] == ModeAll && c.IntParam("n") >= minN && o != nil {
+				if fig, ok := f(c, o, driver.RowName(o)); ok {
 					out = append(out, fig)
 				}
 			}

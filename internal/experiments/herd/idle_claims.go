@@ -1,6 +1,7 @@
 package herd
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -53,12 +54,7 @@ func idlePairs(cfgs []*results.Config) []idlePair {
 			out = append(out, idlePair{"lot-wakeall/lot", key.group, key.n, all, lot})
 		}
 	}
-	slices.SortFunc(out, func(a, b idlePair) int {
-		if c := strings.Compare(a.name+a.group, b.name+b.group); c != 0 {
-			return c
-		}
-		return a.n - b.n
-	})
+	slices.SortFunc(out, func(a, b idlePair) int { return cmp.Or(strings.Compare(a.name+a.group, b.name+b.group), a.n-b.n) })
 	return out
 }
 

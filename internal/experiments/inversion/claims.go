@@ -28,14 +28,11 @@ const (
 // Claims evaluates the claims from the configurations (pure: it reads
 // only Params and Summary, or each round's figures where recorded).
 func Claims(cfgs []*results.Config) []results.Claim {
-	pi := func(v string) func(*results.Config) bool {
-		return func(c *results.Config) bool { return c.Params["pi"] == v }
-	}
 	return claim.EvaluateAll(cfgs,
 		claim.Rule{ID: ClaimPIBounded, Statement: fmt.Sprintf(
 			"priority inheritance bounds the inversion: pi-futex's and pthread-pi's p99 wait is at most %.0fx the critical section "+
 				"(the kernel runs the owner at the waiter's priority, so medium cannot preempt it)", piBound),
-			Needs: "needs pi-futex or pthread-pi", Select: pi("true"),
+			Needs: "needs pi-futex or pthread-pi", Select: func(c *results.Config) bool { return c.Params["pi"] == "true" },
 			Each: func(c *results.Config, _ []*results.Config) []claim.Figure {
 				note := fmt.Sprintf("p99 %.0f µs, section %.0f µs", c.Summary[results.MP99]/1e3, c.Summary[MCritical]/1e3)
 				if st := c.Summary[MSteal]; st > 0 {
@@ -48,7 +45,7 @@ func Claims(cfgs []*results.Config) []results.Claim {
 		claim.Rule{ID: ClaimNoPIInverts, Statement: fmt.Sprintf(
 			"the locks without inheritance do not bound it: their median wait includes medium's spin (at least %.0f%% of it), "+
 				"since medium outranks the owner and runs first", inversionShare*100),
-			Needs: "needs a lock without inheritance (std-futex, lot, sync, pthread)", Select: pi("false"),
+			Needs: "needs a lock without inheritance (std-futex, lot, sync, pthread)", Select: func(c *results.Config) bool { return c.Params["pi"] == "false" },
 			Each: func(c *results.Config, _ []*results.Config) []claim.Figure {
 				return []claim.Figure{claim.Fig(c.Impl+" median wait/medium's spin", claim.Share(c, results.MMedian, MMediumNs), c).In("x").AtLeast(inversionShare).
 					With(fmt.Sprintf("median %.0f µs, spin %.0f µs", c.Summary[results.MMedian]/1e3, c.Summary[MMediumNs]/1e3))}

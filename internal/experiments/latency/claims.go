@@ -44,30 +44,21 @@ const ruleSlept = "each sleeping configuration's median over the waits that slep
 // see CrossClaims).
 func LatencyClaims(lat *results.Experiment) []results.Claim {
 	cs := claim.EvaluateAll(lat.Configs, sameOrderRule, spinFloorRule, reallySleptRule, schedShareRule, schedStealsRule, reverseRule(nil))
-	cs = append(cs, FidelityClaims(lat)...)
-	return append(cs, ClaimGoroutineHandoff(lat), ClaimGoMaxProcs1(lat))
+	return append(append(cs, FidelityClaims(lat)...), claim.EvaluateAll(lat.Configs, goroutineHandoffRule, goMaxProcs1Rule)...)
 }
 
 // CrossClaims evaluates the reverse check from a latency and a selfwake
 // experiment of the same run.
 func CrossClaims(latency, selfwake *results.Experiment) []results.Claim {
-	if latency == nil {
-		latency = &results.Experiment{}
-	}
 	return []results.Claim{claim.Evaluate(reverseRule(selfwake), latency.Configs)}
 }
 
-// MergeClaims returns dst with every claim of src replacing the one of the
-// same ID (appended when dst has none), e.g. to put CrossClaims's
-// verdict into a latency experiment.
-func MergeClaims(dst, src []results.Claim) []results.Claim {
-	out := slices.Clone(dst)
-	for _, s := range src {
-		if i := slices.IndexFunc(out, func(c results.Claim) bool { return c.ID == s.ID }); i >= 0 {
-			out[i] = s
-		} else {
-			out = append(out, s)
-		}
+// WithReverse is a latency experiment's claims with CrossClaims's verdict
+// in place of LatencyClaims's placeholder.
+func WithReverse(claims []results.Claim, latency, selfwake *results.Experiment) []results.Claim {
+	out := slices.Clone(claims)
+	if i := slices.IndexFunc(out, func(c results.Claim) bool { return c.ID == ClaimE12Reverse }); i >= 0 {
+		out[i] = CrossClaims(latency, selfwake)[0]
 	}
 	return out
 }
@@ -89,15 +80,13 @@ func over(a, b *results.Config, metric string) []float64 {
 	})
 }
 
-// E12-same-order: per placement and regime (gap 0), the slowest over the
-// fastest slept median of the sleeping thread-level implementations, at
-// most 10. Goroutine-level mechanisms are left out (the claim is about OS
-// thread parkers), as are configurations whose samples mix regimes;
-// unpinned ones are grouped by where the scheduler put the two threads
-// (regimeOf): a wake on one CPU (the woken thread runs when its waker
-// blocks, about 1 µs on the 2-vCPU KVM guest) and a wake across CPUs
-// (20-30 µs) are different things, and unpinned implementations land in
-// either from run to run.
+// E12-same-order, per placement and regime (gap 0): goroutine-level
+// mechanisms are left out (the claim is about OS thread parkers), as are
+// configurations whose samples mix regimes; unpinned ones are grouped by
+// where the scheduler put the two threads (regimeOf): a wake on one CPU
+// (the woken thread runs when its waker blocks, about 1 µs on the 2-vCPU
+// KVM guest) and a wake across CPUs (20-30 µs) are different things, and
+// unpinned implementations land in either from run to run.
 var sameOrderRule = claim.Rule{ID: "E12-same-order", Statement: "the sleeping implementations are within one order of magnitude of each other (max/min median <= 10, per placement; the study on macOS: std 1.17, parking_lot_core 1.46, crossbeam 1.38 us)", Select: threads, How: ruleSlept,
 	Needs: "needs two or more sleeping thread-level implementations at one placement and regime",
 	Figures: func(cs []*results.Config) (out []claim.Figure) {
@@ -107,12 +96,8 @@ var sameOrderRule = claim.Rule{ID: "E12-same-order", Statement: "the sleeping im
 				continue
 			}
 			lo, hi := sl[0], sl[len(sl)-1]
-			name := fmt.Sprintf("%s: slowest/fastest of %d impls (%s %s, %s %s)", g.label(), len(sl), hi.c.Impl, fmtNs(hi.v), lo.c.Impl, fmtNs(lo.v))
-			var group []*results.Config
-			for _, x := range sl {
-				group = append(group, x.c)
-			}
-			rounds := claim.PerRound(group, func(m []map[string]float64) (float64, bool) {
+			name := fmt.Sprintf("%s: slowest/fastest of %d impls (%s %s, %s %s)", g.label(), len(sl), hi.Impl, fmtNs(sleptNs(hi)), lo.Impl, fmtNs(sleptNs(lo)))
+			rounds := claim.PerRound(sl, func(m []map[string]float64) (float64, bool) {
 				var vs []float64
 				for _, x := range m {
 					if v, ok := sleptRound(x); ok {
@@ -121,7 +106,7 @@ var sameOrderRule = claim.Rule{ID: "E12-same-order", Statement: "the sleeping im
 				}
 				return slices.Max(vs) / slices.Min(vs), len(vs) == len(m)
 			})
-			out = append(out, claim.Fig(name, rounds, group...).In("x").AtMost(sameOrderMax))
+			out = append(out, claim.Fig(name, rounds, sl...).In("x").AtMost(sameOrderMax))
 		}
 		return out
 	},
@@ -145,21 +130,20 @@ var spinFloorRule = claim.Rule{ID: "E12-spin-floor", Statement: "busy waiting is
 			if len(sl) == 0 || spin == nil || spin.Summary[results.MMedian] <= 0 {
 				continue
 			}
-			name := fmt.Sprintf("%s: fastest sleeping %s %s / %s %s", p, sl[0].c.Impl, fmtNs(sl[0].v), spin.Impl, fmtNs(spin.Summary[results.MMedian]))
-			out = append(out, claim.Fig(name, over(sl[0].c, spin, results.MMedian), sl[0].c, spin).In("x").AtLeast(spinFactor))
+			name := fmt.Sprintf("%s: fastest sleeping %s %s / %s %s", p, sl[0].Impl, fmtNs(sleptNs(sl[0])), spin.Impl, fmtNs(spin.Summary[results.MMedian]))
+			out = append(out, claim.Fig(name, over(sl[0], spin, results.MMedian), sl[0], spin).In("x").AtLeast(spinFactor))
 		}
 		return out
 	},
 	Context: func(cs []*results.Config) []string { return claim.Notes(oneCPUOut(exp(cs)), spunNote(cs, compared)) }}
 
-// E12-really-slept: every sleeping configuration (gap 0, thread-level and
-// goroutine-level) whose two threads were on two CPUs has no-sleep waits
-// <= 1% of its waits and >= 0.9 participant context switches per round
-// trip. On one CPU the claim cannot hold by construction: the woken thread
-// runs on its waker's CPU, sends its reply while the waker is preempted,
-// and the waker finds its flag set when it resumes, so about half the
-// waits never sleep; those configurations are listed, not judged. Nor is
-// one most of whose waits did not sleep (spunShare): a spinner in effect.
+// E12-really-slept reads the sleeping configurations (gap 0, thread- and
+// goroutine-level mechanisms) whose two threads were on two CPUs. On one
+// CPU the claim cannot hold by construction: the woken thread runs on its
+// waker's CPU, sends its reply while the waker is preempted, and the waker
+// finds its flag set when it resumes, so about half the waits never sleep;
+// those configurations are listed, not judged. Nor is one most of whose
+// waits did not sleep (spunShare): a spinner in effect.
 var reallySleptRule = claim.Rule{ID: "E12-really-slept", Statement: "the measured waits really slept (no-sleep waits <= 1% and participant context switches >= ~1 per round trip)",
 	Needs:  "needs a sleeping configuration waking across CPUs with no-sleep and context-switch figures",
 	How:    fmt.Sprintf("per configuration waking across CPUs whose waits mostly slept (no-sleep <= %.0f%%)", 100*spunShare),
@@ -213,23 +197,23 @@ func reverseRule(sw *results.Experiment) claim.Rule {
 			if sw == nil {
 				return nil
 			}
-			wake := map[string]implMedian{}
+			wake := map[string]*results.Config{}
 			for _, c := range cs {
 				v, ok := sleptMedian(c)
-				if w, seen := wake[c.Impl]; isSleeping(c) && gapZero(c) && ok && v > 0 &&
-					(!seen || w.c.Placement != driver.CrossCore && (c.Placement == driver.CrossCore || v < w.v)) {
-					wake[c.Impl] = implMedian{c, v}
+				if w := wake[c.Impl]; isSleeping(c) && gapZero(c) && ok && v > 0 &&
+					(w == nil || w.Placement != driver.CrossCore && (c.Placement == driver.CrossCore || v < sleptNs(w))) {
+					wake[c.Impl] = c
 				}
 			}
 			study := []string{ImplLot, "std", "crossbeam"}
-			judged := slices.ContainsFunc(sw.Configs, func(s *results.Config) bool { return wake[s.Impl].c != nil && slices.Contains(study, s.Impl) })
+			judged := slices.ContainsFunc(sw.Configs, func(s *results.Config) bool { return wake[s.Impl] != nil && slices.Contains(study, s.Impl) })
 			for _, s := range sw.Configs {
 				l := wake[s.Impl]
-				if l.c == nil || s.Summary[results.MNsPerPair] <= 0 || isGoroutines(s) {
+				if l == nil || s.Summary[results.MNsPerPair] <= 0 || isGoroutines(s) {
 					continue
 				}
-				name := fmt.Sprintf("%s %s %s / selfwake %s", s.Impl, l.c.Placement, fmtNs(l.v), fmtNs(s.Summary[results.MNsPerPair]))
-				f := claim.Fig(name, over(l.c, s, results.MNsPerPair), l.c, s).In("x").AtLeast(reverseFactor)
+				name := fmt.Sprintf("%s %s %s / selfwake %s", s.Impl, l.Placement, fmtNs(sleptNs(l)), fmtNs(s.Summary[results.MNsPerPair]))
+				f := claim.Fig(name, over(l, s, results.MNsPerPair), l, s).In("x").AtLeast(reverseFactor)
 				if judged && !slices.Contains(study, s.Impl) {
 					f = f.Skip("not the study's mechanisms")
 				}
@@ -248,17 +232,12 @@ func reverseRule(sw *results.Experiment) claim.Rule {
 		}}
 }
 
-type implMedian struct {
-	c *results.Config
-	v float64
-}
-
-// sleepingMedians returns the gap-0 slept medians of the sleeping
-// thread-level implementations at placement p in the given regime ("" for
-// any), fastest first. Configurations whose samples mix regimes are left
-// out: their median is one regime's.
-func sleepingMedians(cs []*results.Config, p, regime string) []implMedian {
-	var out []implMedian
+// sleepingMedians returns the gap-0 sleeping thread-level configurations
+// with a slept median at placement p in the given regime ("" for any),
+// fastest first. Configurations whose samples mix regimes are left out:
+// their median is one regime's.
+func sleepingMedians(cs []*results.Config, p, regime string) []*results.Config {
+	var out []*results.Config
 	for _, c := range cs {
 		if c.Placement != p || !isSleeping(c) || !gapZero(c) {
 			continue
@@ -268,20 +247,19 @@ func sleepingMedians(cs []*results.Config, p, regime string) []implMedian {
 			continue
 		}
 		if v, ok := sleptMedian(c); ok && v > 0 {
-			out = append(out, implMedian{c, v})
+			out = append(out, c)
 		}
 	}
-	slices.SortStableFunc(out, func(x, y implMedian) int { return cmp.Compare(x.v, y.v) })
+	slices.SortStableFunc(out, func(x, y *results.Config) int { return cmp.Compare(sleptNs(x), sleptNs(y)) })
 	return out
 }
 
 // noSleepShare is cfg's share of waits that returned without sleeping.
 func noSleepShare(cfg *results.Config) (float64, bool) {
-	waits, ns := cfg.Summary[results.MSamples], cfg.Summary[results.MNoSleep]
-	if _, ok := cfg.Summary[results.MNoSleep]; !ok || waits <= 0 {
-		return 0, false
+	if ns, ok := cfg.Summary[results.MNoSleep]; ok && cfg.Summary[results.MSamples] > 0 {
+		return ns / cfg.Summary[results.MSamples], true
 	}
-	return ns / waits, true
+	return 0, false
 }
 
 // sleptMedian is the figure a sleeping configuration's wake is compared
@@ -289,15 +267,16 @@ func noSleepShare(cfg *results.Config) (float64, bool) {
 // overall median. A configuration that slept in too few waits for a
 // median (minSlept) has none: ok is false.
 func sleptMedian(cfg *results.Config) (float64, bool) {
-	v, ok := cfg.Summary[MMedianSlept]
-	if !ok {
-		return cfg.Summary[results.MMedian], true
-	}
-	if f, known := noSleepShare(cfg); known && (1-f)*cfg.Summary[results.MSamples] < minSlept {
+	_, slept := cfg.Summary[MMedianSlept]
+	if f, known := noSleepShare(cfg); slept && known && (1-f)*cfg.Summary[results.MSamples] < minSlept {
 		return 0, false
 	}
+	v, _ := sleptRound(cfg.Summary)
 	return v, true
 }
+
+// sleptNs is sleptMedian's figure, of a configuration that has one.
+func sleptNs(cfg *results.Config) float64 { v, _ := sleptMedian(cfg); return v }
 
 // spunNote names the sleeping configurations (gap 0) most of whose waits
 // did not sleep, with the share and their overall and slept medians, after
@@ -306,12 +285,11 @@ func spunNote(cs []*results.Config, what string) string {
 	var keys []string
 	for _, c := range cs {
 		if f, ok := noSleepShare(c); isSleeping(c) && gapZero(c) && ok && f > spunShare {
-			k := fmt.Sprintf("%s %.0f%% (overall median %s", c.Key, 100*f, fmtNs(c.Summary[results.MMedian]))
+			slept := "too few slept waits: left out"
 			if v, ok := sleptMedian(c); ok {
-				keys = append(keys, k+", slept "+fmtNs(v)+")")
-			} else {
-				keys = append(keys, k+", too few slept waits: left out)")
+				slept = "slept " + fmtNs(v)
 			}
+			keys = append(keys, fmt.Sprintf("%s %.0f%% (overall median %s, %s)", c.Key, 100*f, fmtNs(c.Summary[results.MMedian]), slept))
 		}
 	}
 	return claim.Listed(what, keys)

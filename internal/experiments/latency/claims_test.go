@@ -222,7 +222,7 @@ func TestEvaluateE12Cross(t *testing.T) {
 	wantVerdict(t, "nothing in common", CrossClaims(l, disjoint)[0], results.NotEvaluated)
 
 	// Merged into the latency claims, it replaces the not-evaluated one.
-	merged := MergeClaims(LatencyClaims(l), CrossClaims(l, ok))
+	merged := WithReverse(LatencyClaims(l), l, ok)
 	n := 0
 	for _, m := range merged {
 		if m.ID == ClaimE12Reverse {

@@ -25,26 +25,17 @@ const (
 // original's median, within FidelityCross both ways. Nil when the original
 // was not run.
 func FidelityClaims(lat *results.Experiment) []results.Claim {
-	return fidelityClaim(lat.Configs, claim.Rule{ID: ClaimFidelityCross,
+	return driver.Fidelity(lat.Configs, claim.Rule{ID: ClaimFidelityCross,
 		Statement: fmt.Sprintf("lot's cross-core wake takes as long as parking_lot_core's own (rust-parking_lot): median within %.1fx both ways, gap 0", FidelityCross),
 		Needs:     "needs lot and rust-parking_lot cross-core with gap 0 (--placement cross-core)",
 		Select:    func(c *results.Config) bool { return threads(c) && c.Placement == driver.CrossCore && gapZero(c) },
 		Figures: func(cs []*results.Config) (out []claim.Figure) {
 			for _, c := range cs {
-				if o, onC := driver.Original(cs, driver.OriginalLot, func(*results.Config) bool { return true }, driver.PreferGoThreads); c.Impl == ImplLot && o != nil {
-					name := fmt.Sprintf("cross-core: lot %s vs %s %s, lot/original", fmtNs(c.Summary[results.MMedian]), driver.RowName(o, onC), fmtNs(o.Summary[results.MMedian]))
+				if o := driver.Original(cs, func(*results.Config) bool { return true }, driver.PreferGoThreads); c.Impl == ImplLot && o != nil {
+					name := fmt.Sprintf("cross-core: lot %s vs %s %s, lot/original", fmtNs(c.Summary[results.MMedian]), driver.RowName(o), fmtNs(o.Summary[results.MMedian]))
 					out = append(out, claim.Fig(name, driver.Ratios(c, o, results.MMedian), c, o).In("x").AtLeast(1/FidelityCross).AtMost(FidelityCross))
 				}
 			}
 			return out
 		}})
-}
-
-// fidelityClaim is r evaluated on configs, nil when the original was not
-// run.
-func fidelityClaim(configs []*results.Config, r claim.Rule) []results.Claim {
-	if !driver.OriginalLoaded(configs, driver.OriginalLot) {
-		return nil
-	}
-	return []results.Claim{claim.Evaluate(r, configs)}
 }

@@ -61,7 +61,7 @@ func TestFidelityCrossCore(t *testing.T) {
 			fidCfg("rust-parking_lot", "plugin", cross, results.MMedian, 14000, 14000, 14000)), results.Holds, true, ""},
 		// Only the C-thread row: taken, and named.
 		{"C row", exp(fidCfg("lot", "thread", cross, results.MMedian, 20000),
-			fidCfg("c-rust-parking_lot", driver.KindCRef, cross, results.MMedian, 14000)), results.DoesNotHold, false, "c-rust-parking_lot (C threads)"},
+			fidCfg("c-rust-parking_lot", results.KindCRef, cross, results.MMedian, 14000)), results.DoesNotHold, false, "c-rust-parking_lot (C threads)"},
 		// The original only on another placement: not evaluated.
 		{"no cross-core", exp(fidCfg("lot", "thread", "same-core", results.MMedian, 20000),
 			fidCfg("rust-parking_lot", "plugin", "same-core", results.MMedian, 14000)), results.NotEvaluated, false, "cross-core"},

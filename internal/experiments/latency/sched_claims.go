@@ -27,16 +27,12 @@ const (
 	keptStealsRatio = 0.1
 )
 
-// ClaimSchedShare: per placement with both futex and c-futex, futex's
-// median as a ratio to c-futex's, round by round, at most 1.10x; the p99
-// ratio and futex-raw's and futex-plain's beside it, shown.
-//
-// Judged on the waits that slept (median_slept_ns) where both have them:
+// schedShareRule is judged on the waits that slept (median_slept_ns) where both have them:
 // the share of waits that found their flag set (4-43% per configuration on
 // the 2-vCPU KVM guest, C's included) moves the overall figures by more
 // than the scheduler's share. Only where both wake across CPUs: on one CPU
 // a wake is a switch of about 1 µs, the runtime's syscall exit a tenth of
-// it. Each round carries the run's noise (claim.Noise): how far apart
+// it. Each round carries the run's noise (claim.Figure.Noisy): how far apart
 // futex-raw (the same wait without the scheduler) and c-futex are in a
 // round, 0.5-1.84x on the AMD EPYC f25m17 guest under load, 1.02-1.03x on
 // the Intel f6m167 one (docs/scheduler.md); without futex-raw the rounds'
@@ -56,16 +52,12 @@ var schedShareRule = claim.Rule{ID: "E12-sched-share", Statement: "the Go schedu
 			}
 			f := claim.Ratio(p+": futex/c-futex median ("+which+")", aware, ref, mk).AtMost(schedMedianMax)
 			note := fmt.Sprintf("p99 %.2fx, not judged", p99)
-			if n, pairs := claim.Noise(apart(raw, ref, mk)); pairs > 0 {
-				f = f.Noisy(n, "futex-raw and c-futex apart")
+			if pairs := apart(raw, ref, mk); len(pairs) > 0 {
+				f = f.Noisy(pairs, "futex-raw and c-futex apart")
 			} else {
 				note += "; noise not measured (no futex-raw)"
 			}
-			f = f.With(note)
-			if !acrossCPUs(aware) || !acrossCPUs(ref) {
-				f = f.Skip("one CPU for some or all wakes" + sameCPUNote(aware))
-			}
-			out = append(out, f)
+			out = append(out, f.With(note).Skip(oneCPU(aware, ref)))
 		}
 		return out
 	},
@@ -77,6 +69,15 @@ var schedShareRule = claim.Rule{ID: "E12-sched-share", Statement: "the Go schedu
 		}
 		return out
 	}}
+
+// oneCPU is why a figure of a and b is not judged when either woke on one
+// CPU for some or all wakes; "" when both woke across CPUs.
+func oneCPU(a, b *results.Config) string {
+	if acrossCPUs(a) && acrossCPUs(b) {
+		return ""
+	}
+	return "one CPU for some or all wakes" + sameCPUNote(a)
+}
 
 // apart is how far apart x's and ref's metric are in each round, none
 // without x.
@@ -95,9 +96,7 @@ func apart(x, ref *results.Config, metric string) []float64 {
 // default runs (docs/findings.md).
 const schedStealsRounds = 3
 
-// ClaimSchedSteals: per placement with futex-plain and futex and their
-// traced rounds, the steals per round trip of each. Judged where both wake
-// across CPUs: sysmon steals the P of a thread it finds in its syscall
+// schedStealsRule is judged where futex-plain and futex wake across CPUs: sysmon steals the P of a thread it finds in its syscall
 // after 10 ms of a still schedtick, and on one CPU a wait is a switch of
 // about 1 µs that sysmon's 20 µs tick practically never catches (0 steals
 // for futex-plain at same-core on the 2-vCPU KVM guest, where cross-core
@@ -125,11 +124,7 @@ var schedStealsRule = claim.Rule{ID: "E12-sched-steals", Statement: "the mechani
 			if !ok1 || !ok2 {
 				continue
 			}
-			skip := "" // judged across CPUs only
-			if !acrossCPUs(plain) || !acrossCPUs(kept) {
-				skip = "one CPU for some or all wakes" + sameCPUNote(plain)
-			}
-			note := fmt.Sprintf("sysmon switches/rt %.3f vs %.3f; Gosched/rt futex %.4f", plain.Summary[schedacct.MCtxSwSysmon], kept.Summary[schedacct.MCtxSwSysmon], kept.Summary[schedacct.MSchedGosched])
+			skip, note := oneCPU(plain, kept), fmt.Sprintf("sysmon switches/rt %.3f vs %.3f; Gosched/rt futex %.4f", plain.Summary[schedacct.MCtxSwSysmon], kept.Summary[schedacct.MCtxSwSysmon], kept.Summary[schedacct.MSchedGosched])
 			out = append(out, claim.Fig(p+" futex-plain steals/rt per traced part", claim.Values(plain, schedacct.MSchedSteals), plain, kept).AtLeast(plainStealsMin).With(note).Skip(skip))
 			if ps >= plainStealsMin {
 				out = append(out, claim.Fig(p+" futex/futex-plain steals per traced part", claim.Ratios(kept, plain, schedacct.MSchedSteals), plain, kept).In("%").AtMost(keptStealsRatio).

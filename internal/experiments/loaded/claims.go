@@ -49,7 +49,7 @@ func Claims(configs []*results.Config) []results.Claim {
 				})
 				f := claim.Fig("spin first to degrade (1 yes, 0 no)", rounds, cs...).AtLeast(1)
 				if len(rounds) > 1 {
-					f = f.With("degrades first per round: " + strings.Join(slices.DeleteFunc(firsts, func(s string) bool { return s == "" }), ", "))
+					f = f.With("degrades first per round: " + strings.Join(claim.Notes(firsts...), ", "))
 				}
 				return []claim.Figure{f}
 			},
@@ -62,13 +62,12 @@ func Claims(configs []*results.Config) []results.Claim {
 				return out
 			}},
 		// parking_lot's SpinWait before the futex wait, against the futex
-		// wait alone, once threads outnumber CPUs: per multiple, spin-park's
-		// p99 over futex's round by round (the two run in the same round). A
-		// configuration in which no worker slept (each always had a request
-		// queued) has no wakeup latency: it is no p99 of 0, and its multiple
-		// is shown, not judged (two default runs on the AMD EPYC f25m17 guest
-		// at load 10-19 read "spin-park 0.0 µs vs futex 0.0 µs" as a failure,
-		// then 2672.6 µs against 0.0 as a hold).
+		// wait alone (the two run in the same round). A configuration in
+		// which no worker slept (each always had a request queued) has no
+		// wakeup latency: it is no p99 of 0, and its multiple is shown, not
+		// judged (two default runs on the AMD EPYC f25m17 guest at load 10-19
+		// read "spin-park 0.0 µs vs futex 0.0 µs" as a failure, then 2672.6
+		// µs against 0.0 as a hold).
 		claim.Rule{ID: ClaimSpinBeforePk, MinRounds: minRounds,
 			Statement: "spinning before parking hurts once threads outnumber the CPUs: spin-park's p99 wakeup latency above futex's (no spinning) at every oversubscription of 2x or more",
 			Needs:     "needs spin-park and futex in the oversubscription sweep at 2x or more, both with a wakeup latency",

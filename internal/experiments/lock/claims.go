@@ -52,17 +52,18 @@ func Claims(all []*results.Config, numCPU int) []results.Claim {
 	), append(FidelityClaims(configs), goClaims(all, numCPU)...)...)
 }
 
-// byGroup maps impl's configurations that keep accepts by their group:
-// the key without the implementation.
-func byGroup(configs []*results.Config, impl string, keep func(*results.Config) bool) map[string]*results.Config {
-	out := map[string]*results.Config{}
-	for _, c := range configs {
-		if c.Impl == impl && keep(c) {
-			out[strings.TrimPrefix(strings.TrimPrefix(c.Key, c.Impl), "/")] = c
-		}
-	}
-	return out
+// groupKey is a configuration's key without its implementation.
+func groupKey(c *results.Config) string {
+	return strings.TrimPrefix(strings.TrimPrefix(c.Key, c.Impl), "/")
 }
+
+// twin is impl's configuration in o's group, nil when it did not run.
+func twin(cs []*results.Config, o *results.Config, impl string) *results.Config {
+	return claim.Find(cs, func(c *results.Config) bool { return c.Impl == impl && groupKey(c) == groupKey(o) })
+}
+
+// byName orders figures by name: the evidence's order.
+func byName(x, y claim.Figure) int { return strings.Compare(x.Name, y.Name) }
 
 // looping selects the loop pattern from minThreads threads.
 func looping(minThreads int) func(*results.Config) bool {
@@ -73,28 +74,25 @@ func looping(minThreads int) func(*results.Config) bool {
 
 // ratioRule: per group (loop pattern, minThreads or more), impl's
 // throughput over each of others', repeat by repeat, against 1 on the side
-// bound gives: above for lot, below for spin against lot. Each repeat's ratio carries the run's noise
-// (claim.Noise over every two repeats of the claim's configurations): the
-// repeats of a group run back to back and agree with each other more than
-// runs do (lot/std-futex 1.24x, 1.38x, then 0.96x, 0.98x: docs/lock.md).
-// One repeat alone is near its limit.
+// bound gives. Each repeat's ratio carries the run's noise (claim.Figure.Noisy
+// over every two repeats of the claim's configurations): the repeats of a
+// group run back to back and agree with each other more than runs do
+// (lot/std-futex 1.24x, 1.38x, then 0.96x, 0.98x: docs/lock.md). One repeat
+// alone is near its limit.
 func ratioRule(id, statement, needs string, minThreads int, impl string, others []string, bound func(claim.Figure, float64) claim.Figure) claim.Rule {
 	return claim.Rule{ID: id, Statement: statement, Needs: needs, MinRounds: minRepeats, Select: looping(minThreads),
 		How: fmt.Sprintf("per group, %s's total throughput over the other's in each repeat, each ± the run's noise (how far apart two repeats of one configuration are: the median over this claim's configurations)", impl),
 		Figures: func(cs []*results.Config) (out []claim.Figure) {
-			share, n := claim.Noise(claim.RoundsApart(cs, MTotalMops))
-			a := byGroup(cs, impl, looping(0))
-			for _, other := range others {
-				for g, o := range byGroup(cs, other, looping(0)) {
-					if c, ok := a[g]; ok {
-						f := claim.Ratio(g+" "+impl+"/"+other, c, o, MTotalMops).
-							Noisy(share, fmt.Sprintf("the run's noise over %d pairs of repeats", n)).
-							With(fmt.Sprintf("%s %.2f vs %s %.2f Mops", impl, c.Summary[MTotalMops], other, o.Summary[MTotalMops]))
-						out = append(out, bound(f, 1))
-					}
+			apart := claim.RoundsApart(cs, MTotalMops)
+			for _, o := range cs {
+				if c := twin(cs, o, impl); c != nil && slices.Contains(others, o.Impl) {
+					f := claim.Ratio(groupKey(o)+" "+impl+"/"+o.Impl, c, o, MTotalMops).
+						Noisy(apart, fmt.Sprintf("the run's noise over %d pairs of repeats", len(apart))).
+						With(fmt.Sprintf("%s %.2f vs %s %.2f Mops", impl, c.Summary[MTotalMops], o.Impl, o.Summary[MTotalMops]))
+					out = append(out, bound(f, 1))
 				}
 			}
-			slices.SortFunc(out, func(x, y claim.Figure) int { return strings.Compare(x.Name, y.Name) })
+			slices.SortFunc(out, byName)
 			return out
 		}}
 }
@@ -126,10 +124,8 @@ func fairRule(numCPU int, impl, id, statement string) claim.Rule {
 		}}
 }
 
-// RwClaims evaluates the rwlock claim: writers make progress under a
-// steady read load, for every implementation: in every repeat of every
-// configuration with writers and readers, write_mops > 0 and every
-// writer thread acquired the lock at least once.
+// RwClaims evaluates the rwlock claim on every configuration with writers
+// and readers.
 func RwClaims(configs []*results.Config) []results.Claim {
 	return []results.Claim{claim.Evaluate(claim.Rule{ID: ClaimRwWriters,
 		Statement: "writers make progress under a steady read load, for every implementation (write_mops > 0 and every writer thread acquired the lock at least once, in every repeat)",

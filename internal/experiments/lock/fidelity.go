@@ -32,16 +32,13 @@ const (
 // FidelityClaims compares lot with the original from C threads at 1 and 2
 // threads, zero work, one lock; nil when the original was not run.
 func FidelityClaims(configs []*results.Config) []results.Claim {
-	if !driver.OriginalLoaded(configs, driver.OriginalLot) {
-		return nil
-	}
 	zero := func(c *results.Config) bool {
 		// On locked threads, as the original's C threads: lot on plain
 		// goroutines (--participants=goroutines) is another question.
 		return !isGoroutines(c) && c.Params["pattern"] == "loop" && c.Params["work_in"] == "0s" && c.Params["work_between"] == "0s" && c.Params["locks"] == "1" &&
 			c.IntParam("threads") >= 1 && c.IntParam("threads") <= FidelityMaxThreads
 	}
-	return []results.Claim{claim.Evaluate(claim.Rule{ID: ClaimFidelity,
+	return driver.Fidelity(configs, claim.Rule{ID: ClaimFidelity,
 		Statement: fmt.Sprintf("lot's Mutex makes at least %.1fx the throughput of parking_lot's own (rust-parking_lot's native loop on C threads, its lock inlined) at 1 and 2 threads, zero work, one lock", FidelityLock),
 		Needs:     "needs lot and c-rust-parking_lot running its own loop on C threads (rust/originals of ABI version 2) at 1 or 2 threads, zero work (lock --threads 1,2 --work-in 0 --work-between 0)",
 		How:       "per thread count, lot's throughput in each repeat over the original's median",
@@ -54,15 +51,15 @@ func FidelityClaims(configs []*results.Config) []results.Claim {
 				same := func(o *results.Config) bool {
 					return o.Params["threads"] == c.Params["threads"] && o.Params[ext.LoopParam] == ext.LoopOwn
 				}
-				o, _ := driver.Original(cs, driver.OriginalLot, same, driver.CThreadsOnly)
-				if c.Impl != driver.PortLot || o == nil {
+				o := driver.Original(cs, same, driver.CThreadsOnly)
+				if c.Impl != results.PortLot || o == nil {
 					continue
 				}
 				if a, b := c.Summary[MTotalMops], o.Summary[MTotalMops]; a > 0 && b > 0 {
-					name := fmt.Sprintf("t=%s: lot %.1f vs %s %.1f Mops/s, lot/original", c.Params["threads"], a, driver.RowName(o, true), b)
+					name := fmt.Sprintf("t=%s: lot %.1f vs %s %.1f Mops/s, lot/original", c.Params["threads"], a, driver.RowName(o), b)
 					out = append(out, claim.Fig(name, driver.Ratios(c, o, MTotalMops), c, o).In("x").AtLeast(FidelityLock))
 				}
 			}
 			return out
-		}}, configs)}
+		}})
 }

@@ -16,7 +16,7 @@ func lockCfg(impl, kind, threads string, mops ...float64) *results.Config {
 	c := &results.Config{Key: impl + "/in=0s/between=0s/locks=1/t=" + threads, Impl: impl, Kind: kind,
 		Params:  map[string]string{"pattern": "loop", "work_in": "0s", "work_between": "0s", "locks": "1", "threads": threads},
 		Summary: map[string]float64{MTotalMops: stats.Median(mops)}}
-	if kind == driver.KindCRef {
+	if kind == results.KindCRef {
 		// The original's row on C threads: its own loop (ABI version 2).
 		c.Params[ext.LoopParam] = ext.LoopOwn
 	}
@@ -27,8 +27,8 @@ func lockCfg(impl, kind, threads string, mops ...float64) *results.Config {
 }
 
 func TestFidelityLock(t *testing.T) {
-	orig1 := lockCfg("c-rust-parking_lot", driver.KindCRef, "1", 185, 190, 182)
-	orig2 := lockCfg("c-rust-parking_lot", driver.KindCRef, "2", 118, 120, 113)
+	orig1 := lockCfg("c-rust-parking_lot", results.KindCRef, "1", 185, 190, 182)
+	orig2 := lockCfg("c-rust-parking_lot", results.KindCRef, "2", 118, 120, 113)
 	cases := []struct {
 		name    string
 		cfgs    []*results.Config
@@ -41,7 +41,7 @@ func TestFidelityLock(t *testing.T) {
 			"t=1: lot 95.0 vs c-rust-parking_lot (C threads) 185.0 Mops/s, lot/original 0.51x, limit at least 0.90x"},
 		// Two noisy repeats of the original: the ratio of the medians
 		// (x0.65) decides, not the mean of the paired ratios (0.98).
-		{"noisy original", []*results.Config{lockCfg("lot", "go-lock", "1", 37, 37), lockCfg("c-rust-parking_lot", driver.KindCRef, "1", 90, 24)}, results.DoesNotHold, "lot/original 0.65x, limit at least 0.90x"},
+		{"noisy original", []*results.Config{lockCfg("lot", "go-lock", "1", 37, 37), lockCfg("c-rust-parking_lot", results.KindCRef, "1", 90, 24)}, results.DoesNotHold, "lot/original 0.65x, limit at least 0.90x"},
 		// lot on plain goroutines is not compared with the C threads.
 		{"goroutines", []*results.Config{func() *results.Config {
 			c := lockCfg("lot", "go-lock", "1", 30)
@@ -49,12 +49,12 @@ func TestFidelityLock(t *testing.T) {
 			return c
 		}(), orig1}, results.NotEvaluated, "needs"},
 		// 4 threads is not judged; the original only through cgo is not either.
-		{"4 threads", []*results.Config{lockCfg("lot", "go-lock", "4", 50), lockCfg("c-rust-parking_lot", driver.KindCRef, "4", 120)}, results.NotEvaluated, "needs"},
+		{"4 threads", []*results.Config{lockCfg("lot", "go-lock", "4", 50), lockCfg("c-rust-parking_lot", results.KindCRef, "4", 120)}, results.NotEvaluated, "needs"},
 		{"cgo row only", []*results.Config{lockCfg("lot", "go-lock", "1", 100), lockCfg("rust-parking_lot", "plugin", "1", 15)}, results.NotEvaluated, "C threads"},
 		// The function pointers' loop is not the original's speed: only
 		// its own loop is judged against.
 		{"function pointers only", []*results.Config{lockCfg("lot", "go-lock", "1", 80), func() *results.Config {
-			c := lockCfg("c-rust-parking_lot", driver.KindCRef, "1", 75)
+			c := lockCfg("c-rust-parking_lot", results.KindCRef, "1", 75)
 			c.Params[ext.LoopParam] = ext.LoopFuncPointers
 			return c
 		}()}, results.NotEvaluated, "its own loop"},

@@ -3,7 +3,6 @@ package lock
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/results"
@@ -16,8 +15,8 @@ const ClaimPIPrice = "lock-pi-price"
 // counterpart's throughput (the fast path is the same one CAS).
 const piShare = 0.5
 
-// piPairs are (PI lock, its plain counterpart).
-var piPairs = [][2]string{{"pi-futex", "std-futex"}, {"pthread-pi", "pthread"}, {"c-pthread-pi", "c-pthread"}}
+// piPairs are each PI lock's plain counterpart.
+var piPairs = map[string]string{"pi-futex": "std-futex", "pthread-pi": "pthread", "c-pthread-pi": "c-pthread"}
 
 // piRule judges the uncontended price (1 thread) and shows the contended
 // one (2 threads), where every PI handoff goes through the kernel (no
@@ -34,23 +33,20 @@ var piRule = claim.Rule{ID: ClaimPIPrice, Statement: fmt.Sprintf(
 		return c.Params["pattern"] == "loop" && (t == 1 || t == 2)
 	},
 	Figures: func(cs []*results.Config) (out []claim.Figure) {
-		for _, pair := range piPairs {
-			plains := byGroup(cs, pair[1], looping(0))
-			for g, pc := range byGroup(cs, pair[0], looping(0)) {
-				if o, ok := plains[g]; ok && o.Summary[MTotalMops] > 0 {
-					f := claim.Ratio(fmt.Sprintf("%s %s/%s", g, pair[0], pair[1]), pc, o, MTotalMops).AtLeast(piShare).
-						With(fmt.Sprintf("%.1f vs %.1f Mops", pc.Summary[MTotalMops], o.Summary[MTotalMops]))
-					switch {
-					case pc.IntParam("threads") == 2:
-						f = f.Skip("contended: every handoff in the kernel")
-					case pair[0] == "c-pthread-pi":
-						f = f.Skip("the C floor")
-					}
-					out = append(out, f)
+		for _, pc := range cs {
+			pair := piPairs[pc.Impl]
+			if o := twin(cs, pc, pair); pair != "" && o != nil && o.Summary[MTotalMops] > 0 {
+				f := claim.Ratio(fmt.Sprintf("%s %s/%s", groupKey(pc), pc.Impl, pair), pc, o, MTotalMops).AtLeast(piShare).
+					With(fmt.Sprintf("%.1f vs %.1f Mops", pc.Summary[MTotalMops], o.Summary[MTotalMops]))
+				switch {
+				case pc.IntParam("threads") == 2:
+					f = f.Skip("contended: every handoff in the kernel")
+				case pc.Impl == "c-pthread-pi":
+					f = f.Skip("the C floor")
 				}
+				out = append(out, f)
 			}
 		}
-		// byGroup is a map: its order is not the evidence's.
-		slices.SortFunc(out, func(x, y claim.Figure) int { return strings.Compare(x.Name, y.Name) })
+		slices.SortFunc(out, byName)
 		return out
 	}}

@@ -29,37 +29,34 @@ const (
 	FidelitySelf = 1.3
 )
 
-// ClaimSelfwakeAtOnce: in selfwake, every mechanism's participant context
-// switches per pair <= 0.01, and no wait that slept.
-func ClaimSelfwakeAtOnce(sw *results.Experiment) results.Claim {
-	return claim.Evaluate(claim.Rule{ID: ClaimE12SelfAtOnc, Statement: "in the reverse check the wait returns at once: no context switch", Needs: "needs a mechanism with context-switch figures",
-		Select: func(c *results.Config) bool { _, ok := c.Summary[MCtxSwPerPair]; return ok },
-		Each: func(c *results.Config, _ []*results.Config) []claim.Figure {
-			out := []claim.Figure{claim.Fig(c.Key+" switches/pair", claim.Values(c, MCtxSwPerPair), c).AtMost(maxSelfSwitches)}
-			if _, ok := c.Summary[MSleptWaits]; ok {
-				out = append(out, claim.Fig(c.Key+" slept waits", claim.Values(c, MSleptWaits), c).AtMost(0))
-			}
-			return out
-		}}, sw.Configs)
+// Claims evaluates selfwake's claims, with the fidelity claim when the
+// original ran.
+func Claims(sw *results.Experiment) []results.Claim {
+	return append(claim.EvaluateAll(sw.Configs, atOnceRule), driver.Fidelity(sw.Configs, fidelityRule)...)
 }
 
-// SelfwakeFidelityClaims compares lot's self-wake pair with the original's
-// from C threads (a cgo call costs more than the pair); nil when the
-// original was not run.
-func SelfwakeFidelityClaims(sw *results.Experiment) []results.Claim {
-	if !driver.OriginalLoaded(sw.Configs, driver.OriginalLot) {
-		return nil
-	}
-	return []results.Claim{claim.Evaluate(claim.Rule{ID: ClaimFidelitySelf,
-		Statement: fmt.Sprintf("lot's self-wake pair is at most %.1fx parking_lot_core's own (rust-parking_lot's native loop on C threads, its park and unpark_one inlined)", FidelitySelf),
-		Needs:     "needs lot and c-rust-parking_lot running its own self-wake loop on C threads (rust/originals of ABI version 2; through cgo one call costs more than the pair, through pointers the calls are not the original's)",
-		Each: func(c *results.Config, cs []*results.Config) []claim.Figure {
-			native := func(o *results.Config) bool { return o.Params[ext.LoopParam] == ext.LoopOwn }
-			o, _ := driver.Original(cs, driver.OriginalLot, native, driver.CThreadsOnly)
-			if c.Impl != latency.ImplLot || o == nil || !(c.Summary[results.MNsPerPair] > 0 && o.Summary[results.MNsPerPair] > 0) {
-				return nil
-			}
-			name := fmt.Sprintf("lot %.1f ns vs %s %.1f ns per pair, lot/original", c.Summary[results.MNsPerPair], driver.RowName(o, true), o.Summary[results.MNsPerPair])
-			return []claim.Figure{claim.Fig(name, driver.Ratios(c, o, results.MNsPerPair), c, o).In("x").AtMost(FidelitySelf)}
-		}}, sw.Configs)}
-}
+// atOnceRule is selfwake's own claim.
+var atOnceRule = claim.Rule{ID: ClaimE12SelfAtOnc, Statement: "in the reverse check the wait returns at once: no context switch", Needs: "needs a mechanism with context-switch figures",
+	Select: func(c *results.Config) bool { _, ok := c.Summary[MCtxSwPerPair]; return ok },
+	Each: func(c *results.Config, _ []*results.Config) []claim.Figure {
+		out := []claim.Figure{claim.Fig(c.Key+" switches/pair", claim.Values(c, MCtxSwPerPair), c).AtMost(maxSelfSwitches)}
+		if _, ok := c.Summary[MSleptWaits]; ok {
+			out = append(out, claim.Fig(c.Key+" slept waits", claim.Values(c, MSleptWaits), c).AtMost(0))
+		}
+		return out
+	}}
+
+// fidelityRule compares lot's self-wake pair with the original's from C
+// threads (a cgo call costs more than the pair).
+var fidelityRule = claim.Rule{ID: ClaimFidelitySelf,
+	Statement: fmt.Sprintf("lot's self-wake pair is at most %.1fx parking_lot_core's own (rust-parking_lot's native loop on C threads, its park and unpark_one inlined)", FidelitySelf),
+	Needs:     "needs lot and c-rust-parking_lot running its own self-wake loop on C threads (rust/originals of ABI version 2; through cgo one call costs more than the pair, through pointers the calls are not the original's)",
+	Each: func(c *results.Config, cs []*results.Config) []claim.Figure {
+		native := func(o *results.Config) bool { return o.Params[ext.LoopParam] == ext.LoopOwn }
+		o := driver.Original(cs, native, driver.CThreadsOnly)
+		if c.Impl != latency.ImplLot || o == nil || !(c.Summary[results.MNsPerPair] > 0 && o.Summary[results.MNsPerPair] > 0) {
+			return nil
+		}
+		name := fmt.Sprintf("lot %.1f ns vs %s %.1f ns per pair, lot/original", c.Summary[results.MNsPerPair], driver.RowName(o), o.Summary[results.MNsPerPair])
+		return []claim.Figure{claim.Fig(name, driver.Ratios(c, o, results.MNsPerPair), c, o).In("x").AtMost(FidelitySelf)}
+	}}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parkbench/parkbench/internal/claim"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/results"
@@ -32,19 +33,19 @@ func fidCfg(impl, kind, metric string, rounds ...float64) *results.Config {
 	return c
 }
 
-func TestClaimSelfwakeAtOnce(t *testing.T) {
+func TestSelfwakeAtOnce(t *testing.T) {
 	ok := &results.Experiment{Configs: []*results.Config{swCfg("futex", 150, 0), swCfg("std", 10, 0.00001)}}
-	wantVerdict(t, "no switches", ClaimSelfwakeAtOnce(ok), results.Holds)
+	wantVerdict(t, "no switches", claim.Evaluate(atOnceRule, ok.Configs), results.Holds)
 	bad := &results.Experiment{Configs: []*results.Config{swCfg("futex", 150, 0.5)}}
-	wantVerdict(t, "half a switch per pair", ClaimSelfwakeAtOnce(bad), results.DoesNotHold)
-	wantVerdict(t, "empty", ClaimSelfwakeAtOnce(&results.Experiment{}), results.NotEvaluated)
+	wantVerdict(t, "half a switch per pair", claim.Evaluate(atOnceRule, bad.Configs), results.DoesNotHold)
+	wantVerdict(t, "empty", claim.Evaluate(atOnceRule, nil), results.NotEvaluated)
 }
 
 func TestFidelitySelfwake(t *testing.T) {
 	exp := func(cfgs ...*results.Config) *results.Experiment { return &results.Experiment{Configs: cfgs} }
-	orig := fidCfg("c-rust-parking_lot", driver.KindCRef, results.MNsPerPair, 11, 12, 11.5)
+	orig := fidCfg("c-rust-parking_lot", results.KindCRef, results.MNsPerPair, 11, 12, 11.5)
 	orig.Params[ext.LoopParam] = ext.LoopOwn
-	fp := fidCfg("c-rust-parking_lot", driver.KindCRef, results.MNsPerPair, 15)
+	fp := fidCfg("c-rust-parking_lot", results.KindCRef, results.MNsPerPair, 15)
 	fp.Params[ext.LoopParam] = ext.LoopFuncPointers
 	cases := []struct {
 		name    string
@@ -63,7 +64,7 @@ func TestFidelitySelfwake(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := one(t, SelfwakeFidelityClaims(tc.exp))
+			c := one(t, driver.Fidelity(tc.exp.Configs, fidelityRule))
 			if c.Verdict != tc.verdict {
 				t.Errorf("%s, want %s (%s)", c.Verdict, tc.verdict, c.Evidence)
 			}

@@ -93,7 +93,7 @@ func (p *selfwakePlan) Run(ctx context.Context, progress driver.Progress) (*resu
 	}
 	exp.Notes = append(exp.Notes, selfwakeHarnessNotes(exp.Configs)...)
 	exp.Notes = append(exp.Notes, selfwakeModeNotes(exp.Configs)...)
-	exp.Claims = append([]results.Claim{ClaimSelfwakeAtOnce(exp)}, SelfwakeFidelityClaims(exp)...)
+	exp.Claims = Claims(exp)
 	return exp, nil
 }
 

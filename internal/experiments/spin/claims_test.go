@@ -91,31 +91,28 @@ func claimByID(t *testing.T, cfgs []*results.Config, id string) results.Claim {
 	return results.Claim{}
 }
 
+// want checks claim id on cfgs: its verdict, and its reason naming why
+// ("" for any).
+func want(t *testing.T, what string, cfgs []*results.Config, id, verdict, why string) {
+	t.Helper()
+	if c := claimByID(t, cfgs, id); c.Verdict != verdict || !strings.Contains(c.Why, why) {
+		t.Errorf("%s: %s, %q (%s), want %s, %q", what, c.Verdict, c.Why, c.Evidence, verdict, why)
+	}
+}
+
 func TestClaimPastCompetitive(t *testing.T) {
 	// The 20 µs and 50 µs budgets lie between C (10 µs) and the 100 µs gap.
-	if c := claimByID(t, crossCore(5000, 15000).cfgs, ClaimPastCompetitive); c.Verdict != results.Holds {
-		t.Errorf("no gain past C: %s (%s)", c.Verdict, c.Evidence)
-	}
+	want(t, "no gain past C", crossCore(5000, 15000).cfgs, ClaimPastCompetitive, results.Holds, "")
 	// The 50 µs budget catches a signal it should not: it buys latency.
-	c := claimByID(t, crossCore(300, 15000).cfgs, ClaimPastCompetitive)
-	if c.Verdict != results.DoesNotHold || !strings.Contains(c.Why, "budget 50µs latency") {
-		t.Errorf("a budget past C that buys latency: %s (%s)", c.Verdict, c.Why)
-	}
+	want(t, "a budget past C that buys latency", crossCore(300, 15000).cfgs, ClaimPastCompetitive, results.DoesNotHold, "budget 50µs latency")
 	// Without the cross-core placement: not evaluated.
-	if c := claimByID(t, nil, ClaimPastCompetitive); c.Verdict != results.NotEvaluated {
-		t.Errorf("no configurations: %s", c.Verdict)
-	}
+	want(t, "no configurations", nil, ClaimPastCompetitive, results.NotEvaluated, "")
 }
 
 func TestClaimCompetitive2x(t *testing.T) {
 	// At 100 µs the best fixed budget is 0 (10 µs); the rule pays 15 µs.
-	if c := claimByID(t, crossCore(5000, 15000).cfgs, ClaimCompetitive2x); c.Verdict != results.Holds {
-		t.Errorf("1.5x: %s (%s)", c.Verdict, c.Evidence)
-	}
-	c := claimByID(t, crossCore(5000, 25000).cfgs, ClaimCompetitive2x)
-	if c.Verdict != results.DoesNotHold || !strings.Contains(c.Why, "gap 100µs competitive/best 2.50x") {
-		t.Errorf("2.5x: %s (%s)", c.Verdict, c.Why)
-	}
+	want(t, "1.5x", crossCore(5000, 15000).cfgs, ClaimCompetitive2x, results.Holds, "")
+	want(t, "2.5x", crossCore(5000, 25000).cfgs, ClaimCompetitive2x, results.DoesNotHold, "gap 100µs competitive/best 2.50x")
 	// Rounds on both sides of 2x: near its limit.
 	s := crossCore(5000, 15000)
 	for _, cf := range s.cfgs {
@@ -146,15 +143,9 @@ func oversub(spinFig fig) *synth {
 
 func TestClaimOversubscribed(t *testing.T) {
 	// The 1 µs gap is shorter than C: left out (unbounded wins there).
-	if c := claimByID(t, oversub(fig{2000, 16000, 2000}).cfgs, ClaimOversubscribed); c.Verdict != results.Holds {
-		t.Errorf("spinning costs CPU: %s (%s)", c.Verdict, c.Evidence)
-	}
-	if c := claimByID(t, oversub(fig{3000, 100, 3000}).cfgs, ClaimOversubscribed); c.Verdict != results.DoesNotHold {
-		t.Errorf("spinning cheaper than parking: %s (%s)", c.Verdict, c.Evidence)
-	}
-	if c := claimByID(t, crossCore(5000, 15000).cfgs, ClaimOversubscribed); c.Verdict != results.NotEvaluated {
-		t.Errorf("no oversubscribed placement: %s", c.Verdict)
-	}
+	want(t, "spinning costs CPU", oversub(fig{2000, 16000, 2000}).cfgs, ClaimOversubscribed, results.Holds, "")
+	want(t, "spinning cheaper than parking", oversub(fig{3000, 100, 3000}).cfgs, ClaimOversubscribed, results.DoesNotHold, "")
+	want(t, "no oversubscribed placement", crossCore(5000, 15000).cfgs, ClaimOversubscribed, results.NotEvaluated, "")
 }
 
 func TestKneeAndAnswers(t *testing.T) {

@@ -55,8 +55,7 @@ func unreadable(v string) bool {
 // would otherwise look like one shared top).
 func sameTop(cs []*results.Config) []claim.Figure {
 	groups := map[string][]*results.Config{} // by "wchan in syscall"
-	var order []string
-	var notRead []string
+	var order, notRead []string
 	for _, c := range cs {
 		d := c.Detail
 		if unreadable(d["state"]) || unreadable(d["wchan"]) || unreadable(d["syscall"]) {

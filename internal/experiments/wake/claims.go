@@ -18,8 +18,7 @@ const (
 	ClaimCondvar448     = "wake-condvar-448"
 )
 
-// Tolerances of the claims, explicit so that a verdict can be checked by
-// hand from the table.
+// Tolerances of the claims.
 const (
 	// UnparkAllLimit: lot's UnparkAll of N may cost the waker up to 1.2x
 	// N raw FUTEX_WAKE calls (it makes N FUTEX_WAKEs itself, one per
