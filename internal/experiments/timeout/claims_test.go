@@ -12,9 +12,15 @@ import (
 // median overshoot, early returns and the slack read back (ns), over 100
 // waits.
 func testConfig(impl, deadline, slack string, kernel bool, min, median, early, slackNs float64) *results.Config {
-	params := map[string]string{"deadline": deadline, "slack": slack, "kernel_timed": strconv.FormatBool(kernel)}
-	summary := map[string]float64{results.MMin: min, results.MMedian: median, results.MSamples: 100, MEarly: early, MSlack: slackNs}
-	return &results.Config{Key: impl + "/deadline=" + deadline + "/slack=" + slack, Impl: impl, Params: params, Summary: summary}
+	return &results.Config{
+		Key:    impl + "/deadline=" + deadline + "/slack=" + slack,
+		Impl:   impl,
+		Params: map[string]string{"deadline": deadline, "slack": slack, "kernel_timed": strconv.FormatBool(kernel)},
+		Summary: map[string]float64{
+			results.MMin: min, results.MMedian: median, results.MSamples: 100,
+			MEarly: early, MSlack: slackNs,
+		},
+	}
 }
 
 func claimByID(cs []results.Claim, id string) results.Claim {
