@@ -1,14 +1,21 @@
 package experiments
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
 	"go/types"
+	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-
-	"golang.org/x/tools/go/packages"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 )
@@ -25,23 +32,10 @@ var circled = map[string]int{
 // TestNoFileCircles: the files of every experiment package (GOOS=linux,
 // cgo), resolved by go/types, import in no circle but the ones above.
 func TestNoFileCircles(t *testing.T) {
-	// go/packages runs the go command, built as this test binary was
-	// (drivertest.GoCommand: the export data of the packages `go test
-	// -race` compiled already; no non-test file has a race build constraint,
-	// so the types and the circles are the same).
-	_, flags := drivertest.GoCommand(t)
-	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo, Tests: false, BuildFlags: flags}
-	pkgs, err := packages.Load(cfg, "./...")
-	if err != nil {
-		t.Fatal(err)
-	}
 	seen := 0
-	for _, p := range pkgs {
-		if len(p.Errors) > 0 {
-			t.Fatalf("%s: %v", p.PkgPath, p.Errors)
-		}
-		name := strings.TrimPrefix(p.PkgPath, "github.com/parkbench/parkbench/internal/experiments/")
-		if name == p.PkgPath || strings.Contains(name, "/") {
+	for _, p := range loadTyped(t, "./...") {
+		name := strings.TrimPrefix(p.path, "github.com/parkbench/parkbench/internal/experiments/")
+		if name == p.path || strings.Contains(name, "/") {
 			continue
 		}
 		seen++
@@ -61,26 +55,105 @@ func TestNoFileCircles(t *testing.T) {
 	}
 }
 
+// typed is a package of this module parsed and type-checked.
+type typed struct {
+	path  string
+	fset  *token.FileSet
+	files []*ast.File
+	types *types.Package
+	info  *types.Info
+}
+
+// loadTyped parses and type-checks the module's packages that pattern
+// names, as go/packages would (their CompiledGoFiles: cgo's output, its
+// positions mapped back to the .go files by //line), importing every
+// dependency from the export data `go list -export` leaves: the packages
+// `go test` compiled already, built as this test binary was
+// (drivertest.GoCommand: with -race when it has it; no non-test file has a
+// race build constraint, so the types and the circles are the same).
+func loadTyped(t *testing.T, pattern string) []typed {
+	t.Helper()
+	gobin, flags := drivertest.GoCommand(t)
+	args := append([]string{"list", "-deps", "-export", "-compiled", "-json=ImportPath,Dir,CompiledGoFiles,Export,DepOnly,Error"}, flags...)
+	cmd := exec.Command(gobin, append(args, pattern)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.Bytes())
+	}
+	type listed struct {
+		ImportPath, Dir, Export string
+		CompiledGoFiles         []string
+		DepOnly                 bool
+		Error                   *struct{ Err string }
+	}
+	export := map[string]string{}
+	var mine []listed
+	for dec := json.NewDecoder(bytes.NewReader(out)); ; {
+		var l listed
+		if err := dec.Decode(&l); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if l.Error != nil {
+			t.Fatalf("%s: %s", l.ImportPath, l.Error.Err)
+		}
+		export[l.ImportPath] = l.Export
+		if !l.DepOnly {
+			mine = append(mine, l)
+		}
+	}
+	fset := token.NewFileSet()
+	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		if export[path] == "" {
+			return nil, errors.New("no export data for " + path)
+		}
+		return os.Open(export[path])
+	})
+	var pkgs []typed
+	for _, l := range mine {
+		p := typed{path: l.ImportPath, fset: fset, info: &types.Info{Uses: map[*ast.Ident]types.Object{}}}
+		for _, f := range l.CompiledGoFiles {
+			if !filepath.IsAbs(f) {
+				f = filepath.Join(l.Dir, f)
+			}
+			af, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.files = append(p.files, af)
+		}
+		var err error
+		if p.types, err = (&types.Config{Importer: imp}).Check(l.ImportPath, fset, p.files, p.info); err != nil {
+			t.Fatalf("%s: %v", l.ImportPath, err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
 // FileCircles are p's circles of files (strongly connected components of
 // more than one file of the graph "A uses an object B declares").
-func FileCircles(p *packages.Package) [][]string {
+func FileCircles(p typed) [][]string {
 	edges := map[string]map[string]bool{}
-	for _, f := range p.Syntax {
-		from := filepath.Base(p.Fset.Position(f.Pos()).Filename)
+	for _, f := range p.files {
+		from := filepath.Base(p.fset.Position(f.Pos()).Filename)
 		edges[from] = map[string]bool{}
 		ast.Inspect(f, func(n ast.Node) bool {
 			id, ok := n.(*ast.Ident)
 			if !ok {
 				return true
 			}
-			obj := p.TypesInfo.Uses[id]
-			if obj == nil || obj.Pkg() != p.Types {
+			obj := p.info.Uses[id]
+			if obj == nil || obj.Pkg() != p.types {
 				return true
 			}
-			if _, v := obj.(*types.Var); v && obj.Parent() != nil && obj.Parent() != p.Types.Scope() {
+			if _, v := obj.(*types.Var); v && obj.Parent() != nil && obj.Parent() != p.types.Scope() {
 				return true // a local variable or parameter
 			}
-			pos := p.Fset.Position(obj.Pos())
+			pos := p.fset.Position(obj.Pos())
 			if to := filepath.Base(pos.Filename); strings.HasSuffix(pos.Filename, ".go") && to != from {
 				edges[from][to] = true
 			}
