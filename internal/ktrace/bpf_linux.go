@@ -511,8 +511,19 @@ func bpfProgram(kind Kind, tids, cpus []int, pidOff int, ringCPUs []int, slots, 
 		asm.StoreMem(rRec, 16, rA, asm.Word),
 		asm.StoreMem(rRec, 20, rB, asm.Word),
 		asm.StoreMem(rRec, 24, rC, asm.DWord),
-		asm.FnGetCurrentPidTgid.Call(),
-		asm.StoreMem(rRec, 8, asm.R0, asm.Word),
+	)
+	if kind == Switch {
+		// sched_switch fires in prev's context (kernel/sched/core.c
+		// __schedule, before context_switch): the current thread is
+		// prev, already in rA; no helper call.
+		in = append(in, asm.StoreMem(rRec, 8, rA, asm.Word))
+	} else {
+		in = append(in,
+			asm.FnGetCurrentPidTgid.Call(),
+			asm.StoreMem(rRec, 8, asm.R0, asm.Word),
+		)
+	}
+	in = append(in,
 		asm.FnGetSmpProcessorId.Call(),
 		asm.Or.Imm(asm.R0, int32(kind)<<16),
 		asm.StoreMem(rRec, 12, asm.R0, asm.Word),
