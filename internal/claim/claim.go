@@ -382,10 +382,7 @@ func figureTexts(ds []decided) (out []string) {
 		return out
 	}
 	slices.SortStableFunc(clear, func(a, b decided) int { return cmp.Compare(a.miss(), b.miss()) })
-	var closest []string
-	for _, d := range clear[:min(3, len(clear))] {
-		closest = append(closest, d.text())
-	}
+	closest := figureTexts(clear[:min(3, len(clear))]) // three: each named
 	return append(out, fmt.Sprintf("%d more within their limits, the closest: %s", len(clear), strings.Join(closest, "; ")))
 }
 

@@ -246,3 +246,20 @@ func TestRatios(t *testing.T) {
 		t.Errorf("no rounds, the summary: %v", v)
 	}
 }
+
+// Beyond eight figures, those clearly within their limits are counted and
+// the three closest to a limit named, each as it would be alone; a near
+// one is named in full.
+func TestManyFigures(t *testing.T) {
+	var figs []Figure
+	for i := range 10 {
+		figs = append(figs, Fig(string(rune('a'+i)), []float64{float64(i)}).AtMost(20))
+	}
+	figs = append(figs, Fig("n", []float64{19, 21, 19.5}).AtMost(20))
+	c := one(figs...)
+	want := "n 19.5, limit at most 20 (rounds 19 21 19.5; 1 of 3 on the other side); " +
+		"10 more within their limits, the closest: j 9, limit at most 20; i 8, limit at most 20; h 7, limit at most 20"
+	if !strings.Contains(c.Evidence, want) {
+		t.Errorf("evidence %q, want %q", c.Evidence, want)
+	}
+}
