@@ -47,16 +47,13 @@ const (
 // and in bold with a cross in markdown; an improvement in bold with a tick
 // in markdown; the others as their words.
 func (v Verdict) Cell(md bool) string {
-	switch v {
-	case Slower:
-		if md {
-			return "**slower** ❌"
-		}
+	switch {
+	case v == Slower && md:
+		return "**slower** ❌"
+	case v == Slower:
 		return "SLOWER"
-	case Faster:
-		if md {
-			return "**faster** ✅"
-		}
+	case v == Faster && md:
+		return "**faster** ✅"
 	}
 	return string(v)
 }
