@@ -73,11 +73,8 @@ func Count[R any](rows []R, v Verdict, of func(R) Verdict) int {
 // each of always with its count, then each of ifAny that some row has.
 func Tally(count func(Verdict) int, always, ifAny []Verdict) string {
 	var parts []string
-	for _, v := range always {
-		parts = append(parts, fmt.Sprintf("%d %s", count(v), v))
-	}
-	for _, v := range ifAny {
-		if n := count(v); n > 0 {
+	for i, v := range append(slices.Clip(always), ifAny...) {
+		if n := count(v); i < len(always) || n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, v))
 		}
 	}
