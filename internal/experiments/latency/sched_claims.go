@@ -96,20 +96,19 @@ func apart(x, ref *results.Config, metric string) []float64 {
 // default runs (docs/findings.md).
 const schedStealsRounds = 3
 
-// schedStealsRule is judged where futex-plain and futex wake across CPUs: sysmon steals the P of a thread it finds in its syscall
-// after 10 ms of a still schedtick, and on one CPU a wait is a switch of
-// about 1 µs that sysmon's 20 µs tick practically never catches (0 steals
-// for futex-plain at same-core on the 2-vCPU KVM guest, where cross-core
-// it lost its P on 0.6 per round trip): nothing for the keep-alive to
-// remove, shown but not judged.
+// schedStealsRule is judged where futex-plain and futex wake across CPUs:
+// sysmon steals the P of a thread it finds in its syscall after 10 ms of a
+// still schedtick, and on one CPU a wait is a switch of about 1 µs that
+// sysmon's 20 µs tick practically never catches (0 steals for futex-plain
+// at same-core on the 2-vCPU KVM guest, where cross-core it lost its P on
+// 0.6 per round trip): nothing for the keep-alive to remove, shown but not
+// judged.
 //
-// Decided on the traced round's parts (sched.go: one per measured round):
-// futex-plain's steals per round trip at least plainStealsMin, futex's
-// over futex-plain's part by part at most keptStealsRatio. A placement
-// where either ran busy (the kit's busy policy) is left out: a waiter that
-// waits for a CPU outlasts sysmon's 10 ms and loses its P with or without
-// the keep-alive (futex's steals 0-0.0002 per round trip in the quiet AMD
-// runs, 0.016-0.045 in the loaded ones).
+// Decided on the traced round's parts (sched.go: one per measured round).
+// A placement where either ran busy (the kit's busy policy) is left out:
+// a waiter that waits for a CPU outlasts sysmon's 10 ms and loses its P
+// with or without the keep-alive (futex's steals 0-0.0002 per round trip
+// in the quiet AMD runs, 0.016-0.045 in the loaded ones).
 var schedStealsRule = claim.Rule{ID: "E12-sched-steals", Statement: "the mechanism: a parked thread that never passes through the scheduler has its P stolen by sysmon (futex-plain, >= 0.002 steals per round trip; up to one per wait once waits outlast sysmon's 20 us tick), and the keep-alive Gosched removes them (futex, <= 1/10 of futex-plain's)", Select: threads, MinRounds: schedStealsRounds,
 	Needs: "needs futex-plain and futex at one placement, both waking across CPUs, with --sched-counts",
 	How:   "per placement across CPUs, on each part of the traced round, futex-plain's steals per round trip and futex's over futex-plain's",
