@@ -100,8 +100,8 @@ type Figure struct {
 	// configurations it is measured on (the busy policy reads their windows).
 	Rounds []float64
 	Of     []*results.Config
-	// Unit formats it: "x" (a ratio), "%" (a share), "ms", "µs", "ns", or
-	// "" (a count or a plain number).
+	// Unit formats it: "x" (a ratio), "%" (a share), "ms", or "" (a count
+	// or a plain number).
 	Unit    string
 	noise   float64
 	noiseOf string
@@ -505,10 +505,6 @@ func (f Figure) fmt(v float64) string {
 		return strconv.FormatFloat(100*v, 'f', 1, 64) + "%"
 	case "ms":
 		return strconv.FormatFloat(v/1e6, 'f', 2, 64) + " ms"
-	case "µs":
-		return strconv.FormatFloat(v/1e3, 'f', 2, 64) + " µs"
-	case "ns":
-		return strconv.FormatFloat(v, 'f', 0, 64) + " ns"
 	case "":
 		if v == math.Trunc(v) && math.Abs(v) < 1e12 {
 			return strconv.FormatFloat(v, 'f', 0, 64)
