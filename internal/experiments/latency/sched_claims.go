@@ -27,16 +27,15 @@ const (
 	keptStealsRatio = 0.1
 )
 
-// schedShareRule is judged on the waits that slept (median_slept_ns) where both have them:
-// the share of waits that found their flag set (4-43% per configuration on
-// the 2-vCPU KVM guest, C's included) moves the overall figures by more
-// than the scheduler's share. Only where both wake across CPUs: on one CPU
-// a wake is a switch of about 1 µs, the runtime's syscall exit a tenth of
-// it. Each round carries the run's noise (claim.Figure.Noisy): how far apart
-// futex-raw (the same wait without the scheduler) and c-futex are in a
-// round, 0.5-1.84x on the AMD EPYC f25m17 guest under load, 1.02-1.03x on
-// the Intel f6m167 one (docs/scheduler.md); without futex-raw the rounds'
-// spread alone decides, and the evidence says so.
+// schedShareRule is judged on the waits that slept (median_slept_ns) where
+// both have them: the share of waits that found their flag set (4-43% per
+// configuration on the 2-vCPU KVM guest, C's included) moves the overall
+// figures by more than the scheduler's share. Only where both wake across
+// CPUs: on one CPU a wake is a switch of about 1 µs, the runtime's syscall
+// exit a tenth of it. Each round carries the run's noise
+// (claim.Figure.Noisy), futex-raw and c-futex apart: 0.5-1.84x a round on
+// the AMD EPYC f25m17 guest under load, 1.02-1.03x on the Intel f6m167 one
+// (docs/scheduler.md); without futex-raw the rounds' spread alone decides.
 var schedShareRule = claim.Rule{ID: "E12-sched-share", Statement: "the Go scheduler's share of a wake is small: on the waits that slept, for wakes across CPUs, the scheduler-aware futex wait's median is within 1.10x of c-futex's, each round's ratio taken with the run's noise (how far apart futex-raw, the same wait bypassing the scheduler, and c-futex are in a round); p99 shown, not judged", Select: threads,
 	Needs: "needs futex and c-futex at one placement, both waking across CPUs",
 	Figures: func(cs []*results.Config) (out []claim.Figure) {
