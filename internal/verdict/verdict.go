@@ -5,12 +5,11 @@
 // same in either's text and markdown.
 //
 // The two tools' rules differ (docs/gate.md), and where they do their words
-// differ too: compare's "no change" (within its threshold, or not told
-// apart from the rounds' noise) is weaker than the gate's "same" (a change
-// of the minimum effect or more is excluded), and compare's "not compared"
-// (nothing to compare: a zero base, no floor) is final where the gate's
-// "unknown" waits for more trials. The words are the ones users have read
-// in both tools' output since they were written.
+// differ too (each verdict's comment says whose it is and when):
+// compare's "no change" is weaker than the gate's "same", and compare's
+// "not compared" is final where the gate's "unknown" waits for more
+// trials. The words are the ones users have read in both tools' output
+// since they were written.
 package verdict
 
 import (
