@@ -34,8 +34,6 @@ func crossWithAnatomy(c *results.Config) bool {
 	return c.Placement == driver.CrossCore && c.Params["sleeps"] == "true" && ok
 }
 
-// anatomyIdleRule judges a configuration at gap 0 whose target CPU was idle
-// at minIdleWakes or more traced wakes (else a loaded machine's).
 var anatomyIdleRule = claim.Rule{ID: ClaimAnatomyIdle, Statement: "a cross-core sleeping wake's largest part is its CPU leaving idle (idle_exit: the IPI and, in a VM guest, the host running a halted vCPU again), not the mechanism",
 	Needs:  fmt.Sprintf("needs a cross-core configuration at gap 0 whose target CPU was idle at %d or more traced wakes (--anatomy)", minIdleWakes),
 	Select: func(c *results.Config) bool { return crossWithAnatomy(c) && c.Params["gap"] == "0s" },
@@ -59,8 +57,6 @@ var anatomyIdleRule = claim.Rule{ID: ClaimAnatomyIdle, Statement: "a cross-core 
 		return []claim.Figure{f}
 	}}
 
-// anatomyGapRule: per implementation, its idle_exit share at the largest
-// gap less at the smallest.
 var anatomyGapRule = claim.Rule{ID: ClaimAnatomyGap, Statement: "under --gap, idle_exit's share of a cross-core wake grows with the gap (a CPU idle longer sits in a deeper state)",
 	Needs: "needs --gap with two or more values and the target CPU idle at the wakes (e.g. --gap=0,50us,1ms --placement=cross-core)",
 	Select: func(c *results.Config) bool {

@@ -1,16 +1,14 @@
 // Package claim is the claim kit: every claim of the study (docs/experiments.md
 // lists them) is a Rule, and Evaluate is the one function that decides them
-// all. It sits between results (the Claim a file carries; results.Limit,
-// the core a figure is decided on) and the experiments, which declare their
-// rules in their *claims.go files. A rule reads configurations only, so any
-// result file can be judged again.
+// all. It sits between results (the Claim a file carries) and the
+// experiments, which declare their rules in their *claims.go files. A rule
+// reads configurations only, so any result file can be judged again.
 //
 // Evaluate, in this order:
 //
 //  1. Selection: Rule.Select keeps the configurations the claim reads;
-//     Rule.Figures makes Figures of them, each one comparison (a metric, a
-//     ratio of two configurations, a count over the run), a value per
-//     round, and its limit (AtMost, AtLeast, Below, Above; two for a band).
+//     Rule.Figures (or Each) makes a Figure of each comparison (a metric, a
+//     ratio of two configurations, a count over the run) against its limit.
 //  2. The one busy policy (results/load.go says why): a figure any of whose
 //     configurations' windows had other processes on over BusyShare of the
 //     CPU is left out, named with the share; but never a count load cannot
@@ -19,8 +17,10 @@
 //  3. The rounds it needs: a figure without rounds is left out; one with
 //     fewer than Rule.MinRounds is near its limit. A rule with no figure
 //     left is not evaluated, and says why ("cannot judge: no rounds").
-//  4. The decision on the median of each figure's rounds (results.Limit,
-//     Decide). It holds when every figure does.
+//  4. The decision on the median of each figure's rounds (decide): with
+//     three rounds no test reaches significance (a Mann-Whitney test of 3
+//     against 3 cannot go below p = 0.10), so the median decides and the
+//     rounds' spread says how firmly. It holds when every figure does.
 //  5. The evidence: "rule: " and Rule.How, every figure with its numbers,
 //     those left out with why, Rule.Context.
 //  6. The one-line reason (Claim.Why) every renderer prints: the figure
@@ -34,11 +34,6 @@
 // decide the other way. A claim that holds is near when any figure is; one
 // that does not, when every failing figure is. The reason says it with its
 // numbers: "(rounds 1.00x 1.00x 1.00x 1.69x 1.00x; 1 of 5 on the other side)".
-//
-// One noise estimator, Figure.Noisy: the median, over pairs of
-// measurements that should agree (two rounds of one configuration; two
-// configurations the claim does not tell apart, in one round), of how far
-// apart they are (Apart), carried as a share of each round.
 //
 // Adding a claim, to herd say: add a Rule to rules() in
 // internal/experiments/herd/claims.go, and to herd_test.go a test whose
@@ -77,7 +72,10 @@ type Rule struct {
 	// How is how a figure is built when its name does not say it: the
 	// evidence opens with it ("per configuration, total / serial time").
 	How string
-	// MinRounds is the rounds each figure needs to show its spread.
+	// MinRounds is the rounds each figure needs to show its spread: one
+	// round of a figure that swings between runs shows nothing of the
+	// swing (loaded's p99 ratio read 1.74x, then 0.62x, in two default
+	// runs of one round each on the AMD EPYC guest).
 	MinRounds int
 	// Select keeps the configurations the claim reads (nil: all).
 	Select func(*results.Config) bool
@@ -102,8 +100,8 @@ type Figure struct {
 	// configurations it is measured on (the busy policy reads their windows).
 	Rounds []float64
 	Of     []*results.Config
-	// Unit formats it: "x" (a ratio), "%" (a share), "ms", "µs", "ns", or
-	// "" (a count or a plain number).
+	// Unit formats it: "x" (a ratio), "%" (a share), "ms", or "" (a count
+	// or a plain number).
 	Unit    string
 	noise   float64
 	noiseOf string
@@ -113,7 +111,7 @@ type Figure struct {
 	bounds  []bound
 }
 
-// bound is one limit: its value, its side, the limit Decide compares with
+// bound is one limit: its value, its side, the limit decide compares with
 // (a strict bound's is just inside v), and how it is said.
 type bound struct {
 	v, limit float64
@@ -151,9 +149,11 @@ func (f Figure) bound(b bound) Figure {
 	return f
 }
 
-// Noisy gives each round the run's noise, as a share of its value: the
-// median of apart (how far apart pairs that should agree are), none
-// without pairs; of says what they are.
+// Noisy gives each round the run's noise, as a share of its value, by the
+// kit's one estimator: the median of apart, how far apart (Apart) pairs of
+// measurements that should agree are (two rounds of one configuration; two
+// configurations the claim does not tell apart, in one round); none
+// without pairs. of says what they are.
 func (f Figure) Noisy(apart []float64, of string) Figure {
 	if len(apart) > 0 {
 		f.noise, f.noiseOf = stats.Median(apart), of
@@ -382,10 +382,7 @@ func figureTexts(ds []decided) (out []string) {
 		return out
 	}
 	slices.SortStableFunc(clear, func(a, b decided) int { return cmp.Compare(a.miss(), b.miss()) })
-	var closest []string
-	for _, d := range clear[:min(3, len(clear))] {
-		closest = append(closest, d.text())
-	}
+	closest := figureTexts(clear[:min(3, len(clear))]) // three: each named
 	return append(out, fmt.Sprintf("%d more within their limits, the closest: %s", len(clear), strings.Join(closest, "; ")))
 }
 
@@ -401,18 +398,36 @@ type decided struct {
 	other, within, few int
 }
 
-func (f Figure) limit(b bound, minRounds int) results.Limit {
-	l := results.Limit{Rounds: f.Rounds, Limit: b.limit, AtMost: b.atMost, MinRounds: minRounds}
+// ok is whether v lies on b's holding side.
+func (b bound) ok(v float64) bool { return b.atMost && v <= b.limit || !b.atMost && v >= b.limit }
+
+// sides counts f's rounds on the other side of b from the verdict holds
+// (other), and those on its side but within their noise of the limit
+// (within): either makes the verdict near its limit.
+func (f Figure) sides(b bound, holds bool) (other, within int) {
 	for _, v := range f.Rounds {
-		l.Noise = append(l.Noise, f.noise*math.Abs(v))
+		n := 0.0 // v's half-width, none when not positive
+		if w := f.noise * math.Abs(v); w > 0 {
+			n = w
+		}
+		switch {
+		case b.ok(v) != holds:
+			other++
+		case b.ok(v-n) != holds || b.ok(v+n) != holds:
+			within++
+		}
 	}
-	return l
+	return other, within
 }
 
+// decide is f's verdict on the median of its rounds (f has some) against
+// each bound, near its limit as the package doc defines it.
 func (f Figure) decide(minRounds int) decided {
 	d := decided{Figure: f, med: stats.Median(f.Rounds), holds: true}
 	for _, b := range f.bounds {
-		ok, near := f.limit(b, minRounds).Decide()
+		ok := b.ok(d.med)
+		other, within := f.sides(b, ok)
+		near := other+within > 0 || len(f.Rounds) < minRounds
 		switch {
 		case !ok && d.holds:
 			d.holds, d.near, d.by = false, near, b
@@ -423,7 +438,7 @@ func (f Figure) decide(minRounds int) decided {
 	if d.holds && !d.near && len(f.bounds) > 0 {
 		d.by = slices.MinFunc(f.bounds, func(a, b bound) int { return cmp.Compare(math.Abs(d.med-a.v), math.Abs(d.med-b.v)) })
 	}
-	d.other, d.within = f.limit(d.by, minRounds).Sides(d.holds)
+	d.other, d.within = f.sides(d.by, d.holds)
 	if len(f.Rounds) < minRounds {
 		d.few = minRounds
 	}
@@ -490,10 +505,6 @@ func (f Figure) fmt(v float64) string {
 		return strconv.FormatFloat(100*v, 'f', 1, 64) + "%"
 	case "ms":
 		return strconv.FormatFloat(v/1e6, 'f', 2, 64) + " ms"
-	case "µs":
-		return strconv.FormatFloat(v/1e3, 'f', 2, 64) + " µs"
-	case "ns":
-		return strconv.FormatFloat(v, 'f', 0, 64) + " ns"
 	case "":
 		if v == math.Trunc(v) && math.Abs(v) < 1e12 {
 			return strconv.FormatFloat(v, 'f', 0, 64)

@@ -246,3 +246,46 @@ func TestRatios(t *testing.T) {
 		t.Errorf("no rounds, the summary: %v", v)
 	}
 }
+
+// Beyond eight figures, those clearly within their limits are counted and
+// the three closest to a limit named, each as it would be alone; a near
+// one is named in full.
+func TestManyFigures(t *testing.T) {
+	var figs []Figure
+	for i := range 10 {
+		figs = append(figs, Fig(string(rune('a'+i)), []float64{float64(i)}).AtMost(20))
+	}
+	figs = append(figs, Fig("n", []float64{19, 21, 19.5}).AtMost(20))
+	c := one(figs...)
+	want := "n 19.5, limit at most 20 (rounds 19 21 19.5; 1 of 3 on the other side); " +
+		"10 more within their limits, the closest: j 9, limit at most 20; i 8, limit at most 20; h 7, limit at most 20"
+	if !strings.Contains(c.Evidence, want) {
+		t.Errorf("evidence %q, want %q", c.Evidence, want)
+	}
+}
+
+// decide is the core every figure is decided on: the median of the rounds
+// against the limit; rounds on both sides of it (a round's noise counted
+// on both sides of its value), or fewer than the rule needs, make it near.
+func TestDecide(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		f           Figure
+		min         int
+		holds, near bool
+	}{
+		{"straddles, median over", Fig("f", []float64{2.54e6, 1.7e6, 2.2e6}).AtMost(2e6), 0, false, true},
+		{"straddles, median under", Fig("f", []float64{1.29, 1.05, 1.08, 1.12, 1.02}).AtMost(1.1), 0, true, true},
+		{"clear hold", Fig("f", []float64{1.0, 1.05, 0.98}).AtMost(1.2), 0, true, false},
+		{"clear failure, at least", Fig("f", []float64{1.5, 1.4, 1.6}).AtLeast(2), 0, false, false},
+		{"noise reaches the limit", Fig("f", []float64{1.02, 0.93, 0.87}).AtMost(1.1).Noisy([]float64{0.2}, "n"), 0, true, true},
+		{"failing within its noise", Fig("f", []float64{1.7, 1.9}).AtMost(1.1).Noisy([]float64{0.4}, "n"), 0, false, true},
+		{"failing beyond its noise", Fig("f", []float64{1.7, 1.9}).AtMost(1.1).Noisy([]float64{0.05}, "n"), 0, false, false},
+		{"one round of the three it needs", Fig("f", []float64{1.74}).AtLeast(1), 3, true, true},
+		{"three rounds on one side", Fig("f", []float64{0.62, 0.7, 0.5}).AtLeast(1), 3, false, false},
+	} {
+		if d := tc.f.decide(tc.min); d.holds != tc.holds || d.near != tc.near {
+			t.Errorf("%s: holds %v near %v, want %v %v", tc.name, d.holds, d.near, tc.holds, tc.near)
+		}
+	}
+}

@@ -71,19 +71,14 @@ func LoadNote(f *File) string {
 			}
 		}
 	}
-	load := f.Machine.LoadAvg[0]
-	cpus := max(f.Machine.LogicalCPUs, 1)
-	if len(fr) == 0 {
-		if load > float64(cpus) {
-			return fmt.Sprintf("recorded under load: load average %.2f at the start on %d CPUs", load, cpus)
-		}
-		return ""
+	load, cpus := f.Machine.LoadAvg[0], max(f.Machine.LogicalCPUs, 1)
+	if len(fr) == 0 && load > float64(cpus) {
+		return fmt.Sprintf("recorded under load: load average %.2f at the start on %d CPUs", load, cpus)
 	}
 	slices.Sort(fr)
-	med := stats.Median(fr) // fr is not empty (returned above)
-	if med <= NoisyShare {
+	if len(fr) == 0 || stats.Median(fr) <= NoisyShare {
 		return ""
 	}
 	return fmt.Sprintf("recorded under load: other processes used %.0f%% of the CPU in the median configuration (%d of %d configurations over %.0f%%, up to %.0f%%), load average %.2f at the start",
-		100*med, over, len(fr), 100*NoisyShare, 100*fr[len(fr)-1], load)
+		100*stats.Median(fr), over, len(fr), 100*NoisyShare, 100*fr[len(fr)-1], load)
 }

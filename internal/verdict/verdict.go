@@ -5,12 +5,11 @@
 // same in either's text and markdown.
 //
 // The two tools' rules differ (docs/gate.md), and where they do their words
-// differ too: compare's "no change" (within its threshold, or not told
-// apart from the rounds' noise) is weaker than the gate's "same" (a change
-// of the minimum effect or more is excluded), and compare's "not compared"
-// (nothing to compare: a zero base, no floor) is final where the gate's
-// "unknown" waits for more trials. The words are the ones users have read
-// in both tools' output since they were written.
+// differ too (each verdict's comment says whose it is and when):
+// compare's "no change" is weaker than the gate's "same", and compare's
+// "not compared" is final where the gate's "unknown" waits for more
+// trials. The words are the ones users have read in both tools' output
+// since they were written.
 package verdict
 
 import (
@@ -47,16 +46,13 @@ const (
 // and in bold with a cross in markdown; an improvement in bold with a tick
 // in markdown; the others as their words.
 func (v Verdict) Cell(md bool) string {
-	switch v {
-	case Slower:
-		if md {
-			return "**slower** ❌"
-		}
+	switch {
+	case v == Slower && md:
+		return "**slower** ❌"
+	case v == Slower:
 		return "SLOWER"
-	case Faster:
-		if md {
-			return "**faster** ✅"
-		}
+	case v == Faster && md:
+		return "**faster** ✅"
 	}
 	return string(v)
 }
@@ -76,11 +72,8 @@ func Count[R any](rows []R, v Verdict, of func(R) Verdict) int {
 // each of always with its count, then each of ifAny that some row has.
 func Tally(count func(Verdict) int, always, ifAny []Verdict) string {
 	var parts []string
-	for _, v := range always {
-		parts = append(parts, fmt.Sprintf("%d %s", count(v), v))
-	}
-	for _, v := range ifAny {
-		if n := count(v); n > 0 {
+	for i, v := range append(slices.Clip(always), ifAny...) {
+		if n := count(v); i < len(always) || n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, v))
 		}
 	}

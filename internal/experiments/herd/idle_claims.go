@@ -15,8 +15,7 @@ import (
 // ClaimIdleWasted is the idle pool's claim.
 const ClaimIdleWasted = "herd-idle-notify-all-delays"
 
-// Limits of the claim: notify_all's latency at least idleDelay x
-// notify_one's, decided on the median of at least idleRounds repeats.
+// Limits of the claim.
 const (
 	idleDelay  = 1.25
 	idleRounds = 3
@@ -59,13 +58,9 @@ func idlePairs(cfgs []*results.Config) []idlePair {
 }
 
 // IdleClaims evaluates the idle pool's claim (numCPU: the CPUs the run
-// had). Pure: it reads Params, Impl, Placement and the rounds.
-//
-// With more idle workers than CPUs, notify_all's wasted wakes delay the
-// request itself: notify_all's latency until a worker holds the item at
-// least idleDelay x notify_one's, at every N above the CPUs, round by
-// round. The evidence gives, per pair, the smallest N from which the
-// median ratio stays at or above the limit, and the CPU per request.
+// had). Pure: it reads Params, Impl, Placement and the rounds. The
+// evidence gives, per pair, the smallest N from which the median ratio
+// stays at or above the limit, and the CPU per request.
 func IdleClaims(cfgs []*results.Config, numCPU int) []results.Claim {
 	return []results.Claim{claim.Evaluate(claim.Rule{ID: ClaimIdleWasted, MinRounds: idleRounds, Statement: fmt.Sprintf(
 		"notify_all's wasted wakes cost the request itself, not only the CPU, once the idle workers outnumber the CPUs: at every N > %d, "+

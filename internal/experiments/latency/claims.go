@@ -112,12 +112,11 @@ var sameOrderRule = claim.Rule{ID: "E12-same-order", Statement: "the sleeping im
 	},
 	Context: func(cs []*results.Config) []string { return claim.Notes(leftOut(exp(cs)), spunNote(cs, compared)) }}
 
-// E12-spin-floor: per placement (gap 0), the fastest slept median of a
-// sleeping wake across CPUs over the busy-wait's median (Go "spin", else
-// the C reference "c-spin"), at least 10. Busy-waiting runs only with the
-// two threads on two CPUs; a sleeping configuration whose threads shared
-// one (unpinned, the scheduler's choice) measures a context switch on
-// that CPU, which no busy-wait can be a floor of, so it is left out.
+// E12-spin-floor: the busy-wait is Go's "spin", else the C reference's
+// "c-spin". Busy-waiting runs only with the two threads on two CPUs; a
+// sleeping configuration whose threads shared one (unpinned, the
+// scheduler's choice) measures a context switch on that CPU, which no
+// busy-wait can be a floor of, so it is left out.
 var spinFloorRule = claim.Rule{ID: "E12-spin-floor", Statement: "busy waiting is at least 10x below them (spin median x 10 <= the fastest sleeping median; the study on macOS: 84-125 ns)", Select: threads, How: ruleSlept,
 	Needs: "needs a busy-wait and a sleeping implementation waking across CPUs at one placement",
 	Figures: func(cs []*results.Config) (out []claim.Figure) {
@@ -166,11 +165,11 @@ var reallySleptRule = claim.Rule{ID: "E12-really-slept", Statement: "the measure
 // arrived before the waker's own wake call returned (on a VM, a vCPU
 // descheduled by the host once it has sent the wake; docs/scheduler.md).
 func cNote(cs []*results.Config, c *results.Config) string {
-	i := slices.IndexFunc(cs, func(x *results.Config) bool { return x.Impl == ImplCFutex && x.Placement == c.Placement && gapZero(x) })
-	if i < 0 {
+	ref := findConfig(exp(cs), ImplCFutex, c.Placement)
+	if ref == nil {
 		return ""
 	}
-	f, _ := noSleepShare(cs[i])
+	f, _ := noSleepShare(ref)
 	own, _ := noSleepShare(c)
 	s := fmt.Sprintf("c-futex (no Go runtime) %.1f%%", 100*f)
 	if f > maxNoSleepFrac && f >= own/2 {

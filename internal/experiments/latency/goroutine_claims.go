@@ -33,9 +33,8 @@ func threadTwin(cs []*results.Config, g *results.Config) *results.Config {
 	return nil
 }
 
-// goroutineHandoffRule compares each goroutine-level mechanism (kind
-// goroutine: chan, cond, the sync semaphores) between goroutines with the
-// same mechanism between locked threads.
+// goroutineHandoffRule: a goroutine-level mechanism is of kind goroutine
+// (chan, cond, the sync semaphores).
 var goroutineHandoffRule = claim.Rule{ID: "E12-goroutine-handoff", Statement: "a handoff between plain goroutines costs far less than the same handoff between locked threads " +
 	"(threads median >= 2x goroutines median, per goroutine-level mechanism and GOMAXPROCS): the woken goroutine " +
 	"runs from the waker's runnext when the waker blocks, and no thread sleeps or wakes",
@@ -48,9 +47,8 @@ var goroutineHandoffRule = claim.Rule{ID: "E12-goroutine-handoff", Statement: "a
 		return nil
 	}}
 
-// goMaxProcs1Rule reads the traced round's wake shares of the goroutine
-// configurations run at GOMAXPROCS = 1. A configuration without wakes
-// through the scheduler (lot's is a futex wake of the M) has none to read.
+// goMaxProcs1Rule: a configuration without wakes through the scheduler
+// (lot's is a futex wake of the M) has no wake shares to read.
 var goMaxProcs1Rule = claim.Rule{ID: "E12-gomaxprocs1-no-thread-wake", Statement: "with GOMAXPROCS = 1 no thread is woken for a wake between goroutines (wake_thread_woken_share = 0 " +
 	"and wake_other_p_share = 0 in the traced round): with one P, wakep finds no idle P to start an M on",
 	Needs: "needs a goroutine configuration at GOMAXPROCS 1 whose wakes went through the scheduler (chan, cond, the sync semaphores), with its traced round",

@@ -27,16 +27,15 @@ const (
 	keptStealsRatio = 0.1
 )
 
-// schedShareRule is judged on the waits that slept (median_slept_ns) where both have them:
-// the share of waits that found their flag set (4-43% per configuration on
-// the 2-vCPU KVM guest, C's included) moves the overall figures by more
-// than the scheduler's share. Only where both wake across CPUs: on one CPU
-// a wake is a switch of about 1 µs, the runtime's syscall exit a tenth of
-// it. Each round carries the run's noise (claim.Figure.Noisy): how far apart
-// futex-raw (the same wait without the scheduler) and c-futex are in a
-// round, 0.5-1.84x on the AMD EPYC f25m17 guest under load, 1.02-1.03x on
-// the Intel f6m167 one (docs/scheduler.md); without futex-raw the rounds'
-// spread alone decides, and the evidence says so.
+// schedShareRule is judged on the waits that slept (median_slept_ns) where
+// both have them: the share of waits that found their flag set (4-43% per
+// configuration on the 2-vCPU KVM guest, C's included) moves the overall
+// figures by more than the scheduler's share. Only where both wake across
+// CPUs: on one CPU a wake is a switch of about 1 µs, the runtime's syscall
+// exit a tenth of it. Each round carries the run's noise
+// (claim.Figure.Noisy), futex-raw and c-futex apart: 0.5-1.84x a round on
+// the AMD EPYC f25m17 guest under load, 1.02-1.03x on the Intel f6m167 one
+// (docs/scheduler.md); without futex-raw the rounds' spread alone decides.
 var schedShareRule = claim.Rule{ID: "E12-sched-share", Statement: "the Go scheduler's share of a wake is small: on the waits that slept, for wakes across CPUs, the scheduler-aware futex wait's median is within 1.10x of c-futex's, each round's ratio taken with the run's noise (how far apart futex-raw, the same wait bypassing the scheduler, and c-futex are in a round); p99 shown, not judged", Select: threads,
 	Needs: "needs futex and c-futex at one placement, both waking across CPUs",
 	Figures: func(cs []*results.Config) (out []claim.Figure) {
@@ -96,20 +95,19 @@ func apart(x, ref *results.Config, metric string) []float64 {
 // default runs (docs/findings.md).
 const schedStealsRounds = 3
 
-// schedStealsRule is judged where futex-plain and futex wake across CPUs: sysmon steals the P of a thread it finds in its syscall
-// after 10 ms of a still schedtick, and on one CPU a wait is a switch of
-// about 1 µs that sysmon's 20 µs tick practically never catches (0 steals
-// for futex-plain at same-core on the 2-vCPU KVM guest, where cross-core
-// it lost its P on 0.6 per round trip): nothing for the keep-alive to
-// remove, shown but not judged.
+// schedStealsRule is judged where futex-plain and futex wake across CPUs:
+// sysmon steals the P of a thread it finds in its syscall after 10 ms of a
+// still schedtick, and on one CPU a wait is a switch of about 1 µs that
+// sysmon's 20 µs tick practically never catches (0 steals for futex-plain
+// at same-core on the 2-vCPU KVM guest, where cross-core it lost its P on
+// 0.6 per round trip): nothing for the keep-alive to remove, shown but not
+// judged.
 //
-// Decided on the traced round's parts (sched.go: one per measured round):
-// futex-plain's steals per round trip at least plainStealsMin, futex's
-// over futex-plain's part by part at most keptStealsRatio. A placement
-// where either ran busy (the kit's busy policy) is left out: a waiter that
-// waits for a CPU outlasts sysmon's 10 ms and loses its P with or without
-// the keep-alive (futex's steals 0-0.0002 per round trip in the quiet AMD
-// runs, 0.016-0.045 in the loaded ones).
+// Decided on the traced round's parts (sched.go: one per measured round).
+// A placement where either ran busy (the kit's busy policy) is left out:
+// a waiter that waits for a CPU outlasts sysmon's 10 ms and loses its P
+// with or without the keep-alive (futex's steals 0-0.0002 per round trip
+// in the quiet AMD runs, 0.016-0.045 in the loaded ones).
 var schedStealsRule = claim.Rule{ID: "E12-sched-steals", Statement: "the mechanism: a parked thread that never passes through the scheduler has its P stolen by sysmon (futex-plain, >= 0.002 steals per round trip; up to one per wait once waits outlast sysmon's 20 us tick), and the keep-alive Gosched removes them (futex, <= 1/10 of futex-plain's)", Select: threads, MinRounds: schedStealsRounds,
 	Needs: "needs futex-plain and futex at one placement, both waking across CPUs, with --sched-counts",
 	How:   "per placement across CPUs, on each part of the traced round, futex-plain's steals per round trip and futex's over futex-plain's",

@@ -28,8 +28,7 @@ func Claims(configs []*results.Config) []results.Claim {
 	return claim.EvaluateAll(configs,
 		// Busy-waiting collapses before any sleeping mechanism (crossbeam
 		// #821, parking_lot #338/#437: spinners steal the CPU the thread
-		// they wait for needs), decided round by round on each round's
-		// collapse figures.
+		// they wait for needs).
 		claim.Rule{ID: ClaimSpinFirst, MinRounds: minRounds,
 			Statement: fmt.Sprintf("the spinning waiter degrades first: spin's p99 wakeup latency exceeds %.0fx its unloaded value at a lower load or thread count than every sleeping mechanism's", CollapseFactor),
 			Needs:     "needs spin and at least one sleeping mechanism, with a rate sweep",

@@ -72,9 +72,7 @@ func looping(minThreads int) func(*results.Config) bool {
 	}
 }
 
-// ratioRule: per group (loop pattern, minThreads or more), impl's
-// throughput over each of others', repeat by repeat, against 1 on the side
-// bound gives. Each repeat's ratio carries the run's noise (claim.Figure.Noisy
+// ratioRule: each repeat's ratio carries the run's noise (claim.Figure.Noisy
 // over every two repeats of the claim's configurations): the repeats of a
 // group run back to back and agree with each other more than runs do
 // (lot/std-futex 1.24x, 1.38x, then 0.96x, 0.98x: docs/lock.md). One repeat
@@ -105,10 +103,8 @@ func holdNs(c *results.Config) float64 {
 	return float64(c.IntParam("work_in_iters")) * c.FloatParam("work_unit_ns")
 }
 
-// fairRule: over impl's configurations with 2..numCPU threads (above, a
-// waiter also waits for a CPU), each repeat's largest sampled wait against
-// 1 ms + the hold + fairSlack. A repeat's largest wait is one extreme of a
-// few hundred sampled waits, which one preempted holder delays: fewer than
+// fairRule: a repeat's largest wait is one extreme of a few hundred
+// sampled waits, which one preempted holder delays: fewer than
 // fairMinRepeats repeats (the default suite's two) are near their limit,
 // and `parkbench lock`'s three decide (sync's at t=2 read 0.47 ms, then
 // 3.39 ms, in two quiet default runs: docs/findings.md).

@@ -35,7 +35,6 @@ func Claims(sw *results.Experiment) []results.Claim {
 	return append(claim.EvaluateAll(sw.Configs, atOnceRule), driver.Fidelity(sw.Configs, fidelityRule)...)
 }
 
-// atOnceRule is selfwake's own claim.
 var atOnceRule = claim.Rule{ID: ClaimE12SelfAtOnc, Statement: "in the reverse check the wait returns at once: no context switch", Needs: "needs a mechanism with context-switch figures",
 	Select: func(c *results.Config) bool { _, ok := c.Summary[MCtxSwPerPair]; return ok },
 	Each: func(c *results.Config, _ []*results.Config) []claim.Figure {
@@ -46,8 +45,6 @@ var atOnceRule = claim.Rule{ID: ClaimE12SelfAtOnc, Statement: "in the reverse ch
 		return out
 	}}
 
-// fidelityRule compares lot's self-wake pair with the original's from C
-// threads (a cgo call costs more than the pair).
 var fidelityRule = claim.Rule{ID: ClaimFidelitySelf,
 	Statement: fmt.Sprintf("lot's self-wake pair is at most %.1fx parking_lot_core's own (rust-parking_lot's native loop on C threads, its park and unpark_one inlined)", FidelitySelf),
 	Needs:     "needs lot and c-rust-parking_lot running its own self-wake loop on C threads (rust/originals of ABI version 2; through cgo one call costs more than the pair, through pointers the calls are not the original's)",

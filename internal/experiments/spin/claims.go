@@ -61,9 +61,8 @@ func Claims(cfgs []*results.Config) []results.Claim {
 	)
 }
 
-// pastCompetitive: across CPUs, at every gap longer than the competitive
-// budget C, a fixed budget between C and the gap spins and then parks
-// anyway: it buys no latency and costs CPU, round by round.
+// pastCompetitive: a fixed budget between C and the gap spins, then parks
+// anyway.
 func (p *placed) pastCompetitive() (out []claim.Figure) {
 	c := p.competitive()
 	for _, g := range p.gaps {

@@ -36,9 +36,7 @@ const (
 // bounds the hash claim's thread range. It is a pure function of its input.
 func Claims(configs []*results.Config, numCPU int) []results.Claim {
 	return claim.EvaluateAll(configs,
-		// perf's premise (tools/perf/bench/futex-requeue.c:7-9): moving N
-		// waiters to another key without waking them costs the waker less
-		// than waking them.
+		// perf's premise: tools/perf/bench/futex-requeue.c:7-9.
 		claim.Rule{ID: ClaimRequeueCheaper,
 			Statement: "requeueing N waiters onto another key costs the waker less than waking them (perf bench futex requeue's premise): requeue's median (over runs) below wake's at the same N and per-call count, per implementation (futex, futex-shared, c-futex, lot; std-requeue's notify_all is itself a requeue)",
 			Needs:     "needs the wake and requeue benches of one implementation at the same N and per-call count",
@@ -69,9 +67,7 @@ func Claims(configs []*results.Config, numCPU int) []results.Claim {
 				}
 				return nil
 			}},
-		// The parking lot's bucket table under perf's hash load scales with
-		// the threads, from 1 to NumCPU: each round's slowest per-thread rate
-		// over its fastest (the thread counts' round r ran in the same pass).
+		// Round by round: the thread counts' round r ran in the same pass.
 		claim.Rule{ID: ClaimHashFlat,
 			Statement: fmt.Sprintf("lot's hash table stays flat from 1 to NumCPU threads under perf's hash load (Park whose validate fails at once, over 1024 keys per thread): the slowest per-thread rate at least %.1f of the fastest", HashFlatMin),
 			Needs:     fmt.Sprintf("needs lot's hash bench at 1 and at NumCPU (%d) threads", numCPU),
