@@ -483,7 +483,7 @@ func TestLongTestsRunInCI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const cmd = "go test -short -race -vet=off -ldflags=-w ./..."
+	const cmd = "go test -p 4 -short -race -vet=off -ldflags=-w ./..."
 	if !strings.Contains(string(readme), "\n"+cmd+"\n") || !strings.Contains(text, "\n"+cmd+"\n") {
 		t.Errorf("the README's test command, %q, is not on a line of its own in both README.md and .ci/run", cmd)
 	}

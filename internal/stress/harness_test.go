@@ -186,12 +186,12 @@ type run struct {
 func newRun(r reporter, name string, threads int) *run {
 	m := currentMode()
 	if _, checker := r.(*recorder); !m.long && !checker && longtest.Short() {
-		// Under -short a case stops after 50 ms: 272 cases took 30 s
-		// under the race detector at 150 ms, the budget the chaos and
-		// long tests steps of .ci/run keep (docs/reliability.md, "Long
-		// tests"). The checker tests keep it too: their broken parker
-		// must be caught within it.
-		m.dur = 50 * time.Millisecond
+		// Under -short a case stops after 30 ms: 272 cases took 30 s
+		// under the race detector at 150 ms (14 s at 50 ms), the budget
+		// the chaos and long tests steps of .ci/run keep
+		// (docs/reliability.md, "Long tests"). The checker tests keep it
+		// too: their broken parker must be caught within it.
+		m.dur = 30 * time.Millisecond
 	}
 	ru := &run{r: r, name: name, mode: m, threads: threads, procs: runtime.GOMAXPROCS(0)}
 	for i := 0; i < threads; i++ {
