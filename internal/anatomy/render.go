@@ -127,7 +127,7 @@ func latencyTables(e *results.Experiment, key func(string) string) []section.Tab
 	return []section.Table{{Table: AnatomyTable(e, key), HTMLTitle: "Where a wake's time goes (anatomy, µs)",
 		Intro: "anatomy of the traced wakes (docs/anatomy.md): component medians in µs; sum of the medians against the " +
 			"median of the traced waits that slept (traced; off: how far); measured: the table's median, the untraced rounds'; idle/busy: wakes whose CPU was idle or ran another task " +
-			"(busy: schedule is the run-queue wait); probe: traced rounds' median against the untraced rounds' (interleaved)"}}
+			"(busy: schedule is the run-queue wait); probe: each traced round against its untraced twin (interleaved), the median over rounds"}}
 }
 
 // anatomyBars are e's stacked bars of component medians.

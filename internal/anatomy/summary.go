@@ -30,8 +30,9 @@ const (
 	MFlagged   = "anatomy_flagged_wakes"
 	// MLostRecords is the rings' lost-record count.
 	MLostRecords = "anatomy_lost_records"
-	// MProbeEffect is median(traced rounds) / median(untraced rounds) - 1
-	// (the experiment measures it).
+	// MProbeEffect is the median over rounds of traced / untraced - 1,
+	// each traced round against its untraced twin (the experiment
+	// measures it; PairTrace.Finish).
 	MProbeEffect = "anatomy_probe_effect"
 	// MTracedMedian is the median of the traced rounds (the probe
 	// effect's numerator).

@@ -146,7 +146,7 @@ func (p *latencyPlan) Run(ctx context.Context, progress driver.Progress) (*resul
 	exp.Notes = append(exp.Notes, SpinLineNotes(exp)...)
 	exp.Claims = LatencyClaims(exp)
 	if o.Anatomy {
-		exp.Warnings = append(exp.Warnings, anatomy.ProbeWarning(exp.Configs)...)
+		exp.Warnings = append(exp.Warnings, anatomy.ProbeWarning(exp.Configs, MMedianSlept)...)
 		exp.Metrics = append(slices.Clone(LatencyMetrics), anatomy.MetricSpecs()...)
 		exp.Claims = append(exp.Claims, anatomy.Claims(exp)...)
 	}
@@ -573,15 +573,16 @@ func (cr *configRun) anatomyRound(ctx context.Context, h *hdrhistogram.Histogram
 }
 
 // finishAnatomy puts the pooled anatomy into the summary (anatomy's
-// Finish, against the untraced rounds' slept medians).
+// Finish, with the rounds' probe effects: each traced round against its
+// untraced twin, anatomyRound).
 func (cr *configRun) finishAnatomy() {
-	plain := make([]float64, 0, len(cr.perRound))
+	pairs := make([]float64, 0, len(cr.perRound))
 	for _, r := range cr.perRound {
-		if v, ok := r[MMedianSlept]; ok {
-			plain = append(plain, v)
+		if v, ok := r[anatomy.MProbeEffect]; ok {
+			pairs = append(pairs, v)
 		}
 	}
-	cr.anat.Finish(cr.cfg, plain)
+	cr.anat.Finish(cr.cfg, pairs)
 }
 
 // What the Go scheduler does during E12's rounds (docs/scheduler.md).
