@@ -46,11 +46,17 @@ func (p *page) item(text string) { p.wrapped(0, text) }
 func (p *page) sub(text string) { p.wrapped(1, text) }
 
 func (p *page) wrapped(depth int, text string) {
+	p.write(wrapItem(depth, text, p.md) + "\n")
+}
+
+// wrapItem is text as an item at depth: wrapped to textfmt.Columns under
+// its indents (a markdown list item's in markdown).
+func wrapItem(depth int, text string, md bool) string {
 	first, rest := "  "+strings.Repeat("  ", depth), "      "+strings.Repeat("  ", depth)
-	if p.md {
+	if md {
 		first, rest = strings.Repeat("  ", depth)+"- ", strings.Repeat("  ", depth)+"  "
 	}
-	p.write(textfmt.Wrap(text, textfmt.Columns, first, rest) + "\n")
+	return textfmt.Wrap(text, textfmt.Columns, first, rest)
 }
 
 // table writes t, as narrow as Columns unless the view is wide, and

@@ -40,20 +40,26 @@ type SummaryLine struct {
 // SummaryLines is the summary of f: per experiment, its headline sentence
 // (the study's question answered with its figure; the spread of its main
 // figure for an experiment without one), its configurations, the tally of
-// its claims and the numbers of its warnings' footnotes, and under it each
-// claim that does not hold, with its figure and the limit (a claim that
-// holds near its limit is counted in the tally and given in its section:
-// the summary stays one screen).
+// its claims and the numbers of its warnings' footnotes, and under it the
+// claims that do not hold: each with its figure and the limit while the
+// summary fits summaryBudget lines of text, the others named (a claim
+// that holds near its limit is counted in the tally and given in its
+// section: the summary stays one screen).
 func SummaryLines(f *results.File) []SummaryLine {
 	var out []SummaryLine
+	var fails [][]results.Claim
 	_, refs := footnotes(f)
 	for _, e := range f.Experiments {
 		tally := map[string]int{}
 		near := 0
+		var failed []results.Claim
 		for _, c := range e.Claims {
 			tally[c.Verdict]++
 			if c.Near && c.Verdict != results.NotEvaluated {
 				near++
+			}
+			if c.Verdict == results.DoesNotHold {
+				failed = append(failed, c)
 			}
 		}
 		h := ""
@@ -77,30 +83,71 @@ func SummaryLines(f *results.File) []SummaryLine {
 			}
 		}
 		line += refList(refs[e.Name])
-		sl := SummaryLine{Experiment: e.Name, Text: line}
-		var more []string
-		for _, c := range e.Claims {
-			// A claim that does not hold is said with its figure; two per
-			// experiment, the others named (its section has each).
-			switch {
-			case c.Verdict != results.DoesNotHold:
-			case len(sl.Sub) < summaryClaims:
-				sl.Sub = append(sl.Sub, c.VerdictText()+": "+c.ID+": "+shortReason(c))
-			default:
-				more = append(more, c.ID)
+		out = append(out, SummaryLine{Experiment: e.Name, Text: line})
+		fails = append(fails, failed)
+	}
+	// How many of each experiment's failed claims get their figure: up to
+	// summaryClaims each, then one fewer where most are given, the later
+	// experiment first, until the text fits (or none is given).
+	given := make([]int, len(out))
+	for i := range given {
+		given[i] = min(len(fails[i]), summaryClaims)
+	}
+	for {
+		n := 0
+		for i := range out {
+			out[i].Sub = failedLines(fails[i], given[i])
+			n += textLines(0, out[i].Text)
+			for _, s := range out[i].Sub {
+				n += textLines(1, s)
 			}
 		}
-		if len(more) > 0 {
-			sl.Sub = append(sl.Sub, "and "+strings.Join(more, ", ")+" (-v: each with its figure)")
+		most := -1
+		for i, k := range given {
+			if k > 0 && (most < 0 || k >= given[most]) {
+				most = i
+			}
 		}
-		out = append(out, sl)
+		if n <= summaryBudget || most < 0 {
+			return out
+		}
+		given[most]--
 	}
-	return out
+}
+
+// failedLines are the lines under an experiment for its claims that do not
+// hold: the first given with their figure, the rest named in one line.
+func failedLines(failed []results.Claim, given int) []string {
+	var sub, more []string
+	for i, c := range failed {
+		if i < given {
+			sub = append(sub, c.VerdictText()+": "+c.ID+": "+shortReason(c))
+		} else {
+			more = append(more, c.ID)
+		}
+	}
+	switch {
+	case len(more) > 0 && given > 0:
+		sub = append(sub, "and "+strings.Join(more, ", ")+" (-v: each with its figure)")
+	case len(more) > 0:
+		sub = append(sub, results.DoesNotHold+": "+strings.Join(more, ", ")+" (-v: each with its figure)")
+	}
+	return sub
+}
+
+// textLines is how many lines text takes in the text summary at depth.
+func textLines(depth int, text string) int {
+	return strings.Count(wrapItem(depth, text, false), "\n") + 1
 }
 
 // summaryClaims is how many claims that do not hold an experiment's
-// summary gives with their figure.
+// summary gives with their figure, at most.
 const summaryClaims = 2
+
+// summaryBudget is the text summary's lines at most, its title besides
+// (one screen with it), when its headlines leave room: past it, claims
+// that do not hold are named without their figure.
+const summaryBudget = 24
 
 // shortReason is a claim's reason as the summary gives it: its figure and
 // the limit it missed (Reason up to the first parenthesis after its
