@@ -40,7 +40,7 @@ go test -count=1 -run 'TestSyntheticPages|TestLegendFaults|TestMaxHeight' ./scri
 recorded=$(ls results/*/suite-*.json | head -1)
 anatomy=internal/compare/testdata/anatomy-amd-f25m17.json
 go build -o "$out/htmlcheck" ./scripts/cmd/htmlcheck
-"$out/htmlcheck" -parkbench "$out/parkbench" -chromium "$browser" -out "$out" \
+"$out/htmlcheck" -parkbench "$out/parkbench" -chromium "$browser" -out "$out" -max-lines 8 \
 	"$recorded" internal/results/testdata/v1-suite.json "$anatomy"
 "$out/htmlcheck" -parkbench "$out/parkbench" -chromium "$browser" -out "$out/suite" -max-height 15000 -max-lines 8 \
 	results/linux-amd64-2cpu-amd-epyc-f25m17-vm/suite-20261203T122006Z.json

@@ -76,6 +76,47 @@ func TestDefaultSelection(t *testing.T) {
 	}
 }
 
+// With several files a panel draws an implementation once per file that
+// has it: the default choice counts lines, not implementations, so three
+// files of a few implementations each stay within mostLines a panel (three
+// files of four: every one would be 12 lines), and say what they left out.
+func TestDefaultSelectionCountsLines(t *testing.T) {
+	var in []results.Named
+	for i := range 3 {
+		s := resultstest.Spec{Samples: 50, Seed: uint64(i + 1), Floors: true}
+		in = append(in, results.Named{Name: fmt.Sprintf("f%d.json", i), File: resultstest.File(s, resultstest.Latency(s))})
+	}
+	specs, _ := in[0].File.Experiment("latency").Specs()
+	specs = drawnSpecs(specs) // as Render chooses: the headline figure first
+	var impls []string
+	for _, c := range in[0].File.Experiment("latency").Configs {
+		if !slices.Contains(impls, c.Impl) {
+			impls = append(impls, c.Impl)
+		}
+	}
+	if n := lines(in, "latency", impls); n <= mostLines {
+		t.Fatalf("the fixture draws %d lines with every implementation: not over %d", n, mostLines)
+	}
+	for _, pref := range [][]string{nil, {"futex", "lot", "std"}} {
+		sel, err := selection(in, "latency", specs[0], Options{Preferred: map[string][]string{"latency": pref}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kept []string
+		for _, c := range in[0].File.Experiment("latency").Configs {
+			if sel.keep(c) && !slices.Contains(kept, c.Impl) {
+				kept = append(kept, c.Impl)
+			}
+		}
+		if n := lines(in, "latency", kept); n > mostLines || len(kept) == 0 || sel.note == "" {
+			t.Errorf("preferred %v: %d lines (%v), note %q; want 1 to %d and a note", pref, n, kept, sel.note, mostLines)
+		}
+		if pref != nil && !slices.Contains(kept, "c-futex") {
+			t.Errorf("preferred %v: kept %v without their floor c-futex", pref, kept)
+		}
+	}
+}
+
 // TestFilters: --impl and --config choose the lines and the panels; a
 // filter that matches nothing is bad input naming the implementations.
 func TestFilters(t *testing.T) {

@@ -122,7 +122,7 @@ func selection(in []results.Named, exp string, m results.MetricSpec, opt Options
 		return chosen{}, inputErrorf("no %s configuration matches --impl=%s --config=%s (implementations: %s)", exp,
 			strings.Join(opt.Impls, ","), strings.Join(opt.Configs, ","), strings.Join(impls, ", "))
 	}
-	if len(impls) <= mostLines {
+	if lines(in, exp, impls) <= mostLines {
 		return chosen{keep: func(*results.Config) bool { return true }}, nil
 	}
 	pick := headlineImpls(in, exp, m, impls, opt.Preferred[exp])
@@ -167,17 +167,24 @@ func matchConfig(pats []string, key string) bool {
 // configurations), mostLines in all.
 func headlineImpls(in []results.Named, exp string, m results.MetricSpec, impls, preferred []string) []string {
 	var pick []string
-	add := func(i string) {
-		if i != "" && slices.Contains(impls, i) && !slices.Contains(pick, i) {
-			pick = append(pick, i)
+	// add adds a group of implementations (one and its floor) together or
+	// not at all. An implementation takes a line per file that has it: with
+	// several files a panel draws each once per file, and mostLines bounds
+	// lines.
+	add := func(group ...string) {
+		more := slices.Clone(pick)
+		for _, i := range group {
+			if i != "" && slices.Contains(impls, i) && !slices.Contains(more, i) {
+				more = append(more, i)
+			}
+		}
+		if lines(in, exp, more) <= mostLines {
+			pick = more
 		}
 	}
 	if m.Headline {
 		for _, i := range preferred {
-			add(i)
-		}
-		for _, i := range slices.Clone(pick) {
-			add(m.FloorImpl(i))
+			add(i, m.FloorImpl(i))
 		}
 		if len(pick) > 0 {
 			return pick
@@ -212,7 +219,7 @@ func headlineImpls(in []results.Named, exp string, m results.MetricSpec, impls, 
 		}
 	}
 	sort.SliceStable(byV, func(a, b int) bool { return byV[a].v < byV[b].v })
-	room := mostLines - len(pick)
+	room := (mostLines - lines(in, exp, pick)) / max(len(in), 1)
 	for k := 0; k < room && len(byV) > 0; k++ {
 		idx := 0
 		if room > 1 {
@@ -223,4 +230,20 @@ func headlineImpls(in []results.Named, exp string, m results.MetricSpec, impls, 
 	// Keep the file's order.
 	slices.SortStableFunc(pick, func(a, b string) int { return slices.Index(impls, a) - slices.Index(impls, b) })
 	return pick
+}
+
+// lines bounds the lines a panel of exp draws for impls: one per file and
+// implementation the file has.
+func lines(in []results.Named, exp string, impls []string) int {
+	n := 0
+	for _, f := range in {
+		seen := map[string]bool{}
+		for _, c := range f.File.Experiment(exp).Configs {
+			if !seen[c.Impl] && slices.Contains(impls, c.Impl) {
+				seen[c.Impl] = true
+				n++
+			}
+		}
+	}
+	return n
 }
