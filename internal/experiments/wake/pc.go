@@ -44,35 +44,29 @@ type pcPrims struct {
 	goroutines                bool
 }
 
-// lotPC and stdPC are the condvar pair of parking_lot's port and of
-// futexsync, one body: both condvars Wait on a *Mutex of their package.
-var (
-	lotPC pcImpl = condvarPC[lot.Mutex, lot.Condvar, bool]
-	stdPC pcImpl = condvarPC[futexsync.Mutex, futexsync.Condvar, int]
-)
-
-// condvarPC runs a round over a mutex M and two condvars C whose Wait
-// takes a *M (NotifyOne's result, R, is not used).
-func condvarPC[M, C, R any, PM interface {
-	*M
-	Lock()
-	Unlock()
-}, PC interface {
-	*C
-	Wait(*M)
-	NotifyOne() R
-	NotifyAll() int
-}](items, capacity int, held bool, bound time.Duration) (pcResult, error) {
-	var m M
-	var notFull, notEmpty C
-	nf, ne := PC(&notFull), PC(&notEmpty)
+func lotPC(items, capacity int, held bool, bound time.Duration) (pcResult, error) {
+	var m lot.Mutex
+	var notFull, notEmpty lot.Condvar
 	return runPC(pcPrims{
-		lock: PM(&m).Lock, unlock: PM(&m).Unlock,
-		waitNotFull:    func() { nf.Wait(&m) },
-		waitNotEmpty:   func() { ne.Wait(&m) },
-		notifyNotFull:  func() { nf.NotifyOne() },
-		notifyNotEmpty: func() { ne.NotifyOne() },
-		notifyAll:      func() { nf.NotifyAll(); ne.NotifyAll() },
+		lock: m.Lock, unlock: m.Unlock,
+		waitNotFull:    func() { notFull.Wait(&m) },
+		waitNotEmpty:   func() { notEmpty.Wait(&m) },
+		notifyNotFull:  func() { notFull.NotifyOne() },
+		notifyNotEmpty: func() { notEmpty.NotifyOne() },
+		notifyAll:      func() { notFull.NotifyAll(); notEmpty.NotifyAll() },
+	}, items, capacity, held, bound)
+}
+
+func stdPC(items, capacity int, held bool, bound time.Duration) (pcResult, error) {
+	var m futexsync.Mutex
+	var notFull, notEmpty futexsync.Condvar
+	return runPC(pcPrims{
+		lock: m.Lock, unlock: m.Unlock,
+		waitNotFull:    func() { notFull.Wait(&m) },
+		waitNotEmpty:   func() { notEmpty.Wait(&m) },
+		notifyNotFull:  func() { notFull.NotifyOne() },
+		notifyNotEmpty: func() { notEmpty.NotifyOne() },
+		notifyAll:      func() { notFull.NotifyAll(); notEmpty.NotifyAll() },
 	}, items, capacity, held, bound)
 }
 
