@@ -128,7 +128,7 @@ func testOptions() Options {
 func TestAANoAlarm(t *testing.T) {
 	longtest.Skip(t)
 	n := 600
-	if testing.Short() || raceEnabled {
+	if testing.Short() || longtest.Race {
 		n = 150
 	}
 	opt := testOptions()
@@ -151,7 +151,7 @@ func TestAANoAlarm(t *testing.T) {
 // effect) never fails the gate.
 func TestDetects(t *testing.T) {
 	n := 200
-	if testing.Short() || raceEnabled {
+	if testing.Short() || longtest.Race {
 		n = 50
 	}
 	id := synthRows[0].ID()

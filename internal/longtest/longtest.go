@@ -5,7 +5,8 @@
 // -short in its step "long tests" (docs/reliability.md, "Long tests"), so
 // CI checks everything; the emulator runs (scripts/ci-platforms.sh), which
 // pass -test.short to skip the measuring tests that an emulator cannot
-// run, set PARKBENCH_LONG_TESTS=1 and keep these.
+// run, set PARKBENCH_LONG_TESTS=1 and keep these. Race says whether the test binary has the race detector, for
+// the tests that run fewer rounds under it.
 package longtest
 
 import (

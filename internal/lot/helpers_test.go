@@ -10,6 +10,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/parkers"
 )
 
@@ -93,7 +94,7 @@ func scale(full, reduced int) int {
 	if stress() {
 		return full
 	}
-	if raceEnabled || testing.Short() {
+	if longtest.Race || testing.Short() {
 		return reduced
 	}
 	return (full + reduced) / 2

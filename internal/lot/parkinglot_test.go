@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/parkbench/parkbench/internal/longtest"
 )
 
 // The parking_lot_core test matrix (parking_lot.rs, mod tests): a FIFO
@@ -38,7 +40,7 @@ func parkingTests() []parkingTest {
 			return n
 		}
 		m := n / 20
-		if raceEnabled {
+		if longtest.Race {
 			m = n / 100
 		}
 		if m < 1 {

@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/parkbench/parkbench/internal/longtest"
 )
 
 // The atomics never show the forbidden outcome on real hardware. Under
@@ -24,7 +26,7 @@ func TestStoreBufferingAtomics(t *testing.T) {
 // an earlier store to another address. The litmus must see it, or a 0
 // above would prove nothing.
 func TestStoreBufferingPlainIsCaught(t *testing.T) {
-	if raceEnabled {
+	if longtest.Race {
 		t.Skip("the mutant is a data race by design")
 	}
 	if runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/parkbench/parkbench/internal/chaos"
+	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/schedacct"
 )
 
@@ -53,7 +54,7 @@ func onThreadCountsOf(t *testing.T, name string, newParker func() ThreadParker, 
 		// about, so sysmon has nothing to retake.
 		t.Skip("the parkchaos build injects Goscheds into the parkers, which is what these counts measure the absence of")
 	}
-	if raceEnabled {
+	if longtest.Race {
 		// Under the race detector the same runs showed no steals and no
 		// preemptions at all (CI, load ~10): its instrumented runtime
 		// paths move the counts; they are asserted in the plain build,

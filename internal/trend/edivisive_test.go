@@ -71,7 +71,7 @@ func TestErrorRates(t *testing.T) {
 	longtest.Skip(t)
 	const n = 20
 	runs := 400
-	if testing.Short() || raceEnabled {
+	if testing.Short() || longtest.Race {
 		runs = 100
 	}
 	o := DefaultOptions

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/osthread"
 )
 
@@ -86,7 +87,7 @@ func handshake(t *testing.T, m *mechanism, n int, stall time.Duration, sleep fun
 // TestHandshakeNoLostWakeup: no mechanism's handshake loses a wakeup.
 func TestHandshakeNoLostWakeup(t *testing.T) {
 	n := 5000
-	if raceEnabled {
+	if longtest.Race {
 		n = 1500
 	}
 	for i := range allMechanisms {

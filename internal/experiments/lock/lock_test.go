@@ -186,7 +186,7 @@ func TestRunEveryImpl(t *testing.T) {
 		o.Repeats = 2
 		o.LotParkers = []string{"yield"}
 		tc.edit(&o)
-		if raceEnabled {
+		if longtest.Race {
 			o.Impls = raceSafe(allImpls())
 		}
 		p, err := plan(o)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -33,7 +34,7 @@ func TestRwRunEveryImpl(t *testing.T) {
 	o.WorkIn = []time.Duration{0, 100 * time.Nanosecond}
 	o.Duration = 20 * time.Millisecond
 	o.Repeats = 1
-	if raceEnabled {
+	if longtest.Race {
 		o.Impls = raceSafe(allRwImpls())
 	}
 	p, err := planRw(o)

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/parkbench/parkbench/internal/longtest"
 )
 
 // GoCommand is the go command for a test that runs it (go list, go run), and
@@ -25,7 +27,7 @@ func GoCommand(t testing.TB) (gobin string, flags []string) {
 	if f := strings.Fields(string(host)); err != nil || len(f) != 2 || f[0] != runtime.GOOS || f[1] != runtime.GOARCH {
 		t.Skipf("not on the go command's host (%s/%s; go env: %q, %v)", runtime.GOOS, runtime.GOARCH, host, err)
 	}
-	if raceEnabled {
+	if longtest.Race {
 		flags = []string{"-race"}
 	}
 	return gobin, flags

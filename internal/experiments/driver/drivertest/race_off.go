@@ -1,5 +1,0 @@
-//go:build !race
-
-package drivertest
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build race
-
-package loaded
-
-const raceEnabled = true

@@ -1,5 +1,0 @@
-//go:build race
-
-package lock
-
-const raceEnabled = true

@@ -1,5 +1,0 @@
-//go:build race
-
-package lot
-
-const raceEnabled = true

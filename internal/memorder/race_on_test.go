@@ -1,5 +1,0 @@
-//go:build race
-
-package memorder
-
-const raceEnabled = true

@@ -1,5 +1,0 @@
-//go:build race
-
-package parkers
-
-const raceEnabled = true

@@ -1,5 +1,0 @@
-//go:build !race
-
-package trend
-
-const raceEnabled = false
