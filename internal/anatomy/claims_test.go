@@ -4,18 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parkbench/parkbench/internal/claim/claimtest"
 	"github.com/parkbench/parkbench/internal/results"
 )
-
-func wantVerdict(t *testing.T, what string, c results.Claim, want string) {
-	t.Helper()
-	if c.Verdict != want {
-		t.Errorf("%s: verdict %q, want %q (evidence: %s)", what, c.Verdict, want, c.Evidence)
-	}
-	if (c.Verdict != results.Holds || c.Near) != (c.Why != "") || strings.Contains(c.Why, "\n") {
-		t.Errorf("%s: verdict %q near %v with why %q: want one line exactly when it is not a clear hold", what, c.Verdict, c.Near, c.Why)
-	}
-}
 
 // anatCfg is a traced cross-core configuration at gap with idle_exit's
 // median, the largest other component's, idle_exit's share and its idle
@@ -38,25 +29,20 @@ func anatCfg(impl, gap string, idle, other, share, idleWakes float64) *results.C
 // and its share growing with the gap.
 func TestAnatomyClaims(t *testing.T) {
 	of := func(id string, cs ...*results.Config) results.Claim {
-		for _, c := range Claims(&results.Experiment{Name: "latency", Configs: cs}) {
-			if c.ID == id {
-				return c
-			}
-		}
-		return results.Claim{}
+		return claimtest.Find(t, Claims(&results.Experiment{Name: "latency", Configs: cs}), id)
 	}
-	wantVerdict(t, "idle_exit 7 µs, schedule 2 µs", of(ClaimAnatomyIdle, anatCfg("futex", "0s", 7000, 2000, 0.6, 500)), results.Holds)
+	claimtest.Want(t, "idle_exit 7 µs, schedule 2 µs", of(ClaimAnatomyIdle, anatCfg("futex", "0s", 7000, 2000, 0.6, 500)), results.Holds)
 	c := of(ClaimAnatomyIdle, anatCfg("futex", "0s", 1500, 2000, 0.2, 500))
-	wantVerdict(t, "schedule the largest", c, results.DoesNotHold)
+	claimtest.Want(t, "schedule the largest", c, results.DoesNotHold)
 	if !strings.Contains(c.Why, "idle_exit/largest other part 0.75x, limit at least 1") {
 		t.Errorf("why %q", c.Why)
 	}
-	wantVerdict(t, "target CPU busy", of(ClaimAnatomyIdle, anatCfg("futex", "0s", 7000, 2000, 0.6, 5)), results.NotEvaluated)
+	claimtest.Want(t, "target CPU busy", of(ClaimAnatomyIdle, anatCfg("futex", "0s", 7000, 2000, 0.6, 5)), results.NotEvaluated)
 	grows := of(ClaimAnatomyGap, anatCfg("lot", "0s", 7000, 2000, 0.5, 500), anatCfg("lot", "1ms", 9000, 2000, 0.7, 500), anatCfg("lot", "50us", 8000, 2000, 0.6, 500))
-	wantVerdict(t, "share 50%, 60%, 70%", grows, results.Holds)
+	claimtest.Want(t, "share 50%, 60%, 70%", grows, results.Holds)
 	if !strings.Contains(grows.Evidence, "lot idle_exit share at gap 1ms less at 0s 20.0%") {
 		t.Errorf("evidence %q", grows.Evidence)
 	}
-	wantVerdict(t, "share falls", of(ClaimAnatomyGap, anatCfg("lot", "0s", 7000, 2000, 0.5, 500), anatCfg("lot", "1ms", 7000, 2000, 0.4, 500)), results.DoesNotHold)
-	wantVerdict(t, "one gap", of(ClaimAnatomyGap, anatCfg("lot", "0s", 7000, 2000, 0.5, 500)), results.NotEvaluated)
+	claimtest.Want(t, "share falls", of(ClaimAnatomyGap, anatCfg("lot", "0s", 7000, 2000, 0.5, 500), anatCfg("lot", "1ms", 7000, 2000, 0.4, 500)), results.DoesNotHold)
+	claimtest.Want(t, "one gap", of(ClaimAnatomyGap, anatCfg("lot", "0s", 7000, 2000, 0.5, 500)), results.NotEvaluated)
 }

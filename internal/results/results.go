@@ -221,6 +221,16 @@ type Claim struct {
 	Margin string `json:"margin,omitempty"`
 }
 
+// FindClaim is the claim with id in cs, and whether there is one.
+func FindClaim(cs []Claim, id string) (Claim, bool) {
+	for _, c := range cs {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return Claim{}, false
+}
+
 // Claim verdicts.
 const (
 	Holds        = "holds"

@@ -1,11 +1,11 @@
 package herd
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/parkbench/parkbench/internal/claim/claimtest"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -23,13 +23,6 @@ func fidSum(first, csw, ret, requeued float64) map[string]float64 {
 		m[results.MRequeued] = requeued
 	}
 	return m
-}
-
-func byID(cs []results.Claim, id string) (c results.Claim) {
-	if i := slices.IndexFunc(cs, func(c results.Claim) bool { return c.ID == id }); i >= 0 {
-		c = cs[i]
-	}
-	return c
 }
 
 func TestFidelityClaimsAbsentWithoutOriginal(t *testing.T) {
@@ -83,19 +76,10 @@ func TestFidelityClaims(t *testing.T) {
 				t.Fatalf("%d claims, want 3", len(got))
 			}
 			for id, v := range tc.want {
-				c := byID(got, id)
-				if c.Verdict != v {
-					t.Errorf("%s: %s, want %s (%s)", id, c.Verdict, v, c.Evidence)
-				}
-				if v != results.Holds && c.Why == "" {
-					t.Errorf("%s: %s without a reason", id, c.Verdict)
-				}
-				if strings.Contains(c.Why, "\n") {
-					t.Errorf("%s: reason is more than one line: %q", id, c.Why)
-				}
+				claimtest.Want(t, id, claimtest.Find(t, got, id), v)
 			}
 			for id, w := range tc.why {
-				if c := byID(got, id); !strings.Contains(c.Why, w) {
+				if c := claimtest.Find(t, got, id); !strings.Contains(c.Why, w) {
 					t.Errorf("%s: why %q, want it to contain %q", id, c.Why, w)
 				}
 			}
@@ -111,11 +95,11 @@ func TestFidelityGoRowAndSplit(t *testing.T) {
 		fcfg("rust-parking_lot", "plugin", 64, fidSum(50000, 96, 64, 0)),
 	}
 	got := FidelityClaims(cs)
-	rq := byID(got, ClaimFidelityRequeue)
+	rq := claimtest.Find(t, got, ClaimFidelityRequeue)
 	if rq.Verdict != results.DoesNotHold || !strings.Contains(rq.Why, "requeued lot 64 vs rust-parking_lot (Go threads, through cgo) 0") {
 		t.Errorf("split requeue: %s %q", rq.Verdict, rq.Why)
 	}
-	if f := byID(got, ClaimFidelityFirst); f.Verdict != results.Holds {
+	if f := claimtest.Find(t, got, ClaimFidelityFirst); f.Verdict != results.Holds {
 		t.Errorf("first on the Go row: %s %s", f.Verdict, f.Evidence)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parkbench/parkbench/internal/claim/claimtest"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 	"github.com/parkbench/parkbench/internal/longtest"
@@ -232,15 +233,6 @@ func fakeHerd(impl string, n int, notify string, s map[string]float64, rets ...f
 // testN is the N herdSum computes serial_ratio for.
 const testN = 64
 
-func claimByID(cls []results.Claim, id string) results.Claim {
-	for _, c := range cls {
-		if c.ID == id {
-			return c
-		}
-	}
-	return results.Claim{}
-}
-
 func herdSum(first, total, handoff, parts, proc float64) map[string]float64 {
 	return map[string]float64{
 		results.MFirstNs: first, results.MFirstNs + "_min": first, results.MFirstNs + "_max": first,
@@ -259,9 +251,7 @@ func TestHerdClaimsHold(t *testing.T) {
 	one := fakeHerd("lot", 64, "one-loop", herdSum(21e3, 64*20e3+63*10e3+21e3, 10e3, 70, 90), 64, 64, 64)
 	cls := Claims([]*results.Config{lot, bc, one}, hold)
 	for _, id := range []string{"herd-return-n", "herd-total-serial", "herd-total-equal", "herd-first-sooner", "herd-ctxsw", "herd-one-loop"} {
-		if c := claimByID(cls, id); c.Verdict != results.Holds {
-			t.Errorf("%s: %s (%s)", id, c.Verdict, c.Evidence)
-		}
+		claimtest.Want(t, id, claimtest.Find(t, cls, id), results.Holds)
 	}
 }
 
@@ -275,7 +265,7 @@ func TestHerdClaimsDoNotHold(t *testing.T) {
 	one := fakeHerd("lot", 64, "one-loop", herdSum(900e3, 9*(64*20e3+63*10e3+200e3), 10e3, 70, 90), 64)
 	cls := Claims([]*results.Config{lot, bc, one}, hold)
 	for _, id := range []string{"herd-return-n", "herd-total-serial", "herd-total-equal", "herd-first-sooner", "herd-ctxsw", "herd-one-loop"} {
-		if c := claimByID(cls, id); c.Verdict != results.DoesNotHold {
+		if c := claimtest.Find(t, cls, id); c.Verdict != results.DoesNotHold {
 			t.Errorf("%s: %s, want %q (%s)", id, c.Verdict, results.DoesNotHold, c.Evidence)
 		} else if c.Why == "" || strings.Contains(c.Why, "; ") || len(c.Why) > 210 {
 			t.Errorf("%s: why %q, want one short line", id, c.Why)
@@ -284,18 +274,14 @@ func TestHerdClaimsDoNotHold(t *testing.T) {
 	// Broadcast switching no more than lot also breaks the ctxsw claim.
 	lot2 := fakeHerd("lot", 64, ModeAll, herdSum(20e3, 64*20e3+63*10e3+20e3, 10e3, 70, 90), 64)
 	bc2 := fakeHerd("futex-broadcast", 64, ModeAll, herdSum(100e3, 64*20e3+63*10e3+100e3, 10e3, 70, 80), -1)
-	if c := claimByID(Claims([]*results.Config{lot2, bc2}, hold), "herd-ctxsw"); c.Verdict != results.DoesNotHold {
-		t.Errorf("ctxsw with broadcast == lot: %s", c.Verdict)
-	}
+	claimtest.Want(t, "ctxsw with broadcast == lot", claimtest.Find(t, Claims([]*results.Config{lot2, bc2}, hold), "herd-ctxsw"), results.DoesNotHold)
 }
 
 func TestHerdClaimsNotEvaluated(t *testing.T) {
 	bc := fakeHerd("futex-broadcast", 4, ModeAll, herdSum(100e3, 4*20e3+3*10e3+100e3, 10e3, 8, 9), -1)
 	cls := Claims([]*results.Config{bc}, 20*time.Microsecond)
 	for _, id := range []string{"herd-return-n", "herd-total-equal", "herd-first-sooner", "herd-ctxsw", "herd-one-loop"} {
-		if c := claimByID(cls, id); c.Verdict != results.NotEvaluated {
-			t.Errorf("%s: %s, want not evaluated", id, c.Verdict)
-		}
+		claimtest.Want(t, id, claimtest.Find(t, cls, id), results.NotEvaluated)
 	}
 }
 
@@ -404,7 +390,7 @@ type nearCase struct {
 func checkNear(t *testing.T, id string, configs func(repeats []float64) []*results.Config, cases []nearCase) {
 	t.Helper()
 	for _, tc := range cases {
-		c := claimByID(Claims(configs(tc.repeats), 20*time.Microsecond), id)
+		c := claimtest.Find(t, Claims(configs(tc.repeats), 20*time.Microsecond), id)
 		if c.Verdict != tc.want || c.Near != tc.near || !strings.Contains(c.Evidence, "rule: ") {
 			t.Errorf("%s, repeats %v: %s near=%v (%s), want %s near=%v", id, tc.repeats, c.Verdict, c.Near, c.Evidence, tc.want, tc.near)
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parkbench/parkbench/internal/claim/claimtest"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
 )
@@ -12,17 +13,6 @@ import (
 func cfg(impl string, pi bool, median, p99, cs, medium float64) *results.Config {
 	return &results.Config{Key: impl, Impl: impl, Params: map[string]string{"pi": map[bool]string{true: "true", false: "false"}[pi]},
 		Summary: map[string]float64{results.MMedian: median, results.MP99: p99, MCritical: cs, MMediumNs: medium}}
-}
-
-func verdict(t *testing.T, cs []results.Claim, id string) string {
-	t.Helper()
-	for _, c := range cs {
-		if c.ID == id {
-			return c.Verdict
-		}
-	}
-	t.Fatalf("no claim %s", id)
-	return ""
 }
 
 // TestClaims: synthetic figures that must pass and must fail.
@@ -47,12 +37,8 @@ func TestClaims(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cl := Claims(tc.cfgs)
-			if v := verdict(t, cl, ClaimPIBounded); v != tc.bound {
-				t.Errorf("%s: %s, want %s", ClaimPIBounded, v, tc.bound)
-			}
-			if v := verdict(t, cl, ClaimNoPIInverts); v != tc.invs {
-				t.Errorf("%s: %s, want %s", ClaimNoPIInverts, v, tc.invs)
-			}
+			claimtest.Want(t, ClaimPIBounded, claimtest.Find(t, cl, ClaimPIBounded), tc.bound)
+			claimtest.Want(t, ClaimNoPIInverts, claimtest.Find(t, cl, ClaimNoPIInverts), tc.invs)
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/claim"
+	"github.com/parkbench/parkbench/internal/claim/claimtest"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/stats"
 )
@@ -37,21 +38,6 @@ func lat(cs ...*results.Config) *results.Experiment {
 	return &results.Experiment{Name: "latency", Configs: cs}
 }
 
-func wantVerdict(t *testing.T, what string, c results.Claim, want string) {
-	t.Helper()
-	if c.Verdict != want {
-		t.Errorf("%s: verdict %q, want %q (evidence: %s)", what, c.Verdict, want, c.Evidence)
-	}
-	if c.ID == "" || c.Statement == "" || c.Evidence == "" {
-		t.Errorf("%s: incomplete claim %+v", what, c)
-	}
-	// A claim that is not a clear hold says why in one line, with the
-	// figure: the summary prints it beside the ID.
-	if (c.Verdict != results.Holds || c.Near) != (c.Why != "") || strings.Contains(c.Why, "\n") {
-		t.Errorf("%s: verdict %q near %v with why %q: want one line exactly when it is not a clear hold", what, c.Verdict, c.Near, c.Why)
-	}
-}
-
 // unpinned is an unpinned config whose sampled wakes had both threads on
 // one CPU sameCPU of the time.
 func unpinned(impl string, sleeps bool, median, noSleep, samples, csw, sameCPU float64) *results.Config {
@@ -69,16 +55,16 @@ func TestClaimsRegimes(t *testing.T) {
 	split := lat(unpinned("futex", true, 1130, 830, 2000, 2, 1), unpinned("lot", true, 1220, 800, 2000, 2, 0.97),
 		unpinned("pthread", true, 29200, 40, 2000, 2, 0), unpinned("std", true, 27100, 60, 2000, 2, 0.02),
 		unpinned("spin", false, 253, 0, 2000, 0, 0))
-	wantVerdict(t, "regimes apart, each within 1.1x", sameOrder(split), results.Holds)
+	claimtest.Want(t, "regimes apart, each within 1.1x", sameOrder(split), results.Holds)
 	// The spin floor compares spin with the wakes across CPUs (116x).
-	wantVerdict(t, "spin vs wakes across CPUs", spinFloor(split), results.Holds)
+	claimtest.Want(t, "spin vs wakes across CPUs", spinFloor(split), results.Holds)
 	// On one CPU ~40% never sleep by construction: not judged; across
 	// CPUs 2% and 3% do not hold, and the C reference says it is the machine.
-	wantVerdict(t, "no-sleep across CPUs 2-3%", reallySlept(split), results.DoesNotHold)
+	claimtest.Want(t, "no-sleep across CPUs 2-3%", reallySlept(split), results.DoesNotHold)
 	withC := lat(unpinned("futex", true, 1130, 830, 2000, 2, 1), cfg(ImplCFutex, KindCRef, "cross-core", true, 21000, 300, 2000, 2),
 		cfg("futex", "thread", "cross-core", true, 21000, 200, 2000, 2))
 	c := reallySlept(withC)
-	wantVerdict(t, "C reference 15% no-sleep", c, results.DoesNotHold)
+	claimtest.Want(t, "C reference 15% no-sleep", c, results.DoesNotHold)
 	if !strings.Contains(c.Why, "c-futex (no Go runtime) 15.0% too: ") || !strings.Contains(c.Why, "the machine's") || !strings.Contains(c.Evidence, "futex/unpinned (same CPU 100%)") {
 		t.Errorf("why %q / evidence %q: want c-futex's share as the machine's, and the one-CPU config listed as not judged", c.Why, c.Evidence)
 	}
@@ -88,7 +74,7 @@ func TestClaimsRegimes(t *testing.T) {
 		t.Errorf("futex-spin 43%%, c-futex 2.2%%: why %q, want futex-spin's share and c-futex's, not the machine", c.Why)
 	}
 	oneCPU := lat(unpinned("futex", true, 1130, 830, 2000, 2, 1), unpinned("lot", true, 1220, 800, 2000, 2, 1))
-	wantVerdict(t, "only one-CPU configs", reallySlept(oneCPU), results.NotEvaluated)
+	claimtest.Want(t, "only one-CPU configs", reallySlept(oneCPU), results.NotEvaluated)
 
 	// A config whose samples are bimodal (or whose threads shared a CPU
 	// for half the wakes) is left out of the comparison.
@@ -96,7 +82,7 @@ func TestClaimsRegimes(t *testing.T) {
 	fast := unpinned("futex", true, 910, 830, 2000, 2, 1)
 	fast2 := unpinned("std", true, 880, 830, 2000, 2, 1)
 	m := sameOrder(lat(fast, fast2, mixed))
-	wantVerdict(t, "mixed config left out", m, results.Holds)
+	claimtest.Want(t, "mixed config left out", m, results.Holds)
 	if !strings.Contains(m.Evidence, "left out") || !strings.Contains(m.Evidence, "pthread/unpinned (same CPU 33%)") {
 		t.Errorf("evidence %q: want the mixed config named as left out", m.Evidence)
 	}
@@ -109,9 +95,9 @@ func TestClaimsRegimes(t *testing.T) {
 	}
 	// Within one regime the claims still bite.
 	far := lat(unpinned("futex", true, 1100, 0, 2000, 2, 1), unpinned("pthread", true, 15000, 0, 2000, 2, 1))
-	wantVerdict(t, "one CPU, 13.6x apart", sameOrder(far), results.DoesNotHold)
+	claimtest.Want(t, "one CPU, 13.6x apart", sameOrder(far), results.DoesNotHold)
 	slowSpin := lat(unpinned("futex", true, 21000, 0, 2000, 2, 0), unpinned("spin", false, 2500, 0, 2000, 0, 0))
-	wantVerdict(t, "spin 8.4x below the wake across CPUs", spinFloor(slowSpin), results.DoesNotHold)
+	claimtest.Want(t, "spin 8.4x below the wake across CPUs", spinFloor(slowSpin), results.DoesNotHold)
 }
 
 func TestClaimSameOrder(t *testing.T) {
@@ -120,54 +106,54 @@ func TestClaimSameOrder(t *testing.T) {
 		// goroutine-level and busy ones do not count
 		cfg("chan", "goroutine", "cross-core", true, 900000, 0, 2000, 2),
 		cfg("spin", "thread", "cross-core", false, 100, 0, 2000, 0))
-	wantVerdict(t, "within 3x", sameOrder(ok), results.Holds)
+	claimtest.Want(t, "within 3x", sameOrder(ok), results.Holds)
 
 	bad := lat(cfg("futex", "thread", "cross-core", true, 20000, 0, 2000, 2),
 		cfg("pthread", "thread", "cross-core", true, 250000, 0, 2000, 2))
-	wantVerdict(t, "12.5x apart", sameOrder(bad), results.DoesNotHold)
+	claimtest.Want(t, "12.5x apart", sameOrder(bad), results.DoesNotHold)
 
 	// Fine on one placement, violated on another: does not hold.
 	mixed := lat(cfg("futex", "thread", "cross-core", true, 20000, 0, 2000, 2),
 		cfg("pthread", "thread", "cross-core", true, 30000, 0, 2000, 2),
 		cfg("futex", "thread", "same-core", true, 5000, 0, 2000, 2),
 		cfg("pthread", "thread", "same-core", true, 51000, 0, 2000, 2))
-	wantVerdict(t, "one placement off", sameOrder(mixed), results.DoesNotHold)
+	claimtest.Want(t, "one placement off", sameOrder(mixed), results.DoesNotHold)
 
 	one := lat(cfg("futex", "thread", "cross-core", true, 20000, 0, 2000, 2))
-	wantVerdict(t, "one impl", sameOrder(one), results.NotEvaluated)
+	claimtest.Want(t, "one impl", sameOrder(one), results.NotEvaluated)
 }
 
 func TestClaimSpinFloor(t *testing.T) {
 	ok := lat(cfg("futex", "thread", "cross-core", true, 20000, 0, 2000, 2),
 		cfg("spin", "thread", "cross-core", false, 150, 0, 2000, 0))
-	wantVerdict(t, "spin 133x below", spinFloor(ok), results.Holds)
+	claimtest.Want(t, "spin 133x below", spinFloor(ok), results.Holds)
 
 	bad := lat(cfg("futex", "thread", "cross-core", true, 20000, 0, 2000, 2),
 		cfg("spin", "thread", "cross-core", false, 2500, 0, 2000, 0))
-	wantVerdict(t, "spin only 8x below", spinFloor(bad), results.DoesNotHold)
+	claimtest.Want(t, "spin only 8x below", spinFloor(bad), results.DoesNotHold)
 
 	// Without Go spin, the C reference stands in.
 	cOnly := lat(cfg("c-futex", KindCRef, "cross-core", true, 1000, 0, 2000, 2),
 		cfg(ImplCSpin, KindCRef, "cross-core", false, 200, 0, 2000, 0))
-	wantVerdict(t, "c-spin 5x below", spinFloor(cOnly), results.DoesNotHold)
+	claimtest.Want(t, "c-spin 5x below", spinFloor(cOnly), results.DoesNotHold)
 
 	none := lat(cfg("futex", "thread", "cross-core", true, 20000, 0, 2000, 2))
-	wantVerdict(t, "no spin", spinFloor(none), results.NotEvaluated)
+	claimtest.Want(t, "no spin", spinFloor(none), results.NotEvaluated)
 }
 
 func TestClaimReallySlept(t *testing.T) {
 	ok := lat(cfg("futex", "thread", "cross-core", true, 20000, 10, 2000, 1.98),
 		cfg("spin", "thread", "cross-core", false, 100, 2000, 2000, 0)) // busy: not judged
-	wantVerdict(t, "0.5% no-sleep, 2 csw", reallySlept(ok), results.Holds)
+	claimtest.Want(t, "0.5% no-sleep, 2 csw", reallySlept(ok), results.Holds)
 
 	manyNoSleep := lat(cfg("futex", "thread", "cross-core", true, 20000, 100, 2000, 1.9))
-	wantVerdict(t, "5% no-sleep", reallySlept(manyNoSleep), results.DoesNotHold)
+	claimtest.Want(t, "5% no-sleep", reallySlept(manyNoSleep), results.DoesNotHold)
 
 	noSwitch := lat(cfg("futex", "thread", "cross-core", true, 20000, 0, 2000, 0.2))
-	wantVerdict(t, "0.2 csw/rt", reallySlept(noSwitch), results.DoesNotHold)
+	claimtest.Want(t, "0.2 csw/rt", reallySlept(noSwitch), results.DoesNotHold)
 
 	none := lat(cfg("spin", "thread", "cross-core", false, 100, 0, 2000, 0))
-	wantVerdict(t, "nothing sleeps", reallySlept(none), results.NotEvaluated)
+	claimtest.Want(t, "nothing sleeps", reallySlept(none), results.NotEvaluated)
 }
 
 func swCfg(impl string, nsPerPair, csw float64) *results.Config {
@@ -183,20 +169,20 @@ func TestEvaluateE12Cross(t *testing.T) {
 	if len(c) != 1 {
 		t.Fatalf("%d claims", len(c))
 	}
-	wantVerdict(t, "133x and 800x", c[0], results.Holds)
+	claimtest.Want(t, "133x and 800x", c[0], results.Holds)
 
 	// futex cross-core is 20 µs; a 300 ns self-wake is only 67x below
 	// (no study mechanism in both: every common one is judged).
 	bad := &results.Experiment{Name: "selfwake", Configs: []*results.Config{swCfg("futex", 300, 0), swCfg("spin", 10, 0)}}
-	wantVerdict(t, "67x", CrossClaims(l, bad)[0], results.DoesNotHold)
+	claimtest.Want(t, "67x", CrossClaims(l, bad)[0], results.DoesNotHold)
 
 	// With a study mechanism (lot, std, crossbeam) measured, only those
 	// are judged: futex's 67x is shown, not held against the claim.
 	study := &results.Experiment{Name: "selfwake", Configs: []*results.Config{swCfg("futex", 300, 0), swCfg("std", 10, 0)}}
 	l2 := lat(cfg("futex", "thread", "cross-core", true, 20000, 0, 2000, 2), cfg("std", "token", "cross-core", true, 20000, 0, 2000, 2))
-	wantVerdict(t, "std 2000x, futex not judged", CrossClaims(l2, study)[0], results.Holds)
+	claimtest.Want(t, "std 2000x, futex not judged", CrossClaims(l2, study)[0], results.Holds)
 	studyBad := &results.Experiment{Name: "selfwake", Configs: []*results.Config{swCfg("std", 400, 0)}}
-	wantVerdict(t, "std 50x", CrossClaims(l2, studyBad)[0], results.DoesNotHold)
+	claimtest.Want(t, "std 50x", CrossClaims(l2, studyBad)[0], results.DoesNotHold)
 
 	// A wait whose reply mostly came before it slept is judged on its
 	// slept waits: crossbeam as in a quiet AMD EPYC f25m17 default run
@@ -205,21 +191,21 @@ func TestEvaluateE12Cross(t *testing.T) {
 	spun := lat(slept(cfg("crossbeam", "token", "cross-core", true, 520, 1200, 2000, 1), 5193),
 		slept(cfg("std", "token", "cross-core", true, 23055, 0, 2000, 2), 26248))
 	sw := &results.Experiment{Name: "selfwake", Configs: []*results.Config{swCfg("crossbeam", 6, 0), swCfg("std", 5, 0)}}
-	wantVerdict(t, "crossbeam on its slept waits", CrossClaims(spun, sw)[0], results.Holds)
+	claimtest.Want(t, "crossbeam on its slept waits", CrossClaims(spun, sw)[0], results.Holds)
 	spunBad := lat(slept(cfg("crossbeam", "token", "cross-core", true, 520, 1200, 2000, 1), 300))
-	wantVerdict(t, "crossbeam's slept waits 50x", CrossClaims(spunBad, sw)[0], results.DoesNotHold)
+	claimtest.Want(t, "crossbeam's slept waits 50x", CrossClaims(spunBad, sw)[0], results.DoesNotHold)
 	never := lat(slept(cfg("crossbeam", "token", "cross-core", true, 520, 1990, 2000, 1), 5193),
 		slept(cfg("std", "token", "cross-core", true, 23055, 0, 2000, 2), 26248))
 	c = CrossClaims(never, sw)
-	wantVerdict(t, "crossbeam left out, std judged", c[0], results.Holds)
+	claimtest.Want(t, "crossbeam left out, std judged", c[0], results.Holds)
 	if !strings.Contains(c[0].Evidence, "left out, fewer than 50 waits slept: crossbeam/cross-core") {
 		t.Errorf("evidence does not name the configuration left out: %s", c[0].Evidence)
 	}
 	onlyNever := lat(slept(cfg("crossbeam", "token", "cross-core", true, 520, 1990, 2000, 1), 5193))
-	wantVerdict(t, "nothing slept enough", CrossClaims(onlyNever, sw)[0], results.NotEvaluated)
+	claimtest.Want(t, "nothing slept enough", CrossClaims(onlyNever, sw)[0], results.NotEvaluated)
 
 	disjoint := &results.Experiment{Name: "selfwake", Configs: []*results.Config{swCfg("spin", 3, 0)}}
-	wantVerdict(t, "nothing in common", CrossClaims(l, disjoint)[0], results.NotEvaluated)
+	claimtest.Want(t, "nothing in common", CrossClaims(l, disjoint)[0], results.NotEvaluated)
 
 	// Merged into the latency claims, it replaces the not-evaluated one.
 	merged := WithReverse(LatencyClaims(l), l, ok)
@@ -275,12 +261,12 @@ func TestClaimsBothClasses(t *testing.T) {
 		name := map[bool]string{false: "Intel f6m167", true: "AMD f25m17"}[amd]
 		run := classRun(amd)
 		so, sf, rs := sameOrder(run), spinFloor(run), reallySlept(run)
-		wantVerdict(t, name+" same-order on slept waits", so, results.Holds)
-		wantVerdict(t, name+" spin-floor on slept waits", sf, results.Holds)
+		claimtest.Want(t, name+" same-order on slept waits", so, results.Holds)
+		claimtest.Want(t, name+" spin-floor on slept waits", sf, results.Holds)
 		// The study's claim really fails on both: the Go parkers without
 		// the keep-alive (Intel) or the keep-alive futex and C alike (AMD)
 		// miss the sleep in more than 1% of waits.
-		wantVerdict(t, name+" really-slept", rs, results.DoesNotHold)
+		claimtest.Want(t, name+" really-slept", rs, results.DoesNotHold)
 		for _, c := range []results.Claim{so, sf, rs} {
 			if !strings.Contains(c.Evidence, "rule: ") {
 				t.Errorf("%s %s: evidence %q names no rule", name, c.ID, c.Evidence)
@@ -303,7 +289,7 @@ func TestClaimsBothClasses(t *testing.T) {
 	slow := classRun(true)
 	slow.Configs = append(slow.Configs, slept(cfg("pthread-wallclock", "thread", "cross-core", true, 310000, 70, 2000, 1.8), 312000))
 	c := sameOrder(slow)
-	wantVerdict(t, "a slept wake 11x the fastest", c, results.DoesNotHold)
+	claimtest.Want(t, "a slept wake 11x the fastest", c, results.DoesNotHold)
 	if !strings.Contains(c.Why, "pthread-wallclock") || !strings.Contains(c.Why, "limit at most 10.00x") {
 		t.Errorf("why %q: want the slow implementation and the limit", c.Why)
 	}
@@ -313,14 +299,14 @@ func TestClaimsBothClasses(t *testing.T) {
 			x.Summary[results.MMedian] = 3000
 		}
 	}
-	wantVerdict(t, "spin 3 µs against a 28 µs slept wake", spinFloor(slowSpin), results.DoesNotHold)
+	claimtest.Want(t, "spin 3 µs against a 28 µs slept wake", spinFloor(slowSpin), results.DoesNotHold)
 	// A configuration that slept in too few waits has no slept median: left
 	// out of the comparison, and said so.
 	rare := lat(slept(cfg("futex-spin", "thread", "cross-core", true, 300, 1990, 2000, 0.1), 26000),
 		slept(cfg("futex", "thread", "cross-core", true, 28000, 20, 2000, 1.8), 28000),
 		slept(cfg("pthread", "thread", "cross-core", true, 30000, 2, 2000, 1.8), 30000))
 	c = sameOrder(rare)
-	wantVerdict(t, "too few slept waits", c, results.Holds)
+	claimtest.Want(t, "too few slept waits", c, results.Holds)
 	if !strings.Contains(c.Evidence, "too few slept waits: left out") || !strings.Contains(c.Evidence, "2 impls") {
 		t.Errorf("evidence %q: want futex-spin left out for too few slept waits", c.Evidence)
 	}
@@ -376,7 +362,7 @@ func TestSchedShareNearLimit(t *testing.T) {
 		{"no control, straddles", []float64{1.12, 1.05, 1.08}, nil, one, results.Holds, true, "rounds 1.12x 1.05x 1.08x; 1 of 3 on the other side"},
 	} {
 		c := schedShareOf(mk(tc.futex, tc.raw, tc.p99))
-		wantVerdict(t, tc.name, c, tc.verdict)
+		claimtest.Want(t, tc.name, c, tc.verdict)
 		if c.Near != tc.near || !strings.Contains(c.Margin, tc.margin) {
 			t.Errorf("%s: near %v margin %q, want near %v with %q", tc.name, c.Near, c.Margin, tc.near, tc.margin)
 		}

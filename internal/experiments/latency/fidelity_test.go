@@ -4,35 +4,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parkbench/parkbench/internal/claim/claimtest"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
-	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // fidCfg is a synthetic configuration with one metric, per round and as
 // the median of the rounds.
 func fidCfg(impl, kind, placement, metric string, rounds ...float64) *results.Config {
-	c := &results.Config{Key: impl + "/" + placement, Impl: impl, Kind: kind, Placement: placement,
-		Params: map[string]string{"gap": "0s", "sleeps": "true"}, Summary: map[string]float64{}}
-	for _, v := range rounds {
-		c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{metric: v}})
-	}
-	c.Summary[metric] = stats.Median(rounds)
-	return c
-}
-
-func fidelityOf(t *testing.T, cs []results.Claim, id string) results.Claim {
-	t.Helper()
-	for _, c := range cs {
-		if c.ID == id {
-			if c.Verdict != results.Holds && (c.Why == "" || strings.Contains(c.Why, "\n")) {
-				t.Errorf("%s %s: the reason must be one line: %q", id, c.Verdict, c.Why)
-			}
-			return c
-		}
-	}
-	t.Fatalf("no claim %s in %+v", id, cs)
-	return results.Claim{}
+	return claimtest.Rounds(&results.Config{Key: impl + "/" + placement, Impl: impl, Kind: kind, Placement: placement,
+		Params: map[string]string{"gap": "0s", "sleeps": "true"}}, metric, rounds...)
 }
 
 func TestFidelityCrossCore(t *testing.T) {
@@ -68,9 +49,10 @@ func TestFidelityCrossCore(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := fidelityOf(t, FidelityClaims(tc.exp), ClaimFidelityCross)
-			if c.Verdict != tc.verdict || c.Near != tc.near {
-				t.Errorf("%s near=%v, want %s near=%v (%s; %s)", c.Verdict, c.Near, tc.verdict, tc.near, c.Evidence, c.Margin)
+			c := claimtest.Find(t, FidelityClaims(tc.exp), ClaimFidelityCross)
+			claimtest.Want(t, tc.name, c, tc.verdict)
+			if c.Near != tc.near {
+				t.Errorf("near=%v, want near=%v (%s; %s)", c.Near, tc.near, c.Evidence, c.Margin)
 			}
 			if !strings.Contains(c.Why, tc.why) {
 				t.Errorf("why %q, want %q in it", c.Why, tc.why)

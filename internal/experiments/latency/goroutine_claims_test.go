@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/claim"
+	"github.com/parkbench/parkbench/internal/claim/claimtest"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 	"github.com/parkbench/parkbench/internal/longtest"
@@ -39,13 +40,13 @@ func thrCfg(impl, placement string, procs int, median float64) *results.Config {
 // across CPUs, 0.17 µs between goroutines.
 func TestClaimGoroutineHandoff(t *testing.T) {
 	pass := lat(thrCfg("chan", driver.CrossCore, 2, 24000), thrCfg("chan", driver.Unpinned, 2, 1200), goCfg("chan", 2, 170, 2, 1, 0, 0))
-	wantVerdict(t, "140x", claim.Evaluate(goroutineHandoffRule, pass.Configs), results.Holds)
+	claimtest.Want(t, "140x", claim.Evaluate(goroutineHandoffRule, pass.Configs), results.Holds)
 	// The twin is cross-core even when unpinned is listed first.
 	if c := claim.Evaluate(goroutineHandoffRule, pass.Configs); c.Verdict == results.Holds && !containsAll(c.Evidence, "cross-core", "141.18x") {
 		t.Errorf("evidence %q: want the cross-core twin's ratio", c.Evidence)
 	}
 	fail := lat(thrCfg("cond", driver.CrossCore, 1, 300), goCfg("cond", 1, 200, 2, 1, 0, 0))
-	wantVerdict(t, "1.5x", claim.Evaluate(goroutineHandoffRule, fail.Configs), results.DoesNotHold)
+	claimtest.Want(t, "1.5x", claim.Evaluate(goroutineHandoffRule, fail.Configs), results.DoesNotHold)
 	// Different GOMAXPROCS are not compared; lot (kind lot) is not a
 	// goroutine-level handoff.
 	none := lat(thrCfg("chan", driver.CrossCore, 1, 24000), goCfg("chan", 2, 170, 2, 1, 0, 0))
@@ -56,11 +57,11 @@ func TestClaimGoroutineHandoff(t *testing.T) {
 
 func TestClaimGoMaxProcs1(t *testing.T) {
 	pass := lat(goCfg("chan", 1, 170, 2, 1, 0, 0), goCfg("cond", 1, 180, 2, 1, 0, 0), goCfg("chan", 2, 160, 2, 0.7, 0.2, 0.1))
-	wantVerdict(t, "all on the waker's P", claim.Evaluate(goMaxProcs1Rule, pass.Configs), results.Holds)
+	claimtest.Want(t, "all on the waker's P", claim.Evaluate(goMaxProcs1Rule, pass.Configs), results.Holds)
 	fail := lat(goCfg("chan", 1, 170, 2, 0.98, 0, 0.02))
-	wantVerdict(t, "a thread woken", claim.Evaluate(goMaxProcs1Rule, fail.Configs), results.DoesNotHold)
+	claimtest.Want(t, "a thread woken", claim.Evaluate(goMaxProcs1Rule, fail.Configs), results.DoesNotHold)
 	fail2 := lat(goCfg("cond", 1, 170, 2, 0.9, 0.1, 0))
-	wantVerdict(t, "another P", claim.Evaluate(goMaxProcs1Rule, fail2.Configs), results.DoesNotHold)
+	claimtest.Want(t, "another P", claim.Evaluate(goMaxProcs1Rule, fail2.Configs), results.DoesNotHold)
 	// lot's wakes are futex wakes: no shares, not evaluated.
 	if c := claim.Evaluate(goMaxProcs1Rule, lat(goCfg("lot", 1, 2400, 0, 0, 0, 0)).Configs); c.Verdict != results.NotEvaluated {
 		t.Errorf("no traced wakes: verdict %q, want not evaluated", c.Verdict)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parkbench/parkbench/internal/claim/claimtest"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/schedacct"
@@ -23,7 +24,7 @@ func schedCfg(impl string, median, p99, steals float64) *results.Config {
 
 func TestClaimSchedShare(t *testing.T) {
 	ok := lat(schedCfg("futex", 11500, 60000, 0), schedCfg("futex-raw", 11400, 59000, 0), schedCfg("c-futex", 11000, 58000, -1))
-	wantVerdict(t, "1.05x/1.03x", schedShareOf(ok), results.Holds)
+	claimtest.Want(t, "1.05x/1.03x", schedShareOf(ok), results.Holds)
 	// The p99 ratio is shown, not judged: 1.40x at p99 with the median
 	// at 1.06x holds; the median over its limit does not.
 	tail := lat(schedCfg("futex", 12000, 81600, 0), schedCfg("c-futex", 11300, 58100, -1))
@@ -31,21 +32,21 @@ func TestClaimSchedShare(t *testing.T) {
 		t.Errorf("p99 1.40x, median 1.06x: %+v", c)
 	}
 	slow := lat(schedCfg("futex", 12800, 58000, 0), schedCfg("c-futex", 11300, 58100, -1))
-	wantVerdict(t, "median 1.13x", schedShareOf(slow), results.DoesNotHold)
-	wantVerdict(t, "no c-futex", schedShareOf(lat(schedCfg("futex", 1, 1, 0))), results.NotEvaluated)
+	claimtest.Want(t, "median 1.13x", schedShareOf(slow), results.DoesNotHold)
+	claimtest.Want(t, "no c-futex", schedShareOf(lat(schedCfg("futex", 1, 1, 0))), results.NotEvaluated)
 }
 
 func TestClaimSchedSteals(t *testing.T) {
 	ok := lat(schedCfg("futex-plain", 12000, 80000, 1.2), schedCfg("futex", 11500, 60000, 0.01))
-	wantVerdict(t, "1.2 vs 0.01", schedSteals(ok), results.Holds)
+	claimtest.Want(t, "1.2 vs 0.01", schedSteals(ok), results.Holds)
 	same := lat(schedCfg("futex-plain", 12000, 80000, 1.2), schedCfg("futex", 11500, 60000, 0.5))
-	wantVerdict(t, "keep-alive did nothing", schedSteals(same), results.DoesNotHold)
+	claimtest.Want(t, "keep-alive did nothing", schedSteals(same), results.DoesNotHold)
 	quiet := lat(schedCfg("futex-plain", 12000, 80000, 0.04), schedCfg("futex", 11500, 60000, 0))
-	wantVerdict(t, "quiet machine: 0.04 vs 0", schedSteals(quiet), results.Holds)
+	claimtest.Want(t, "quiet machine: 0.04 vs 0", schedSteals(quiet), results.Holds)
 	none := lat(schedCfg("futex-plain", 12000, 80000, 0.001), schedCfg("futex", 11500, 60000, 0))
-	wantVerdict(t, "no steals to remove", schedSteals(none), results.DoesNotHold)
+	claimtest.Want(t, "no steals to remove", schedSteals(none), results.DoesNotHold)
 	uncounted := lat(schedCfg("futex-plain", 12000, 80000, -1), schedCfg("futex", 11500, 60000, -1))
-	wantVerdict(t, "no traced round", schedSteals(uncounted), results.NotEvaluated)
+	claimtest.Want(t, "no traced round", schedSteals(uncounted), results.NotEvaluated)
 }
 
 func TestSchedShareNotes(t *testing.T) {
@@ -88,11 +89,11 @@ func TestClaimSchedShareSleptAndRegime(t *testing.T) {
 	// Overall 0.69x (futex had more no-sleep waits) and 1.4x at p99; on
 	// the slept waits 1.04x and 1.08x: holds.
 	moved := lat(slept(schedCfg("futex", 7000, 84000, 0), 21800, 64800), slept(schedCfg("c-futex", 10100, 60000, -1), 21000, 60000))
-	wantVerdict(t, "slept 1.04x/1.08x", schedShareOf(moved), results.Holds)
+	claimtest.Want(t, "slept 1.04x/1.08x", schedShareOf(moved), results.Holds)
 	// The slept waits over the limit: does not hold, with the placement.
 	over := lat(slept(schedCfg("futex", 21000, 60000, 0), 24000, 90000), slept(schedCfg("c-futex", 21000, 60000, -1), 21000, 60000))
 	c := schedShareOf(over)
-	wantVerdict(t, "slept 1.14x/1.5x", c, results.DoesNotHold)
+	claimtest.Want(t, "slept 1.14x/1.5x", c, results.DoesNotHold)
 	if !strings.HasPrefix(c.Why, driver.CrossCore+": ") {
 		t.Errorf("why %q: want the placement first", c.Why)
 	}
@@ -104,7 +105,7 @@ func TestClaimSchedShareSleptAndRegime(t *testing.T) {
 	}
 	same := lat(oneCPU("futex", 912, 1550), oneCPU("c-futex", 808, 1290))
 	c = schedShareOf(same)
-	wantVerdict(t, "one CPU only", c, results.NotEvaluated)
+	claimtest.Want(t, "one CPU only", c, results.NotEvaluated)
 	if !strings.Contains(c.Evidence, "not judged") {
 		t.Errorf("evidence %q: want the one-CPU ratio shown as not judged", c.Evidence)
 	}
@@ -112,8 +113,8 @@ func TestClaimSchedShareSleptAndRegime(t *testing.T) {
 	// sysmon's tick): shown, not judged; across CPUs the mechanism is.
 	steals := lat(oneCPU("futex-plain", 900, 1500), oneCPU("futex", 910, 1500),
 		schedCfg("futex-plain", 24700, 80000, 0.6), schedCfg("futex", 21400, 60000, 0.016))
-	wantVerdict(t, "cross-core 0.6 vs 0.016, same-core not judged", schedSteals(steals), results.Holds)
-	wantVerdict(t, "same-core only", schedSteals(lat(oneCPU("futex-plain", 900, 1500), oneCPU("futex", 910, 1500))), results.NotEvaluated)
+	claimtest.Want(t, "cross-core 0.6 vs 0.016, same-core not judged", schedSteals(steals), results.Holds)
+	claimtest.Want(t, "same-core only", schedSteals(lat(oneCPU("futex-plain", 900, 1500), oneCPU("futex", 910, 1500))), results.NotEvaluated)
 }
 
 // withParts gives c's three rounds the traced parts' steals per round trip

@@ -2,9 +2,11 @@ package loaded
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/parkbench/parkbench/internal/claim/claimtest"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -50,44 +52,23 @@ func TestCollapses(t *testing.T) {
 	}
 }
 
-func claimOf(cfgs []*results.Config, id string) string {
-	for _, cl := range Claims(cfgs) {
-		if cl.ID == id {
-			return cl.Verdict
-		}
-	}
-	return ""
-}
-
 func TestClaims(t *testing.T) {
-	var spinFirst, spinLate []*results.Config
-	spinFirst = append(spinFirst, sweep("futex", [3]float64{50, 60, 600}, [2]float64{70, 80})...)
-	spinFirst = append(spinFirst, sweep("spin", [3]float64{5, 100, 200}, [2]float64{300, 400})...)
-	if v := claimOf(spinFirst, ClaimSpinFirst); v != results.Holds {
-		t.Errorf("spin collapses at 0.5, futex at 0.9: %s = %q", ClaimSpinFirst, v)
-	}
-	spinLate = append(spinLate, sweep("futex", [3]float64{50, 600, 600}, [2]float64{70, 80})...)
-	spinLate = append(spinLate, sweep("spin", [3]float64{5, 10, 200}, [2]float64{30, 40})...)
-	if v := claimOf(spinLate, ClaimSpinFirst); v != results.DoesNotHold {
-		t.Errorf("futex collapses first: %s = %q", ClaimSpinFirst, v)
-	}
-	if v := claimOf(sweep("futex", [3]float64{50, 60, 600}, [2]float64{70, 80}), ClaimSpinFirst); v != results.NotEvaluated {
-		t.Errorf("no spin: %q", v)
-	}
-
-	var hurts, helps []*results.Config
-	hurts = append(hurts, sweep("futex", [3]float64{50, 60, 70}, [2]float64{100, 200})...)
-	hurts = append(hurts, sweep("spin-park", [3]float64{50, 60, 70}, [2]float64{150, 300})...)
-	if v := claimOf(hurts, ClaimSpinBeforePk); v != results.Holds {
-		t.Errorf("spin-park above futex at 2x and 4x: %q", v)
-	}
-	helps = append(helps, sweep("futex", [3]float64{50, 60, 70}, [2]float64{100, 200})...)
-	helps = append(helps, sweep("spin-park", [3]float64{50, 60, 70}, [2]float64{150, 190})...)
-	if v := claimOf(helps, ClaimSpinBeforePk); v != results.DoesNotHold {
-		t.Errorf("spin-park below futex at 4x: %q", v)
-	}
-	if v := claimOf(sweep("futex", [3]float64{50, 60, 70}, [2]float64{100, 200}), ClaimSpinBeforePk); v != results.NotEvaluated {
-		t.Errorf("no spin-park: %q", v)
+	for _, tc := range []struct {
+		what, id, want string
+		cfgs           []*results.Config
+	}{
+		{"spin collapses at 0.5, futex at 0.9", ClaimSpinFirst, results.Holds,
+			slices.Concat(sweep("futex", [3]float64{50, 60, 600}, [2]float64{70, 80}), sweep("spin", [3]float64{5, 100, 200}, [2]float64{300, 400}))},
+		{"futex collapses first", ClaimSpinFirst, results.DoesNotHold,
+			slices.Concat(sweep("futex", [3]float64{50, 600, 600}, [2]float64{70, 80}), sweep("spin", [3]float64{5, 10, 200}, [2]float64{30, 40}))},
+		{"no spin", ClaimSpinFirst, results.NotEvaluated, sweep("futex", [3]float64{50, 60, 600}, [2]float64{70, 80})},
+		{"spin-park above futex at 2x and 4x", ClaimSpinBeforePk, results.Holds,
+			slices.Concat(sweep("futex", [3]float64{50, 60, 70}, [2]float64{100, 200}), sweep("spin-park", [3]float64{50, 60, 70}, [2]float64{150, 300}))},
+		{"spin-park below futex at 4x", ClaimSpinBeforePk, results.DoesNotHold,
+			slices.Concat(sweep("futex", [3]float64{50, 60, 70}, [2]float64{100, 200}), sweep("spin-park", [3]float64{50, 60, 70}, [2]float64{150, 190}))},
+		{"no spin-park", ClaimSpinBeforePk, results.NotEvaluated, sweep("futex", [3]float64{50, 60, 70}, [2]float64{100, 200})},
+	} {
+		claimtest.Want(t, tc.what, claimtest.Find(t, Claims(tc.cfgs), tc.id), tc.want)
 	}
 }
 
@@ -138,9 +119,7 @@ func TestSpinBeforeParkSaturated(t *testing.T) {
 	only := append(sweep("futex", [3]float64{50, 60, 70}, [2]float64{100, 200}), sweep("spin-park", [3]float64{50, 60, 70}, [2]float64{150, 2672})...)
 	delete(only[3].Summary, MWakeP99)
 	delete(only[9].Summary, MWakeP99)
-	if v := claimOf(only, ClaimSpinBeforePk); v != results.NotEvaluated {
-		t.Errorf("futex saturated at 2x, spin-park at 4x: %q, want not evaluated", v)
-	}
+	claimtest.Want(t, "futex saturated at 2x, spin-park at 4x", claimtest.Find(t, Claims(only), ClaimSpinBeforePk), results.NotEvaluated)
 }
 
 // inRounds makes one configuration list of sweeps measured round by
@@ -155,15 +134,6 @@ func inRounds(sweeps ...[]*results.Config) []*results.Config {
 		}
 	}
 	return out
-}
-
-func claimFor(cfgs []*results.Config, id string) results.Claim {
-	for _, cl := range Claims(cfgs) {
-		if cl.ID == id {
-			return cl
-		}
-	}
-	return results.Claim{}
 }
 
 // loaded-spin-before-park-oversubscribed is judged on spin-park's p99
@@ -191,7 +161,7 @@ func TestSpinBeforeParkRounds(t *testing.T) {
 		for _, p := range tc.park4 {
 			rounds = append(rounds, at4x(p))
 		}
-		cl := claimFor(inRounds(rounds...), ClaimSpinBeforePk)
+		cl := claimtest.Find(t, Claims(inRounds(rounds...)), ClaimSpinBeforePk)
 		if cl.Verdict != tc.want || cl.Near != tc.near {
 			t.Errorf("spin-park %v against futex 100 at 4x: %s near=%v, want %s near=%v (%s)", tc.park4, cl.Verdict, cl.Near, tc.want, tc.near, cl.Margin)
 		}
@@ -228,7 +198,7 @@ func TestSpinFirstRounds(t *testing.T) {
 		{"two of three spin first", [][]*results.Config{first(), late(), first()}, results.Holds, true},
 		{"one of three spin first", [][]*results.Config{late(), first(), late()}, results.DoesNotHold, true},
 	} {
-		cl := claimFor(inRounds(tc.rounds...), ClaimSpinFirst)
+		cl := claimtest.Find(t, Claims(inRounds(tc.rounds...)), ClaimSpinFirst)
 		if cl.Verdict != tc.want || cl.Near != tc.near {
 			t.Errorf("%s: %s near=%v, want %s near=%v (%s)", tc.name, cl.Verdict, cl.Near, tc.want, tc.near, cl.Margin)
 		}
@@ -254,7 +224,7 @@ func TestSpinFirstNoRoundFigure(t *testing.T) {
 			cs[k].Rounds[i].Metrics = map[string]float64{}
 		}
 	}
-	cl := claimFor(cs, ClaimSpinFirst)
+	cl := claimtest.Find(t, Claims(cs), ClaimSpinFirst)
 	if cl.Verdict != results.Holds || !cl.Near || !strings.Contains(cl.Margin, "1 of the 3 rounds") {
 		t.Errorf("no round with spin's base: %s near=%v (%s), want holds near its limit on the medians", cl.Verdict, cl.Near, cl.Margin)
 	}

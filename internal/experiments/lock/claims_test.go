@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/claim"
+	"github.com/parkbench/parkbench/internal/claim/claimtest"
 	"github.com/parkbench/parkbench/internal/results"
 	"github.com/parkbench/parkbench/internal/stats"
 )
@@ -12,22 +13,13 @@ import (
 // repeats is a contended loop configuration at 2 threads whose repeats'
 // total throughput is mops.
 func repeats(impl string, mops ...float64) *results.Config {
-	c := cfg(impl, 2, stats.Median(mops), 0)
-	c.Rounds = nil
-	for _, m := range mops {
-		c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{MTotalMops: m}})
-	}
-	return c
+	return claimtest.Rounds(cfg(impl, 2, 0, 0), MTotalMops, mops...)
 }
 
 // claimFaster is lock-faster-under-contention on cs (at 2 CPUs).
 func claimFaster(cs []*results.Config) results.Claim {
-	for _, c := range Claims(cs, 2) {
-		if c.ID == ClaimFaster {
-			return c
-		}
-	}
-	return results.Claim{}
+	c, _ := results.FindClaim(Claims(cs, 2), ClaimFaster)
+	return c
 }
 
 // lock-faster-under-contention is judged repeat by repeat against the

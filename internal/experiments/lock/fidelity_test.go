@@ -4,26 +4,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parkbench/parkbench/internal/claim/claimtest"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/results"
-	"github.com/parkbench/parkbench/internal/stats"
 )
 
 // lockCfg is a synthetic zero-work loop configuration with its throughput
 // per repeat.
 func lockCfg(impl, kind, threads string, mops ...float64) *results.Config {
 	c := &results.Config{Key: impl + "/in=0s/between=0s/locks=1/t=" + threads, Impl: impl, Kind: kind,
-		Params:  map[string]string{"pattern": "loop", "work_in": "0s", "work_between": "0s", "locks": "1", "threads": threads},
-		Summary: map[string]float64{MTotalMops: stats.Median(mops)}}
+		Params: map[string]string{"pattern": "loop", "work_in": "0s", "work_between": "0s", "locks": "1", "threads": threads}}
 	if kind == results.KindCRef {
 		// The original's row on C threads: its own loop (ABI version 2).
 		c.Params[ext.LoopParam] = ext.LoopOwn
 	}
-	for _, v := range mops {
-		c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{MTotalMops: v}})
-	}
-	return c
+	return claimtest.Rounds(c, MTotalMops, mops...)
 }
 
 func TestFidelityLock(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parkbench/parkbench/internal/claim/claimtest"
 	"github.com/parkbench/parkbench/internal/cref"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
@@ -404,15 +405,6 @@ func TestFairNearLimit(t *testing.T) {
 		}
 		return c
 	}
-	find := func(cs []results.Claim) results.Claim {
-		for _, c := range cs {
-			if c.ID == ClaimSyncFair {
-				return c
-			}
-		}
-		t.Fatal("no sync fairness claim")
-		return results.Claim{}
-	}
 	for _, tc := range []struct {
 		waits []float64
 		want  string
@@ -428,7 +420,7 @@ func TestFairNearLimit(t *testing.T) {
 		{[]float64{0.40e6, 0.47e6}, results.Holds, true},
 		{[]float64{3.2e6, 3.6e6}, results.DoesNotHold, true},
 	} {
-		c := find(Claims([]*results.Config{repeats(tc.waits...)}, 2))
+		c := claimtest.Find(t, Claims([]*results.Config{repeats(tc.waits...)}, 2), ClaimSyncFair)
 		if c.Verdict != tc.want || c.Near != tc.near || !strings.Contains(c.Evidence, "rule: ") {
 			t.Errorf("repeats %v: %s near=%v (%s), want %s near=%v and the rule", tc.waits, c.Verdict, c.Near, c.Evidence, tc.want, tc.near)
 		}
@@ -461,12 +453,7 @@ func TestHarnessNotes(t *testing.T) {
 // clearly, all above fail clearly.
 func TestSpinLosesNearLimit(t *testing.T) {
 	mk := func(impl string, mops ...float64) *results.Config {
-		c := cfg(impl, 4, stats.Median(mops), 0)
-		c.Rounds = nil
-		for _, m := range mops {
-			c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{MTotalMops: m}})
-		}
-		return c
+		return claimtest.Rounds(cfg(impl, 4, 0, 0), MTotalMops, mops...)
 	}
 	for _, tc := range []struct {
 		spin []float64
@@ -482,12 +469,7 @@ func TestSpinLosesNearLimit(t *testing.T) {
 		if len(tc.spin) == 2 {
 			lot = mk("lot", 10, 10)
 		}
-		var c results.Claim
-		for _, cl := range Claims([]*results.Config{lot, mk("spin", tc.spin...)}, 2) {
-			if cl.ID == ClaimSpin {
-				c = cl
-			}
-		}
+		c := claimtest.Find(t, Claims([]*results.Config{lot, mk("spin", tc.spin...)}, 2), ClaimSpin)
 		if c.Verdict != tc.want || c.Near != tc.near || !strings.Contains(c.Evidence, "rule: ") {
 			t.Errorf("spin %v against lot 10: %s near=%v (%s), want %s near=%v", tc.spin, c.Verdict, c.Near, c.Evidence, tc.want, tc.near)
 		}

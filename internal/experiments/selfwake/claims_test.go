@@ -5,40 +5,28 @@ import (
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/claim"
+	"github.com/parkbench/parkbench/internal/claim/claimtest"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/ext"
 	"github.com/parkbench/parkbench/internal/results"
-	"github.com/parkbench/parkbench/internal/stats"
 )
 
 func swCfg(impl string, nsPerPair, csw float64) *results.Config {
 	return &results.Config{Key: impl, Impl: impl, Summary: map[string]float64{results.MNsPerPair: nsPerPair, MCtxSwPerPair: csw}}
 }
 
-func wantVerdict(t *testing.T, what string, c results.Claim, want string) {
-	t.Helper()
-	if c.Verdict != want {
-		t.Errorf("%s: verdict %q, want %q (evidence: %s)", what, c.Verdict, want, c.Evidence)
-	}
-}
-
 // fidCfg is a synthetic configuration with one metric, per round and as
 // the median of the rounds.
 func fidCfg(impl, kind, metric string, rounds ...float64) *results.Config {
-	c := &results.Config{Key: impl, Impl: impl, Kind: kind, Params: map[string]string{}, Summary: map[string]float64{}}
-	for _, v := range rounds {
-		c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{metric: v}})
-	}
-	c.Summary[metric] = stats.Median(rounds)
-	return c
+	return claimtest.Rounds(&results.Config{Key: impl, Impl: impl, Kind: kind, Params: map[string]string{}}, metric, rounds...)
 }
 
 func TestSelfwakeAtOnce(t *testing.T) {
 	ok := &results.Experiment{Configs: []*results.Config{swCfg("futex", 150, 0), swCfg("std", 10, 0.00001)}}
-	wantVerdict(t, "no switches", claim.Evaluate(atOnceRule, ok.Configs), results.Holds)
+	claimtest.Want(t, "no switches", claim.Evaluate(atOnceRule, ok.Configs), results.Holds)
 	bad := &results.Experiment{Configs: []*results.Config{swCfg("futex", 150, 0.5)}}
-	wantVerdict(t, "half a switch per pair", claim.Evaluate(atOnceRule, bad.Configs), results.DoesNotHold)
-	wantVerdict(t, "empty", claim.Evaluate(atOnceRule, nil), results.NotEvaluated)
+	claimtest.Want(t, "half a switch per pair", claim.Evaluate(atOnceRule, bad.Configs), results.DoesNotHold)
+	claimtest.Want(t, "empty", claim.Evaluate(atOnceRule, nil), results.NotEvaluated)
 }
 
 func TestFidelitySelfwake(t *testing.T) {

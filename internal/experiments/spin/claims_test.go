@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parkbench/parkbench/internal/claim/claimtest"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -80,22 +81,11 @@ func crossCore(pastLat, compCost float64) *synth {
 	return s
 }
 
-func claimByID(t *testing.T, cfgs []*results.Config, id string) results.Claim {
-	t.Helper()
-	for _, c := range Claims(cfgs) {
-		if c.ID == id {
-			return c
-		}
-	}
-	t.Fatalf("no claim %s", id)
-	return results.Claim{}
-}
-
 // want checks claim id on cfgs: its verdict, and its reason naming why
 // ("" for any).
 func want(t *testing.T, what string, cfgs []*results.Config, id, verdict, why string) {
 	t.Helper()
-	if c := claimByID(t, cfgs, id); c.Verdict != verdict || !strings.Contains(c.Why, why) {
+	if c := claimtest.Find(t, Claims(cfgs), id); c.Verdict != verdict || !strings.Contains(c.Why, why) {
 		t.Errorf("%s: %s, %q (%s), want %s, %q", what, c.Verdict, c.Why, c.Evidence, verdict, why)
 	}
 }
@@ -120,7 +110,7 @@ func TestClaimCompetitive2x(t *testing.T) {
 			cf.Rounds = rounds(fig{5000, 10000, 5000}.metrics(), fig{5000, 16000, 5000}.metrics(), fig{5000, 18000, 5000}.metrics())
 		}
 	}
-	if c := claimByID(t, s.cfgs, ClaimCompetitive2x); !c.Near {
+	if c := claimtest.Find(t, Claims(s.cfgs), ClaimCompetitive2x); !c.Near {
 		t.Errorf("rounds 1.5x, 2.1x, 2.3x: not near its limit (%s, %s)", c.Verdict, c.Margin)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parkbench/parkbench/internal/claim/claimtest"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -23,33 +24,20 @@ func testConfig(impl, deadline, slack string, kernel bool, min, median, early, s
 	}
 }
 
-func claimByID(cs []results.Claim, id string) results.Claim {
-	for _, c := range cs {
-		if c.ID == id {
-			return c
-		}
-	}
-	return results.Claim{}
-}
-
 func TestTimeoutClaimNoEarly(t *testing.T) {
 	good := []*results.Config{testConfig("futex", "10µs", "default", true, 3000, 55000, 0, 50000)}
-	if c := claimByID(Claims(good), ClaimNoEarlyReturn); c.Verdict != results.Holds {
-		t.Fatalf("good numbers: %+v", c)
-	}
+	claimtest.Want(t, "good numbers", claimtest.Find(t, Claims(good), ClaimNoEarlyReturn), results.Holds)
 	bad := []*results.Config{
 		testConfig("futex", "10µs", "default", true, 3000, 55000, 0, 50000),
 		testConfig("std", "10µs", "default", true, -1200, 55000, 3, 50000),
 		// a negative minimum without an early count still violates it
 		testConfig("pthread", "10µs", "default", true, -5, 55000, 0, 50000),
 	}
-	c := claimByID(Claims(bad), ClaimNoEarlyReturn)
+	c := claimtest.Find(t, Claims(bad), ClaimNoEarlyReturn)
 	if c.Verdict != results.DoesNotHold || !strings.Contains(c.Why, "std/") || !strings.Contains(c.Evidence, "pthread/deadline=10µs/slack=default early returns 1") || strings.Contains(c.Why, "futex/") {
 		t.Fatalf("violating numbers: %+v", c)
 	}
-	if c := claimByID(Claims(nil), ClaimNoEarlyReturn); c.Verdict != results.NotEvaluated {
-		t.Fatalf("no configs: %+v", c)
-	}
+	claimtest.Want(t, "no configs", claimtest.Find(t, Claims(nil), ClaimNoEarlyReturn), results.NotEvaluated)
 }
 
 func TestTimeoutClaimSlack(t *testing.T) {
@@ -64,9 +52,7 @@ func TestTimeoutClaimSlack(t *testing.T) {
 		testConfig("chan", "10µs", "default", false, 50000, 10000, 0, 50000),
 		testConfig("chan", "10µs", "1ns", false, 2000, 90000, 0, 1),
 	}
-	if c := claimByID(Claims(holds), ClaimSlackDominates); c.Verdict != results.Holds {
-		t.Fatalf("holding numbers: %+v", c)
-	}
+	claimtest.Want(t, "holding numbers", claimtest.Find(t, Claims(holds), ClaimSlackDominates), results.Holds)
 	// The small slack does not reduce the overshoot: violated.
 	violates := []*results.Config{
 		testConfig("futex", "10µs", "default", true, 50000, 60000, 0, 50000),
@@ -74,20 +60,16 @@ func TestTimeoutClaimSlack(t *testing.T) {
 		testConfig("pthread", "10µs", "default", true, 50000, 60000, 0, 50000),
 		testConfig("pthread", "10µs", "1ns", true, 2000, 70000, 0, 1),
 	}
-	c := claimByID(Claims(violates), ClaimSlackDominates)
+	c := claimtest.Find(t, Claims(violates), ClaimSlackDominates)
 	if c.Verdict != results.DoesNotHold || !strings.Contains(c.Evidence, "0 of 2") {
 		t.Fatalf("violating numbers: %+v", c)
 	}
 	// Only one slack measured: not evaluated.
-	if c := claimByID(Claims(holds[:1]), ClaimSlackDominates); c.Verdict != results.NotEvaluated {
-		t.Fatalf("one slack: %+v", c)
-	}
+	claimtest.Want(t, "one slack", claimtest.Find(t, Claims(holds[:1]), ClaimSlackDominates), results.NotEvaluated)
 	// A machine whose default slack is not 50 µs: not evaluated.
 	rt := []*results.Config{
 		testConfig("futex", "10µs", "default", true, 0, 3000, 0, 0),
 		testConfig("futex", "10µs", "1ns", true, 0, 3000, 0, 1),
 	}
-	if c := claimByID(Claims(rt), ClaimSlackDominates); c.Verdict != results.NotEvaluated {
-		t.Fatalf("slack 0: %+v", c)
-	}
+	claimtest.Want(t, "slack 0", claimtest.Find(t, Claims(rt), ClaimSlackDominates), results.NotEvaluated)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parkbench/parkbench/internal/claim/claimtest"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 	"github.com/parkbench/parkbench/internal/longtest"
@@ -116,7 +117,7 @@ func TestTimeoutNeverEarly(t *testing.T) {
 			t.Errorf("%s: slack read back %v, want 1", c.Key, c.Summary[MSlack])
 		}
 	}
-	if c := claimByID(exp.Claims, ClaimNoEarlyReturn); c.Verdict != results.Holds && !coarse {
+	if c := claimtest.Find(t, exp.Claims, ClaimNoEarlyReturn); c.Verdict != results.Holds && !coarse {
 		t.Errorf("claim: %+v", c)
 	}
 }

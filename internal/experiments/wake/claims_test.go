@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/parkbench/parkbench/internal/claim/claimtest"
 	"github.com/parkbench/parkbench/internal/results"
-	"github.com/parkbench/parkbench/internal/stats"
 )
 
 func waker(impl, bench string, n int, perCall string, median float64) *results.Config {
@@ -109,46 +109,27 @@ func TestRoundsCarryJudgedFigures(t *testing.T) {
 	}
 }
 
-// withRounds gives c one round per value of metric, the summary their median.
-func withRounds(c *results.Config, metric string, vs ...float64) *results.Config {
-	c.Rounds = nil
-	for _, v := range vs {
-		c.Rounds = append(c.Rounds, results.Round{Metrics: map[string]float64{metric: v}})
-	}
-	c.Summary[metric] = stats.Median(vs)
-	return c
-}
-
 // wake-lot-unparkall and wake-condvar-448 flipped between two default runs
 // on the AMD EPYC guest (1.91x once, 1.88x against 2x once): rounds on
 // both sides of the limit decide on the median of the rounds' ratios and
 // say near its limit; rounds that agree are clear.
 func TestClaimsNearLimit(t *testing.T) {
-	claim := func(cs []*results.Config, id string) results.Claim {
-		for _, c := range Claims(cs, 2) {
-			if c.ID == id {
-				return c
-			}
-		}
-		t.Fatalf("no claim %s", id)
-		return results.Claim{}
-	}
 	for _, tc := range []struct {
 		name     string
 		cs       []*results.Config
 		id, want string
 		near     bool
 	}{
-		{"unparkall straddles", []*results.Config{withRounds(waker("futex", BenchWake, 16, "1", 0), MWakerMedian, 100e3, 100e3, 100e3),
-			withRounds(waker("lot", BenchWake, 16, "all", 0), MWakerMedian, 191e3, 110e3, 115e3)}, ClaimUnparkAll, results.Holds, true},
-		{"unparkall clear", []*results.Config{withRounds(waker("futex", BenchWake, 16, "1", 0), MWakerMedian, 100e3, 100e3, 100e3),
-			withRounds(waker("lot", BenchWake, 16, "all", 0), MWakerMedian, 191e3, 150e3, 135e3)}, ClaimUnparkAll, results.DoesNotHold, false},
-		{"448 straddles", []*results.Config{withRounds(pcCfg("lot", 0), MItemsPerSec, 100e3, 100e3, 100e3),
-			withRounds(pcCfg("std", 0), MItemsPerSec, 188e3, 230e3, 170e3)}, ClaimCondvar448, results.DoesNotHold, true},
-		{"448 clear", []*results.Config{withRounds(pcCfg("lot", 0), MItemsPerSec, 100e3, 100e3),
-			withRounds(pcCfg("std", 0), MItemsPerSec, 540e3, 500e3)}, ClaimCondvar448, results.Holds, false},
+		{"unparkall straddles", []*results.Config{claimtest.Rounds(waker("futex", BenchWake, 16, "1", 0), MWakerMedian, 100e3, 100e3, 100e3),
+			claimtest.Rounds(waker("lot", BenchWake, 16, "all", 0), MWakerMedian, 191e3, 110e3, 115e3)}, ClaimUnparkAll, results.Holds, true},
+		{"unparkall clear", []*results.Config{claimtest.Rounds(waker("futex", BenchWake, 16, "1", 0), MWakerMedian, 100e3, 100e3, 100e3),
+			claimtest.Rounds(waker("lot", BenchWake, 16, "all", 0), MWakerMedian, 191e3, 150e3, 135e3)}, ClaimUnparkAll, results.DoesNotHold, false},
+		{"448 straddles", []*results.Config{claimtest.Rounds(pcCfg("lot", 0), MItemsPerSec, 100e3, 100e3, 100e3),
+			claimtest.Rounds(pcCfg("std", 0), MItemsPerSec, 188e3, 230e3, 170e3)}, ClaimCondvar448, results.DoesNotHold, true},
+		{"448 clear", []*results.Config{claimtest.Rounds(pcCfg("lot", 0), MItemsPerSec, 100e3, 100e3),
+			claimtest.Rounds(pcCfg("std", 0), MItemsPerSec, 540e3, 500e3)}, ClaimCondvar448, results.Holds, false},
 	} {
-		c := claim(tc.cs, tc.id)
+		c := claimtest.Find(t, Claims(tc.cs, 2), tc.id)
 		if c.Verdict != tc.want || c.Near != tc.near || c.Near != (c.Margin != "") {
 			t.Errorf("%s: %s near=%v margin %q (%s), want %s near=%v", tc.name, c.Verdict, c.Near, c.Margin, c.Evidence, tc.want, tc.near)
 		}
@@ -167,7 +148,7 @@ func TestHashFlatNearLimit(t *testing.T) {
 		{[]float64{60e6, 64e6, 62e6}, []float64{58e6, 60e6, 57e6}, results.Holds, false},
 		{[]float64{60e6, 64e6, 62e6}, []float64{30e6, 35e6, 38e6}, results.DoesNotHold, false},
 	} {
-		cs := []*results.Config{withRounds(hashCfg("lot", 1, 0), MOpsPerSec, tc.one...), withRounds(hashCfg("lot", 2, 0), MOpsPerSec, tc.two...)}
+		cs := []*results.Config{claimtest.Rounds(hashCfg("lot", 1, 0), MOpsPerSec, tc.one...), claimtest.Rounds(hashCfg("lot", 2, 0), MOpsPerSec, tc.two...)}
 		for _, c := range Claims(cs, 2) {
 			if c.ID == ClaimHashFlat && (c.Verdict != tc.want || c.Near != tc.near) {
 				t.Errorf("%v / %v: %s near=%v (%s), want %s near=%v", tc.one, tc.two, c.Verdict, c.Near, c.Margin, tc.want, tc.near)
