@@ -133,27 +133,18 @@ func TestRunHerdPlacements(t *testing.T) {
 }
 
 func TestHerdOptionErrors(t *testing.T) {
-	for _, tc := range []struct {
-		mod  func(*Options)
-		want string
-	}{
-		{func(o *Options) { o.Impls = []string{"nope"} }, "valid names: lot"},
-		{func(o *Options) { o.Impls = []string{"lot", "lot"} }, "named twice"},
-		{func(o *Options) { o.Waiters = []int{0} }, "between 1 and 4096"},
-		{func(o *Options) { o.Waiters = []int{4097} }, "between 1 and 4096"},
-		{func(o *Options) { o.Notify = []string{"some"} }, "valid: notify-all, one-loop"},
-		{func(o *Options) { o.Placements = []string{"moon"} }, "valid: unpinned"},
-		{func(o *Options) { o.Repeats = 0 }, "repeats"},
-	} {
-		o := tinyHerd()
-		tc.mod(&o)
-		err := o.Validate()
-		var oe *driver.OptionError
-		if !errors.As(err, &oe) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Validate: %v, want an OptionError containing %q", err, tc.want)
-		}
-		drivertest.Refused(t, "Run", Run, o)
-	}
+	drivertest.WantRefused(t, tinyHerd, []drivertest.Bad[Options]{
+		{Field: "Impls", Want: "valid names: lot", Edit: func(o *Options) { o.Impls = []string{"nope"} }},
+		{Field: "Impls", Want: "named twice", Edit: func(o *Options) { o.Impls = []string{"lot", "lot"} }},
+		{Field: "Waiters", Want: "between 1 and 4096", Edit: func(o *Options) { o.Waiters = []int{0} }},
+		{Field: "Waiters", Want: "between 1 and 4096", Edit: func(o *Options) { o.Waiters = []int{4097} }},
+		{Field: "Notify", Want: "valid: notify-all, one-loop", Edit: func(o *Options) { o.Notify = []string{"some"} }},
+		{Field: "Placements", Want: "valid: unpinned", Edit: func(o *Options) { o.Placements = []string{"moon"} }},
+		{Field: "Repeats", Want: "repeats", Edit: func(o *Options) { o.Repeats = 0 }},
+	})
+	o := tinyHerd()
+	o.Waiters = []int{0}
+	drivertest.Refused(t, "Run", Run, o)
 }
 
 // TestHerdAcceptsAll: --impl all and --placement all mean what they mean

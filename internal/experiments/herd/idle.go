@@ -77,7 +77,7 @@ func (o Options) withMode() (Options, error) {
 		return o, driver.Bad("Notify", "the idle pool runs notify_one, notify_all and requeue side by side: choose among them with --impl "+
 			"(lot: one and requeue; lot-wakeall: all; futex-broadcast: one and all; futex-requeue: requeue)")
 	case o.Anatomy:
-		return o, driver.Bad("Anatomy", "--anatomy traces the herd's mode only")
+		return o, driver.Bad("Anatomy", "traces the herd mode only (every waiter has work), not the idle pool")
 	case slices.Contains(o.Participants, driver.Goroutines) || slices.Contains(o.Participants, driver.All):
 		return o, driver.Bad("Participants", "the idle pool's workers are locked threads (--participants=threads)")
 	}

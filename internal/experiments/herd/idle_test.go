@@ -2,14 +2,13 @@ package herd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver"
-	"github.com/parkbench/parkbench/internal/optionerr"
+	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -20,22 +19,13 @@ func idleOptions() Options {
 }
 
 func TestIdleOptions(t *testing.T) {
-	for _, c := range []struct {
-		field, want string
-		edit        func(*Options)
-	}{
-		{"Mode", `unknown mode "lazy"`, func(o *Options) { o.Mode = "lazy" }},
-		{"Requests", "invalid requests 0", func(o *Options) { o.Requests = 0 }},
-		{"Notify", "side by side", func(o *Options) { o.Notify = []string{ModeOneLoop} }},
-		{"Participants", "locked threads", func(o *Options) { o.Participants = []string{driver.Goroutines} }},
-	} {
-		o := idleOptions()
-		c.edit(&o)
-		var oe *optionerr.Error
-		if err := o.Validate(); !errors.As(err, &oe) || oe.Field != c.field || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: got %v", c.want, err)
-		}
-	}
+	drivertest.WantRefused(t, idleOptions, []drivertest.Bad[Options]{
+		{Field: "Mode", Want: `unknown mode "lazy"`, Edit: func(o *Options) { o.Mode = "lazy" }},
+		{Field: "Requests", Want: "invalid requests 0", Edit: func(o *Options) { o.Requests = 0 }},
+		{Field: "Notify", Want: "side by side", Edit: func(o *Options) { o.Notify = []string{ModeOneLoop} }},
+		{Field: "Participants", Want: "locked threads", Edit: func(o *Options) { o.Participants = []string{driver.Goroutines} }},
+		{Field: "Anatomy", Want: "herd mode only", Edit: func(o *Options) { o.Anatomy = true }},
+	})
 	// The herd's own mode echoes as it always did: no mode, no requests.
 	o := DefaultOptions()
 	p, err := plan(o)

@@ -1,12 +1,11 @@
 package inversion
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/claim/claimtest"
-	"github.com/parkbench/parkbench/internal/experiments/driver"
+	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 	"github.com/parkbench/parkbench/internal/results"
 )
 
@@ -46,36 +45,14 @@ func TestClaims(t *testing.T) {
 // TestValidate: each bound is refused naming its field, before anything
 // about the host is looked at.
 func TestValidate(t *testing.T) {
-	for _, tc := range []struct {
-		field string
-		mod   func(*Options)
-	}{
-		{"Hold", func(o *Options) { o.Hold = 0 }},
-		{"Hold", func(o *Options) { o.Hold = MaxHold + 1 }},
-		{"Medium", func(o *Options) { o.Medium = MinMedium - 1 }},
-		{"Medium", func(o *Options) { o.Medium = MaxMedium * 2 }},
-		{"Repeats", func(o *Options) { o.Repeats = 0 }},
-		{"Repeats", func(o *Options) { o.Repeats = MaxRepeats + 1 }},
-	} {
-		o := DefaultOptions()
-		tc.mod(&o)
-		err := o.Validate()
-		if err == nil {
-			t.Errorf("%s: accepted %+v", tc.field, o)
-			continue
-		}
-		if f := fieldOf(err); f != tc.field {
-			t.Errorf("refused on %q, want %q: %v", f, tc.field, err)
-		}
-	}
-}
-
-func fieldOf(err error) string {
-	var oe *driver.OptionError
-	if errors.As(err, &oe) {
-		return oe.Field
-	}
-	return ""
+	drivertest.WantRefused(t, DefaultOptions, []drivertest.Bad[Options]{
+		{Field: "Hold", Edit: func(o *Options) { o.Hold = 0 }},
+		{Field: "Hold", Edit: func(o *Options) { o.Hold = MaxHold + 1 }},
+		{Field: "Medium", Edit: func(o *Options) { o.Medium = MinMedium - 1 }},
+		{Field: "Medium", Edit: func(o *Options) { o.Medium = MaxMedium * 2 }},
+		{Field: "Repeats", Edit: func(o *Options) { o.Repeats = 0 }},
+		{Field: "Repeats", Edit: func(o *Options) { o.Repeats = MaxRepeats + 1 }},
+	})
 }
 
 // TestClaimNamesSteal: a PI figure measured while the host stole the CPU

@@ -2,7 +2,6 @@ package lock
 
 import (
 	"context"
-	"errors"
 	"runtime"
 	"strconv"
 	"strings"
@@ -20,60 +19,33 @@ import (
 )
 
 func TestValidate(t *testing.T) {
-	if err := QuickOptions().Validate(); err != nil {
-		t.Fatalf("quick: %v", err)
-	}
-	wantRefused(t, DefaultOptions, []badOption[Options]{
-		{"Threads", func(o *Options) { o.Threads = nil }},
-		{"Threads", func(o *Options) { o.Threads = []int{0} }},
-		{"Threads", func(o *Options) { o.Threads = []int{2, -1} }},
-		{"Threads", func(o *Options) { o.Threads = []int{MaxThreads + 1} }},
-		{"WorkIn", func(o *Options) { o.WorkIn = []time.Duration{-1} }},
-		{"WorkIn", func(o *Options) { o.WorkIn = nil }},
-		{"WorkBetween", func(o *Options) { o.WorkBetween = []time.Duration{time.Second} }},
-		{"Locks", func(o *Options) { o.Locks = []int{0} }},
-		{"Locks", func(o *Options) { o.Locks = []int{MaxLocks + 1} }},
-		{"Duration", func(o *Options) { o.Duration = 0 }},
-		{"Duration", func(o *Options) { o.Duration = -time.Second }},
-		{"Duration", func(o *Options) { o.Duration = time.Hour }},
-		{"Repeats", func(o *Options) { o.Repeats = 0 }},
-		{"Repeats", func(o *Options) { o.Repeats = -3 }},
-		{"HoldSleep", func(o *Options) { o.HoldSleep = -time.Microsecond }},
-		{"Skew", func(o *Options) { o.Skew, o.HoldSleep = true, time.Microsecond }},
-		{"Impls", func(o *Options) { o.Impls = []string{"lot", "nosuch"} }},
-		{"LotParkers", func(o *Options) { o.LotParkers = []string{"nosuch"} }},
-		{"LotParkers", func(o *Options) { o.LotParkers = []string{"wasm"} }},
-	})
-	o := DefaultOptions()
-	o.Impls = []string{"nosuch"}
-	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "lot-fair") {
-		t.Errorf("unknown impl: %v, want the valid names", err)
-	}
-}
-
-// badOption is an edit of valid options that Validate must refuse with an
-// *OptionError naming field (never a flag).
-type badOption[O any] struct {
-	field string
-	edit  func(*O)
-}
-
-// wantRefused checks that valid() validates and that every edit of it in
-// bad is refused naming its field.
-func wantRefused[O interface{ Validate() error }](t *testing.T, valid func() O, bad []badOption[O]) {
-	t.Helper()
-	if err := valid().Validate(); err != nil {
-		t.Fatalf("valid options refused: %v", err)
-	}
-	for _, b := range bad {
-		o := valid()
-		b.edit(&o)
-		err := o.Validate()
-		var oe *driver.OptionError
-		if !errors.As(err, &oe) || oe.Field != b.field || strings.Contains(err.Error(), "--") {
-			t.Errorf("%s: err = %v, want an *OptionError for %s, naming no flag", b.field, err, b.field)
+	for _, o := range []Options{QuickOptions(), DefaultOptions()} {
+		if err := o.Validate(); err != nil {
+			t.Fatalf("valid options refused: %v", err)
 		}
 	}
+	drivertest.WantRefused(t, DefaultOptions, []drivertest.Bad[Options]{
+		{Field: "Threads", Edit: func(o *Options) { o.Threads = nil }},
+		{Field: "Threads", Edit: func(o *Options) { o.Threads = []int{0} }},
+		{Field: "Threads", Edit: func(o *Options) { o.Threads = []int{2, -1} }},
+		{Field: "Threads", Edit: func(o *Options) { o.Threads = []int{MaxThreads + 1} }},
+		{Field: "WorkIn", Edit: func(o *Options) { o.WorkIn = []time.Duration{-1} }},
+		{Field: "WorkIn", Edit: func(o *Options) { o.WorkIn = nil }},
+		{Field: "WorkBetween", Edit: func(o *Options) { o.WorkBetween = []time.Duration{time.Second} }},
+		{Field: "Locks", Edit: func(o *Options) { o.Locks = []int{0} }},
+		{Field: "Locks", Edit: func(o *Options) { o.Locks = []int{MaxLocks + 1} }},
+		{Field: "Duration", Edit: func(o *Options) { o.Duration = 0 }},
+		{Field: "Duration", Edit: func(o *Options) { o.Duration = -time.Second }},
+		{Field: "Duration", Edit: func(o *Options) { o.Duration = time.Hour }},
+		{Field: "Repeats", Edit: func(o *Options) { o.Repeats = 0 }},
+		{Field: "Repeats", Edit: func(o *Options) { o.Repeats = -3 }},
+		{Field: "HoldSleep", Edit: func(o *Options) { o.HoldSleep = -time.Microsecond }},
+		{Field: "Skew", Edit: func(o *Options) { o.Skew, o.HoldSleep = true, time.Microsecond }},
+		{Field: "Impls", Edit: func(o *Options) { o.Impls = []string{"lot", "nosuch"} }},
+		{Field: "Impls", Want: "lot-fair", Edit: func(o *Options) { o.Impls = []string{"nosuch"} }}, // the valid names
+		{Field: "LotParkers", Edit: func(o *Options) { o.LotParkers = []string{"nosuch"} }},
+		{Field: "LotParkers", Edit: func(o *Options) { o.LotParkers = []string{"wasm"} }},
+	})
 }
 
 func TestDefaultThreads(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/results"
 )
@@ -14,15 +15,15 @@ func TestRwValidate(t *testing.T) {
 	if err := DefaultRwOptions().Validate(); err != nil {
 		t.Fatalf("default rwlock: %v", err)
 	}
-	wantRefused(t, QuickRwOptions, []badOption[RwOptions]{
-		{"Readers", func(o *RwOptions) { o.Readers = nil }},
-		{"Readers", func(o *RwOptions) { o.Readers = []int{-1} }},
-		{"Writers", func(o *RwOptions) { o.Writers = []int{MaxThreads + 1} }},
-		{"Writers", func(o *RwOptions) { o.Readers, o.Writers = []int{0}, []int{0} }},
-		{"Impls", func(o *RwOptions) { o.Impls = []string{"lot-fair"} }}, // a mutex only
-		{"Duration", func(o *RwOptions) { o.Duration = 0 }},
-		{"Repeats", func(o *RwOptions) { o.Repeats = 0 }},
-		{"WorkIn", func(o *RwOptions) { o.WorkIn = []time.Duration{-1} }},
+	drivertest.WantRefused(t, QuickRwOptions, []drivertest.Bad[RwOptions]{
+		{Field: "Readers", Edit: func(o *RwOptions) { o.Readers = nil }},
+		{Field: "Readers", Edit: func(o *RwOptions) { o.Readers = []int{-1} }},
+		{Field: "Writers", Edit: func(o *RwOptions) { o.Writers = []int{MaxThreads + 1} }},
+		{Field: "Writers", Edit: func(o *RwOptions) { o.Readers, o.Writers = []int{0}, []int{0} }},
+		{Field: "Impls", Edit: func(o *RwOptions) { o.Impls = []string{"lot-fair"} }}, // a mutex only
+		{Field: "Duration", Edit: func(o *RwOptions) { o.Duration = 0 }},
+		{Field: "Repeats", Edit: func(o *RwOptions) { o.Repeats = 0 }},
+		{Field: "WorkIn", Edit: func(o *RwOptions) { o.WorkIn = []time.Duration{-1} }},
 	})
 }
 

@@ -1,42 +1,27 @@
 package spin
 
 import (
-	"errors"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
-	"github.com/parkbench/parkbench/internal/optionerr"
 )
 
 func TestOptionsRefused(t *testing.T) {
 	drivertest.LinuxOnly(t, "spin runs on Linux only")
-	cases := []struct {
-		field, want string
-		edit        func(*Options)
-	}{
-		{"Budgets", "invalid budget -1µs", func(o *Options) { o.Budgets = []time.Duration{-time.Microsecond} }},
-		{"Budgets", "invalid budget 1s", func(o *Options) { o.Budgets = []time.Duration{time.Second} }},
-		{"Budgets", "given twice", func(o *Options) { o.Budgets = []time.Duration{time.Microsecond, 1000} }},
-		{"Gaps", "invalid gap -1ms", func(o *Options) { o.Gaps = []time.Duration{-time.Millisecond} }},
-		{"Gaps", "invalid gap 1s", func(o *Options) { o.Gaps = []time.Duration{time.Second} }},
-		{"Gaps", "give at least one gap", func(o *Options) { o.Gaps = nil }},
-		{"Gaps", "more than its limit of 30m0s", func(o *Options) { o.Gaps = []time.Duration{100 * time.Millisecond}; o.Waits = 10000 }},
-		{"Waits", "invalid waits 0", func(o *Options) { o.Waits = 0 }},
-		{"Rounds", "invalid rounds 0", func(o *Options) { o.Rounds = 0 }},
-		{"Placements", `unknown placement "moon"`, func(o *Options) { o.Placements = []string{"moon"} }},
-		{"Impls", `unknown implementation "nosuch"`, func(o *Options) { o.Impls = []string{"nosuch"} }},
-	}
-	for _, c := range cases {
-		o := QuickOptions()
-		c.edit(&o)
-		err := o.Validate()
-		var oe *optionerr.Error
-		if !errors.As(err, &oe) || oe.Field != c.field || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: got %v, want an error on %s with %q", c.want, err, c.field, c.want)
-		}
-	}
+	drivertest.WantRefused(t, QuickOptions, []drivertest.Bad[Options]{
+		{Field: "Budgets", Want: "invalid budget -1µs", Edit: func(o *Options) { o.Budgets = []time.Duration{-time.Microsecond} }},
+		{Field: "Budgets", Want: "invalid budget 1s", Edit: func(o *Options) { o.Budgets = []time.Duration{time.Second} }},
+		{Field: "Budgets", Want: "given twice", Edit: func(o *Options) { o.Budgets = []time.Duration{time.Microsecond, 1000} }},
+		{Field: "Gaps", Want: "invalid gap -1ms", Edit: func(o *Options) { o.Gaps = []time.Duration{-time.Millisecond} }},
+		{Field: "Gaps", Want: "invalid gap 1s", Edit: func(o *Options) { o.Gaps = []time.Duration{time.Second} }},
+		{Field: "Gaps", Want: "give at least one gap", Edit: func(o *Options) { o.Gaps = nil }},
+		{Field: "Gaps", Want: "more than its limit of 30m0s", Edit: func(o *Options) { o.Gaps = []time.Duration{100 * time.Millisecond}; o.Waits = 10000 }},
+		{Field: "Waits", Want: "invalid waits 0", Edit: func(o *Options) { o.Waits = 0 }},
+		{Field: "Rounds", Want: "invalid rounds 0", Edit: func(o *Options) { o.Rounds = 0 }},
+		{Field: "Placements", Want: `unknown placement "moon"`, Edit: func(o *Options) { o.Placements = []string{"moon"} }},
+		{Field: "Impls", Want: `unknown implementation "nosuch"`, Edit: func(o *Options) { o.Impls = []string{"nosuch"} }},
+	})
 	if err := DefaultOptions().Validate(); err != nil {
 		t.Errorf("the defaults: %v", err)
 	}

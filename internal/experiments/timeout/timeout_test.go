@@ -1,15 +1,11 @@
 package timeout
 
 import (
-	"context"
-	"errors"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/parkbench/parkbench/internal/claim/claimtest"
-	"github.com/parkbench/parkbench/internal/experiments/driver"
 	"github.com/parkbench/parkbench/internal/experiments/driver/drivertest"
 	"github.com/parkbench/parkbench/internal/longtest"
 	"github.com/parkbench/parkbench/internal/lot"
@@ -38,23 +34,18 @@ func TestTimeoutOptionsCheck(t *testing.T) {
 	if err := ok.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	for name, mut := range map[string]func(*Options){
-		"zero deadline":     func(o *Options) { o.Deadlines = []time.Duration{0} },
-		"negative deadline": func(o *Options) { o.Deadlines = []time.Duration{-time.Millisecond} },
-		"huge deadline":     func(o *Options) { o.Deadlines = []time.Duration{11 * time.Second} },
-		"no deadline":       func(o *Options) { o.Deadlines = nil },
-		"samples 0":         func(o *Options) { o.Samples = 0 },
-		"samples 1e6+1":     func(o *Options) { o.Samples = 1_000_001 },
-		"negative slack":    func(o *Options) { o.Slacks = []time.Duration{-1} },
-		"no slack":          func(o *Options) { o.Slacks = nil },
-	} {
-		o := DefaultOptions()
-		mut(&o)
-		var oe *driver.OptionError
-		if err := o.Validate(); !errors.As(err, &oe) {
-			t.Errorf("%s: got %v, want an OptionError", name, err)
-		}
-	}
+	drivertest.WantRefused(t, DefaultOptions, []drivertest.Bad[Options]{
+		{Field: "Deadlines", Edit: func(o *Options) { o.Deadlines = []time.Duration{0} }},
+		{Field: "Deadlines", Edit: func(o *Options) { o.Deadlines = []time.Duration{-time.Millisecond} }},
+		{Field: "Deadlines", Edit: func(o *Options) { o.Deadlines = []time.Duration{11 * time.Second} }},
+		{Field: "Deadlines", Edit: func(o *Options) { o.Deadlines = nil }},
+		{Field: "Samples", Edit: func(o *Options) { o.Samples = 0 }},
+		{Field: "Samples", Edit: func(o *Options) { o.Samples = 1_000_001 }},
+		{Field: "Slacks", Edit: func(o *Options) { o.Slacks = []time.Duration{-1} }},
+		{Field: "Slacks", Edit: func(o *Options) { o.Slacks = nil }},
+		// The list of valid names (std is valid on every OS).
+		{Field: "Impls", Want: "std", Edit: func(o *Options) { o.Impls = []string{"no-such-parker"} }},
+	})
 	for _, s := range []string{"", "x", "0", "-1ns", "2s"} {
 		if _, err := ParseSlack(s); err == nil {
 			t.Errorf("ParseSlack(%q) accepted", s)
@@ -68,12 +59,7 @@ func TestTimeoutOptionsCheck(t *testing.T) {
 	}
 	o := QuickOptions()
 	o.Impls = []string{"no-such-parker"}
-	_, err := Run(context.Background(), o, nil)
-	var oe *driver.OptionError
-	// The list of valid names (std is valid on every OS).
-	if !errors.As(err, &oe) || !strings.Contains(err.Error(), "valid names") || !strings.Contains(err.Error(), "std") {
-		t.Fatalf("unknown impl: %v", err)
-	}
+	drivertest.Refused(t, "Run", Run, o)
 }
 
 // TestTimeoutNeverEarly runs a few real timed waits per mechanism and checks

@@ -1,7 +1,7 @@
 // Package drivertest is what the experiments' tests share: a run
-// interrupted part-way, one refused or cancelled before it starts, and the
-// runtime state every experiment puts back however it ends
-// (internal/runenv). Tests only import it.
+// interrupted part-way, one refused or cancelled before it starts, options
+// that Validate must refuse, and the runtime state every experiment puts
+// back however it ends (internal/runenv). Tests only import it.
 package drivertest
 
 import (
@@ -9,6 +9,7 @@ import (
 	"errors"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,6 +79,32 @@ func Refused[O any](t testing.TB, what string, run func(context.Context, O, driv
 	var oe *driver.OptionError
 	if _, err := run(context.Background(), o, nil); !errors.As(err, &oe) {
 		t.Errorf("%s: %v, want an OptionError", what, err)
+	}
+}
+
+// Bad is an edit of valid options that Validate must refuse: with an
+// *driver.OptionError on Field (any field when it is empty) whose message
+// says Want (anything when it is empty) and does not begin with a flag:
+// the command puts the field's flag before it ("--gaps: ..."), and a
+// message of its own naming it again stutters.
+type Bad[O any] struct {
+	Field, Want string
+	Edit        func(*O)
+}
+
+// WantRefused fails t unless Validate refuses every edit in bad of the
+// options valid returns (which may themselves be refused only where the
+// host cannot run them: inversion's off Linux) as the edit says.
+func WantRefused[O interface{ Validate() error }](t testing.TB, valid func() O, bad []Bad[O]) {
+	t.Helper()
+	for _, b := range bad {
+		o := valid()
+		b.Edit(&o)
+		err := o.Validate()
+		var oe *driver.OptionError
+		if !errors.As(err, &oe) || b.Field != "" && oe.Field != b.Field || !strings.Contains(err.Error(), b.Want) || strings.HasPrefix(err.Error(), "--") {
+			t.Errorf("%s %q: err = %v, want an OptionError on %s saying %q, not beginning with a flag", b.Field, b.Want, err, b.Field, b.Want)
+		}
 	}
 }
 
