@@ -271,6 +271,9 @@ type window struct {
 // or stops at the first error of one, or with ctx.Err() once ctx is done,
 // and returns that error after the window closes.
 func repeatGroup[T any](ctx context.Context, tally *runenv.Tally, n, repeats, count int, one func(r, k int) (T, error)) ([][]T, window, error) {
+	if driver.Interrupted(ctx) { // before the probe, which takes its time
+		return nil, window{}, ctx.Err()
+	}
 	out := make([][]T, count)
 	w := window{probe: probe.Measure(probe.DefaultCPUs())}
 	env := runenv.Enter(n + 2)

@@ -45,6 +45,9 @@ func (p *loadedPlan) Run(ctx context.Context, progress driver.Progress) (*result
 	done := 0
 	total := len(p.cfgs) * o.Rounds
 	for start := 0; start < len(p.cfgs); {
+		if driver.Interrupted(ctx) { // before the group's probe
+			return nil, ctx.Err()
+		}
 		end := start
 		for end < len(p.cfgs) && p.cfgs[end].group == p.cfgs[start].group {
 			end++

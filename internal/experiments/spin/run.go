@@ -64,6 +64,9 @@ func (p *spinPlan) Run(ctx context.Context, progress driver.Progress) (*results.
 	var budgets map[string]float64
 	var spins int
 	for pi, pl := range p.placements {
+		if driver.Interrupted(ctx) {
+			return nil, ctx.Err()
+		}
 		pin := [2]int{cpus[0], cpus[0]}
 		if pl == CrossCore {
 			pin[1] = cpus[1]
@@ -309,6 +312,9 @@ func (p *spinPlan) calibrate(ctx context.Context, pr *pair, cpus []int) (map[str
 		switch {
 		case rw.kind != KindPort && rw.proto != protoC:
 			continue
+		case driver.Interrupted(ctx):
+			// Before the C calibration, which does not see ctx.
+			return nil, -1, ctx.Err()
 		case rw.proto == protoC:
 			if len(cpus) < 2 {
 				continue

@@ -86,6 +86,9 @@ func (p *wakePlan) Run(ctx context.Context, progress driver.Progress) (*results.
 		steps += o.rounds(c.bench)
 	}
 	for start := 0; start < len(cfgs); {
+		if driver.Interrupted(ctx) { // before the group's probe
+			return nil, ctx.Err()
+		}
 		end := start
 		participants := 0
 		for end < len(cfgs) && cfgs[end].group == cfgs[start].group {
