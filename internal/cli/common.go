@@ -65,7 +65,7 @@ func addViewFlags(cmd *cobra.Command, o *report.Options) {
 
 func addOutputFlags(cmd *cobra.Command, of *outputFlags) {
 	cmd.Flags().StringVar(&of.format, "format", "table", "output on stdout: "+strings.Join(of.formats(), "|"))
-	_ = cmd.RegisterFlagCompletionFunc("format", completeFrom(of.formats(), false))
+	_ = cmd.RegisterFlagCompletionFunc("format", completeFrom(of.formats, false))
 	cmd.Flags().StringVarP(&of.out, "out", "o", "", "write the result file (versioned JSON) to `FILE` (- for stdout); written only when the run completes")
 	cmd.Flags().BoolVarP(&of.quiet, "quiet", "q", false, quietUsage)
 	addViewFlags(cmd, &of.view)

@@ -115,19 +115,23 @@ func implFlag(use string) string {
 
 // registerCompletions offers the values of c's --impl (--mech),
 // --placement, --experiment and --format to shell completion, and walks
-// c's subcommands.
+// c's subcommands. The values are read when a completion asks for them:
+// the implementations' are each experiment's, with whether each runs here
+// (inversion reads /proc for it), which every start of the command would
+// otherwise pay for.
 func registerCompletions(c *cobra.Command) {
-	values := map[string][]string{
-		implFlag(c.Name()): implNames(c.Name()),
-		"placement":        append([]string{"all"}, driver.Placements...),
-		"experiment":       plotExperiments(),
-		"format":           report.Formats,
+	use := c.Name()
+	values := map[string]func() []string{
+		implFlag(use): func() []string { return implNames(use) },
+		"placement":   func() []string { return append([]string{"all"}, driver.Placements...) },
+		"experiment":  plotExperiments,
+		"format":      func() []string { return report.Formats },
 	}
-	if c.Name() == "compare" {
-		values["format"] = compare.Formats
+	if use == "compare" {
+		values["format"] = func() []string { return compare.Formats }
 	}
 	for name, vs := range values {
-		if c.Flags().Lookup(name) == nil || len(vs) == 0 {
+		if c.Flags().Lookup(name) == nil {
 			continue
 		}
 		if _, done := c.GetFlagCompletionFunc(name); done {
@@ -160,10 +164,11 @@ func plotExperiments() []string {
 	return names
 }
 
-// completeFrom completes a flag's value from vs; for a comma list, the
+// completeFrom completes a flag's value from values(); for a comma list, the
 // item after the last comma, leaving out the items already given.
-func completeFrom(vs []string, list bool) cobra.CompletionFunc {
+func completeFrom(values func() []string, list bool) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		vs := values()
 		prefix, last := "", toComplete
 		if i := strings.LastIndex(toComplete, ","); list && i >= 0 {
 			prefix, last = toComplete[:i+1], toComplete[i+1:]
