@@ -14,17 +14,6 @@ import (
 	"github.com/parkbench/parkbench/internal/experiments/inversion"
 )
 
-func init() {
-	accepts["inversion"] = struct {
-		validate func(name string) error
-		names    func() []string
-	}{func(n string) error {
-		o := inversion.QuickOptions()
-		o.Impls = []string{n}
-		return o.Validate()
-	}, inversion.ImplNames}
-}
-
 // rtprios is `ps -L -o rtprio= -p pid`: one line per thread, "-" for a
 // thread not in a real-time class.
 func rtprios(t *testing.T, pid int) []string {

@@ -2,71 +2,28 @@ package cli
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/parkbench/parkbench/internal/experiments"
 	"github.com/parkbench/parkbench/internal/experiments/driver"
-	"github.com/parkbench/parkbench/internal/experiments/herd"
-	"github.com/parkbench/parkbench/internal/experiments/latency"
-	"github.com/parkbench/parkbench/internal/experiments/loaded"
-	"github.com/parkbench/parkbench/internal/experiments/lock"
-	"github.com/parkbench/parkbench/internal/experiments/selfwake"
-	"github.com/parkbench/parkbench/internal/experiments/spin"
-	"github.com/parkbench/parkbench/internal/experiments/stacks"
-	"github.com/parkbench/parkbench/internal/experiments/timeout"
-	"github.com/parkbench/parkbench/internal/experiments/wake"
 )
 
-// accepts is, per experiment that takes --impl (stacks: --mech), whether
-// its options accept one name, and every name its option resolution knows.
-var accepts = map[string]struct {
-	validate func(name string) error
-	names    func() []string
-}{
-	"latency": {func(n string) error {
-		o := latency.QuickLatencyOptions()
-		o.Impls = []string{n}
-		o.Placements = []string{"unpinned"}
-		if slices.ContainsFunc(latency.GoroutineImpls(), func(im driver.ImplInfo) bool { return im.Name == n }) {
-			o.Participants = []string{driver.Goroutines}
-		}
-		return o.Validate()
-	}, func() []string {
-		names := latency.ImplNames()
-		for _, im := range latency.GoroutineImpls() {
-			names = append(names, im.Name)
-		}
-		return names
-	}},
-	"selfwake": {withImpl(selfwake.QuickOptions, "Impls"), selfwake.ImplNames},
-	"herd":     {withImpl(herd.QuickOptions, "Impls"), herd.ImplNames},
-	"timeout":  {withImpl(timeout.QuickOptions, "Impls"), timeout.ImplNames},
-	"lock":     {withImpl(lock.QuickOptions, "Impls"), lock.ImplNames},
-	"rwlock":   {withImpl(lock.QuickRwOptions, "Impls"), lock.RwImplNames},
-	"wake":     {withImpl(wake.QuickOptions, "Impls"), wake.ImplNames},
-	"loaded":   {withImpl(loaded.QuickOptions, "Impls"), loaded.ImplNames},
-	"spin":     {withImpl(spin.QuickOptions, "Impls"), spin.ImplNames},
-	"stacks":   {withImpl(stacks.DefaultOptions, "Mechanisms"), stacks.ImplNames},
-}
+// aliases are the names for several implementations each command takes
+// beside its implementations (list shows the implementations).
+var aliases = map[string][]string{"timeout": {"lot"}}
 
-// withImpl is an experiment's check of one name: its options from opts
-// with the list field (Impls, stacks' Mechanisms) set to the name alone.
-func withImpl[O interface{ Validate() error }](opts func() O, field string) func(string) error {
-	return func(n string) error {
-		o := opts()
-		reflect.ValueOf(&o).Elem().FieldByName(field).Set(reflect.ValueOf([]string{n}))
-		return o.Validate()
-	}
-}
-
-// TestListMatchesAccepted: every name `parkbench list` shows is accepted by
-// its experiment here (or refused with the reason list gives), and every
-// name an experiment knows is listed under it.
+// TestListMatchesAccepted: every name `parkbench list` shows is accepted
+// by its command (or refused, with the reason list gives), and the names
+// the command knows (the valid names its refusal of an unknown one lists)
+// are the listed ones, in order, then its aliases, which it accepts. Each
+// name goes through the command line itself (tryName), so the test knows
+// no experiment's options.
 func TestListMatchesAccepted(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := executeTo([]string{"list"}, &out, &errb); code != 0 {
@@ -76,24 +33,34 @@ func TestListMatchesAccepted(t *testing.T) {
 		if e.Impls == nil {
 			continue
 		}
-		acc, ok := accepts[e.Name]
-		if !ok {
-			t.Errorf("%s: lists implementations but the test does not know its options", e.Name)
-			continue
-		}
 		var listed []string
+		goroutinesOnly := false
 		for _, im := range e.Impls() {
+			goroutinesOnly = goroutinesOnly || im.GoroutinesOnly
 			listed = append(listed, im.Name)
-			err := acc.validate(im.Name)
+			err := tryName(e, im)
 			switch {
 			case im.Why == "" && err != nil:
-				t.Errorf("%s: list says %s runs here, but its options refuse it: %v", e.Name, im.Name, err)
+				t.Errorf("%s: list says %s runs here, but its command refuses it: %v", e.Name, im.Name, err)
 			case im.Why != "" && err == nil:
-				t.Errorf("%s: list says %s does not run here (%s), but its options accept it", e.Name, im.Name, im.Why)
+				t.Errorf("%s: list says %s does not run here (%s), but its command accepts it", e.Name, im.Name, im.Why)
 			}
 		}
-		if known := acc.names(); !slices.Equal(listed, known) {
-			t.Errorf("%s: list shows %v, the experiment knows %v", e.Name, listed, known)
+		known := validNames(t, e)
+		if goroutinesOnly {
+			for _, n := range validNames(t, e, "--participants="+driver.Goroutines) {
+				if !slices.Contains(known, n) {
+					known = append(known, n)
+				}
+			}
+		}
+		if want := append(slices.Clone(listed), aliases[e.Name]...); !slices.Equal(known, want) {
+			t.Errorf("%s: the command knows %v, want list's %v and then the aliases %v", e.Name, known, listed, aliases[e.Name])
+		}
+		for _, a := range aliases[e.Name] {
+			if err := tryName(e, driver.ImplInfo{Name: a}); err != nil {
+				t.Errorf("%s: alias %s refused: %v", e.Name, a, err)
+			}
 		}
 		section := sectionOf(out.String(), e.Name)
 		for _, n := range listed {
@@ -102,6 +69,69 @@ func TestListMatchesAccepted(t *testing.T) {
 			}
 		}
 	}
+}
+
+// implFlagOf is the flag that names e's implementations.
+func implFlagOf(e experiments.Entry) string {
+	if e.Flag != "" {
+		return e.Flag
+	}
+	return "--impl"
+}
+
+// tryName runs `parkbench EXP --impl=NAME` (with --quick where the command
+// has it, and --participants=goroutines for an implementation that runs
+// only there) with every run's context cancelled before the run starts, as
+// if SIGINT had come: options the command accepts end interrupted (130)
+// with nothing measured, refused ones as bad input (2), whose message it
+// returns.
+func tryName(e experiments.Entry, im driver.ImplInfo) error {
+	args := []string{e.Name, implFlagOf(e) + "=" + im.Name, "--quiet"}
+	cmd, _, err := newRoot().Find([]string{e.Name})
+	if err != nil {
+		return err
+	}
+	if cmd.Flags().Lookup("quick") != nil {
+		args = append(args, "--quick")
+	}
+	if im.GoroutinesOnly {
+		args = append(args, "--participants="+driver.Goroutines)
+	}
+	interrupts.mu.Lock()
+	interrupts.signaled = true
+	interrupts.mu.Unlock()
+	defer func() {
+		interrupts.mu.Lock()
+		interrupts.signaled = false
+		interrupts.mu.Unlock()
+	}()
+	var out, errb bytes.Buffer
+	switch code := executeTo(args, &out, &errb); code {
+	case exitInterrupted:
+		return nil
+	case exitUsage:
+		return errors.New(strings.TrimSpace(errb.String()))
+	default:
+		return fmt.Errorf("%v: exit %d, want %d (accepted, then interrupted) or %d (refused): %s", args, code, exitInterrupted, exitUsage, errb.String())
+	}
+}
+
+// validNames are the names e's command knows, with more flags: the valid
+// names its refusal of an unknown one lists ("...; valid names: a, b, or
+// all").
+func validNames(t *testing.T, e experiments.Entry, more ...string) []string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := executeTo(append([]string{e.Name, implFlagOf(e) + "=no-such-name"}, more...), &out, &errb); code != exitUsage {
+		t.Fatalf("%s: an unknown name: exit %d, want %d", e.Name, code, exitUsage)
+	}
+	msg := strings.Join(strings.Fields(errb.String()), " ")
+	_, names, ok := strings.Cut(msg, "valid names: ")
+	if !ok {
+		t.Fatalf("%s: the refusal of an unknown name lists no valid names: %s", e.Name, msg)
+	}
+	names, _, _ = strings.Cut(names, ", or all")
+	return strings.Split(names, ", ")
 }
 
 // sectionOf is the part of list's output about experiment name's
