@@ -92,9 +92,11 @@ type Bad[O any] struct {
 	Edit        func(*O)
 }
 
-// WantRefused fails t unless Validate refuses every edit in bad of the
-// options valid returns (which may themselves be refused only where the
-// host cannot run them: inversion's off Linux) as the edit says.
+// WantRefused fails t unless Validate refuses each edit in bad of the
+// options valid returns as the edit says. Those options are accepted but
+// for the edit, except on a host that cannot run the experiment at all
+// (inversion off Linux or without root), which the edits' refusals come
+// before.
 func WantRefused[O interface{ Validate() error }](t testing.TB, valid func() O, bad []Bad[O]) {
 	t.Helper()
 	for _, b := range bad {
