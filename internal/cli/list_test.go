@@ -84,21 +84,13 @@ func implFlagOf(e experiments.Entry) string {
 	return "--impl"
 }
 
-// tryName runs `parkbench EXP --impl=NAME` (with --quick where the command
-// has it, and --participants=goroutines for an implementation that runs
-// only there) with every run's context cancelled before the run starts, as
-// if SIGINT had come: options the command accepts end interrupted (130)
-// with nothing measured, refused ones as bad input (2), whose message it
-// returns.
+// tryName runs `parkbench EXP --impl=NAME` (with --participants=goroutines
+// for an implementation that runs only there) with every run's context
+// cancelled before the run starts, as if SIGINT had come: options the
+// command accepts end interrupted (130) with nothing measured, refused
+// ones as bad input (2), whose message it returns.
 func tryName(e experiments.Entry, im driver.ImplInfo) error {
 	args := []string{e.Name, implFlagOf(e) + "=" + im.Name, "--quiet"}
-	cmd, _, err := newRoot().Find([]string{e.Name})
-	if err != nil {
-		return err
-	}
-	if cmd.Flags().Lookup("quick") != nil {
-		args = append(args, "--quick")
-	}
 	if im.GoroutinesOnly {
 		args = append(args, "--participants="+driver.Goroutines)
 	}

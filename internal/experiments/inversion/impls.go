@@ -94,10 +94,11 @@ func allImpls() []impl {
 	}
 }
 
-// why says why im does not run here ("" when it does).
-func (im impl) why(force bool) string {
-	if w := hostWhy(force); w != "" {
-		return w
+// why says why im does not run here ("" when it does), host why the
+// experiment does not.
+func (im impl) why(host string) string {
+	if host != "" {
+		return host
 	}
 	if im.name != "pthread-pi" && im.name != "pthread" {
 		if !futexsync.Supported {
@@ -108,9 +109,13 @@ func (im impl) why(force bool) string {
 	return driver.Why(cref.LockAvailable)
 }
 
+// catalog surveys the host (privilege, CPUs, RT throttling: reads of
+// /proc) once, when an implementation's Info is first asked for, not once
+// per implementation.
 func catalog(force bool) driver.Catalog[impl] {
+	host := sync.OnceValue(func() string { return hostWhy(force) })
 	return driver.Catalog[impl]{Items: allImpls(), Info: func(im impl) driver.ImplInfo {
-		return driver.ImplInfo{Name: im.name, Kind: im.kind, Summary: im.summary, Why: im.why(force)}
+		return driver.ImplInfo{Name: im.name, Kind: im.kind, Summary: im.summary, Why: im.why(host())}
 	}}
 }
 
