@@ -56,8 +56,12 @@ import (
 //   - a list whose type has the methods of itemText reads and shows its
 //     items so (timeout.Slacks' "default", spin.Budgets' "unbounded").
 
-// flagDef binds one flag to the Options field(s) of O it sets.
-type flagDef[O any] struct {
+// flagDef binds one flag to the Options field(s) it sets. It reads and
+// sets them through reflection on the Options struct (o: the addressable
+// struct value), not through a type parameter: a parameter per Options
+// type made the compiler build every field's reader and setter once per
+// command (1,458 of the package's 1,711 functions were instantiations).
+type flagDef struct {
 	name   string   // without "--"
 	fields []string // the Options fields it sets, as a driver.OptionError names them
 	usage  string
@@ -68,8 +72,8 @@ type flagDef[O any] struct {
 	// get formats the field as flag text (the defaults shown in help);
 	// set reads the flag's text into o, a usage error naming the flag
 	// when the text is bad.
-	get func(*O) string
-	set func(*O, string) error
+	get func(o reflect.Value) string
+	set func(o reflect.Value, text string) error
 }
 
 // flagVars is the method of an Options type whose flags' help names what
@@ -114,7 +118,7 @@ func tagged[O any](implNames []string) flagTable[O] {
 			if hasHelp || opt != "" || sf.Type != from.Type {
 				panic(fmt.Sprintf("cli: %s: --%s is %s's already: a second field it sets has its type and no help or options of its own", where, name, from.Name))
 			}
-			j := slices.IndexFunc(table, func(f flagDef[O]) bool { return f.name == name })
+			j := slices.IndexFunc(table, func(f flagDef) bool { return f.name == name })
 			table[j] = alsoSets(table[j], from, sf)
 			continue
 		}
@@ -125,7 +129,7 @@ func tagged[O any](implNames []string) flagTable[O] {
 			panic(fmt.Sprintf("cli: %s: unknown flag option %q (empty-ok: a []string that may be empty)", where, opt))
 		}
 		first[name] = sf
-		f := fieldFlag[O](sf, name, flagUsage(where, help, sf.Tag.Get("placeholder"), vars), opt == "empty-ok")
+		f := fieldFlag(sf, name, flagUsage(where, help, sf.Tag.Get("placeholder"), vars), opt == "empty-ok")
 		f.fields = []string{sf.Name}
 		table = append(table, f)
 	}
@@ -156,15 +160,14 @@ func flagUsage(where, help, placeholder string, vars map[string]any) string {
 
 // alsoSets makes f, which sets the field from, set to as well, to the
 // same value (latency's --warmup: Warmup and GapWarmup).
-func alsoSets[O any](f flagDef[O], from, to reflect.StructField) flagDef[O] {
+func alsoSets(f flagDef, from, to reflect.StructField) flagDef {
 	f.fields = append(slices.Clone(f.fields), to.Name)
 	set := f.set
-	f.set = func(o *O, s string) error {
+	f.set = func(o reflect.Value, s string) error {
 		if err := set(o, s); err != nil {
 			return err
 		}
-		v := reflect.ValueOf(o).Elem()
-		v.FieldByIndex(to.Index).Set(v.FieldByIndex(from.Index))
+		o.FieldByIndex(to.Index).Set(o.FieldByIndex(from.Index))
 		return nil
 	}
 	return f
@@ -174,30 +177,30 @@ func alsoSets[O any](f flagDef[O], from, to reflect.StructField) flagDef[O] {
 // a time.Duration, a bool, a string) or a comma list of one of them.
 // Their parse errors read as pflag's own ("invalid argument "x" for
 // "--rounds" flag: want a whole number"); a list's say which item.
-func fieldFlag[O any](sf reflect.StructField, name, usage string, emptyOK bool) flagDef[O] {
+func fieldFlag(sf reflect.StructField, name, usage string, emptyOK bool) flagDef {
 	ft := sf.Type
-	var f flagDef[O]
+	var f flagDef
 	switch {
 	case ft == durationType:
-		f = fieldScalar[O](sf, name, usage, "duration", formatDuration, time.ParseDuration)
+		f = fieldScalar(sf, name, usage, "duration", formatDuration, time.ParseDuration)
 	case ft.Kind() == reflect.Int:
-		f = fieldScalar[O](sf, name, usage, "int", strconv.Itoa, parseInt)
+		f = fieldScalar(sf, name, usage, "int", strconv.Itoa, parseInt)
 	case ft.Kind() == reflect.Bool:
-		f = fieldScalar[O](sf, name, usage, "bool", strconv.FormatBool, strconv.ParseBool)
+		f = fieldScalar(sf, name, usage, "bool", strconv.FormatBool, strconv.ParseBool)
 	case ft.Kind() == reflect.String:
-		f = fieldScalar[O](sf, name, usage, "string", func(s string) string { return s }, func(s string) (string, error) { return s, nil })
+		f = fieldScalar(sf, name, usage, "string", func(s string) string { return s }, func(s string) (string, error) { return s, nil })
 		f.check = nil
 	case ft.Kind() != reflect.Slice:
 	case ft.Elem() == durationType:
-		f = fieldList[O](sf, name, usage, formatDuration, parseDurationItem, "")
+		f = fieldList(sf, name, usage, formatDuration, parseDurationItem, "")
 	case ft.Elem().Kind() == reflect.Int:
-		f = fieldList[O](sf, name, usage, strconv.Itoa, parseInt, "")
+		f = fieldList(sf, name, usage, strconv.Itoa, parseInt, "")
 	case ft.Elem().Kind() == reflect.Bool:
-		f = fieldList[O](sf, name, usage, strconv.FormatBool, parseBoolItem, "")
+		f = fieldList(sf, name, usage, strconv.FormatBool, parseBoolItem, "")
 	case ft.Elem().Kind() == reflect.String && emptyOK:
-		f = optionalNamesFlag(name, usage, fieldAt[O, []string](sf))
+		f = optionalNamesFlag(name, usage, fieldAt[[]string](sf))
 	case ft.Elem().Kind() == reflect.String:
-		f = fieldList[O](sf, name, usage, func(s string) string { return s }, func(s string) (string, error) { return s, nil }, ", or all")
+		f = fieldList(sf, name, usage, func(s string) string { return s }, func(s string) (string, error) { return s, nil }, ", or all")
 	}
 	if f.set == nil {
 		panic(fmt.Sprintf("cli: --%s: a field of type %s cannot be a flag", name, ft))
@@ -205,43 +208,43 @@ func fieldFlag[O any](sf reflect.StructField, name, usage string, emptyOK bool) 
 	return f
 }
 
-// fieldAt returns the field sf of an O, as a *T (a field of a named type
-// is its underlying type: spin.Budgets is a []time.Duration).
-func fieldAt[O, T any](sf reflect.StructField) func(*O) *T {
+// fieldAt returns the field sf of the options o, as a *T (a field of a
+// named type is its underlying type: spin.Budgets is a []time.Duration).
+func fieldAt[T any](sf reflect.StructField) func(o reflect.Value) *T {
 	pt := reflect.TypeFor[*T]()
 	if !reflect.PointerTo(sf.Type).ConvertibleTo(pt) {
 		panic(fmt.Sprintf("cli: field %s (%s) is not a %s", sf.Name, sf.Type, pt.Elem()))
 	}
-	return func(o *O) *T {
-		return reflect.ValueOf(o).Elem().FieldByIndex(sf.Index).Addr().Convert(pt).Interface().(*T)
+	return func(o reflect.Value) *T {
+		return o.FieldByIndex(sf.Index).Addr().Convert(pt).Interface().(*T)
 	}
 }
 
 // fieldScalar is scalar for the field sf of the options.
-func fieldScalar[O, T any](sf reflect.StructField, name, usage, typ string, format func(T) string, parse func(string) (T, error)) flagDef[O] {
-	p := fieldAt[O, T](sf)
-	return scalar(name, usage, typ, func(o *O) T { return *p(o) }, func(o *O, v T) { *p(o) = v }, format, parse)
+func fieldScalar[T any](sf reflect.StructField, name, usage, typ string, format func(T) string, parse func(string) (T, error)) flagDef {
+	p := fieldAt[T](sf)
+	return scalar(name, usage, typ, func(o reflect.Value) T { return *p(o) }, func(o reflect.Value, v T) { *p(o) = v }, format, parse)
 }
 
 // fieldList is list for the field sf of the options: its items read and
 // shown by format and parse, or by the field type's itemText methods.
-func fieldList[O any, T comparable](sf reflect.StructField, name, usage string, format func(T) string, parse func(string) (T, error), want string) flagDef[O] {
+func fieldList[T comparable](sf reflect.StructField, name, usage string, format func(T) string, parse func(string) (T, error), want string) flagDef {
 	if it, ok := reflect.Zero(sf.Type).Interface().(itemText[T]); ok {
 		format, parse = it.FormatItem, it.ParseItem
 	}
-	return list(name, usage, fieldAt[O, []T](sf), format, parse, want)
+	return list(name, usage, fieldAt[[]T](sf), format, parse, want)
 }
 
 var durationType = reflect.TypeFor[time.Duration]()
 
 // scalar builds a flag for one value of type T, which get reads from the
 // options and put stores into them.
-func scalar[O, T any](name, usage, typ string, get func(*O) T, put func(*O, T), format func(T) string, parse func(string) (T, error)) flagDef[O] {
-	return flagDef[O]{
+func scalar[T any](name, usage, typ string, get func(reflect.Value) T, put func(reflect.Value, T), format func(T) string, parse func(string) (T, error)) flagDef {
+	return flagDef{
 		name: name, usage: usage, typ: typ,
 		check: func(s string) error { _, err := parse(s); return err },
-		get:   func(o *O) string { return format(get(o)) },
-		set: func(o *O, s string) error {
+		get:   func(o reflect.Value) string { return format(get(o)) },
+		set: func(o reflect.Value, s string) error {
 			v, err := parse(s)
 			if err != nil {
 				return usagef("invalid --%s %q: %v", name, s, err)
@@ -332,17 +335,17 @@ func formatDuration(d time.Duration) string {
 // list builds a flag for a comma list of T. An empty list is refused
 // ("--impl is empty"); an item that does not read says which and what is
 // wanted; two items that read as one value are refused (onceEach).
-func list[O any, T comparable](name, usage string, p func(*O) *[]T, format func(T) string, parse func(string) (T, error), want string) flagDef[O] {
-	return flagDef[O]{
+func list[T comparable](name, usage string, p func(reflect.Value) *[]T, format func(T) string, parse func(string) (T, error), want string) flagDef {
+	return flagDef{
 		name: name, usage: usage, typ: "string",
-		get: func(o *O) string {
+		get: func(o reflect.Value) string {
 			var s []string
 			for _, v := range *p(o) {
 				s = append(s, format(v))
 			}
 			return strings.Join(s, ",")
 		},
-		set: func(o *O, s string) error {
+		set: func(o reflect.Value, s string) error {
 			items := splitList(s)
 			if len(items) == 0 {
 				return usagef("--%s is empty; give a value, a comma list%s", name, want)
@@ -366,9 +369,9 @@ func list[O any, T comparable](name, usage string, p func(*O) *[]T, format func(
 
 // optionalNamesFlag is a comma list of names that may be empty (none: lock's
 // --lot-parker).
-func optionalNamesFlag[O any](name, usage string, p func(*O) *[]string) flagDef[O] {
+func optionalNamesFlag(name, usage string, p func(reflect.Value) *[]string) flagDef {
 	f := list(name, usage, p, func(s string) string { return s }, func(s string) (string, error) { return s, nil }, ", or all")
-	f.set = func(o *O, s string) error {
+	f.set = func(o reflect.Value, s string) error {
 		items := splitList(s)
 		if err := onceEach(name, items, items); err != nil {
 			return err
@@ -397,8 +400,8 @@ func parseBoolItem(s string) (bool, error) {
 	return b, nil
 }
 
-// flagTable is one command's flags.
-type flagTable[O any] []flagDef[O]
+// flagTable is the flags of one command, whose options are an O.
+type flagTable[O any] []flagDef
 
 // textValue is a flag's text as the user gave it; the table reads it into
 // the Options when the command runs.
@@ -428,10 +431,10 @@ func (*boolValue) IsBoolFlag() bool { return true }
 // where quick (if not nil) differs, its value in the usage.
 func (t flagTable[O]) register(fs *pflag.FlagSet, def O, quick *O) {
 	for _, f := range t {
-		d := f.get(&def)
+		d := f.get(reflect.ValueOf(&def).Elem())
 		usage := f.usage
 		if quick != nil {
-			if q := f.get(quick); q != d {
+			if q := f.get(reflect.ValueOf(quick).Elem()); q != d {
 				usage += fmt.Sprintf(" (--quick: %s)", q)
 			}
 		}
@@ -456,7 +459,7 @@ func (t flagTable[O]) options(fs *pflag.FlagSet, def O, quick *O, isQuick bool) 
 	}
 	for _, f := range t {
 		if fl := fs.Lookup(f.name); fl != nil && fl.Changed {
-			if err := f.set(&o, fl.Value.String()); err != nil {
+			if err := f.set(reflect.ValueOf(&o).Elem(), fl.Value.String()); err != nil {
 				return o, err
 			}
 		}

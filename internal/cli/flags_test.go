@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -165,11 +166,11 @@ func TestTagged(t *testing.T) {
 		t.Errorf("usages %q, %q", tbl[0].usage, tbl[1].usage)
 	}
 	o := tagTest{Items: tagItems{1000}}
-	if got := tbl[3].get(&o); got != "big" {
+	if got := tbl[3].get(reflect.ValueOf(&o).Elem()); got != "big" {
 		t.Errorf("items shown as %q", got)
 	}
 	for i, s := range []string{"x,y", "3", "", "2,big", "1ms"} {
-		if err := tbl[i].set(&o, s); err != nil {
+		if err := tbl[i].set(reflect.ValueOf(&o).Elem(), s); err != nil {
 			t.Errorf("--%s=%s: %v", tbl[i].name, s, err)
 		}
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -31,8 +32,11 @@ func runFlags() flagTable[experiments.SuiteOptions] {
 }
 
 // suiteFlag is an int flag of run, read by get and set by put.
-func suiteFlag(name, usage string, get func(*experiments.SuiteOptions) int, put func(*experiments.SuiteOptions, int)) flagDef[experiments.SuiteOptions] {
-	f := scalar(name, usage, "int", get, put, strconv.Itoa, parseInt)
+func suiteFlag(name, usage string, get func(*experiments.SuiteOptions) int, put func(*experiments.SuiteOptions, int)) flagDef {
+	opts := func(o reflect.Value) *experiments.SuiteOptions {
+		return o.Addr().Interface().(*experiments.SuiteOptions)
+	}
+	f := scalar(name, usage, "int", func(o reflect.Value) int { return get(opts(o)) }, func(o reflect.Value, v int) { put(opts(o), v) }, strconv.Itoa, parseInt)
 	f.fields = fieldsSet(put)
 	return f
 }
