@@ -14,14 +14,22 @@ import (
 type Plan func(ctx context.Context, progress Progress) (*results.Experiment, error)
 
 // Prepared is an experiment's Plan from its own plan function, which
-// returns its validated run p (or why o is bad): p.Run.
+// returns its validated run p (or why o is bad): p.Run, unless ctx is
+// already done when it is called (SIGINT before the run started), which
+// returns ctx.Err() before p's setup (calibrations, probes) runs. Checks
+// within a run stay the experiment's own.
 func Prepared[P interface {
 	Run(context.Context, Progress) (*results.Experiment, error)
 }](p P, err error) (Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.Run, nil
+	return func(ctx context.Context, progress Progress) (*results.Experiment, error) {
+		if Interrupted(ctx) {
+			return nil, ctx.Err()
+		}
+		return p.Run(ctx, progress)
+	}, nil
 }
 
 // Check is an experiment's Validate from its own plan function: the

@@ -28,9 +28,6 @@ func Plan(o Options) (driver.Plan, error) { return driver.Prepared(plan(o)) }
 
 func (p *loadedPlan) Run(ctx context.Context, progress driver.Progress) (*results.Experiment, error) {
 	o := p.o
-	if driver.Interrupted(ctx) { // before the calibration
-		return nil, ctx.Err()
-	}
 	nsPerStep := calibrate()
 	steps := max(1, int(math.Round(float64(o.Work)/nsPerStep)))
 	exp := &results.Experiment{Name: "loaded", Metrics: Metrics, Options: o.asMap(p.mechs), Warnings: p.warnings, Notes: p.notes}

@@ -156,9 +156,6 @@ func (p *mutexPlan) Run(ctx context.Context, progress driver.Progress) (*results
 	pattern := o.pattern()
 	hold := o.holdSleep()
 
-	if driver.Interrupted(ctx) { // before the calibration
-		return nil, ctx.Err()
-	}
 	cal := calibrate()
 	unc := make([][]float64, len(impls))
 	var atomicNs, cgoNs []float64
